@@ -1,0 +1,229 @@
+package io.xrpc.client;
+
+import io.xrpc.common.ServiceKey;
+import io.xrpc.compress.Compressor;
+import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerRegistry;
+import io.xrpc.transport.netty.NettyClientTransport;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Makes proxies that call remote services. One client holds the event loops, connections and
+ * deadline timer that all its proxies share, so make one per application and close it on exit.
+ *
+ * <pre>{@code
+ * try (RpcClient client = RpcClient.builder().build()) {
+ *     Greeter greeter = client.proxy(Greeter.class,
+ *             ReferenceOptions.builder().address("127.0.0.1:20880").build());
+ *     String hi = greeter.hello("world");
+ * }
+ * }</pre>
+ *
+ * <p>A synchronous method blocks its caller until the response or the deadline; a method returning
+ * {@link java.util.concurrent.CompletableFuture} blocks no thread. Every call ends by its deadline
+ * (default 3 s) at the latest, failing with an {@link io.xrpc.common.RpcException} whose message
+ * names the service, method, address and timeout. Thread-safe.
+ */
+public final class RpcClient implements AutoCloseable {
+    private final Builder config;
+    private final ClassAllowList allowList;
+    private final SerializerRegistry serializers;
+    private final CompressorRegistry compressors;
+    private final NettyClientTransport transport;
+
+    private RpcClient(Builder b) {
+        this.config = b;
+        this.allowList = b.allowList;
+        this.serializers = SerializerRegistry.load(allowList);
+        this.compressors = CompressorRegistry.load();
+        // Fail at build time, with the list of known names, rather than on the first call.
+        serializers.get(b.serializer);
+        compressors.get(b.compressor);
+        this.transport = new NettyClientTransport(new NettyClientTransport.Settings(b.ioThreads,
+                b.connectionsPerEndpoint, b.connectTimeout, b.maxFrameLength, b.heartbeatInterval, b.compressThreshold,
+                b.maxPendingCalls, b.reconnectBackoff, b.maxReconnectBackoff), compressors);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A proxy that calls {@code serviceInterface} as {@code options} say. The interface's parameter
+     * and return types join this client's allow-list. Unknown serializer or compressor names fail
+     * here, listing the known ones.
+     */
+    public <T> T proxy(Class<T> serviceInterface, ReferenceOptions options) {
+        Objects.requireNonNull(serviceInterface, "serviceInterface");
+        Objects.requireNonNull(options, "options");
+        if (!serviceInterface.isInterface()) {
+            throw new IllegalArgumentException("serviceInterface: " + serviceInterface.getName()
+                    + " (expected: an interface)");
+        }
+        Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
+        Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
+        allowList.allowTypesOf(serviceInterface);
+        ClientProxy handler = new ClientProxy(serviceInterface,
+                ServiceKey.of(serviceInterface, options.version(), options.group()), options.addresses(), serializer,
+                compressor, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
+                config.interceptors, transport);
+        return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
+                new Class<?>[] {serviceInterface}, handler));
+    }
+
+    /** The classes this client's serializers may construct from responses. */
+    public ClassAllowList allowList() {
+        return allowList;
+    }
+
+    /** Calls not yet ended, over every proxy of this client. */
+    public int pendingCalls() {
+        return transport.pendingCalls();
+    }
+
+    /** Open provider connections. */
+    public int openConnections() {
+        return transport.openConnections();
+    }
+
+    /** Fails pending calls with {@link io.xrpc.common.RpcStatus#CANCELLED} and releases every resource. */
+    @Override
+    public void close() {
+        transport.close();
+    }
+
+    /** Client-wide settings; every one has a default. Not thread-safe. */
+    public static final class Builder {
+        private String serializer = "kryo";
+        private String compressor = "none";
+        private Duration timeout = Duration.ofSeconds(3);
+        private int ioThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
+        private int connectionsPerEndpoint = 1;
+        private Duration connectTimeout = Duration.ofSeconds(3);
+        private int maxFrameLength = ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH;
+        private Duration heartbeatInterval = Duration.ofSeconds(30);
+        private int compressThreshold = 1024;
+        private int maxPendingCalls = 65_536;
+        private Duration reconnectBackoff = Duration.ofMillis(100);
+        private Duration maxReconnectBackoff = Duration.ofSeconds(10);
+        private final ClassAllowList allowList = ClassAllowList.withDefaults();
+        private final List<ClientInterceptor> interceptors = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Default serializer of references that do not name one: {@code kryo}. */
+        public Builder serializer(String name) {
+            this.serializer = Objects.requireNonNull(name, "serializer");
+            return this;
+        }
+
+        /** Default compressor of references that do not name one: {@code none}. */
+        public Builder compressor(String name) {
+            this.compressor = Objects.requireNonNull(name, "compressor");
+            return this;
+        }
+
+        /** Default deadline of a call: 3 s. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = positive("timeout", timeout);
+            return this;
+        }
+
+        /** Event-loop threads: default the number of cores, at most 4. */
+        public Builder ioThreads(int n) {
+            this.ioThreads = atLeast("ioThreads", n, 1);
+            return this;
+        }
+
+        /** Multiplexed connections per provider address: default 1. */
+        public Builder connectionsPerEndpoint(int n) {
+            this.connectionsPerEndpoint = atLeast("connectionsPerEndpoint", n, 1);
+            return this;
+        }
+
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = positive("connectTimeout", timeout);
+            return this;
+        }
+
+        /** Largest response body accepted, also after decompression: default 8 MiB. */
+        public Builder maxFrameLength(int bytes) {
+            this.maxFrameLength = atLeast("maxFrameLength", bytes, 1024);
+            return this;
+        }
+
+        /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = positive("heartbeatInterval", interval);
+            return this;
+        }
+
+        /** Request bodies smaller than this are sent uncompressed even with a compressor: default 1024. */
+        public Builder compressThreshold(int bytes) {
+            this.compressThreshold = atLeast("compressThreshold", bytes, 0);
+            return this;
+        }
+
+        /** Calls that may be pending at once; beyond it calls fail at once with RESOURCE_EXHAUSTED. Default 65536. */
+        public Builder maxPendingCalls(int n) {
+            this.maxPendingCalls = atLeast("maxPendingCalls", n, 1);
+            return this;
+        }
+
+        /** First wait after a failed connect, doubled per failure up to {@code max}: default 100 ms to 10 s. */
+        public Builder reconnectBackoff(Duration initial, Duration max) {
+            this.reconnectBackoff = positive("reconnectBackoff", initial);
+            this.maxReconnectBackoff = positive("maxReconnectBackoff", max);
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("maxReconnectBackoff: " + max + " (expected: >= " + initial + ")");
+            }
+            return this;
+        }
+
+        /** Lets responses construct {@code type} beyond what the service interfaces name. */
+        public Builder allowClass(Class<?> type) {
+            allowList.allowClass(type);
+            return this;
+        }
+
+        /** Lets responses construct any class of {@code packagePrefix}. */
+        public Builder allowPackage(String packagePrefix) {
+            allowList.allowPackage(packagePrefix);
+            return this;
+        }
+
+        /** Adds an interceptor; the first added runs outermost. */
+        public Builder interceptor(ClientInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        public RpcClient build() {
+            return new RpcClient(this);
+        }
+
+        static Duration positive(String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
+            }
+            return d;
+        }
+
+        static int atLeast(String what, int n, int min) {
+            if (n < min) {
+                throw new IllegalArgumentException(what + ": " + n + " (expected: >= " + min + ")");
+            }
+            return n;
+        }
+    }
+}

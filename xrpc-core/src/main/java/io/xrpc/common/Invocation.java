@@ -1,0 +1,86 @@
+package io.xrpc.common;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One call as interceptors see it, on the client before it is sent and on the server before the
+ * implementation runs.
+ *
+ * <p>{@linkplain #attachments() Attachments} are string pairs that travel with the request: a
+ * client interceptor puts an auth token or trace id there and a server interceptor reads it.
+ * An invocation belongs to one call and is used by one thread at a time; it is not thread-safe.
+ */
+public final class Invocation {
+    private final ServiceKey serviceKey;
+    private final MethodDescriptor method;
+    private final Object[] arguments;
+    private Map<String, String> attachments;
+    private Endpoint remote;
+    private final long deadlineNanos;
+
+    public Invocation(ServiceKey serviceKey, MethodDescriptor method, Object[] arguments,
+                      Map<String, String> attachments, Endpoint remote, long deadlineNanos) {
+        this.serviceKey = serviceKey;
+        this.method = method;
+        this.arguments = arguments == null ? new Object[0] : arguments;
+        this.attachments = attachments;
+        this.remote = remote;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    public ServiceKey serviceKey() {
+        return serviceKey;
+    }
+
+    public MethodDescriptor method() {
+        return method;
+    }
+
+    /** The call's arguments; an interceptor may replace elements before the call proceeds. */
+    public Object[] arguments() {
+        return arguments;
+    }
+
+    /** String pairs sent with the request. Never {@code null}; created on first use. */
+    public Map<String, String> attachments() {
+        if (attachments == null) {
+            attachments = new HashMap<>(4);
+        }
+        return attachments;
+    }
+
+    /** The attachments, or {@code null} when none were ever added (no allocation). */
+    public Map<String, String> attachmentsOrNull() {
+        return attachments;
+    }
+
+    /**
+     * On the server, the peer that sent the call. On the client, the provider the call goes to,
+     * or {@code null} until one has been chosen.
+     */
+    public Endpoint remote() {
+        return remote;
+    }
+
+    public void remote(Endpoint remote) {
+        this.remote = remote;
+    }
+
+    /** Absolute deadline in {@link System#nanoTime()} units. */
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    /** Milliseconds left until the deadline, 0 when it has passed. */
+    public long remainingMillis() {
+        long left = deadlineNanos - System.nanoTime();
+        return left <= 0 ? 0 : Math.max(1, left / 1_000_000);
+    }
+
+    @Override
+    public String toString() {
+        return serviceKey + "#" + method.signature() + Arrays.toString(arguments);
+    }
+}

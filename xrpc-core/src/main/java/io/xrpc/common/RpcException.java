@@ -1,0 +1,66 @@
+package io.xrpc.common;
+
+import java.util.Objects;
+
+/**
+ * The one exception XRpc throws to callers. Its {@link #status()} says what went wrong and whether
+ * retrying elsewhere is safe.
+ *
+ * <p>When the remote implementation threw ({@link RpcStatus#APPLICATION_ERROR}), the remote
+ * exception is not deserialized (that would let a peer name any class to instantiate); its class
+ * name, message and stack trace travel as text and are available from {@link #remoteClassName()},
+ * {@link #remoteMessage()} and {@link #remoteStackTrace()}.
+ */
+public class RpcException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final RpcStatus status;
+    private final String remoteClassName;
+    private final String remoteMessage;
+    private final String remoteStackTrace;
+
+    public RpcException(RpcStatus status, String message) {
+        this(status, message, null);
+    }
+
+    public RpcException(RpcStatus status, String message, Throwable cause) {
+        super(message, cause);
+        this.status = Objects.requireNonNull(status, "status");
+        this.remoteClassName = null;
+        this.remoteMessage = null;
+        this.remoteStackTrace = null;
+    }
+
+    /** An exception thrown by a remote implementation, rebuilt from its textual form. */
+    public RpcException(String message, String remoteClassName, String remoteMessage, String remoteStackTrace) {
+        super(message);
+        this.status = RpcStatus.APPLICATION_ERROR;
+        this.remoteClassName = remoteClassName;
+        this.remoteMessage = remoteMessage;
+        this.remoteStackTrace = remoteStackTrace;
+    }
+
+    public RpcStatus status() {
+        return status;
+    }
+
+    /** The class name of the exception the remote implementation threw, or {@code null}. */
+    public String remoteClassName() {
+        return remoteClassName;
+    }
+
+    /** The remote exception's message, or {@code null}. */
+    public String remoteMessage() {
+        return remoteMessage;
+    }
+
+    /** The remote exception's stack trace as printed by {@link Throwable#printStackTrace()}, or {@code null}. */
+    public String remoteStackTrace() {
+        return remoteStackTrace;
+    }
+
+    /** True when the request certainly did not run (see {@link RpcStatus#isSafeToRetry()}). */
+    public boolean isSafeToRetry() {
+        return status.isSafeToRetry();
+    }
+}

@@ -1,0 +1,33 @@
+package io.xrpc.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** Argument checks shared by the builders, with messages in the form {@code "name: value (expected: ...)"}. */
+final class Options {
+    private Options() {
+    }
+
+    static String checkName(String what, String value) {
+        Objects.requireNonNull(value, what);
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '/' || c == ':' || Character.isWhitespace(c)) {
+                throw new IllegalArgumentException(what + ": '" + value
+                        + "' (expected: no '/', ':' or white space)");
+            }
+        }
+        return value;
+    }
+
+    static Duration checkPositive(String what, Duration d) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
+        }
+        if (d.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(what + ": " + d + " (expected: at most " + Integer.MAX_VALUE + " ms)");
+        }
+        return d;
+    }
+}

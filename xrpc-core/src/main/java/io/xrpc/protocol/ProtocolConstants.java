@@ -1,0 +1,58 @@
+package io.xrpc.protocol;
+
+/**
+ * The XRpc wire format, version 1. Every frame is a 24-byte header followed by a body; all
+ * integers are big-endian. {@code docs/PROTOCOL.md} describes the bodies.
+ *
+ * <pre>
+ *  0      1      2      3      4      5      6      7
+ * +------+------+------+------+------+------+------+------+
+ * |    magic    | ver  | type | ser  | comp |status|flags |
+ * +------+------+------+------+------+------+------+------+
+ * |                    request id (int64)                 |
+ * +------+------+------+------+------+------+------+------+
+ * |   budget ms (int32)       |   body length (int32)     |
+ * +------+------+------+------+------+------+------+------+
+ * |                  body (body length bytes) ...
+ * </pre>
+ *
+ * <ul>
+ *   <li><b>magic</b> {@code 0x5852} ("XR"): checked first, so a stray client is refused at once.</li>
+ *   <li><b>ver</b> protocol version, {@link #VERSION}.</li>
+ *   <li><b>type</b> {@link MessageType} code.</li>
+ *   <li><b>ser</b> serializer id of the body; a response uses its request's.</li>
+ *   <li><b>comp</b> compressor id the sender prefers; a response uses its request's.</li>
+ *   <li><b>status</b> {@link io.xrpc.common.RpcStatus} code in responses, 0 otherwise.</li>
+ *   <li><b>flags</b> bit 0 ({@link #FLAG_COMPRESSED}): the body is compressed with {@code comp};
+ *       other bits are reserved and must be 0.</li>
+ *   <li><b>request id</b> pairs a response with its request on a multiplexed connection.</li>
+ *   <li><b>budget ms</b> in a request, the milliseconds left before the caller gives up
+ *       (relative, so clock skew between hosts does not matter); 0 elsewhere.</li>
+ *   <li><b>body length</b> bytes that follow, at most the receiver's maximum frame length.</li>
+ * </ul>
+ */
+public final class ProtocolConstants {
+    public static final short MAGIC = 0x5852;
+    public static final byte VERSION = 1;
+    public static final int HEADER_LENGTH = 24;
+
+    public static final int OFFSET_MAGIC = 0;
+    public static final int OFFSET_VERSION = 2;
+    public static final int OFFSET_TYPE = 3;
+    public static final int OFFSET_SERIALIZER = 4;
+    public static final int OFFSET_COMPRESSOR = 5;
+    public static final int OFFSET_STATUS = 6;
+    public static final int OFFSET_FLAGS = 7;
+    public static final int OFFSET_REQUEST_ID = 8;
+    public static final int OFFSET_BUDGET = 16;
+    public static final int OFFSET_BODY_LENGTH = 20;
+
+    /** Flags bit: the body is compressed with the header's compressor. */
+    public static final int FLAG_COMPRESSED = 1;
+
+    /** Default limit of one frame's body, and of a body after decompression: 8 MiB. */
+    public static final int DEFAULT_MAX_FRAME_LENGTH = 8 * 1024 * 1024;
+
+    private ProtocolConstants() {
+    }
+}

@@ -1,0 +1,227 @@
+package io.xrpc.protocol.codec;
+
+import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
+import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
+import static io.xrpc.protocol.ProtocolConstants.MAGIC;
+import static io.xrpc.protocol.ProtocolConstants.OFFSET_BODY_LENGTH;
+import static io.xrpc.protocol.ProtocolConstants.OFFSET_FLAGS;
+import static io.xrpc.protocol.ProtocolConstants.VERSION;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.ByteBufUtil;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.compress.Compressor;
+import io.xrpc.compress.IdentityCompressor;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.serialize.Serializer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Encodes whole frames and reads frame bodies; see {@code docs/PROTOCOL.md} for the body layouts.
+ *
+ * <p>Encoding runs on the calling thread (the caller of a proxy, or the business thread that ran
+ * a request), so serialization costs are spread over those threads rather than the event loop,
+ * and an argument that cannot be serialized fails its own call before anything is sent. Every
+ * method that returns a {@link ByteBuf} hands its ownership to the caller; on an exception nothing
+ * is left allocated.
+ */
+public final class RpcCodec {
+    /** Longest stack trace text sent with an application error. */
+    static final int MAX_STACK_CHARS = 16 * 1024;
+
+    private RpcCodec() {
+    }
+
+    /** The head of a request body: where the call goes, and its attachments. */
+    public record RequestHead(String serviceKey, String signature, Map<String, String> attachments) {
+    }
+
+    /** The body of an error response. */
+    public record RemoteError(String className, String message, String stackTrace) {
+    }
+
+    public static ByteBuf encodeRequest(ByteBufAllocator alloc, long requestId, int budgetMillis,
+                                        Serializer serializer, Compressor compressor, int compressThreshold,
+                                        byte[] serviceKey, byte[] signature, Map<String, String> attachments,
+                                        Object[] arguments) throws IOException {
+        ByteBuf buf = alloc.ioBuffer(256);
+        try {
+            writeHeader(buf, MessageType.REQUEST, serializer.id(), compressor.id(), (byte) 0, requestId, budgetMillis);
+            buf.writeShort(serviceKey.length).writeBytes(serviceKey);
+            buf.writeShort(signature.length).writeBytes(signature);
+            if (attachments == null || attachments.isEmpty()) {
+                buf.writeShort(0);
+            } else {
+                buf.writeShort(attachments.size());
+                for (Map.Entry<String, String> e : attachments.entrySet()) {
+                    writeShortString(buf, e.getKey());
+                    writeShortString(buf, e.getValue());
+                }
+            }
+            serializer.writeArguments(arguments, new ByteBufOutputStream(buf));
+            return finish(alloc, buf, compressor, compressThreshold);
+        } catch (IOException | RuntimeException | Error e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    /** A successful response; a {@code null} value is an empty body. */
+    public static ByteBuf encodeResponse(ByteBufAllocator alloc, long requestId, Serializer serializer,
+                                         Compressor compressor, int compressThreshold, Object value) throws IOException {
+        ByteBuf buf = alloc.ioBuffer(128);
+        try {
+            writeHeader(buf, MessageType.RESPONSE, serializer.id(), compressor.id(), RpcStatus.OK.code(), requestId, 0);
+            if (value != null) {
+                serializer.writeResult(value, new ByteBufOutputStream(buf));
+            }
+            return finish(alloc, buf, compressor, compressThreshold);
+        } catch (IOException | RuntimeException | Error e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    /** An error response. Its body is plain text and never compressed, so any peer can read it. */
+    public static ByteBuf encodeError(ByteBufAllocator alloc, long requestId, byte serializerId, byte compressorId,
+                                      RpcStatus status, String className, String message, String stackTrace) {
+        ByteBuf buf = alloc.ioBuffer(128);
+        writeHeader(buf, MessageType.RESPONSE, serializerId, compressorId, status.code(), requestId, 0);
+        writeLongString(buf, className);
+        writeLongString(buf, message);
+        writeLongString(buf, stackTrace == null || stackTrace.length() <= MAX_STACK_CHARS
+                ? stackTrace : stackTrace.substring(0, MAX_STACK_CHARS) + "\n\t... (truncated)");
+        buf.setInt(OFFSET_BODY_LENGTH, buf.readableBytes() - HEADER_LENGTH);
+        return buf;
+    }
+
+    public static ByteBuf encodeHeartbeat(ByteBufAllocator alloc, MessageType type) {
+        ByteBuf buf = alloc.ioBuffer(HEADER_LENGTH);
+        writeHeader(buf, type, (byte) 0, IdentityCompressor.ID, (byte) 0, 0L, 0);
+        return buf;
+    }
+
+    private static void writeHeader(ByteBuf buf, MessageType type, byte serializer, byte compressor, byte status,
+                                    long requestId, int budgetMillis) {
+        buf.writeShort(MAGIC)
+                .writeByte(VERSION)
+                .writeByte(type.code())
+                .writeByte(serializer)
+                .writeByte(compressor)
+                .writeByte(status)
+                .writeByte(0)
+                .writeLong(requestId)
+                .writeInt(budgetMillis)
+                .writeInt(0);
+    }
+
+    /** Fills in the body length, compressing the body first when it is worth it. */
+    private static ByteBuf finish(ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold)
+            throws IOException {
+        int bodyLength = buf.readableBytes() - HEADER_LENGTH;
+        if (compressor.id() == IdentityCompressor.ID || bodyLength < threshold) {
+            buf.setInt(OFFSET_BODY_LENGTH, bodyLength);
+            return buf;
+        }
+        ByteBuf out = alloc.ioBuffer(HEADER_LENGTH + bodyLength / 2 + 64);
+        try {
+            out.writeBytes(buf, buf.readerIndex(), HEADER_LENGTH);
+            try (OutputStream z = compressor.compress(new ByteBufOutputStream(out))) {
+                buf.getBytes(buf.readerIndex() + HEADER_LENGTH, z, bodyLength);
+            }
+            out.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
+            out.setInt(OFFSET_BODY_LENGTH, out.readableBytes() - HEADER_LENGTH);
+            buf.release();
+            return out;
+        } catch (IOException | RuntimeException e) {
+            out.release();
+            throw e;
+        }
+    }
+
+    /** Reads the head of a request body, leaving the reader index at the arguments. */
+    public static RequestHead readRequestHead(ByteBuf body) {
+        String serviceKey = readShortString(body);
+        String signature = readShortString(body);
+        int n = body.readUnsignedShort();
+        Map<String, String> attachments;
+        if (n == 0) {
+            attachments = Collections.emptyMap();
+        } else {
+            attachments = new HashMap<>(n * 2);
+            for (int i = 0; i < n; i++) {
+                attachments.put(readShortString(body), readShortString(body));
+            }
+        }
+        return new RequestHead(serviceKey, signature, attachments);
+    }
+
+    public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types) throws IOException {
+        if (types.length == 0) {
+            return new Object[0];
+        }
+        return serializer.readArguments(new ByteBufInputStream(body), types);
+    }
+
+    /** Reads a successful response's value; an empty body is {@code null}. */
+    public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type) throws IOException {
+        if (!body.isReadable()) {
+            return null;
+        }
+        return serializer.readResult(new ByteBufInputStream(body), type);
+    }
+
+    public static RemoteError readError(ByteBuf body) {
+        return new RemoteError(readLongString(body), readLongString(body), readLongString(body));
+    }
+
+    /** UTF-8 bytes of a string that goes on the wire with a 16-bit length. */
+    public static byte[] shortStringBytes(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length > 0xFFFF) {
+            throw new IllegalArgumentException("string of " + b.length + " UTF-8 bytes (expected: at most 65535)");
+        }
+        return b;
+    }
+
+    private static void writeShortString(ByteBuf buf, String s) {
+        int at = buf.writerIndex();
+        buf.writeShort(0);
+        int n = ByteBufUtil.writeUtf8(buf, s == null ? "" : s);
+        if (n > 0xFFFF) {
+            throw new IllegalArgumentException("attachment of " + n + " UTF-8 bytes (expected: at most 65535)");
+        }
+        buf.setShort(at, n);
+    }
+
+    private static String readShortString(ByteBuf buf) {
+        int n = buf.readUnsignedShort();
+        return buf.readCharSequence(n, StandardCharsets.UTF_8).toString();
+    }
+
+    private static void writeLongString(ByteBuf buf, String s) {
+        if (s == null) {
+            buf.writeInt(-1);
+            return;
+        }
+        int at = buf.writerIndex();
+        buf.writeInt(0);
+        buf.setInt(at, ByteBufUtil.writeUtf8(buf, s));
+    }
+
+    private static String readLongString(ByteBuf buf) {
+        int n = buf.readInt();
+        if (n < 0) {
+            return null;
+        }
+        return buf.readCharSequence(n, StandardCharsets.UTF_8).toString();
+    }
+}

@@ -1,0 +1,233 @@
+package io.xrpc.serialize;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The classes a serializer may construct when it reads a payload. Anything else is refused with
+ * {@link ClassNotAllowedException} before the class is even loaded: that is what stops a peer from
+ * naming a gadget class (a {@code java.net.URL}, a template engine, a JNDI lookup) in its payload.
+ *
+ * <p>It starts with safe JDK value types: boxes, {@code String}, {@code BigDecimal},
+ * {@code BigInteger}, {@code java.time}, {@code UUID}, {@code Date} and the common {@code java.util}
+ * collections. Exporting or referencing an interface adds its parameter and return types and,
+ * recursively, the types of their fields ({@link #allowTypesOf(Class)}). Users add more classes or
+ * whole packages.
+ *
+ * <p>Thread-safe; it only grows. A lookup is a hash-set probe plus a scan of the (few) package
+ * prefixes, with no allocation for plain class names.
+ */
+public final class ClassAllowList {
+
+    private static final List<String> JDK_DEFAULTS = List.of(
+            "boolean", "byte", "char", "short", "int", "long", "float", "double", "void",
+            "java.lang.Object", "java.lang.String", "java.lang.Boolean", "java.lang.Byte",
+            "java.lang.Character", "java.lang.Short", "java.lang.Integer", "java.lang.Long",
+            "java.lang.Float", "java.lang.Double", "java.lang.Void", "java.lang.Number",
+            "java.lang.StackTraceElement",
+            "java.math.BigDecimal", "java.math.BigInteger",
+            "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
+            "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
+            "java.util.ArrayDeque", "java.util.EnumMap", "java.util.Date", "java.util.UUID",
+            "java.util.Locale", "java.util.Currency", "java.util.BitSet", "java.util.Optional",
+            "java.util.Arrays$ArrayList",
+            "java.util.ImmutableCollections$List12", "java.util.ImmutableCollections$ListN",
+            "java.util.ImmutableCollections$Set12", "java.util.ImmutableCollections$SetN",
+            "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN",
+            "java.util.Collections$EmptyList", "java.util.Collections$EmptyMap", "java.util.Collections$EmptySet",
+            "java.util.Collections$SingletonList", "java.util.Collections$SingletonMap",
+            "java.util.Collections$SingletonSet",
+            "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.CopyOnWriteArrayList",
+            "java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListSet",
+            "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
+            "java.util.concurrent.atomic.AtomicBoolean",
+            "java.sql.Date", "java.sql.Time", "java.sql.Timestamp");
+
+    private static final List<String> PACKAGE_DEFAULTS = List.of(
+            // Immutable value types: the classes and their serialization proxy java.time.Ser.
+            "java.time.",
+            // Hessian's own stand-ins for java.time values (they rebuild the value in readResolve).
+            "com.alibaba.com.caucho.hessian.io.java8.");
+
+    private final Set<String> names = ConcurrentHashMap.newKeySet();
+    private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
+    private volatile String[] prefixes = new String[0];
+
+    private ClassAllowList() {
+    }
+
+    /** A list with only the JDK defaults. */
+    public static ClassAllowList withDefaults() {
+        ClassAllowList list = new ClassAllowList();
+        list.names.addAll(JDK_DEFAULTS);
+        PACKAGE_DEFAULTS.forEach(list::allowPackage);
+        return list;
+    }
+
+    /** Allows one class (and arrays of it). */
+    public ClassAllowList allowClass(Class<?> type) {
+        Class<?> c = type;
+        while (c.isArray()) {
+            c = c.getComponentType();
+        }
+        names.add(c.getName());
+        return this;
+    }
+
+    /** Allows one class by name, such as {@code com.acme.Order} or {@code com.acme.Outer$Inner}. */
+    public ClassAllowList allowClassName(String className) {
+        names.add(Objects.requireNonNull(className, "className"));
+        return this;
+    }
+
+    /**
+     * Allows every class whose name starts with {@code packagePrefix}; a prefix without a trailing
+     * dot gets one, so {@code com.acme} allows {@code com.acme.X} but not {@code com.acmex.Y}.
+     */
+    public synchronized ClassAllowList allowPackage(String packagePrefix) {
+        Objects.requireNonNull(packagePrefix, "packagePrefix");
+        if (packagePrefix.isEmpty()) {
+            throw new IllegalArgumentException("packagePrefix: empty (expected: a package such as com.acme)");
+        }
+        String p = packagePrefix.endsWith(".") ? packagePrefix : packagePrefix + ".";
+        if (!Arrays.asList(prefixes).contains(p)) {
+            String[] next = Arrays.copyOf(prefixes, prefixes.length + 1);
+            next[prefixes.length] = p;
+            prefixes = next;
+        }
+        return this;
+    }
+
+    /**
+     * Allows what the methods of {@code serviceInterface} exchange: parameter and return types,
+     * their generic type arguments, and recursively the declared types of their non-static,
+     * non-transient fields. JDK types are not walked into; only the defaults and those named
+     * directly are allowed.
+     */
+    public ClassAllowList allowTypesOf(Class<?> serviceInterface) {
+        for (Method m : serviceInterface.getMethods()) {
+            if (Modifier.isStatic(m.getModifiers())) {
+                continue;
+            }
+            for (Type t : m.getGenericParameterTypes()) {
+                walk(t);
+            }
+            walk(m.getGenericReturnType());
+        }
+        return this;
+    }
+
+    private void walk(Type type) {
+        if (type instanceof Class<?> c) {
+            while (c.isArray()) {
+                c = c.getComponentType();
+            }
+            if (c.isPrimitive() || c == Object.class || !scanned.add(c)) {
+                return;
+            }
+            String name = c.getName();
+            if (name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")) {
+                // JDK interfaces such as List or CompletableFuture say nothing about what may be
+                // constructed; concrete JDK classes in signatures are value types we allow.
+                if (!c.isInterface() && !Modifier.isAbstract(c.getModifiers()) && !isJdkInfrastructure(c)) {
+                    names.add(name);
+                }
+                return;
+            }
+            names.add(name);
+            for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+                if (k != c) {
+                    names.add(k.getName());
+                }
+                for (Field f : k.getDeclaredFields()) {
+                    int mod = f.getModifiers();
+                    if (!Modifier.isStatic(mod) && !Modifier.isTransient(mod)) {
+                        walk(f.getGenericType());
+                    }
+                }
+            }
+        } else if (type instanceof ParameterizedType p) {
+            walk(p.getRawType());
+            for (Type a : p.getActualTypeArguments()) {
+                walk(a);
+            }
+        } else if (type instanceof GenericArrayType g) {
+            walk(g.getGenericComponentType());
+        } else if (type instanceof WildcardType w) {
+            for (Type b : w.getUpperBounds()) {
+                walk(b);
+            }
+        } else if (type instanceof TypeVariable<?> v) {
+            for (Type b : v.getBounds()) {
+                walk(b);
+            }
+        }
+    }
+
+    private static boolean isJdkInfrastructure(Class<?> c) {
+        return c == java.util.concurrent.CompletableFuture.class || c == Class.class
+                || c == Thread.class || c == ClassLoader.class;
+    }
+
+    /**
+     * Whether {@code className} may be constructed. Accepts binary names ({@code com.acme.A$B}),
+     * JVM array descriptors ({@code [Lcom.acme.A;}, {@code [[I}) and source-style arrays
+     * ({@code com.acme.A[]}); an array is allowed when its element type is.
+     */
+    public boolean isAllowed(String className) {
+        if (className == null || className.isEmpty()) {
+            return false;
+        }
+        String name = className;
+        if (name.charAt(0) == '[') {
+            int dims = 0;
+            while (dims < name.length() && name.charAt(dims) == '[') {
+                dims++;
+            }
+            if (dims == name.length()) {
+                return false;
+            }
+            char kind = name.charAt(dims);
+            if (kind == 'L') {
+                if (!name.endsWith(";")) {
+                    return false;
+                }
+                name = name.substring(dims + 1, name.length() - 1);
+            } else if (dims + 1 == name.length()) {
+                return "ZBCSIJFD".indexOf(kind) >= 0;
+            } else {
+                // Hessian writes arrays as "[int" or "[java.lang.String".
+                name = name.substring(dims);
+            }
+        } else if (name.endsWith("[]")) {
+            name = name.substring(0, name.indexOf('['));
+        }
+        if (names.contains(name)) {
+            return true;
+        }
+        for (String p : prefixes) {
+            if (name.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Throws {@link ClassNotAllowedException} unless {@code className} {@linkplain #isAllowed is allowed}. */
+    public void check(String className) {
+        if (!isAllowed(className)) {
+            throw new ClassNotAllowedException(className);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.xrpc.serialize;
+
+/**
+ * Creates a {@link Serializer}; found with {@link java.util.ServiceLoader} (list implementations in
+ * {@code META-INF/services/io.xrpc.serialize.SerializerProvider}).
+ *
+ * <p>Where two providers have one name, the higher {@link #priority()} wins, so an application can
+ * replace a built-in serializer without removing it.
+ */
+public interface SerializerProvider {
+
+    /** Stable lower-case name, such as {@code kryo}. */
+    String name();
+
+    /** The header byte id. Built-ins: kryo 1, hessian 2, protostuff 3. */
+    byte id();
+
+    /** Ties between providers of one name go to the higher priority; built-ins use 0. */
+    default int priority() {
+        return 0;
+    }
+
+    /** A new serializer that instantiates only what {@code allowList} allows. */
+    Serializer create(ClassAllowList allowList);
+}

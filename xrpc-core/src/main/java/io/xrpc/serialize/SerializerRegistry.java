@@ -1,0 +1,54 @@
+package io.xrpc.serialize;
+
+import io.xrpc.internal.NamedExtensions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The serializers of one client or server, by name (configuration) and by id (the wire). Each
+ * registry creates its own serializer instances over its own {@link ClassAllowList}, so what one
+ * server allows does not leak into another in the same JVM.
+ */
+public final class SerializerRegistry {
+    private final NamedExtensions<Serializer> byName;
+    private final Serializer[] byId = new Serializer[256];
+    private final ClassAllowList allowList;
+
+    private SerializerRegistry(ClassAllowList allowList, NamedExtensions<SerializerProvider> providers) {
+        this.allowList = allowList;
+        List<Serializer> created = new ArrayList<>();
+        for (SerializerProvider p : providers.all()) {
+            Serializer s = p.create(allowList);
+            Serializer clash = byId[s.id() & 0xFF];
+            if (clash != null) {
+                throw new IllegalStateException("serializer id " + s.id() + " is used by both " + clash.name()
+                        + " and " + s.name() + " (expected: unique ids)");
+            }
+            byId[s.id() & 0xFF] = s;
+            created.add(s);
+        }
+        this.byName = NamedExtensions.of("serializer", created, Serializer::name, s -> 0);
+    }
+
+    /** Loads every {@link SerializerProvider} visible to this class's loader and the context loader. */
+    public static SerializerRegistry load(ClassAllowList allowList) {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        return new SerializerRegistry(allowList, NamedExtensions.load("serializer", SerializerProvider.class,
+                loader != null ? loader : SerializerRegistry.class.getClassLoader(),
+                SerializerProvider::name, SerializerProvider::priority));
+    }
+
+    /** The serializer called {@code name}; an unknown name fails with the list of known ones. */
+    public Serializer get(String name) {
+        return byName.get(name);
+    }
+
+    /** The serializer with header id {@code id}, or {@code null}. */
+    public Serializer byId(byte id) {
+        return byId[id & 0xFF];
+    }
+
+    public ClassAllowList allowList() {
+        return allowList;
+    }
+}

@@ -1,0 +1,23 @@
+package io.xrpc.serialize.hessian;
+
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerProvider;
+
+/** Provides {@link HessianSerializer} under the name {@code hessian}. */
+public final class HessianSerializerProvider implements SerializerProvider {
+    @Override
+    public String name() {
+        return "hessian";
+    }
+
+    @Override
+    public byte id() {
+        return HessianSerializer.ID;
+    }
+
+    @Override
+    public Serializer create(ClassAllowList allowList) {
+        return new HessianSerializer(allowList);
+    }
+}

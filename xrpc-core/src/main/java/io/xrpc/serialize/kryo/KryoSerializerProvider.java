@@ -1,0 +1,23 @@
+package io.xrpc.serialize.kryo;
+
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerProvider;
+
+/** Provides {@link KryoSerializer} under the name {@code kryo}. */
+public final class KryoSerializerProvider implements SerializerProvider {
+    @Override
+    public String name() {
+        return "kryo";
+    }
+
+    @Override
+    public byte id() {
+        return KryoSerializer.ID;
+    }
+
+    @Override
+    public Serializer create(ClassAllowList allowList) {
+        return new KryoSerializer(allowList);
+    }
+}

@@ -1,0 +1,23 @@
+package io.xrpc.serialize.protostuff;
+
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerProvider;
+
+/** Provides {@link ProtostuffSerializer} under the name {@code protostuff}. */
+public final class ProtostuffSerializerProvider implements SerializerProvider {
+    @Override
+    public String name() {
+        return "protostuff";
+    }
+
+    @Override
+    public byte id() {
+        return ProtostuffSerializer.ID;
+    }
+
+    @Override
+    public Serializer create(ClassAllowList allowList) {
+        return new ProtostuffSerializer(allowList);
+    }
+}

@@ -1,0 +1,288 @@
+package io.xrpc.server;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.SerializerRegistry;
+import io.xrpc.transport.netty.NettyServerTransport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Exports service implementations over XRpc.
+ *
+ * <pre>{@code
+ * RpcServer server = RpcServer.builder()
+ *         .port(20880)
+ *         .service(Greeter.class, new GreeterImpl())
+ *         .build()
+ *         .start();
+ * }</pre>
+ *
+ * <p>Only the methods of the exported interface can be called, and calls run on a bounded
+ * business executor: when its threads and queue are full a call is answered
+ * {@link io.xrpc.common.RpcStatus#SERVER_BUSY} at once. {@link #close()} is graceful: it stops
+ * accepting, lets the calls in flight finish (up to the shutdown grace), then closes.
+ * Thread-safe.
+ */
+public final class RpcServer implements AutoCloseable {
+    private final Builder config;
+    private final ServiceDispatcher dispatcher;
+    private final NettyServerTransport transport;
+    private final ClassAllowList allowList;
+    private volatile boolean started;
+    private volatile boolean closed;
+
+    private RpcServer(Builder b) {
+        this.config = b;
+        this.allowList = b.allowList;
+        this.dispatcher = new ServiceDispatcher(b.interceptors, allowList);
+        for (Export<?> e : b.exports) {
+            e.exportTo(dispatcher);
+        }
+        BlockingQueue<Runnable> queue = b.executorQueue == 0 ? new SynchronousQueue<>()
+                : new ArrayBlockingQueue<>(b.executorQueue);
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(b.executorThreads, b.executorThreads, 60, TimeUnit.SECONDS,
+                queue, new DefaultThreadFactory("xrpc-server-call", true), new ThreadPoolExecutor.AbortPolicy());
+        executor.allowCoreThreadTimeOut(true);
+        this.transport = new NettyServerTransport(new NettyServerTransport.Settings(b.host, b.port, b.ioThreads,
+                b.maxFrameLength, b.heartbeatInterval, b.compressThreshold, b.executorThreads, b.executorQueue),
+                dispatcher, SerializerRegistry.load(allowList), CompressorRegistry.load(), executor);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Binds the port; returns this server. Fails if the address is in use. */
+    public synchronized RpcServer start() {
+        if (started) {
+            throw new IllegalStateException("server already started on " + transport.endpoint());
+        }
+        try {
+            transport.start();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while binding " + config.host + ":" + config.port, e);
+        }
+        started = true;
+        return this;
+    }
+
+    /** Exports another service on the running (or not yet started) server. */
+    public <T> ServiceKey export(Class<T> serviceInterface, T implementation, ServiceOptions options) {
+        return dispatcher.export(serviceInterface, implementation, options);
+    }
+
+    /** Stops serving a service; its calls then fail with SERVICE_NOT_FOUND. */
+    public boolean unexport(ServiceKey key) {
+        return dispatcher.unexport(key);
+    }
+
+    /**
+     * The address clients can use: the bound host and the real port. A wildcard bind
+     * ({@code 0.0.0.0}, {@code ::}) reports {@code 127.0.0.1}.
+     */
+    public Endpoint endpoint() {
+        Endpoint e = transport.endpoint();
+        if (e == null) {
+            throw new IllegalStateException("server not started");
+        }
+        if (e.host().equals("0.0.0.0") || e.host().equals("::") || e.host().equals("0:0:0:0:0:0:0:0")) {
+            return new Endpoint("127.0.0.1", e.port());
+        }
+        return e;
+    }
+
+    public int port() {
+        return endpoint().port();
+    }
+
+    /** The classes this server's serializers may construct from requests. */
+    public ClassAllowList allowList() {
+        return allowList;
+    }
+
+    /** Calls accepted and not yet answered. */
+    public int inFlight() {
+        return transport.inFlight();
+    }
+
+    /** Open client connections. */
+    public int connectionCount() {
+        return transport.connectionCount();
+    }
+
+    /**
+     * Stops accepting connections, answers new calls with UNAVAILABLE (safe to retry elsewhere),
+     * waits up to the shutdown grace for calls in flight, then closes connections and threads.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            int left = transport.close(config.shutdownGrace);
+            if (left > 0) {
+                org.slf4j.LoggerFactory.getLogger(RpcServer.class).warn(
+                        "Closed {} with {} calls still running after the {} grace period", endpointOrNull(), left,
+                        config.shutdownGrace);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Object endpointOrNull() {
+        return transport.endpoint();
+    }
+
+    private record Export<T>(Class<T> type, T implementation, ServiceOptions options) {
+        void exportTo(ServiceDispatcher d) {
+            d.export(type, implementation, options);
+        }
+    }
+
+    /** Server-wide settings; every one has a default. Not thread-safe. */
+    public static final class Builder {
+        private String host = "0.0.0.0";
+        private int port = 0;
+        private int ioThreads = Runtime.getRuntime().availableProcessors();
+        private int executorThreads = 200;
+        private int executorQueue = 0;
+        private int maxFrameLength = ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH;
+        private Duration heartbeatInterval = Duration.ofSeconds(30);
+        private int compressThreshold = 1024;
+        private Duration shutdownGrace = Duration.ofSeconds(10);
+        private final ClassAllowList allowList = ClassAllowList.withDefaults();
+        private final List<ServerInterceptor> interceptors = new ArrayList<>();
+        private final List<Export<?>> exports = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Address to bind: default {@code 0.0.0.0} (every interface). */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** Port to bind; 0 (the default) picks a free one, read back with {@link RpcServer#port()}. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port: " + port + " (expected: 0-65535)");
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Event-loop threads: default the number of cores. */
+        public Builder ioThreads(int n) {
+            this.ioThreads = atLeast("ioThreads", n, 1);
+            return this;
+        }
+
+        /** Threads that run calls: default 200. */
+        public Builder executorThreads(int n) {
+            this.executorThreads = atLeast("executorThreads", n, 1);
+            return this;
+        }
+
+        /** Calls that may wait for a thread; 0 (the default) means none wait: busy is answered at once. */
+        public Builder executorQueue(int n) {
+            this.executorQueue = atLeast("executorQueue", n, 0);
+            return this;
+        }
+
+        /** Largest request body accepted, also after decompression: default 8 MiB. */
+        public Builder maxFrameLength(int bytes) {
+            this.maxFrameLength = atLeast("maxFrameLength", bytes, 1024);
+            return this;
+        }
+
+        /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = positive("heartbeatInterval", interval);
+            return this;
+        }
+
+        /** Response bodies smaller than this are sent uncompressed: default 1024. */
+        public Builder compressThreshold(int bytes) {
+            this.compressThreshold = atLeast("compressThreshold", bytes, 0);
+            return this;
+        }
+
+        /** How long {@link RpcServer#close()} waits for calls in flight: default 10 s. */
+        public Builder shutdownGrace(Duration grace) {
+            Objects.requireNonNull(grace, "shutdownGrace");
+            if (grace.isNegative()) {
+                throw new IllegalArgumentException("shutdownGrace: " + grace + " (expected: >= 0)");
+            }
+            this.shutdownGrace = grace;
+            return this;
+        }
+
+        /** Exports {@code implementation} as {@code serviceInterface} with no version or group. */
+        public <T> Builder service(Class<T> serviceInterface, T implementation) {
+            return service(serviceInterface, implementation, ServiceOptions.defaults());
+        }
+
+        public <T> Builder service(Class<T> serviceInterface, T implementation, ServiceOptions options) {
+            exports.add(new Export<>(Objects.requireNonNull(serviceInterface, "serviceInterface"),
+                    Objects.requireNonNull(implementation, "implementation"), Objects.requireNonNull(options, "options")));
+            return this;
+        }
+
+        /** Lets requests construct {@code type} beyond what the service interfaces name. */
+        public Builder allowClass(Class<?> type) {
+            allowList.allowClass(type);
+            return this;
+        }
+
+        /** Lets requests construct any class of {@code packagePrefix}. */
+        public Builder allowPackage(String packagePrefix) {
+            allowList.allowPackage(packagePrefix);
+            return this;
+        }
+
+        /** Adds an interceptor; the first added runs outermost. */
+        public Builder interceptor(ServerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        public RpcServer build() {
+            return new RpcServer(this);
+        }
+
+        private static Duration positive(String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
+            }
+            return d;
+        }
+
+        private static int atLeast(String what, int n, int min) {
+            if (n < min) {
+                throw new IllegalArgumentException(what + ": " + n + " (expected: >= " + min + ")");
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.xrpc.server;
+
+import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.ServiceKey;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One exported method bound to its implementation, resolved once at export time. Only methods
+ * declared by the exported interface exist here, so a peer cannot reach any other public method
+ * of the implementation class.
+ */
+public final class ServerMethod {
+    private final ServiceKey serviceKey;
+    private final MethodDescriptor descriptor;
+    private final Object implementation;
+    private final Method method;
+    private final Class<?>[] boxedParameterTypes;
+
+    ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation) {
+        this.serviceKey = serviceKey;
+        this.descriptor = descriptor;
+        this.implementation = implementation;
+        this.method = descriptor.method();
+        // A non-public interface (common in tests and examples) needs this to be callable.
+        this.method.trySetAccessible();
+        Class<?>[] p = descriptor.parameterTypes();
+        this.boxedParameterTypes = new Class<?>[p.length];
+        for (int i = 0; i < p.length; i++) {
+            boxedParameterTypes[i] = box(p[i]);
+        }
+    }
+
+    public ServiceKey serviceKey() {
+        return serviceKey;
+    }
+
+    public MethodDescriptor descriptor() {
+        return descriptor;
+    }
+
+    /**
+     * Checks that decoded arguments fit the declared parameters, so a confused or hostile peer gets
+     * a clear error rather than a reflection failure. Returns the problem, or {@code null}.
+     */
+    public String checkArguments(Object[] args) {
+        if (args.length != boxedParameterTypes.length) {
+            return descriptor + " takes " + boxedParameterTypes.length + " arguments, got " + args.length;
+        }
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            if (a == null) {
+                if (descriptor.parameterTypes()[i].isPrimitive()) {
+                    return "argument " + i + " of " + descriptor + " is null (expected: "
+                            + descriptor.parameterTypes()[i] + ")";
+                }
+            } else if (!boxedParameterTypes[i].isInstance(a)) {
+                return "argument " + i + " of " + descriptor + " is a " + a.getClass().getName()
+                        + " (expected: " + descriptor.parameterTypes()[i].getName() + ")";
+            }
+        }
+        return null;
+    }
+
+    /** Runs the implementation. A returned future is passed through; a throw becomes a failed future. */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<Object> invoke(Object[] args) {
+        try {
+            Object r = method.invoke(implementation, args);
+            if (descriptor.isAsync()) {
+                return r == null ? CompletableFuture.completedFuture(null) : (CompletableFuture<Object>) r;
+            }
+            return CompletableFuture.completedFuture(r);
+        } catch (InvocationTargetException e) {
+            return CompletableFuture.failedFuture(e.getCause());
+        } catch (IllegalAccessException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static Class<?> box(Class<?> c) {
+        if (!c.isPrimitive()) {
+            return c;
+        }
+        if (c == int.class) {
+            return Integer.class;
+        }
+        if (c == long.class) {
+            return Long.class;
+        }
+        if (c == boolean.class) {
+            return Boolean.class;
+        }
+        if (c == double.class) {
+            return Double.class;
+        }
+        if (c == float.class) {
+            return Float.class;
+        }
+        if (c == short.class) {
+            return Short.class;
+        }
+        if (c == byte.class) {
+            return Byte.class;
+        }
+        if (c == char.class) {
+            return Character.class;
+        }
+        return Void.class;
+    }
+}

@@ -1,0 +1,116 @@
+package io.xrpc.transport.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.serialize.Serializer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+
+/**
+ * One call in flight on the client: its encoded frame until written, its deadline timer, and the
+ * future its caller waits on.
+ *
+ * <p>It ends exactly once, by whichever comes first: the response, the deadline, a write failure,
+ * the connection closing or the client closing. Ending removes it from its connection's pending
+ * map, cancels its timer, frees its slot in the client's pending limit and releases its frame if
+ * it was never written, so nothing of a finished call stays behind.
+ */
+final class ClientCall implements WriteQueue.Tracked, TimerTask {
+    private static final AtomicIntegerFieldUpdater<ClientCall> DONE =
+            AtomicIntegerFieldUpdater.newUpdater(ClientCall.class, "done");
+    private static final AtomicReferenceFieldUpdater<ClientCall, ByteBuf> FRAME =
+            AtomicReferenceFieldUpdater.newUpdater(ClientCall.class, ByteBuf.class, "frame");
+
+    final long id;
+    final String description;
+    final Endpoint endpoint;
+    final long timeoutMillis;
+    final Serializer serializer;
+    final Class<?> resultType;
+    final CompletableFuture<Object> future = new CompletableFuture<>();
+    private final NettyClientTransport transport;
+    private volatile int done;
+    private volatile ByteBuf frame;
+    volatile ClientConnection connection;
+    volatile Timeout timeout;
+    /** Set on the event loop once the frame was written to the socket. */
+    boolean sent;
+
+    ClientCall(NettyClientTransport transport, long id, String description, Endpoint endpoint, long timeoutMillis,
+               Serializer serializer, Class<?> resultType, ByteBuf frame) {
+        this.transport = transport;
+        this.id = id;
+        this.description = description;
+        this.endpoint = endpoint;
+        this.timeoutMillis = timeoutMillis;
+        this.serializer = serializer;
+        this.resultType = resultType;
+        this.frame = frame;
+    }
+
+    @Override
+    public ByteBuf takeFrame() {
+        ByteBuf f = FRAME.getAndSet(this, null);
+        return f != null ? f : Unpooled.EMPTY_BUFFER;
+    }
+
+    @Override
+    public void operationComplete(ChannelFuture f) {
+        if (f.isSuccess()) {
+            sent = true;
+        } else {
+            fail(new RpcException(RpcStatus.UNAVAILABLE, description + " was not sent to " + endpoint + ": "
+                    + f.cause(), f.cause()));
+        }
+    }
+
+    /** The deadline passed. */
+    @Override
+    public void run(Timeout t) {
+        fail(new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint + " timed out after "
+                + timeoutMillis + " ms"));
+    }
+
+    boolean isDone() {
+        return done != 0;
+    }
+
+    void succeed(Object value) {
+        if (end()) {
+            future.complete(value);
+        }
+    }
+
+    void fail(Throwable cause) {
+        if (end()) {
+            future.completeExceptionally(cause);
+        }
+    }
+
+    private boolean end() {
+        if (!DONE.compareAndSet(this, 0, 1)) {
+            return false;
+        }
+        ClientConnection c = connection;
+        if (c != null) {
+            c.pending.remove(id, this);
+        }
+        Timeout t = timeout;
+        if (t != null) {
+            t.cancel();
+        }
+        ByteBuf f = FRAME.getAndSet(this, null);
+        if (f != null) {
+            f.release();
+        }
+        transport.callEnded();
+        return true;
+    }
+}

@@ -1,0 +1,89 @@
+package io.xrpc.transport.netty;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.Frame;
+import io.xrpc.protocol.codec.RpcCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Completes the calls of one connection as their responses arrive. Responses are decoded here,
+ * on the event loop, so the frame is released where it was read. Not sharable.
+ */
+final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ClientChannelHandler.class);
+
+    final ClientConnection connection;
+    private String closeReason = "closed";
+
+    ClientChannelHandler(ClientConnection connection) {
+        this.connection = connection;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
+        try {
+            if (frame.type() == MessageType.RESPONSE) {
+                onResponse(frame);
+            } else if (frame.type() == MessageType.HEARTBEAT_PING) {
+                connection.writes.enqueue(RpcCodec.encodeHeartbeat(ctx.alloc(), MessageType.HEARTBEAT_PONG));
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void onResponse(Frame frame) {
+        ClientCall call = connection.pending.remove(frame.requestId());
+        if (call == null) {
+            return; // it ended already (deadline passed); the late answer has no one to go to
+        }
+        if (frame.bodyError() != null) {
+            call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": bad response body from "
+                    + call.endpoint + ": " + frame.bodyError()));
+            return;
+        }
+        RpcStatus status = RpcStatus.fromCode(frame.status());
+        try {
+            if (status == RpcStatus.OK) {
+                call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.resultType));
+                return;
+            }
+            RpcCodec.RemoteError e = RpcCodec.readError(frame.body());
+            if (status == RpcStatus.APPLICATION_ERROR) {
+                call.fail(new RpcException(call.description + " on " + call.endpoint + " threw " + e.className()
+                        + (e.message() != null ? ": " + e.message() : ""), e.className(), e.message(), e.stackTrace()));
+            } else {
+                call.fail(new RpcException(status, call.description + ": " + call.endpoint + " answered " + status
+                        + ": " + e.message()));
+            }
+        } catch (Exception | StackOverflowError e) {
+            call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": cannot read the response from "
+                    + call.endpoint + " with " + call.serializer.name() + ": " + e.getMessage(), e));
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        connection.failAll(closeReason);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            closeReason = "closed on a bad frame (" + (cause.getCause() != null ? cause.getCause().getMessage()
+                    : cause.getMessage()) + ")";
+        } else {
+            closeReason = "failed (" + cause + ")";
+        }
+        log.warn("Closing connection to {}: {}", connection.endpoint, closeReason);
+        ctx.close();
+    }
+}

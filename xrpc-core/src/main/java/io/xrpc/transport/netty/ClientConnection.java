@@ -1,0 +1,48 @@
+package io.xrpc.transport.netty;
+
+import io.netty.channel.Channel;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** One multiplexed connection to a provider and the calls waiting on it, by request id. */
+final class ClientConnection {
+    final Endpoint endpoint;
+    final Channel channel;
+    final WriteQueue writes;
+    final ConcurrentHashMap<Long, ClientCall> pending = new ConcurrentHashMap<>();
+
+    ClientConnection(Endpoint endpoint, Channel channel) {
+        this.endpoint = endpoint;
+        this.channel = channel;
+        this.writes = new WriteQueue(channel);
+    }
+
+    boolean isActive() {
+        return channel.isActive();
+    }
+
+    /** Registers the call and queues its frame. */
+    void send(ClientCall call) {
+        call.connection = this;
+        pending.put(call.id, call);
+        if (call.isDone()) {
+            // It ended (deadline) while we were registering it: undo, nothing else will.
+            pending.remove(call.id, call);
+            return;
+        }
+        writes.enqueue(call);
+    }
+
+    /** The connection closed: every call waiting on it fails now rather than at its deadline. */
+    void failAll(String why) {
+        for (ClientCall c : pending.values()) {
+            c.fail(c.sent
+                    ? new RpcException(RpcStatus.CONNECTION_CLOSED, c.description + ": connection to " + endpoint
+                    + " " + why + " after the request was sent; it may or may not have run")
+                    : new RpcException(RpcStatus.UNAVAILABLE, c.description + ": connection to " + endpoint
+                    + " " + why + " before the request was sent"));
+        }
+    }
+}

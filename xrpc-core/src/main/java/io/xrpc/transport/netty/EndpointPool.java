@@ -1,0 +1,131 @@
+package io.xrpc.transport.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The connections to one provider: a fixed number of slots, each holding one multiplexed
+ * connection, chosen round-robin. A slot connects once however many threads ask at the same time
+ * (the first one's attempt is everyone's), and after a failed attempt waits an exponentially
+ * growing backoff before the next, failing calls at once meanwhile instead of letting each one
+ * wait for a connect timeout.
+ */
+final class EndpointPool {
+    static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf("xrpc.endpoint");
+
+    private final Endpoint endpoint;
+    private final Bootstrap bootstrap;
+    private final NettyClientTransport.Settings settings;
+    private final Slot[] slots;
+    private final AtomicInteger next = new AtomicInteger();
+
+    EndpointPool(Endpoint endpoint, Bootstrap bootstrap, NettyClientTransport.Settings settings) {
+        this.endpoint = endpoint;
+        this.bootstrap = bootstrap;
+        this.settings = settings;
+        this.slots = new Slot[settings.connectionsPerEndpoint()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot();
+        }
+    }
+
+    int nextSlot() {
+        return slots.length == 1 ? 0 : Math.floorMod(next.getAndIncrement(), slots.length);
+    }
+
+    /** The slot's connection if it is open, else {@code null}. */
+    ClientConnection ready(int slot) {
+        ClientConnection c = slots[slot].current;
+        return c != null && c.isActive() ? c : null;
+    }
+
+    CompletableFuture<ClientConnection> connect(int slot) {
+        return slots[slot].connect();
+    }
+
+    int openConnections() {
+        int n = 0;
+        for (Slot s : slots) {
+            ClientConnection c = s.current;
+            if (c != null && c.isActive()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    List<ClientConnection> connections() {
+        List<ClientConnection> all = new ArrayList<>();
+        for (Slot s : slots) {
+            if (s.current != null) {
+                all.add(s.current);
+            }
+        }
+        return all;
+    }
+
+    private final class Slot {
+        volatile ClientConnection current;
+        final AtomicReference<CompletableFuture<ClientConnection>> connecting = new AtomicReference<>();
+        // Guarded by the connecting CAS: only the thread that won it writes these.
+        volatile long nextAttemptNanos;
+        volatile int failures;
+        volatile Throwable lastFailure;
+
+        CompletableFuture<ClientConnection> connect() {
+            for (;;) {
+                ClientConnection c = current;
+                if (c != null && c.isActive()) {
+                    return CompletableFuture.completedFuture(c);
+                }
+                CompletableFuture<ClientConnection> inProgress = connecting.get();
+                if (inProgress != null) {
+                    return inProgress;
+                }
+                long wait = nextAttemptNanos - System.nanoTime();
+                if (failures > 0 && wait > 0) {
+                    return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAVAILABLE, "cannot connect to "
+                            + endpoint + " (" + lastFailure + "); next attempt in "
+                            + TimeUnit.NANOSECONDS.toMillis(wait) + " ms; not sent"));
+                }
+                CompletableFuture<ClientConnection> mine = new CompletableFuture<>();
+                if (!connecting.compareAndSet(null, mine)) {
+                    continue;
+                }
+                Bootstrap b = bootstrap.clone();
+                b.attr(ENDPOINT, endpoint);
+                b.connect(endpoint.host(), endpoint.port()).addListener(f -> {
+                    if (f.isSuccess()) {
+                        Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
+                        ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
+                        failures = 0;
+                        current = conn;
+                        connecting.set(null);
+                        mine.complete(conn);
+                    } else {
+                        int n = failures + 1;
+                        failures = n;
+                        lastFailure = f.cause();
+                        long backoff = Math.min(settings.maxReconnectBackoff().toNanos(),
+                                settings.reconnectBackoff().toNanos() << Math.min(n - 1, 20));
+                        nextAttemptNanos = System.nanoTime() + backoff;
+                        connecting.set(null);
+                        mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, "cannot connect to "
+                                + endpoint + ": " + f.cause() + "; not sent", f.cause()));
+                    }
+                });
+                return mine;
+            }
+        }
+    }
+}

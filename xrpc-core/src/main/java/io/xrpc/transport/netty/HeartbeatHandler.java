@@ -1,0 +1,35 @@
+package io.xrpc.transport.netty;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.RpcCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reacts to {@link io.netty.handler.timeout.IdleStateHandler} on both sides: when nothing was
+ * written for an interval it sends a ping (which the peer answers with a pong), and when nothing
+ * was read for three intervals the peer is presumed dead and the connection closed. Not sharable
+ * in spirit but stateless, so one instance per pipeline is cheap.
+ */
+final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(HeartbeatHandler.class);
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent e) {
+            if (e.state() == IdleState.WRITER_IDLE) {
+                ctx.writeAndFlush(RpcCodec.encodeHeartbeat(ctx.alloc(), MessageType.HEARTBEAT_PING), ctx.voidPromise());
+            } else if (e.state() == IdleState.READER_IDLE) {
+                log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
+                        ctx.channel());
+                ctx.close();
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+}

@@ -1,0 +1,197 @@
+package io.xrpc.transport.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.compress.Compressor;
+import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.protocol.codec.FrameDecoder;
+import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.serialize.Serializer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The Netty side of a client: a small pool of multiplexed connections per provider address,
+ * opened on first use, a request id counter, and one timer wheel for every call's deadline.
+ * Created and driven by {@link io.xrpc.client.RpcClient}.
+ */
+public final class NettyClientTransport {
+
+    /** What the transport needs from the client's configuration. */
+    public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxFrameLength,
+                           Duration heartbeatInterval, int compressThreshold, int maxPendingCalls,
+                           Duration reconnectBackoff, Duration maxReconnectBackoff) {
+    }
+
+    /** Per-method constants a caller prepares once: the encoded routing strings. */
+    public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType) {
+        public static CallTarget of(String serviceKey, String signature, Class<?> resultType) {
+            return new CallTarget(serviceKey + "#" + signature, RpcCodec.shortStringBytes(serviceKey),
+                    RpcCodec.shortStringBytes(signature), resultType);
+        }
+    }
+
+    private final Settings settings;
+    private final CompressorRegistry compressors;
+    private final EventLoopGroup group;
+    private final Bootstrap bootstrap;
+    private final HashedWheelTimer timer;
+    private final ConcurrentHashMap<Endpoint, EndpointPool> pools = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicInteger pendingCalls = new AtomicInteger();
+    private volatile boolean closed;
+
+    public NettyClientTransport(Settings settings, CompressorRegistry compressors) {
+        this.settings = settings;
+        this.compressors = compressors;
+        this.group = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-client-io", true);
+        this.timer = new HashedWheelTimer(new DefaultThreadFactory("xrpc-client-deadlines", true),
+                10, TimeUnit.MILLISECONDS, 512, true, settings.maxPendingCalls() + 1024L);
+        long hb = settings.heartbeatInterval().toMillis();
+        this.bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NettyTransport.channelType())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        Endpoint ep = ch.attr(EndpointPool.ENDPOINT).get();
+                        ch.pipeline()
+                                .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
+                                .addLast("frames", new FrameDecoder(settings.maxFrameLength(), compressors))
+                                .addLast("heartbeat", new HeartbeatHandler())
+                                .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch)));
+                    }
+                });
+    }
+
+    /**
+     * Sends one call and returns the future of its result. Never throws: every failure, including
+     * one before sending, completes the future exceptionally with an {@link RpcException}.
+     *
+     * @param invocation   the call; its arguments, attachments and deadline are used
+     * @param target       the method's prepared routing strings
+     * @param endpoint     the provider
+     * @param timeoutMillis the call's whole timeout, named in its deadline error
+     */
+    public CompletableFuture<Object> send(Invocation invocation, CallTarget target, Endpoint endpoint,
+                                          Serializer serializer, Compressor compressor, long timeoutMillis) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.CANCELLED,
+                    target.description() + ": the client is closed"));
+        }
+        long remainingNanos = invocation.deadlineNanos() - System.nanoTime();
+        if (remainingNanos <= 0) {
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.DEADLINE_EXCEEDED,
+                    target.description() + " to " + endpoint + " timed out after " + timeoutMillis
+                            + " ms before it was sent"));
+        }
+        if (pendingCalls.incrementAndGet() > settings.maxPendingCalls()) {
+            pendingCalls.decrementAndGet();
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.RESOURCE_EXHAUSTED,
+                    target.description() + ": " + settings.maxPendingCalls()
+                            + " calls are already pending on this client (the limit); not sent"));
+        }
+        long id = ids.incrementAndGet();
+        ByteBuf frame;
+        try {
+            int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos));
+            frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, id, budget, serializer, compressor,
+                    settings.compressThreshold(), target.serviceKey(), target.signature(),
+                    invocation.attachmentsOrNull(), invocation.arguments());
+        } catch (Exception | StackOverflowError e) {
+            callEnded();
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
+                    target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e, e));
+        }
+        ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
+                target.resultType(), frame);
+        try {
+            call.timeout = timer.newTimeout(call, remainingNanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            // The timer refuses when stopped (client closing) or past its own pending limit.
+            call.fail(new RpcException(RpcStatus.CANCELLED, target.description() + ": not sent: " + e.getMessage(), e));
+            return call.future;
+        }
+        EndpointPool pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
+        int slot = pool.nextSlot();
+        ClientConnection c = pool.ready(slot);
+        if (c != null) {
+            c.send(call);
+        } else {
+            pool.connect(slot).whenComplete((conn, err) -> {
+                if (err != null) {
+                    call.fail(err);
+                } else {
+                    conn.send(call);
+                }
+            });
+        }
+        return call.future;
+    }
+
+    void callEnded() {
+        pendingCalls.decrementAndGet();
+    }
+
+    /** Calls sent or being sent and not yet ended, over all connections. */
+    public int pendingCalls() {
+        return pendingCalls.get();
+    }
+
+    /** Open connections over all providers. */
+    public int openConnections() {
+        int n = 0;
+        for (EndpointPool p : pools.values()) {
+            n += p.openConnections();
+        }
+        return n;
+    }
+
+    /** Fails every pending call with CANCELLED, closes every connection and stops the threads. */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<ClientConnection> all = new ArrayList<>();
+        for (EndpointPool p : pools.values()) {
+            all.addAll(p.connections());
+        }
+        for (ClientConnection c : all) {
+            for (ClientCall call : c.pending.values()) {
+                call.fail(new RpcException(RpcStatus.CANCELLED, call.description + " to " + call.endpoint
+                        + ": the client was closed before the response came"));
+            }
+            c.channel.close();
+        }
+        // Calls still connecting are in no connection's map yet; the timer holds every call.
+        for (io.netty.util.Timeout t : timer.stop()) {
+            if (t.task() instanceof ClientCall call) {
+                call.fail(new RpcException(RpcStatus.CANCELLED, call.description + " to " + call.endpoint
+                        + ": the client was closed before the response came"));
+            }
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}
