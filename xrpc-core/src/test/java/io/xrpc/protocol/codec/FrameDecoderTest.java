@@ -1,0 +1,164 @@
+package io.xrpc.protocol.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.compress.GzipCompressor;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
+import java.io.ByteArrayOutputStream;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class FrameDecoderTest {
+    private static final int MAX = 64 * 1024;
+    private final EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX, CompressorRegistry.load()));
+
+    @AfterEach
+    void close() {
+        ch.finishAndReleaseAll();
+    }
+
+    private static ByteBuf frame(long id, byte[] body, boolean gzipFlag) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeShort(ProtocolConstants.MAGIC).writeByte(ProtocolConstants.VERSION).writeByte(MessageType.REQUEST.code())
+                .writeByte(1).writeByte(gzipFlag ? GzipCompressor.ID : 0).writeByte(0)
+                .writeByte(gzipFlag ? ProtocolConstants.FLAG_COMPRESSED : 0)
+                .writeLong(id).writeInt(1000).writeInt(body.length).writeBytes(body);
+        return b;
+    }
+
+    @Test
+    void partialFramesAreAssembledByteByByte() {
+        ByteBuf whole = frame(7, "hello".getBytes(), false);
+        ByteBuf second = frame(8, new byte[0], false);
+        while (whole.isReadable()) {
+            assertThat(ch.<Object>readInbound()).isNull();
+            ch.writeInbound(whole.readRetainedSlice(1));
+        }
+        whole.release();
+        ch.writeInbound(second);
+        Frame f = ch.readInbound();
+        assertThat(f.requestId()).isEqualTo(7);
+        assertThat(f.budgetMillis()).isEqualTo(1000);
+        assertThat(f.body().toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("hello");
+        f.release();
+        Frame g = ch.readInbound();
+        assertThat(g.requestId()).isEqualTo(8);
+        assertThat(g.body().readableBytes()).isZero();
+        g.release();
+    }
+
+    @Test
+    void wrongMagicIsNamedAndRejectedFromTwoBytes() {
+        assertThatThrownBy(() -> ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'G', 'E'})))
+                .isInstanceOf(CorruptedFrameException.class).hasMessageContaining("bad magic 0x4745")
+                .hasMessageContaining("expected: 0x5852");
+    }
+
+    @Test
+    void wrongVersionIsNamed() {
+        ByteBuf b = frame(1, new byte[0], false);
+        b.setByte(ProtocolConstants.OFFSET_VERSION, 9);
+        assertThatThrownBy(() -> ch.writeInbound(b.readRetainedSlice(3)))
+                .isInstanceOf(CorruptedFrameException.class)
+                .hasMessageContaining("unsupported protocol version 9 (expected: 1)");
+        b.release();
+    }
+
+    @Test
+    void oversizeLengthIsRefusedFromTheHeaderAlone() {
+        ByteBuf header = frame(1, new byte[0], false);
+        header.setInt(ProtocolConstants.OFFSET_BODY_LENGTH, MAX + 1);
+        assertThatThrownBy(() -> ch.writeInbound(header))
+                .isInstanceOf(TooLongFrameException.class)
+                .hasMessageContaining("frame body of " + (MAX + 1) + " bytes exceeds the limit of " + MAX);
+        // Everything after the bad header is discarded, not buffered.
+        ch.writeInbound(Unpooled.wrappedBuffer(new byte[1000]));
+        assertThat(ch.<Object>readInbound()).isNull();
+    }
+
+    @Test
+    void negativeLengthIsRefused() {
+        ByteBuf header = frame(1, new byte[0], false);
+        header.setInt(ProtocolConstants.OFFSET_BODY_LENGTH, -1);
+        assertThatThrownBy(() -> ch.writeInbound(header))
+                .isInstanceOf(TooLongFrameException.class).hasMessageContaining("4294967295 bytes");
+    }
+
+    @Test
+    void unknownMessageTypeIsNamed() {
+        ByteBuf b = frame(1, new byte[0], false);
+        b.setByte(ProtocolConstants.OFFSET_TYPE, 77);
+        assertThatThrownBy(() -> ch.writeInbound(b)).hasMessageContaining("unknown message type 77");
+    }
+
+    @Test
+    void truncatedBodyIsReportedWhenTheConnectionCloses() {
+        ByteBuf b = frame(1, new byte[100], false);
+        ch.writeInbound(b.readRetainedSlice(headerPlus(40)));
+        b.release();
+        assertThat(ch.<Object>readInbound()).isNull();
+        assertThatThrownBy(ch::finish).isInstanceOf(CorruptedFrameException.class)
+                .hasMessageContaining("connection closed in the middle of a frame: received 64 of 124 bytes");
+    }
+
+    private static int headerPlus(int n) {
+        return ProtocolConstants.HEADER_LENGTH + n;
+    }
+
+    @Test
+    void gzipBombBecomesABodyErrorAndTheConnectionCarriesOn() throws Exception {
+        ByteArrayOutputStream zipped = new ByteArrayOutputStream();
+        try (GZIPOutputStream z = new GZIPOutputStream(zipped)) {
+            z.write(new byte[10 * MAX]); // 640 KiB of zeros: under 1 KiB compressed
+        }
+        assertThat(zipped.size()).isLessThan(MAX);
+        ch.writeInbound(frame(5, zipped.toByteArray(), true));
+        Frame f = ch.readInbound();
+        assertThat(f.requestId()).isEqualTo(5);
+        assertThat(f.body()).isNull();
+        assertThat(f.bodyError()).isEqualTo("body decompresses to more than the limit of " + MAX + " bytes");
+        f.release();
+
+        ch.writeInbound(frame(6, "next".getBytes(), false));
+        Frame next = ch.readInbound();
+        assertThat(next.requestId()).isEqualTo(6);
+        next.release();
+        assertThat(ch.isOpen()).isTrue();
+    }
+
+    @Test
+    void corruptGzipIsABodyError() {
+        ch.writeInbound(frame(9, new byte[] {1, 2, 3, 4, 5}, true));
+        Frame f = ch.readInbound();
+        assertThat(f.bodyError()).startsWith("corrupt gzip body");
+        f.release();
+    }
+
+    @Test
+    void compressedBodyRoundTripsThroughTheEncoder() throws Exception {
+        byte[] text = "x".repeat(5000).getBytes();
+        ByteBuf encoded = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 11,
+                new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults()),
+                new GzipCompressor(), 0, new String(text));
+        assertThat(encoded.getByte(ProtocolConstants.OFFSET_FLAGS)).isEqualTo((byte) ProtocolConstants.FLAG_COMPRESSED);
+        assertThat(encoded.readableBytes()).isLessThan(200);
+        ch.writeInbound(encoded);
+        Frame f = ch.readInbound();
+        assertThat(f.status()).isEqualTo(RpcStatus.OK.code());
+        assertThat(RpcCodec.readResult(f.body(),
+                new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults()), String.class))
+                .isEqualTo(new String(text));
+        f.release();
+    }
+}

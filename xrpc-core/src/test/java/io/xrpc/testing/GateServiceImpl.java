@@ -1,0 +1,48 @@
+package io.xrpc.testing;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+public class GateServiceImpl implements GateService {
+    public final CountDownLatch gate = new CountDownLatch(1);
+    /** One permit per call that has entered {@link #pass}. */
+    public final Semaphore entered = new Semaphore(0);
+    public final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+    @Override
+    public String pass(String tag) {
+        runs.computeIfAbsent(tag, t -> new AtomicInteger()).incrementAndGet();
+        entered.release();
+        try {
+            gate.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return tag;
+    }
+
+    @Override
+    public CompletableFuture<String> passAsync(String tag) {
+        return CompletableFuture.completedFuture(pass(tag));
+    }
+
+    @Override
+    public String quick(String s) {
+        return s;
+    }
+
+    @Override
+    public String describe(Object value) {
+        return String.valueOf(value);
+    }
+
+    public int runsOf(String tag) {
+        AtomicInteger n = runs.get(tag);
+        return n == null ? 0 : n.get();
+    }
+}
