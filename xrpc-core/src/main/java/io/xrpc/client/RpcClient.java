@@ -4,6 +4,7 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
+import io.xrpc.internal.Checks;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
@@ -134,55 +135,55 @@ public final class RpcClient implements AutoCloseable {
 
         /** Default deadline of a call: 3 s. */
         public Builder timeout(Duration timeout) {
-            this.timeout = positive("timeout", timeout);
+            this.timeout = Checks.checkPositive("timeout", timeout);
             return this;
         }
 
         /** Event-loop threads: default the number of cores, at most 4. */
         public Builder ioThreads(int n) {
-            this.ioThreads = atLeast("ioThreads", n, 1);
+            this.ioThreads = Checks.atLeast("ioThreads", n, 1);
             return this;
         }
 
         /** Multiplexed connections per provider address: default 1. */
         public Builder connectionsPerEndpoint(int n) {
-            this.connectionsPerEndpoint = atLeast("connectionsPerEndpoint", n, 1);
+            this.connectionsPerEndpoint = Checks.atLeast("connectionsPerEndpoint", n, 1);
             return this;
         }
 
         public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = positive("connectTimeout", timeout);
+            this.connectTimeout = Checks.checkPositive("connectTimeout", timeout);
             return this;
         }
 
         /** Largest response body accepted, also after decompression: default 8 MiB. */
         public Builder maxFrameLength(int bytes) {
-            this.maxFrameLength = atLeast("maxFrameLength", bytes, 1024);
+            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, 1024);
             return this;
         }
 
         /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
         public Builder heartbeatInterval(Duration interval) {
-            this.heartbeatInterval = positive("heartbeatInterval", interval);
+            this.heartbeatInterval = Checks.checkPositive("heartbeatInterval", interval);
             return this;
         }
 
         /** Request bodies smaller than this are sent uncompressed even with a compressor: default 1024. */
         public Builder compressThreshold(int bytes) {
-            this.compressThreshold = atLeast("compressThreshold", bytes, 0);
+            this.compressThreshold = Checks.atLeast("compressThreshold", bytes, 0);
             return this;
         }
 
         /** Calls that may be pending at once; beyond it calls fail at once with RESOURCE_EXHAUSTED. Default 65536. */
         public Builder maxPendingCalls(int n) {
-            this.maxPendingCalls = atLeast("maxPendingCalls", n, 1);
+            this.maxPendingCalls = Checks.atLeast("maxPendingCalls", n, 1);
             return this;
         }
 
         /** First wait after a failed connect, doubled per failure up to {@code max}: default 100 ms to 10 s. */
         public Builder reconnectBackoff(Duration initial, Duration max) {
-            this.reconnectBackoff = positive("reconnectBackoff", initial);
-            this.maxReconnectBackoff = positive("maxReconnectBackoff", max);
+            this.reconnectBackoff = Checks.checkPositive("reconnectBackoff", initial);
+            this.maxReconnectBackoff = Checks.checkPositive("maxReconnectBackoff", max);
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("maxReconnectBackoff: " + max + " (expected: >= " + initial + ")");
             }
@@ -209,21 +210,6 @@ public final class RpcClient implements AutoCloseable {
 
         public RpcClient build() {
             return new RpcClient(this);
-        }
-
-        static Duration positive(String what, Duration d) {
-            Objects.requireNonNull(d, what);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
-            }
-            return d;
-        }
-
-        static int atLeast(String what, int n, int min) {
-            if (n < min) {
-                throw new IllegalArgumentException(what + ": " + n + " (expected: >= " + min + ")");
-            }
-            return n;
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.xrpc.config;
 
+import io.xrpc.internal.Checks;
+
 import io.xrpc.common.Endpoint;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,25 +85,25 @@ public final class ReferenceOptions {
         }
 
         public Builder version(String version) {
-            this.version = Options.checkName("version", version);
+            this.version = Checks.checkName("version", version);
             return this;
         }
 
         public Builder group(String group) {
-            this.group = Options.checkName("group", group);
+            this.group = Checks.checkName("group", group);
             return this;
         }
 
         /** Deadline of every call of this reference; default: the client's (3 s unless changed). */
         public Builder timeout(Duration timeout) {
-            this.timeout = Options.checkPositive("timeout", timeout);
+            this.timeout = Checks.checkPositive("timeout", timeout);
             return this;
         }
 
         /** Deadline of the calls of every method called {@code methodName} (all overloads). */
         public Builder methodTimeout(String methodName, Duration timeout) {
             methodTimeouts.put(Objects.requireNonNull(methodName, "methodName"),
-                    Options.checkPositive("timeout of " + methodName, timeout));
+                    Checks.checkPositive("timeout of " + methodName, timeout));
             return this;
         }
 

@@ -1,5 +1,7 @@
 package io.xrpc.config;
 
+import io.xrpc.internal.Checks;
+
 /**
  * How one service is exported: its version and group, which together with the interface name
  * form its {@link io.xrpc.common.ServiceKey}. Immutable; build with {@link #builder()}.
@@ -39,12 +41,12 @@ public final class ServiceOptions {
         }
 
         public Builder version(String version) {
-            this.version = Options.checkName("version", version);
+            this.version = Checks.checkName("version", version);
             return this;
         }
 
         public Builder group(String group) {
-            this.group = Options.checkName("group", group);
+            this.group = Checks.checkName("group", group);
             return this;
         }
 

@@ -5,6 +5,7 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ServiceOptions;
+import io.xrpc.internal.Checks;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.SerializerRegistry;
@@ -193,47 +194,43 @@ public final class RpcServer implements AutoCloseable {
 
         /** Event-loop threads: default the number of cores. */
         public Builder ioThreads(int n) {
-            this.ioThreads = atLeast("ioThreads", n, 1);
+            this.ioThreads = Checks.atLeast("ioThreads", n, 1);
             return this;
         }
 
         /** Threads that run calls: default 200. */
         public Builder executorThreads(int n) {
-            this.executorThreads = atLeast("executorThreads", n, 1);
+            this.executorThreads = Checks.atLeast("executorThreads", n, 1);
             return this;
         }
 
         /** Calls that may wait for a thread; 0 (the default) means none wait: busy is answered at once. */
         public Builder executorQueue(int n) {
-            this.executorQueue = atLeast("executorQueue", n, 0);
+            this.executorQueue = Checks.atLeast("executorQueue", n, 0);
             return this;
         }
 
         /** Largest request body accepted, also after decompression: default 8 MiB. */
         public Builder maxFrameLength(int bytes) {
-            this.maxFrameLength = atLeast("maxFrameLength", bytes, 1024);
+            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, 1024);
             return this;
         }
 
         /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
         public Builder heartbeatInterval(Duration interval) {
-            this.heartbeatInterval = positive("heartbeatInterval", interval);
+            this.heartbeatInterval = Checks.checkPositive("heartbeatInterval", interval);
             return this;
         }
 
         /** Response bodies smaller than this are sent uncompressed: default 1024. */
         public Builder compressThreshold(int bytes) {
-            this.compressThreshold = atLeast("compressThreshold", bytes, 0);
+            this.compressThreshold = Checks.atLeast("compressThreshold", bytes, 0);
             return this;
         }
 
         /** How long {@link RpcServer#close()} waits for calls in flight: default 10 s. */
         public Builder shutdownGrace(Duration grace) {
-            Objects.requireNonNull(grace, "shutdownGrace");
-            if (grace.isNegative()) {
-                throw new IllegalArgumentException("shutdownGrace: " + grace + " (expected: >= 0)");
-            }
-            this.shutdownGrace = grace;
+            this.shutdownGrace = Checks.notNegative("shutdownGrace", grace);
             return this;
         }
 
@@ -268,21 +265,6 @@ public final class RpcServer implements AutoCloseable {
 
         public RpcServer build() {
             return new RpcServer(this);
-        }
-
-        private static Duration positive(String what, Duration d) {
-            Objects.requireNonNull(d, what);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
-            }
-            return d;
-        }
-
-        private static int atLeast(String what, int n, int min) {
-            if (n < min) {
-                throw new IllegalArgumentException(what + ": " + n + " (expected: >= " + min + ")");
-            }
-            return n;
         }
     }
 }

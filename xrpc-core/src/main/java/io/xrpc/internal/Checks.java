@@ -1,14 +1,14 @@
-package io.xrpc.config;
+package io.xrpc.internal;
 
 import java.time.Duration;
 import java.util.Objects;
 
 /** Argument checks shared by the builders, with messages in the form {@code "name: value (expected: ...)"}. */
-final class Options {
-    private Options() {
+public final class Checks {
+    private Checks() {
     }
 
-    static String checkName(String what, String value) {
+    public static String checkName(String what, String value) {
         Objects.requireNonNull(value, what);
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
@@ -20,7 +20,22 @@ final class Options {
         return value;
     }
 
-    static Duration checkPositive(String what, Duration d) {
+    public static int atLeast(String what, int n, int min) {
+        if (n < min) {
+            throw new IllegalArgumentException(what + ": " + n + " (expected: >= " + min + ")");
+        }
+        return n;
+    }
+
+    public static Duration notNegative(String what, Duration d) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(what + ": " + d + " (expected: >= 0)");
+        }
+        return d;
+    }
+
+    public static Duration checkPositive(String what, Duration d) {
         Objects.requireNonNull(d, what);
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
