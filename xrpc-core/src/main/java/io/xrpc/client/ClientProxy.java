@@ -1,12 +1,17 @@
 package io.xrpc.client;
 
+import io.xrpc.cluster.Attempts;
+import io.xrpc.cluster.Cluster;
 import io.xrpc.common.Endpoint;
+import io.xrpc.common.Idempotent;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
+import io.xrpc.loadbalance.LoadBalancer;
+import io.xrpc.registry.ServiceInstance;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.netty.NettyClientTransport;
 import io.xrpc.transport.netty.NettyTransport;
@@ -14,14 +19,15 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The invocation handler behind a service proxy. Every interface method is parsed once, when the
@@ -29,32 +35,40 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code Object} methods are answered locally and default methods run locally.
  */
 final class ClientProxy implements InvocationHandler {
-    /** Extra wait beyond a call's deadline before a blocked caller gives up on its own. */
+    /** Extra wait beyond a call's last deadline before a blocked caller gives up on its own. */
     private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Class<?> iface;
     private final ServiceKey key;
     private final Map<Method, ClientMethod> methods;
-    private final List<Endpoint> addresses;
-    private final AtomicInteger nextAddress = new AtomicInteger();
+    private final Map<MethodDescriptor, ClientMethod> byDescriptor;
+    private final Directory directory;
     private final Serializer serializer;
     private final Compressor compressor;
     private final List<ClientInterceptor> interceptors;
     private final NettyClientTransport transport;
+    private final LoadBalancer loadBalancer;
+    private final Cluster cluster;
+    private final int retries;
+    private final Attempts attempts = new ProxyAttempts();
 
-    record ClientMethod(MethodDescriptor descriptor, NettyClientTransport.CallTarget target, long timeoutMillis) {
+    record ClientMethod(MethodDescriptor descriptor, NettyClientTransport.CallTarget target, long timeoutMillis,
+                        boolean idempotent) {
     }
 
-    ClientProxy(Class<?> iface, ServiceKey key, List<Endpoint> addresses, Serializer serializer, Compressor compressor,
+    ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                NettyClientTransport transport) {
+                NettyClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
         this.iface = iface;
         this.key = key;
-        this.addresses = List.copyOf(addresses);
+        this.directory = directory;
         this.serializer = serializer;
         this.compressor = compressor;
         this.interceptors = List.copyOf(interceptors);
         this.transport = transport;
+        this.loadBalancer = loadBalancer;
+        this.cluster = cluster;
+        this.retries = retries;
         Map<Method, ClientMethod> m = new HashMap<>();
         String serviceKey = key.toString();
         for (Method method : iface.getMethods()) {
@@ -64,9 +78,12 @@ final class ClientProxy implements InvocationHandler {
             MethodDescriptor d = MethodDescriptor.of(method);
             Duration t = methodTimeouts.getOrDefault(method.getName(), timeout);
             m.put(method, new ClientMethod(d, NettyClientTransport.CallTarget.of(serviceKey, d.signature(),
-                    d.resultType()), t.toMillis()));
+                    d.resultType()), t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
         }
         this.methods = Map.copyOf(m);
+        Map<MethodDescriptor, ClientMethod> bd = new java.util.IdentityHashMap<>();
+        m.values().forEach(cm -> bd.put(cm.descriptor(), cm));
+        this.byDescriptor = bd;
     }
 
     @Override
@@ -87,7 +104,10 @@ final class ClientProxy implements InvocationHandler {
         }
         CompletableFuture<Object> f = call(m, inv);
         try {
-            return f.get(deadline - System.nanoTime() + GRACE_NANOS, TimeUnit.NANOSECONDS);
+            // Each failover attempt has its own deadline; wait for all of them, then a little more.
+            long bound = TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()) * (1L + retries) + GRACE_NANOS;
+            return f.get(deadline - System.nanoTime() + bound - TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()),
+                    TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw onCallerThread(e.getCause());
         } catch (TimeoutException e) {
@@ -123,14 +143,71 @@ final class ClientProxy implements InvocationHandler {
     }
 
     private CompletableFuture<Object> send(ClientMethod m, Invocation inv) {
-        if (addresses.isEmpty()) {
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAVAILABLE, "no provider address for "
-                    + key + " (expected: ReferenceOptions.address(\"host:port\"))"));
+        return cluster.invoke(inv, attempts);
+    }
+
+    /** The reference as its cluster strategy sees it. */
+    private final class ProxyAttempts implements Attempts {
+        @Override
+        public ServiceInstance select(Invocation inv, Set<Endpoint> excluded) {
+            List<ServiceInstance> all = directory.instances();
+            List<ServiceInstance> usable = all;
+            // Drop what the caller excluded, what does not take our serializer, and (while others
+            // remain) what is set aside after failed connects; allocate only when dropping.
+            for (int i = 0; i < all.size(); i++) {
+                ServiceInstance c = all.get(i);
+                if (excluded.contains(c.endpoint()) || !c.accepts(serializer.name())
+                        || transport.isSetAside(c.endpoint())) {
+                    usable = filter(all, excluded);
+                    break;
+                }
+            }
+            if (usable.isEmpty()) {
+                throw new RpcException(RpcStatus.UNAVAILABLE, all.isEmpty()
+                        ? "no provider for " + key + directory.emptyReason()
+                        : "no provider for " + key + " left to try (tried " + excluded + ")");
+            }
+            ServiceInstance chosen = loadBalancer.select(usable, inv);
+            inv.remote(chosen.endpoint());
+            return chosen;
         }
-        Endpoint ep = addresses.size() == 1 ? addresses.get(0)
-                : addresses.get(Math.floorMod(nextAddress.getAndIncrement(), addresses.size()));
-        inv.remote(ep);
-        return transport.send(inv, m.target(), ep, serializer, compressor, m.timeoutMillis());
+
+        private List<ServiceInstance> filter(List<ServiceInstance> all, Set<Endpoint> excluded) {
+            List<ServiceInstance> healthy = new ArrayList<>(all.size());
+            List<ServiceInstance> setAside = new ArrayList<>(2);
+            for (ServiceInstance c : all) {
+                if (excluded.contains(c.endpoint()) || !c.accepts(serializer.name())) {
+                    continue;
+                }
+                (transport.isSetAside(c.endpoint()) ? setAside : healthy).add(c);
+            }
+            // Providers set aside are probed again when nothing else is left.
+            return healthy.isEmpty() ? setAside : healthy;
+        }
+
+        @Override
+        public CompletableFuture<Object> send(Invocation inv, ServiceInstance target) {
+            ClientMethod m = byDescriptor.get(inv.method());
+            inv.remote(target.endpoint());
+            return transport.send(inv, m.target(), target.endpoint(), serializer, compressor, m.timeoutMillis());
+        }
+
+        @Override
+        public Invocation nextAttempt(Invocation inv) {
+            ClientMethod m = byDescriptor.get(inv.method());
+            return new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null,
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()));
+        }
+
+        @Override
+        public int retries() {
+            return retries;
+        }
+
+        @Override
+        public boolean isIdempotent(Invocation inv) {
+            return byDescriptor.get(inv.method()).idempotent();
+        }
     }
 
     /** A fresh exception whose stack trace shows the caller, not the event loop that failed the call. */
@@ -152,7 +229,7 @@ final class ClientProxy implements InvocationHandler {
                 case "hashCode":
                     return System.identityHashCode(proxy);
                 case "toString":
-                    return "XRpcProxy[" + key + " -> " + addresses + ", " + serializer.name() + "/" + compressor.name() + "]";
+                    return "XRpcProxy[" + key + " -> " + directory + ", " + serializer.name() + "/" + compressor.name() + "]";
                 default:
                     throw new UnsupportedOperationException(method.toString());
             }

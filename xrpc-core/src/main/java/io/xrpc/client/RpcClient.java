@@ -1,10 +1,18 @@
 package io.xrpc.client;
 
+import io.xrpc.cluster.Cluster;
+import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.internal.Checks;
+import io.xrpc.internal.NamedExtensions;
+import io.xrpc.loadbalance.LoadBalancer;
+import io.xrpc.loadbalance.LoadBalancerProvider;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.registry.ServiceInstance;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
@@ -13,8 +21,11 @@ import io.xrpc.transport.netty.NettyClientTransport;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Makes proxies that call remote services. One client holds the event loops, connections and
@@ -39,6 +50,11 @@ public final class RpcClient implements AutoCloseable {
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
     private final NettyClientTransport transport;
+    private final ServiceDiscovery discovery;
+    private final boolean ownsDiscovery;
+    private final NamedExtensions<LoadBalancerProvider> loadBalancers;
+    private final NamedExtensions<Cluster> clusters;
+    private final List<Directory> directories = new CopyOnWriteArrayList<>();
 
     private RpcClient(Builder b) {
         this.config = b;
@@ -48,9 +64,30 @@ public final class RpcClient implements AutoCloseable {
         // Fail at build time, with the list of known names, rather than on the first call.
         serializers.get(b.serializer);
         compressors.get(b.compressor);
+        ClassLoader loader = RpcClient.class.getClassLoader();
+        this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class, loader,
+                LoadBalancerProvider::name, LoadBalancerProvider::priority);
+        this.clusters = NamedExtensions.load("cluster", Cluster.class, loader, Cluster::name, Cluster::priority);
         this.transport = new NettyClientTransport(new NettyClientTransport.Settings(b.ioThreads,
                 b.connectionsPerEndpoint, b.connectTimeout, b.maxFrameLength, b.heartbeatInterval, b.compressThreshold,
                 b.maxPendingCalls, b.reconnectBackoff, b.maxReconnectBackoff), compressors);
+        if (b.discovery != null) {
+            this.discovery = b.discovery;
+            this.ownsDiscovery = false;
+        } else if (b.registryAddress != null) {
+            ServiceDiscovery d;
+            try {
+                d = Registries.create(b.registryAddress);
+            } catch (RuntimeException e) {
+                transport.close();
+                throw e;
+            }
+            this.discovery = d;
+            this.ownsDiscovery = true;
+        } else {
+            this.discovery = null;
+            this.ownsDiscovery = false;
+        }
     }
 
     public static Builder builder() {
@@ -71,11 +108,33 @@ public final class RpcClient implements AutoCloseable {
         }
         Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
         Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
+        Cluster cluster = clusters.get(options.cluster());
+        LoadBalancer balancer = loadBalancers.get(options.loadBalancer()).create(new LoadBalancerProvider.Context() {
+            @Override
+            public int activeCalls(Endpoint endpoint) {
+                return transport.activeCalls(endpoint);
+            }
+
+            @Override
+            public int[] hashArguments() {
+                return options.hashArguments();
+            }
+        });
+        ServiceKey key = ServiceKey.of(serviceInterface, options.version(), options.group());
+        Directory directory;
+        if (!options.addresses().isEmpty()) {
+            directory = Directory.fixed(key, options.addresses());
+        } else if (discovery != null) {
+            directory = Directory.discovered(key, discovery, this::pruneConnections);
+        } else {
+            throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
+                    + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
+        }
+        directories.add(directory);
         allowList.allowTypesOf(serviceInterface);
-        ClientProxy handler = new ClientProxy(serviceInterface,
-                ServiceKey.of(serviceInterface, options.version(), options.group()), options.addresses(), serializer,
+        ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
                 compressor, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
-                config.interceptors, transport);
+                config.interceptors, transport, balancer, cluster, options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
     }
@@ -95,10 +154,30 @@ public final class RpcClient implements AutoCloseable {
         return transport.openConnections();
     }
 
-    /** Fails pending calls with {@link io.xrpc.common.RpcStatus#CANCELLED} and releases every resource. */
+    /** Closes connections to providers no reference lists any more (they left the registry). */
+    private void pruneConnections() {
+        Set<Endpoint> keep = new HashSet<>();
+        for (Directory d : directories) {
+            for (ServiceInstance i : d.instances()) {
+                keep.add(i.endpoint());
+            }
+        }
+        transport.retainOnly(keep);
+    }
+
+    /**
+     * Fails pending calls with {@link io.xrpc.common.RpcStatus#CANCELLED} and releases every
+     * resource, including the registry connection if this client opened it.
+     */
     @Override
     public void close() {
+        for (Directory d : directories) {
+            d.close();
+        }
         transport.close();
+        if (ownsDiscovery) {
+            discovery.close();
+        }
     }
 
     /** Client-wide settings; every one has a default. Not thread-safe. */
@@ -117,8 +196,28 @@ public final class RpcClient implements AutoCloseable {
         private Duration maxReconnectBackoff = Duration.ofSeconds(10);
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
+        private String registryAddress;
+        private ServiceDiscovery discovery;
 
         private Builder() {
+        }
+
+        /**
+         * Finds providers in the registry at {@code address} ({@code zookeeper://host:2181,...},
+         * {@code host:2181} or {@code embedded}); the client connects at build time and closes it
+         * with itself. References with direct addresses ignore it.
+         */
+        public Builder registry(String address) {
+            this.registryAddress = Objects.requireNonNull(address, "address");
+            this.discovery = null;
+            return this;
+        }
+
+        /** Finds providers through {@code discovery}, which the caller keeps and closes. */
+        public Builder registry(ServiceDiscovery discovery) {
+            this.discovery = Objects.requireNonNull(discovery, "discovery");
+            this.registryAddress = null;
+            return this;
         }
 
         /** Default serializer of references that do not name one: {@code kryo}. */

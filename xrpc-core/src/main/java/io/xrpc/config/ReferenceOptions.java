@@ -24,6 +24,10 @@ public final class ReferenceOptions {
     private final String serializer;
     private final String compressor;
     private final List<Endpoint> addresses;
+    private final String loadBalancer;
+    private final String cluster;
+    private final int retries;
+    private final int[] hashArguments;
 
     private ReferenceOptions(Builder b) {
         this.version = b.version;
@@ -33,6 +37,10 @@ public final class ReferenceOptions {
         this.serializer = b.serializer;
         this.compressor = b.compressor;
         this.addresses = List.copyOf(b.addresses);
+        this.loadBalancer = b.loadBalancer;
+        this.cluster = b.cluster;
+        this.retries = b.retries;
+        this.hashArguments = b.hashArguments.clone();
     }
 
     public static Builder builder() {
@@ -67,9 +75,32 @@ public final class ReferenceOptions {
         return compressor;
     }
 
-    /** Direct provider addresses; calls are spread over them round-robin. */
+    /**
+     * Direct provider addresses. When set, the client's registry is not consulted for this
+     * reference; the load balancer and cluster strategy still apply.
+     */
     public List<Endpoint> addresses() {
         return addresses;
+    }
+
+    /** Load balancer name: {@code random} (default), {@code round-robin}, {@code least-active}, {@code consistent-hash}. */
+    public String loadBalancer() {
+        return loadBalancer;
+    }
+
+    /** Cluster strategy name: {@code failover} (default), {@code failfast}, {@code failsafe}. */
+    public String cluster() {
+        return cluster;
+    }
+
+    /** Further attempts {@code failover} may make after the first: default 2. */
+    public int retries() {
+        return retries;
+    }
+
+    /** Argument positions that key {@code consistent-hash}: default the first. */
+    public int[] hashArguments() {
+        return hashArguments.clone();
     }
 
     public static final class Builder {
@@ -80,8 +111,40 @@ public final class ReferenceOptions {
         private String serializer;
         private String compressor;
         private final List<Endpoint> addresses = new ArrayList<>();
+        private String loadBalancer = "random";
+        private String cluster = "failover";
+        private int retries = 2;
+        private int[] hashArguments = {0};
 
         private Builder() {
+        }
+
+        public Builder loadBalancer(String name) {
+            this.loadBalancer = Objects.requireNonNull(name, "loadBalancer");
+            return this;
+        }
+
+        public Builder cluster(String name) {
+            this.cluster = Objects.requireNonNull(name, "cluster");
+            return this;
+        }
+
+        /** Further attempts after the first for {@code failover}; 0 disables retrying. */
+        public Builder retries(int retries) {
+            this.retries = Checks.atLeast("retries", retries, 0);
+            return this;
+        }
+
+        /** Argument positions (0-based) whose values key {@code consistent-hash}. */
+        public Builder hashArguments(int... positions) {
+            if (positions.length == 0) {
+                throw new IllegalArgumentException("hashArguments: none (expected: at least one position)");
+            }
+            for (int p : positions) {
+                Checks.atLeast("hashArguments position", p, 0);
+            }
+            this.hashArguments = positions.clone();
+            return this;
         }
 
         public Builder version(String version) {

@@ -1,11 +1,16 @@
 package io.xrpc.protocol;
 
-/** The kind of frame, byte 3 of the header. Codes 5-255 are free for later kinds. */
+/** The kind of frame, byte 3 of the header. Codes 6-255 are free for later kinds. */
 public enum MessageType {
     REQUEST(1),
     RESPONSE(2),
     HEARTBEAT_PING(3),
-    HEARTBEAT_PONG(4);
+    HEARTBEAT_PONG(4),
+    /**
+     * Server to client: this server is shutting down. Send no new calls on this connection; close
+     * it once the calls already sent have their answers.
+     */
+    GOAWAY(5);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

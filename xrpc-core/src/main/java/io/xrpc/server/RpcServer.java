@@ -6,6 +6,10 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.internal.Checks;
+import io.xrpc.internal.LocalAddress;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.ServiceInstance;
+import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.SerializerRegistry;
@@ -13,7 +17,9 @@ import io.xrpc.transport.netty.NettyServerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.SynchronousQueue;
@@ -42,6 +48,10 @@ public final class RpcServer implements AutoCloseable {
     private final ServiceDispatcher dispatcher;
     private final NettyServerTransport transport;
     private final ClassAllowList allowList;
+    private final ServiceRegistry registry;
+    private final boolean ownsRegistry;
+    private final Map<ServiceKey, ServiceInstance> registered = new ConcurrentHashMap<>();
+    private final Map<ServiceKey, ServiceOptions> exported = new ConcurrentHashMap<>();
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -50,7 +60,17 @@ public final class RpcServer implements AutoCloseable {
         this.allowList = b.allowList;
         this.dispatcher = new ServiceDispatcher(b.interceptors, allowList);
         for (Export<?> e : b.exports) {
-            e.exportTo(dispatcher);
+            exported.put(e.exportTo(dispatcher), e.options());
+        }
+        if (b.registry != null) {
+            this.registry = b.registry;
+            this.ownsRegistry = false;
+        } else if (b.registryAddress != null) {
+            this.registry = Registries.create(b.registryAddress);
+            this.ownsRegistry = true;
+        } else {
+            this.registry = null;
+            this.ownsRegistry = false;
         }
         BlockingQueue<Runnable> queue = b.executorQueue == 0 ? new SynchronousQueue<>()
                 : new ArrayBlockingQueue<>(b.executorQueue);
@@ -78,17 +98,50 @@ public final class RpcServer implements AutoCloseable {
             throw new IllegalStateException("interrupted while binding " + config.host + ":" + config.port, e);
         }
         started = true;
+        // Only now, listening, may consumers hear of us.
+        exported.forEach(this::register);
         return this;
     }
 
-    /** Exports another service on the running (or not yet started) server. */
-    public <T> ServiceKey export(Class<T> serviceInterface, T implementation, ServiceOptions options) {
-        return dispatcher.export(serviceInterface, implementation, options);
+    /** Exports another service; on a started server it is registered at once. */
+    public synchronized <T> ServiceKey export(Class<T> serviceInterface, T implementation, ServiceOptions options) {
+        ServiceKey key = dispatcher.export(serviceInterface, implementation, options);
+        exported.put(key, options);
+        if (started) {
+            register(key, options);
+        }
+        return key;
     }
 
-    /** Stops serving a service; its calls then fail with SERVICE_NOT_FOUND. */
-    public boolean unexport(ServiceKey key) {
+    /** Unregisters a service, then stops serving it; its calls then fail with SERVICE_NOT_FOUND. */
+    public synchronized boolean unexport(ServiceKey key) {
+        ServiceInstance instance = registered.remove(key);
+        if (instance != null) {
+            registry.unregister(instance);
+        }
+        exported.remove(key);
         return dispatcher.unexport(key);
+    }
+
+    private void register(ServiceKey key, ServiceOptions options) {
+        if (registry == null) {
+            return;
+        }
+        ServiceInstance instance = new ServiceInstance(key, advertisedEndpoint(), options.weight(),
+                options.serializers(), options.metadata());
+        registry.register(instance);
+        registered.put(key, instance);
+    }
+
+    /** The address registered for consumers: {@code advertisedHost} and the bound port. */
+    public Endpoint advertisedEndpoint() {
+        Endpoint bound = transport.endpoint();
+        if (bound == null) {
+            throw new IllegalStateException("server not started");
+        }
+        String host = config.advertisedHost != null ? config.advertisedHost
+                : LocalAddress.isWildcard(bound.host()) ? LocalAddress.pick() : bound.host();
+        return new Endpoint(host, bound.port());
     }
 
     /**
@@ -100,7 +153,7 @@ public final class RpcServer implements AutoCloseable {
         if (e == null) {
             throw new IllegalStateException("server not started");
         }
-        if (e.host().equals("0.0.0.0") || e.host().equals("::") || e.host().equals("0:0:0:0:0:0:0:0")) {
+        if (LocalAddress.isWildcard(e.host())) {
             return new Endpoint("127.0.0.1", e.port());
         }
         return e;
@@ -137,7 +190,19 @@ public final class RpcServer implements AutoCloseable {
             }
             closed = true;
         }
+        // Consumers stop routing here first; the delay lets their watches catch up.
+        for (ServiceInstance instance : registered.values()) {
+            try {
+                registry.unregister(instance);
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(RpcServer.class).warn("Could not unregister {}", instance, e);
+            }
+        }
+        registered.clear();
         try {
+            if (registry != null && !config.unregisterDelay.isZero()) {
+                Thread.sleep(config.unregisterDelay.toMillis());
+            }
             int left = transport.close(config.shutdownGrace);
             if (left > 0) {
                 org.slf4j.LoggerFactory.getLogger(RpcServer.class).warn(
@@ -146,6 +211,10 @@ public final class RpcServer implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            if (ownsRegistry) {
+                registry.close();
+            }
         }
     }
 
@@ -154,8 +223,8 @@ public final class RpcServer implements AutoCloseable {
     }
 
     private record Export<T>(Class<T> type, T implementation, ServiceOptions options) {
-        void exportTo(ServiceDispatcher d) {
-            d.export(type, implementation, options);
+        ServiceKey exportTo(ServiceDispatcher d) {
+            return d.export(type, implementation, options);
         }
     }
 
@@ -173,8 +242,49 @@ public final class RpcServer implements AutoCloseable {
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private final List<Export<?>> exports = new ArrayList<>();
+        private String registryAddress;
+        private ServiceRegistry registry;
+        private String advertisedHost;
+        private Duration unregisterDelay = Duration.ZERO;
 
         private Builder() {
+        }
+
+        /**
+         * Registers every exported service in the registry at {@code address}
+         * ({@code zookeeper://host:2181,...}, {@code host:2181} or {@code embedded}) once the server
+         * listens; the server opens the registry at build time and closes it with itself.
+         */
+        public Builder registry(String address) {
+            this.registryAddress = Objects.requireNonNull(address, "address");
+            this.registry = null;
+            return this;
+        }
+
+        /** Registers through {@code registry}, which the caller keeps and closes. */
+        public Builder registry(ServiceRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+            this.registryAddress = null;
+            return this;
+        }
+
+        /**
+         * The host consumers are told to connect to. Default: the bound host, or when bound to
+         * every interface, the first private IPv4 address of an interface that is up (loopback if
+         * there is none).
+         */
+        public Builder advertisedHost(String host) {
+            this.advertisedHost = Objects.requireNonNull(host, "advertisedHost");
+            return this;
+        }
+
+        /**
+         * How long {@link RpcServer#close()} waits between unregistering and draining, so that
+         * consumers' watches see the provider leave before it stops answering: default 0.
+         */
+        public Builder unregisterDelay(Duration delay) {
+            this.unregisterDelay = Checks.notNegative("unregisterDelay", delay);
+            return this;
         }
 
         /** Address to bind: default {@code 0.0.0.0} (every interface). */

@@ -9,6 +9,13 @@ public interface GateService {
 
     CompletableFuture<String> passAsync(String tag);
 
+    /** Like {@link #pass} but safe to run twice, so failover may retry it after a timeout. */
+    @io.xrpc.common.Idempotent
+    String passIdempotent(String tag);
+
+    /** Returns a tag naming the provider that ran it. */
+    String whoAmI();
+
     String quick(String s);
 
     /** Takes any object: what the allow-list must guard. */

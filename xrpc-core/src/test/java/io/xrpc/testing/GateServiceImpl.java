@@ -13,6 +13,26 @@ public class GateServiceImpl implements GateService {
     /** One permit per call that has entered {@link #pass}. */
     public final Semaphore entered = new Semaphore(0);
     public final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    private final String name;
+
+    public GateServiceImpl() {
+        this("provider");
+    }
+
+    public GateServiceImpl(String name) {
+        this.name = name;
+    }
+
+    @Override
+    public String passIdempotent(String tag) {
+        return pass(tag) + "@" + name;
+    }
+
+    @Override
+    public String whoAmI() {
+        runs.computeIfAbsent("whoAmI", t -> new AtomicInteger()).incrementAndGet();
+        return name;
+    }
 
     @Override
     public String pass(String tag) {

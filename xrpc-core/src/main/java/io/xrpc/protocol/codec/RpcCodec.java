@@ -103,7 +103,8 @@ public final class RpcCodec {
         return buf;
     }
 
-    public static ByteBuf encodeHeartbeat(ByteBufAllocator alloc, MessageType type) {
+    /** A frame with an empty body: heartbeat ping or pong, or GOAWAY. */
+    public static ByteBuf encodeControl(ByteBufAllocator alloc, MessageType type) {
         ByteBuf buf = alloc.ioBuffer(HEADER_LENGTH);
         writeHeader(buf, type, (byte) 0, IdentityCompressor.ID, (byte) 0, 0L, 0);
         return buf;

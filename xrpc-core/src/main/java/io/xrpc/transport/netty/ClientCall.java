@@ -39,6 +39,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     private volatile int done;
     private volatile ByteBuf frame;
     volatile ClientConnection connection;
+    /** Set once the call counts as active on its provider. */
+    volatile EndpointPool pool;
     volatile Timeout timeout;
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
@@ -101,6 +103,9 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         ClientConnection c = connection;
         if (c != null) {
             c.pending.remove(id, this);
+            if (c.goingAway) {
+                c.closeIfDrained();
+            }
         }
         Timeout t = timeout;
         if (t != null) {
@@ -109,6 +114,10 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         ByteBuf f = FRAME.getAndSet(this, null);
         if (f != null) {
             f.release();
+        }
+        EndpointPool p = pool;
+        if (p != null) {
+            p.active.decrementAndGet();
         }
         transport.callEnded();
         return true;

@@ -31,8 +31,10 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
         try {
             if (frame.type() == MessageType.RESPONSE) {
                 onResponse(frame);
+            } else if (frame.type() == MessageType.GOAWAY) {
+                connection.goAway();
             } else if (frame.type() == MessageType.HEARTBEAT_PING) {
-                connection.writes.enqueue(RpcCodec.encodeHeartbeat(ctx.alloc(), MessageType.HEARTBEAT_PONG));
+                connection.writes.enqueue(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PONG));
             }
         } finally {
             frame.release();

@@ -12,6 +12,8 @@ final class ClientConnection {
     final Channel channel;
     final WriteQueue writes;
     final ConcurrentHashMap<Long, ClientCall> pending = new ConcurrentHashMap<>();
+    /** Set when the server said GOAWAY: no new calls here; closed once the pending ones end. */
+    volatile boolean goingAway;
 
     ClientConnection(Endpoint endpoint, Channel channel) {
         this.endpoint = endpoint;
@@ -19,8 +21,21 @@ final class ClientConnection {
         this.writes = new WriteQueue(channel);
     }
 
+    /** Open and not going away: fit for new calls. */
     boolean isActive() {
-        return channel.isActive();
+        return !goingAway && channel.isActive();
+    }
+
+    /** The server is shutting down: stop using this connection, close it when it has drained. */
+    void goAway() {
+        goingAway = true;
+        closeIfDrained();
+    }
+
+    void closeIfDrained() {
+        if (goingAway && pending.isEmpty()) {
+            channel.close();
+        }
     }
 
     /** Registers the call and queues its frame. */

@@ -28,6 +28,12 @@ final class EndpointPool {
     private final NettyClientTransport.Settings settings;
     private final Slot[] slots;
     private final AtomicInteger next = new AtomicInteger();
+    /** Calls to this provider in flight, for the least-active balancer. */
+    final AtomicInteger active = new AtomicInteger();
+    /** Set while {@link NettyClientTransport#retainOnly} removes this pool; senders then skip it. */
+    volatile boolean retired;
+    /** Until when (nanoTime) the last connect failure sets this provider aside; 0 when healthy. */
+    private volatile long setAsideUntil;
 
     EndpointPool(Endpoint endpoint, Bootstrap bootstrap, NettyClientTransport.Settings settings) {
         this.endpoint = endpoint;
@@ -51,6 +57,21 @@ final class EndpointPool {
 
     CompletableFuture<ClientConnection> connect(int slot) {
         return slots[slot].connect();
+    }
+
+    /** True while a recent connect failure's backoff runs: callers should prefer other providers. */
+    boolean isSetAside() {
+        long until = setAsideUntil;
+        return until != 0 && until - System.nanoTime() > 0;
+    }
+
+    void close() {
+        for (Slot s : slots) {
+            ClientConnection c = s.current;
+            if (c != null) {
+                c.channel.close();
+            }
+        }
     }
 
     int openConnections() {
@@ -109,6 +130,7 @@ final class EndpointPool {
                         Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
                         ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
                         failures = 0;
+                        setAsideUntil = 0;
                         current = conn;
                         connecting.set(null);
                         mine.complete(conn);
@@ -119,6 +141,7 @@ final class EndpointPool {
                         long backoff = Math.min(settings.maxReconnectBackoff().toNanos(),
                                 settings.reconnectBackoff().toNanos() << Math.min(n - 1, 20));
                         nextAttemptNanos = System.nanoTime() + backoff;
+                        setAsideUntil = nextAttemptNanos;
                         connecting.set(null);
                         mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, "cannot connect to "
                                 + endpoint + ": " + f.cause() + "; not sent", f.cause()));

@@ -22,7 +22,7 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent e) {
             if (e.state() == IdleState.WRITER_IDLE) {
-                ctx.writeAndFlush(RpcCodec.encodeHeartbeat(ctx.alloc(), MessageType.HEARTBEAT_PING), ctx.voidPromise());
+                ctx.writeAndFlush(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PING), ctx.voidPromise());
             } else if (e.state() == IdleState.READER_IDLE) {
                 log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
                         ctx.channel());

@@ -126,6 +126,18 @@ public final class NettyClientTransport {
         }
         ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
                 target.resultType(), frame);
+        EndpointPool pool;
+        for (;;) {
+            pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
+            // Counted before anything can end the call, so that end() always uncounts it.
+            pool.active.incrementAndGet();
+            if (!pool.retired) {
+                break;
+            }
+            pool.active.decrementAndGet(); // retainOnly() is removing it: take the next one
+            Thread.onSpinWait();
+        }
+        call.pool = pool;
         try {
             call.timeout = timer.newTimeout(call, remainingNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
@@ -133,7 +145,6 @@ public final class NettyClientTransport {
             call.fail(new RpcException(RpcStatus.CANCELLED, target.description() + ": not sent: " + e.getMessage(), e));
             return call.future;
         }
-        EndpointPool pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
         int slot = pool.nextSlot();
         ClientConnection c = pool.ready(slot);
         if (c != null) {
@@ -148,6 +159,40 @@ public final class NettyClientTransport {
             });
         }
         return call.future;
+    }
+
+    /** Calls to {@code endpoint} in flight from this client. */
+    public int activeCalls(Endpoint endpoint) {
+        EndpointPool p = pools.get(endpoint);
+        return p == null ? 0 : p.active.get();
+    }
+
+    /** Whether connecting to {@code endpoint} failed recently and its reconnect backoff still runs. */
+    public boolean isSetAside(Endpoint endpoint) {
+        EndpointPool p = pools.get(endpoint);
+        return p != null && p.isSetAside();
+    }
+
+    /**
+     * Closes the connections of providers not in {@code keep} that have no call in flight, so
+     * that providers which left the registry do not hold sockets and memory forever.
+     */
+    public void retainOnly(java.util.Set<Endpoint> keep) {
+        for (java.util.Map.Entry<Endpoint, EndpointPool> e : pools.entrySet()) {
+            EndpointPool p = e.getValue();
+            if (keep.contains(e.getKey()) || p.active.get() != 0) {
+                continue;
+            }
+            // Retire first, then look again: a sender that counted itself before seeing the flag
+            // keeps the pool alive; one that sees it goes and makes a new pool.
+            p.retired = true;
+            if (p.active.get() == 0) {
+                pools.remove(e.getKey(), p);
+                p.close();
+            } else {
+                p.retired = false;
+            }
+        }
     }
 
     void callEnded() {

@@ -11,6 +11,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.xrpc.common.Endpoint;
 import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.server.ServiceDispatcher;
 import java.net.InetSocketAddress;
@@ -92,9 +94,10 @@ public final class NettyServerTransport {
     }
 
     /**
-     * Stops accepting, answers new requests on open connections with UNAVAILABLE (safe to retry
-     * elsewhere), waits up to {@code grace} for calls in flight to be answered, then closes
-     * every connection and stops the threads.
+     * Stops accepting and tells every client GOAWAY, so they send no new calls here and close
+     * their connections once their calls are answered; requests that were already on the wire
+     * are answered UNAVAILABLE (safe to retry elsewhere). Waits up to {@code grace} for the calls
+     * in flight and for clients to close, then closes what is left and stops the threads.
      *
      * @return the number of calls still unanswered when the grace period ended
      */
@@ -102,6 +105,11 @@ public final class NettyServerTransport {
         draining = true;
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
+        }
+        if (children != null) {
+            for (Channel ch : children) {
+                ch.writeAndFlush(RpcCodec.encodeControl(ch.alloc(), MessageType.GOAWAY));
+            }
         }
         long deadline = System.nanoTime() + grace.toNanos();
         synchronized (inFlight) {
@@ -115,11 +123,14 @@ public final class NettyServerTransport {
         }
         int unanswered = inFlight.get();
         if (children != null) {
+            // Clients close their side once drained; give them what is left of the grace.
+            long left = Math.max(0, deadline - System.nanoTime());
+            children.newCloseFuture().await(TimeUnit.NANOSECONDS.toMillis(left) + 1, TimeUnit.MILLISECONDS);
             // Responses queued just now are flushed by their write task before the close runs.
             for (Channel ch : children) {
                 ch.eventLoop().execute(ch::close);
             }
-            children.newCloseFuture().await(Math.max(1000, grace.toMillis()), TimeUnit.MILLISECONDS);
+            children.newCloseFuture().await(5, TimeUnit.SECONDS);
         }
         executor.shutdownNow();
         if (workers != null) {

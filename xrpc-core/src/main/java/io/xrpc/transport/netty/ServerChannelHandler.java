@@ -62,7 +62,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
             case REQUEST -> onRequest(ctx, frame);
             case HEARTBEAT_PING -> {
                 frame.release();
-                writes.enqueue(RpcCodec.encodeHeartbeat(ctx.alloc(), MessageType.HEARTBEAT_PONG));
+                writes.enqueue(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PONG));
             }
             default -> frame.release();
         }

@@ -1,0 +1,76 @@
+package io.xrpc.client;
+
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.registry.ServiceInstance;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The providers of one reference: fixed addresses, or a registry subscription's last known list. */
+interface Directory extends AutoCloseable {
+
+    /** The current providers; an immutable list, replaced (not changed) when providers change. */
+    List<ServiceInstance> instances();
+
+    /** Why the list is empty, appended to the "no provider for ..." message. */
+    String emptyReason();
+
+    @Override
+    void close();
+
+    static Directory fixed(ServiceKey key, List<Endpoint> addresses) {
+        List<ServiceInstance> list = new ArrayList<>();
+        for (Endpoint e : addresses) {
+            list.add(ServiceInstance.of(key, e));
+        }
+        List<ServiceInstance> instances = List.copyOf(list);
+        return new Directory() {
+            @Override
+            public List<ServiceInstance> instances() {
+                return instances;
+            }
+
+            @Override
+            public String emptyReason() {
+                return " (no address given)";
+            }
+
+            @Override
+            public void close() {
+            }
+
+            @Override
+            public String toString() {
+                return addresses.toString();
+            }
+        };
+    }
+
+    /** Follows {@code key} in {@code discovery}; {@code onChange} runs after every update. */
+    static Directory discovered(ServiceKey key, ServiceDiscovery discovery, Runnable onChange) {
+        ServiceDiscovery.Subscription sub = discovery.subscribe(key, list -> onChange.run());
+        return new Directory() {
+            @Override
+            public List<ServiceInstance> instances() {
+                return sub.instances();
+            }
+
+            @Override
+            public String emptyReason() {
+                return discovery.isConnected() ? " in the registry"
+                        : " known yet: the registry is not connected";
+            }
+
+            @Override
+            public void close() {
+                sub.close();
+            }
+
+            @Override
+            public String toString() {
+                return "registry";
+            }
+        };
+    }
+}

@@ -1,0 +1,38 @@
+package io.xrpc.registry;
+
+import io.xrpc.common.ServiceKey;
+import java.util.List;
+
+/**
+ * Where consumers find providers. A subscription keeps the last known list in memory: while the
+ * registry is unreachable it keeps reporting what it last saw, so calls go on to known providers.
+ */
+public interface ServiceDiscovery extends AutoCloseable {
+
+    /**
+     * Watches {@code key}. The listener receives the whole current list at once if it is known,
+     * then after every change; calls come from one thread at a time and must not block.
+     */
+    Subscription subscribe(ServiceKey key, Listener listener);
+
+    /** Whether the registry is reachable right now (an empty list then really means none). */
+    boolean isConnected();
+
+    @Override
+    void close();
+
+    /** Receives provider lists. */
+    @FunctionalInterface
+    interface Listener {
+        void onChange(List<ServiceInstance> instances);
+    }
+
+    /** A live subscription; closing it stops the listener. */
+    interface Subscription extends AutoCloseable {
+        /** The last known providers; empty until the first list arrived. */
+        List<ServiceInstance> instances();
+
+        @Override
+        void close();
+    }
+}

@@ -1,0 +1,150 @@
+package io.xrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import io.xrpc.testing.TypesService;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Cluster strategies over direct addresses; the registry module repeats failover through ZooKeeper. */
+class ClusterTest {
+
+    private static RpcServer provider(GateServiceImpl impl) {
+        return RpcServer.builder().host("127.0.0.1").service(GateService.class, impl).build().start();
+    }
+
+    private static int deadPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort(); // closed again: connecting to it is refused
+        }
+    }
+
+    @Test
+    void failoverLosesNoCallWhenOneOfTwoProvidersStopsUnderLoad() throws Exception {
+        GateServiceImpl a = new GateServiceImpl("a");
+        GateServiceImpl b = new GateServiceImpl("b");
+        a.gate.countDown();
+        b.gate.countDown();
+        RpcServer pa = provider(a);
+        try (RpcServer pb = provider(b); RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(pa.endpoint())
+                    .address(pb.endpoint()).loadBalancer("round-robin").timeout(Duration.ofSeconds(10)).build());
+            int threads = 16;
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger failures = new AtomicInteger();
+            Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
+            Map<String, AtomicInteger> servedBy = new ConcurrentHashMap<>();
+            CountDownLatch warm = new CountDownLatch(threads * 50);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> loops = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                loops.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        try {
+                            servedBy.computeIfAbsent(s.whoAmI(), k -> new AtomicInteger()).incrementAndGet();
+                        } catch (RpcException e) {
+                            failures.incrementAndGet();
+                            errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
+                                    .incrementAndGet();
+                        }
+                        warm.countDown();
+                    }
+                    return null;
+                }));
+            }
+            assertThat(warm.await(30, TimeUnit.SECONDS)).isTrue();
+            pa.close(); // graceful: in-flight calls finish, later ones are refused and fail over
+            int afterStop = servedBy.get("b").get();
+            while (servedBy.get("b").get() < afterStop + threads * 50) {
+                Thread.onSpinWait();
+            }
+            stop.set(true);
+            for (Future<?> f : loops) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertThat(failures.get()).as("failed calls: %s", errors).isZero();
+            assertThat(servedBy.get("a").get()).isPositive();
+            assertThat(servedBy.get("b").get()).isPositive();
+        }
+    }
+
+    @Test
+    void failoverRetriesATimeoutOnlyForIdempotentMethods() throws Exception {
+        GateServiceImpl stuck = new GateServiceImpl("stuck");
+        GateServiceImpl fine = new GateServiceImpl("fine");
+        fine.gate.countDown();
+        try (RpcServer p1 = provider(stuck); RpcServer p2 = provider(fine); RpcClient client = RpcClient.builder().build()) {
+            ReferenceOptions.Builder options = ReferenceOptions.builder().address(p1.endpoint()).address(p2.endpoint())
+                    .loadBalancer("round-robin").retries(1).timeout(Duration.ofMillis(300));
+            GateService s = client.proxy(GateService.class, options.build());
+            // Round robin starts with the first address: the stuck provider.
+            assertThat(s.passIdempotent("x")).isEqualTo("x@fine");
+            GateService s2 = client.proxy(GateService.class, options.build());
+            assertThatThrownBy(() -> s2.pass("y")).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+            assertThat(fine.runsOf("y")).as("a non-idempotent call is not run twice").isZero();
+            stuck.gate.countDown();
+        }
+    }
+
+    @Test
+    void deadProviderIsSetAsideSoFailfastCallsGoToTheLiveOne() throws Exception {
+        GateServiceImpl live = new GateServiceImpl("live");
+        try (RpcServer p = provider(live);
+             RpcClient client = RpcClient.builder().reconnectBackoff(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                     .build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder()
+                    .address("127.0.0.1:" + deadPort()).address(p.endpoint()).cluster("failfast").build());
+            int failures = 0;
+            for (int i = 0; i < 200; i++) {
+                try {
+                    assertThat(s.whoAmI()).isEqualTo("live");
+                } catch (RpcException e) {
+                    assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
+                    failures++;
+                }
+            }
+            // At most the first call to the dead address fails; it is then set aside for 5 s.
+            assertThat(failures).isLessThanOrEqualTo(1);
+            assertThat(live.runsOf("whoAmI")).isEqualTo(200 - failures);
+        }
+    }
+
+    @Test
+    void failsafeReturnsEmptyValuesAndFailfastTriesOnce() throws Exception {
+        int dead = deadPort();
+        try (RpcClient client = RpcClient.builder().build()) {
+            TypesService safe = client.proxy(TypesService.class, ReferenceOptions.builder()
+                    .address("127.0.0.1:" + dead).cluster("failsafe").build());
+            assertThat(safe.addInts(1, 2)).isZero();
+            assertThat(safe.not(true)).isFalse();
+            assertThat(safe.echo("x")).isNull();
+            assertThat(safe.list(List.of("a"))).isEmpty();
+            TypesService fast = client.proxy(TypesService.class, ReferenceOptions.builder()
+                    .address("127.0.0.1:" + dead).cluster("failfast").build());
+            assertThatThrownBy(() -> fast.echo("x")).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE));
+        }
+    }
+}

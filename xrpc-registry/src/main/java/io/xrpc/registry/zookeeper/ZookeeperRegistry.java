@@ -1,0 +1,305 @@
+package io.xrpc.registry.zookeeper;
+
+import io.xrpc.common.ServiceKey;
+import io.xrpc.registry.Registry;
+import io.xrpc.registry.RegistryConfig;
+import io.xrpc.registry.ServiceInstance;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Service registry and discovery on ZooKeeper through Curator.
+ *
+ * <p>Providers are EPHEMERAL nodes, so a provider that dies without a word disappears when its
+ * session times out. A registration is kept alive: after a session expiry it is created again,
+ * a node left by this provider's previous session is replaced rather than silently kept (it would
+ * vanish when that session's expiry is processed), and a node deleted by hand comes back.
+ *
+ * <p>Consumers watch with {@link CuratorCache} and keep the last list in memory: while ZooKeeper
+ * is unreachable nothing changes for them, and calls go on to the providers they know.
+ */
+public final class ZookeeperRegistry implements Registry {
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperRegistry.class);
+
+    private final String connectString;
+    private final String root;
+    private final CuratorFramework client;
+    private final Runnable onClose;
+    private final ExecutorService worker;
+    /** Path to node data of everything this registry keeps registered. */
+    private final Map<String, byte[]> registrations = new ConcurrentHashMap<>();
+    private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
+    private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    /**
+     * Connects and waits for the first session, failing after the configured connect timeout.
+     *
+     * @param onClose run after the client closed (the embedded server stops there)
+     */
+    public ZookeeperRegistry(RegistryConfig config, String connectString, Runnable onClose) {
+        this.connectString = connectString;
+        this.root = config.rootPath();
+        this.onClose = onClose;
+        this.worker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "xrpc-registry-" + connectString);
+            t.setDaemon(true);
+            return t;
+        });
+        this.client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
+                .connectionTimeoutMs((int) config.connectTimeout().toMillis())
+                .retryPolicy(new ExponentialBackoffRetry((int) config.retryBaseSleep().toMillis(), config.maxRetries()))
+                .build();
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.RECONNECTED) {
+                // A new session (after expiry) has none of our ephemeral nodes; an old one may.
+                worker.execute(this::ensureAll);
+            }
+            if (state == ConnectionState.LOST || state == ConnectionState.SUSPENDED) {
+                log.warn("ZooKeeper {} {}: consumers keep their last known providers", connectString, state);
+            }
+        });
+        client.start();
+        boolean connected;
+        try {
+            connected = client.blockUntilConnected((int) config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            connected = false;
+        }
+        if (!connected) {
+            client.close();
+            worker.shutdownNow();
+            throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString + " within "
+                    + config.connectTimeout().toMillis() + " ms");
+        }
+    }
+
+    /** The ZooKeeper connect string in use. */
+    public String connectString() {
+        return connectString;
+    }
+
+    /** The Curator client, for tests and tools that need to look at the nodes. */
+    public CuratorFramework curator() {
+        return client;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return client.getZookeeperClient().isConnected();
+    }
+
+    @Override
+    public void register(ServiceInstance instance) {
+        String path = NodeCodec.instancePath(root, instance);
+        byte[] data = NodeCodec.encode(instance);
+        registrations.put(path, data);
+        try {
+            ensure(path, data);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot register " + path + " in ZooKeeper " + connectString
+                    + "; it is retried after reconnecting", e);
+        }
+    }
+
+    @Override
+    public void unregister(ServiceInstance instance) {
+        String path = NodeCodec.instancePath(root, instance);
+        if (registrations.remove(path) == null) {
+            return;
+        }
+        watchers.remove(path);
+        try {
+            client.delete().quietly().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            // already gone
+        } catch (Exception e) {
+            log.warn("Could not delete {}; it disappears with this session", path, e);
+        }
+    }
+
+    /** Creates the node, replacing one left by an earlier session, and watches for its deletion. */
+    private void ensure(String path, byte[] data) throws Exception {
+        if (closed || !registrations.containsKey(path)) {
+            return;
+        }
+        try {
+            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+        } catch (KeeperException.NodeExistsException e) {
+            Stat stat = client.checkExists().forPath(path);
+            long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+            if (stat != null && stat.getEphemeralOwner() != session) {
+                log.info("Replacing {} left by an earlier session", path);
+                try {
+                    client.delete().withVersion(stat.getVersion()).forPath(path);
+                } catch (KeeperException.NoNodeException gone) {
+                    // expired meanwhile: fine
+                }
+                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            } else if (stat != null) {
+                if (!java.util.Arrays.equals(client.getData().forPath(path), data)) {
+                    client.setData().forPath(path, data);
+                }
+            } else {
+                ensure(path, data);
+                return;
+            }
+        }
+        watch(path);
+    }
+
+    /**
+     * Arms the one-shot watch on our node. One watcher object per path: ZooKeeper keeps a watcher
+     * once however often it is registered, so repeated arming does not multiply callbacks.
+     */
+    private void watch(String path) throws Exception {
+        CuratorWatcher w = watchers.computeIfAbsent(path, p -> event -> onWatch(event, p));
+        client.checkExists().usingWatcher(w).forPath(path);
+    }
+
+    private void onWatch(WatchedEvent event, String path) {
+        if (closed || !registrations.containsKey(path) || event.getType() == Watcher.Event.EventType.None) {
+            return;
+        }
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            log.warn("{} was deleted while this provider runs; registering it again", path);
+            worker.execute(() -> ensureQuietly(path));
+        } else {
+            worker.execute(() -> {
+                try {
+                    watch(path);
+                } catch (Exception e) {
+                    log.debug("Could not watch {} again yet", path, e);
+                }
+            });
+        }
+    }
+
+    private void ensureAll() {
+        for (String path : registrations.keySet()) {
+            ensureQuietly(path);
+        }
+    }
+
+    private void ensureQuietly(String path) {
+        byte[] data = registrations.get(path);
+        if (data == null) {
+            return;
+        }
+        try {
+            ensure(path, data);
+        } catch (Exception e) {
+            log.warn("Could not register {} again yet; retrying after the next reconnect", path, e);
+        }
+    }
+
+    @Override
+    public Subscription subscribe(ServiceKey key, Listener listener) {
+        Sub sub = new Sub(key, listener);
+        subscriptions.add(sub);
+        sub.start();
+        return sub;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (String path : new ArrayList<>(registrations.keySet())) {
+            registrations.remove(path);
+            try {
+                client.delete().quietly().forPath(path);
+            } catch (Exception e) {
+                log.debug("Could not delete {} on close", path, e);
+            }
+        }
+        for (Sub s : subscriptions) {
+            s.close();
+        }
+        worker.shutdownNow();
+        client.close();
+        if (onClose != null) {
+            onClose.run();
+        }
+    }
+
+    private final class Sub implements Subscription {
+        private final ServiceKey key;
+        private final String path;
+        private final Listener listener;
+        private final CuratorCache cache;
+        private volatile List<ServiceInstance> instances = List.of();
+
+        Sub(ServiceKey key, Listener listener) {
+            this.key = key;
+            this.path = NodeCodec.providersPath(root, key);
+            this.listener = listener;
+            this.cache = CuratorCache.build(client, path);
+            cache.listenable().addListener(CuratorCacheListener.builder()
+                    .forAll((type, oldData, data) -> refresh())
+                    .forInitialized(this::refresh)
+                    .build());
+        }
+
+        void start() {
+            cache.start();
+        }
+
+        private void refresh() {
+            List<ServiceInstance> list = new ArrayList<>();
+            String prefix = path + "/";
+            cache.stream().forEach((ChildData d) -> {
+                String p = d.getPath();
+                if (p.startsWith(prefix) && p.indexOf('/', prefix.length()) < 0) {
+                    try {
+                        list.add(NodeCodec.decode(key, p.substring(prefix.length()), d.getData()));
+                    } catch (RuntimeException e) {
+                        log.warn("Ignoring provider node {} with unreadable data", p, e);
+                    }
+                }
+            });
+            List<ServiceInstance> next = List.copyOf(list);
+            if (!next.equals(instances)) {
+                instances = next;
+                listener.onChange(next);
+            }
+        }
+
+        @Override
+        public List<ServiceInstance> instances() {
+            return instances;
+        }
+
+        @Override
+        public void close() {
+            subscriptions.remove(this);
+            cache.close();
+        }
+    }
+}

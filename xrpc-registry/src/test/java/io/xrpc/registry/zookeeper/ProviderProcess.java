@@ -1,0 +1,24 @@
+package io.xrpc.registry.zookeeper;
+
+import io.xrpc.registry.RegistryConfig;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import java.time.Duration;
+
+/**
+ * A provider in a JVM of its own, so a test can kill it without warning:
+ * {@code ProviderProcess <zookeeper connect string> <session timeout ms>}. Prints {@code READY <port>}
+ * once registered, then serves until killed.
+ */
+public final class ProviderProcess {
+    public static void main(String[] args) throws Exception {
+        ZookeeperRegistry registry = new ZookeeperRegistry(RegistryConfig.builder(args[0])
+                .sessionTimeout(Duration.ofMillis(Long.parseLong(args[1]))).build(), args[0], null);
+        RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry)
+                .service(GateService.class, new GateServiceImpl("child")).build().start();
+        System.out.println("READY " + server.port());
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+}

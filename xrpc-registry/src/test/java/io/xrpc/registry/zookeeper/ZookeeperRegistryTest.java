@@ -1,0 +1,269 @@
+package io.xrpc.registry.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.Registry;
+import io.xrpc.registry.RegistryConfig;
+import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.registry.ServiceInstance;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The ZooKeeper registry against a real in-process ZooKeeper (curator-test's TestingServer). */
+class ZookeeperRegistryTest {
+    private static final ServiceKey KEY = ServiceKey.of(GateService.class, "1.0", "blue");
+
+    private TestingServer zk;
+
+    @BeforeEach
+    void startZooKeeper() throws Exception {
+        zk = new TestingServer(true);
+    }
+
+    @AfterEach
+    void stopZooKeeper() throws Exception {
+        zk.close();
+    }
+
+    private ZookeeperRegistry registry(Duration sessionTimeout) {
+        return new ZookeeperRegistry(RegistryConfig.builder(zk.getConnectString()).sessionTimeout(sessionTimeout)
+                .connectTimeout(Duration.ofSeconds(10)).retry(Duration.ofMillis(100), 3).build(),
+                zk.getConnectString(), null);
+    }
+
+    private ZookeeperRegistry registry() {
+        return registry(Duration.ofSeconds(5));
+    }
+
+    private static ServiceInstance instance(ServiceKey key, int port) {
+        return new ServiceInstance(key, new Endpoint("127.0.0.1", port), 150, List.of("kryo"), Map.of("zone", "eu 1"));
+    }
+
+    private CuratorFramework inspector() {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+        c.start();
+        return c;
+    }
+
+    @Test
+    void registersDiscoversAndUnregistersWithVersionAndGroupIsolation() {
+        try (ZookeeperRegistry provider = registry(); ZookeeperRegistry consumer = registry()) {
+            ServiceDiscovery.Subscription blue = consumer.subscribe(KEY, l -> { });
+            ServiceDiscovery.Subscription otherVersion = consumer.subscribe(ServiceKey.of(GateService.class, "2.0", "blue"), l -> { });
+            ServiceDiscovery.Subscription otherGroup = consumer.subscribe(ServiceKey.of(GateService.class, "1.0", "green"), l -> { });
+            ServiceInstance one = instance(KEY, 20001);
+            provider.register(one);
+            provider.register(instance(ServiceKey.of(GateService.class, "2.0", "blue"), 20002));
+            await().atMost(Duration.ofSeconds(10)).until(() -> blue.instances().size() == 1);
+            ServiceInstance seen = blue.instances().get(0);
+            assertThat(seen).isEqualTo(one);
+            assertThat(seen.metadata()).containsEntry("zone", "eu 1");
+            await().atMost(Duration.ofSeconds(10)).until(() -> otherVersion.instances().size() == 1);
+            assertThat(otherVersion.instances().get(0).endpoint().port()).isEqualTo(20002);
+            assertThat(otherGroup.instances()).isEmpty();
+
+            provider.unregister(one);
+            await().atMost(Duration.ofSeconds(10)).until(() -> blue.instances().isEmpty());
+            assertThat(otherVersion.instances()).hasSize(1);
+        }
+    }
+
+    @Test
+    void providerDisappearsAtOnceOnCleanShutdown() {
+        try (ZookeeperRegistry consumer = registry()) {
+            ServiceDiscovery.Subscription sub = consumer.subscribe(KEY, l -> { });
+            RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry())
+                    .service(GateService.class, new GateServiceImpl(), ServiceOptions.builder().version("1.0")
+                            .group("blue").build())
+                    .build().start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
+            assertThat(sub.instances().get(0).endpoint()).isEqualTo(server.advertisedEndpoint());
+            long start = System.nanoTime();
+            server.close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().isEmpty());
+            System.out.printf("clean shutdown: provider gone from the consumer's list after %d ms%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+    }
+
+    @Test
+    void afterSessionExpiryTheProviderRegistersAgain() throws Exception {
+        try (ZookeeperRegistry provider = registry(); ZookeeperRegistry consumer = registry();
+             CuratorFramework look = inspector()) {
+            ServiceInstance one = instance(KEY, 20003);
+            provider.register(one);
+            String path = NodeCodec.instancePath("/xrpc", one);
+            long firstSession = look.checkExists().forPath(path).getEphemeralOwner();
+            ServiceDiscovery.Subscription sub = consumer.subscribe(KEY, l -> { });
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
+
+            provider.curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                Stat s = look.checkExists().forPath(path);
+                return s != null && s.getEphemeralOwner() != firstSession;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().equals(List.of(one)));
+        }
+    }
+
+    @Test
+    void nodeLeftByAnEarlierSessionIsReplaced() throws Exception {
+        ServiceInstance one = instance(KEY, 20004);
+        String path = NodeCodec.instancePath("/xrpc", one);
+        try (CuratorFramework old = inspector(); ZookeeperRegistry provider = registry()) {
+            old.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, "weight=1".getBytes());
+            long oldSession = old.getZookeeperClient().getZooKeeper().getSessionId();
+            provider.register(one);
+            Stat stat = provider.curator().checkExists().forPath(path);
+            assertThat(stat.getEphemeralOwner()).isNotEqualTo(oldSession)
+                    .isEqualTo(provider.curator().getZookeeperClient().getZooKeeper().getSessionId());
+            assertThat(new String(provider.curator().getData().forPath(path), StandardCharsets.UTF_8)).contains("weight=150");
+        }
+    }
+
+    @Test
+    void nodeDeletedByHandComesBack() throws Exception {
+        ServiceInstance one = instance(KEY, 20005);
+        String path = NodeCodec.instancePath("/xrpc", one);
+        try (ZookeeperRegistry provider = registry(); CuratorFramework look = inspector()) {
+            provider.register(one);
+            look.delete().forPath(path);
+            await().atMost(Duration.ofSeconds(10)).until(() -> look.checkExists().forPath(path) != null);
+            provider.unregister(one);
+            await().atMost(Duration.ofSeconds(10)).until(() -> look.checkExists().forPath(path) == null);
+        }
+    }
+
+    @Test
+    void callsGoOnWhileZooKeeperIsDownAndRegistrationsReturnWhenItIsBack() throws Exception {
+        GateServiceImpl impl = new GateServiceImpl("p");
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry(Duration.ofSeconds(30)))
+                .service(GateService.class, impl).build().start();
+             RpcClient client = RpcClient.builder().registry(registry(Duration.ofSeconds(30))).build();
+             CuratorFramework look = inspector()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().build());
+            await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                    .until(() -> "p".equals(s.whoAmI()));
+
+            zk.stop();
+            for (int i = 0; i < 200; i++) {
+                assertThat(s.whoAmI()).isEqualTo("p");
+            }
+
+            zk.restart();
+            String path = NodeCodec.instancePath("/xrpc", ServiceInstance.of(ServiceKey.of(GateService.class, "", ""),
+                    server.advertisedEndpoint()));
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> look.checkExists().forPath(path) != null);
+            assertThat(s.whoAmI()).isEqualTo("p");
+        }
+    }
+
+    @Test
+    void aCallWithNoProviderNamesTheServiceKey() {
+        try (RpcClient client = RpcClient.builder().registry(registry()).build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().version("1.0").group("blue").build());
+            assertThatThrownBy(s::whoAmI).isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
+                assertThat(e.getMessage()).isEqualTo("no provider for blue/" + GateService.class.getName()
+                        + ":1.0 in the registry");
+            });
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void providerKilledWithoutWarningDisappearsWithinTheSessionTimeout() throws Exception {
+        long sessionMs = 3000;
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process child = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                "-Xmx128m", ProviderProcess.class.getName(), zk.getConnectString(), Long.toString(sessionMs))
+                .redirectErrorStream(true).start();
+        try (ZookeeperRegistry consumer = registry()) {
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            AtomicReference<String> ready = new AtomicReference<>();
+            Thread reader = new Thread(() -> {
+                try {
+                    for (String line; (line = out.readLine()) != null; ) {
+                        if (line.startsWith("READY ")) {
+                            ready.set(line);
+                        }
+                    }
+                } catch (Exception ignored) {
+                    // the child died: the stream ends
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready.get() != null);
+            int port = Integer.parseInt(ready.get().substring(6).trim());
+            ServiceDiscovery.Subscription sub = consumer.subscribe(ServiceKey.of(GateService.class, "", ""), l -> { });
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
+            assertThat(sub.instances().get(0).endpoint().port()).isEqualTo(port);
+
+            long start = System.nanoTime();
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofMillis(sessionMs * 4)).until(() -> sub.instances().isEmpty());
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.printf("killed provider: gone from the consumer's list after %d ms (session timeout %d ms)%n",
+                    ms, sessionMs);
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    @Test
+    void embeddedAddressesShareOneInProcessZooKeeper() {
+        try (Registry a = Registries.create("embedded"); Registry b = Registries.create("embedded")) {
+            assertThat(((ZookeeperRegistry) a).connectString()).isEqualTo(((ZookeeperRegistry) b).connectString())
+                    .startsWith("127.0.0.1:");
+            ServiceDiscovery.Subscription sub = b.subscribe(KEY, l -> { });
+            a.register(instance(KEY, 20006));
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
+        }
+        assertThatThrownBy(() -> Registries.create("etcd://127.0.0.1:2379"))
+                .hasMessage("registry scheme: etcd (expected one of [embedded, zookeeper], found with ServiceLoader)");
+    }
+
+    @Test
+    void ipv6LoopbackProvidersWork() {
+        try (RpcServer server = RpcServer.builder().host("::1").registry(registry())
+                .service(GateService.class, new GateServiceImpl("v6")).build().start();
+             RpcClient client = RpcClient.builder().registry(registry()).build()) {
+            assertThat(server.advertisedEndpoint().toString()).startsWith("[::1]:");
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().build());
+            await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                    .until(() -> "v6".equals(s.whoAmI()));
+        }
+    }
+}
