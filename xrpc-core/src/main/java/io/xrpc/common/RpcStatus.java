@@ -32,7 +32,10 @@ public enum RpcStatus {
      * connection refused or closed before sending, server shutting down. Safe to retry.
      */
     UNAVAILABLE(7, true),
-    /** The client was closed, or too many calls were pending; the request was not sent. */
+    /**
+     * The call was given up on the client: the client was closed (a request already sent may or
+     * may not have run), the caller was interrupted, or an interceptor refused it.
+     */
     CANCELLED(8, false),
     /** A failure inside XRpc itself; the message says what happened. */
     INTERNAL(9, false),

@@ -48,6 +48,13 @@ public final class ClassAllowList {
             "java.util.Collections$EmptyList", "java.util.Collections$EmptyMap", "java.util.Collections$EmptySet",
             "java.util.Collections$SingletonList", "java.util.Collections$SingletonMap",
             "java.util.Collections$SingletonSet",
+            // Plain JDK collections, which protostuff names by their simple name.
+            "java.util.Vector", "java.util.Stack", "java.util.Hashtable", "java.util.IdentityHashMap",
+            "java.util.WeakHashMap", "java.util.PriorityQueue", "java.util.EnumSet", "java.util.Properties",
+            "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
+            "java.util.concurrent.CopyOnWriteArraySet", "java.util.concurrent.LinkedBlockingQueue",
+            "java.util.concurrent.LinkedBlockingDeque", "java.util.concurrent.PriorityBlockingQueue",
+            "java.util.concurrent.ArrayBlockingQueue",
             "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.CopyOnWriteArrayList",
             "java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListSet",
             "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",

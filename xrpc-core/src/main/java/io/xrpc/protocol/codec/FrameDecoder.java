@@ -120,8 +120,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                         compressed.release();
                     }
                 }
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 bodyError = "corrupt " + compressors.byId(compressor).name() + " body: " + e.getMessage();
+            } catch (Error e) {
+                body.release();
+                throw e;
             }
             if (bodyError != null) {
                 body.release();
@@ -135,7 +138,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private ByteBuf decompress(ChannelHandlerContext ctx, Compressor c, ByteBuf body) throws IOException {
         ByteBuf out = ctx.alloc().buffer(Math.min(Math.max(body.readableBytes() * 4, 256), maxFrameLength));
         boolean ok = false;
-        try (InputStream in = c.decompress(new ByteBufInputStream(body.duplicate()))) {
+        try (InputStream in = c.decompress(new ByteBufInputStream(body.duplicate()))) { // owns no buffer
             for (;;) {
                 int room = maxFrameLength + 1 - out.readableBytes();
                 int n = out.writeBytes(in, Math.min(CHUNK, room));

@@ -142,7 +142,7 @@ public final class RpcCodec {
             out.setInt(OFFSET_BODY_LENGTH, out.readableBytes() - HEADER_LENGTH);
             buf.release();
             return out;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             out.release();
             throw e;
         }

@@ -11,14 +11,17 @@ import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Hessian 2 ({@link Hessian2Output}/{@link Hessian2Input}), through Apache Dubbo's maintained
  * hessian-lite, which handles {@code java.time} on current JDKs.
  *
  * <p>One {@link SerializerFactory} (thread-safe, caches per-class serializers) serves every
- * thread; the stream objects, which hold an 8 KiB buffer and reference tables, are kept one per
- * thread and reset between uses. Arguments are read with their declared parameter type, so
+ * thread; the output, which holds an 8 KiB buffer and reference tables, is kept one per thread
+ * and reset between uses, while each read gets a fresh input. Arguments are read with their declared parameter type, so
  * Hessian's narrowing (a {@code short} travels as an int) comes back as the right type.
  */
 public final class HessianSerializer implements Serializer {
@@ -26,7 +29,6 @@ public final class HessianSerializer implements Serializer {
 
     private final AllowListSerializerFactory factory;
     private final ThreadLocal<Hessian2Output> outputs;
-    private final ThreadLocal<Hessian2Input> inputs;
 
     public HessianSerializer(ClassAllowList allowList) {
         this.factory = new AllowListSerializerFactory(allowList);
@@ -34,11 +36,6 @@ public final class HessianSerializer implements Serializer {
             Hessian2Output o = new Hessian2Output(null);
             o.setSerializerFactory(factory);
             return o;
-        });
-        this.inputs = ThreadLocal.withInitial(() -> {
-            Hessian2Input i = new Hessian2Input(null);
-            i.setSerializerFactory(factory);
-            return i;
         });
     }
 
@@ -68,17 +65,22 @@ public final class HessianSerializer implements Serializer {
 
     @Override
     public Object[] readArguments(InputStream in, Class<?>[] parameterTypes) throws IOException {
-        Hessian2Input i = inputs.get();
-        i.init(in);
-        try {
-            Object[] args = new Object[parameterTypes.length];
-            for (int n = 0; n < args.length; n++) {
-                args[n] = i.readObject(parameterTypes[n]);
-            }
-            return args;
-        } finally {
-            i.init(null);
+        Hessian2Input i = input(in);
+        Object[] args = new Object[parameterTypes.length];
+        for (int n = 0; n < args.length; n++) {
+            args[n] = i.readObject(parameterTypes[n]);
         }
+        return args;
+    }
+
+    /**
+     * A new input per message: Hessian2Input's reset keeps its read-ahead buffer, so a reused one
+     * would hand bytes left over from one message (a peer's trailing data) to the next.
+     */
+    private Hessian2Input input(InputStream in) {
+        Hessian2Input i = new Hessian2Input(in);
+        i.setSerializerFactory(factory);
+        return i;
     }
 
     @Override
@@ -95,13 +97,8 @@ public final class HessianSerializer implements Serializer {
 
     @Override
     public Object readResult(InputStream in, Class<?> type) throws IOException {
-        Hessian2Input i = inputs.get();
-        i.init(in);
-        try {
-            return type == void.class || type == Void.class ? i.readObject() : i.readObject(type);
-        } finally {
-            i.init(null);
-        }
+        Hessian2Input i = input(in);
+        return type == void.class || type == Void.class ? i.readObject() : i.readObject(type);
     }
 
     /**
@@ -109,7 +106,14 @@ public final class HessianSerializer implements Serializer {
      * refused class into a {@code HashMap}; this refuses it loudly, before the class is loaded.
      */
     static final class AllowListSerializerFactory extends SerializerFactory {
+        /** Hessian's built-in type names, the only names without a package it may read. */
+        private static final Set<String> BUILT_IN = Set.of("void", "boolean", "byte", "short", "int", "long",
+                "float", "double", "char", "string", "object", "date", "[boolean", "[byte", "[short", "[int",
+                "[long", "[float", "[double", "[char", "[string", "[object");
+
         private final ClassAllowList allowList;
+        // Hessian's own cache of deserializers by type name locks a shared map on every lookup.
+        private final Map<String, Deserializer> byName = new ConcurrentHashMap<>();
 
         AllowListSerializerFactory(ClassAllowList allowList) {
             this.allowList = allowList;
@@ -120,11 +124,21 @@ public final class HessianSerializer implements Serializer {
 
         @Override
         public Deserializer getDeserializer(String type) throws HessianProtocolException {
-            // Names without a dot are Hessian's built-in short names ("int", "[string", "object").
-            if (type != null && !type.isEmpty() && type.indexOf('.') >= 0 && !allowList.isAllowed(type)) {
+            if (type == null || type.isEmpty()) {
+                return super.getDeserializer(type);
+            }
+            Deserializer d = byName.get(type);
+            if (d != null) {
+                return d;
+            }
+            if (!BUILT_IN.contains(type) && !allowList.isAllowed(type)) {
                 throw new ClassNotAllowedException(type);
             }
-            return super.getDeserializer(type);
+            d = super.getDeserializer(type);
+            if (d != null) {
+                byName.put(type, d); // bounded: only allowed names get here
+            }
+            return d;
         }
 
         @Override

@@ -6,7 +6,6 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultClassResolver;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
-import com.esotericsoftware.kryo.util.Pool;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.Serializer;
@@ -17,7 +16,7 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
  * Kryo 5. Kryo instances are not thread-safe and costly to build (the original XRpc built one per
- * call and measured Kryo 16x slower than it is), so each is pooled together with its
+ * call and measured Kryo 16x slower than it is), so each thread keeps one together with its
  * {@link Output} and {@link Input} buffers.
  *
  * <p>Classes are not registered: a registration id depends on the order of {@code register}
@@ -27,18 +26,16 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
  */
 public final class KryoSerializer implements Serializer {
     public static final byte ID = 1;
-    private static final int POOL_SIZE = 64;
     private static final int BUFFER_SIZE = 4096;
 
-    private final Pool<Slot> pool;
+    private final ClassAllowList allowList;
+    // One Kryo per thread: lock-free, and the number of threads that serialize (event loops and
+    // the bounded business executor) bounds the number of instances.
+    private final ThreadLocal<Slot> slots;
 
     public KryoSerializer(ClassAllowList allowList) {
-        this.pool = new Pool<>(true, false, POOL_SIZE) {
-            @Override
-            protected Slot create() {
-                return new Slot(newKryo(allowList));
-            }
-        };
+        this.allowList = allowList;
+        this.slots = ThreadLocal.withInitial(() -> new Slot(newKryo(this.allowList)));
     }
 
     private static Kryo newKryo(ClassAllowList allowList) {
@@ -61,7 +58,8 @@ public final class KryoSerializer implements Serializer {
 
     @Override
     public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
-        Slot s = pool.obtain();
+        Slot s = slots.get();
+        boolean ok = false;
         try {
             Output o = s.output;
             o.setOutputStream(out);
@@ -69,17 +67,18 @@ public final class KryoSerializer implements Serializer {
                 s.kryo.writeClassAndObject(o, a);
             }
             o.flush();
+            ok = true;
         } catch (KryoException e) {
             throw unwrap(e);
         } finally {
-            s.output.setOutputStream(null);
-            pool.free(s);
+            done(s, ok);
         }
     }
 
     @Override
     public Object[] readArguments(InputStream in, Class<?>[] parameterTypes) throws IOException {
-        Slot s = pool.obtain();
+        Slot s = slots.get();
+        boolean ok = false;
         try {
             Input i = s.input;
             i.setInputStream(in);
@@ -87,41 +86,57 @@ public final class KryoSerializer implements Serializer {
             for (int n = 0; n < args.length; n++) {
                 args[n] = s.kryo.readClassAndObject(i);
             }
+            ok = true;
             return args;
         } catch (KryoException e) {
             throw unwrap(e);
         } finally {
-            s.input.setInputStream(null);
-            pool.free(s);
+            done(s, ok);
         }
     }
 
     @Override
     public void writeResult(Object value, OutputStream out) throws IOException {
-        Slot s = pool.obtain();
+        Slot s = slots.get();
+        boolean ok = false;
         try {
             s.output.setOutputStream(out);
             s.kryo.writeClassAndObject(s.output, value);
             s.output.flush();
+            ok = true;
         } catch (KryoException e) {
             throw unwrap(e);
         } finally {
-            s.output.setOutputStream(null);
-            pool.free(s);
+            done(s, ok);
         }
     }
 
     @Override
     public Object readResult(InputStream in, Class<?> type) throws IOException {
-        Slot s = pool.obtain();
+        Slot s = slots.get();
+        boolean ok = false;
         try {
             s.input.setInputStream(in);
-            return s.kryo.readClassAndObject(s.input);
+            Object value = s.kryo.readClassAndObject(s.input);
+            ok = true;
+            return value;
         } catch (KryoException e) {
             throw unwrap(e);
         } finally {
-            s.input.setInputStream(null);
-            pool.free(s);
+            done(s, ok);
+        }
+    }
+
+    /**
+     * Detaches the streams; after a failure the thread's Kryo is thrown away, since a read or
+     * write that stopped half-way can leave state behind (generic type stacks, class-name ids)
+     * that would corrupt the next message.
+     */
+    private void done(Slot s, boolean ok) {
+        s.output.setOutputStream(null);
+        s.input.setInputStream(null);
+        if (!ok) {
+            slots.remove();
         }
     }
 

@@ -73,11 +73,20 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
     }
 
-    /** The deadline passed. */
+    /**
+     * The deadline passed. The call is failed on an event loop rather than on the timer thread:
+     * callers' callbacks run where the future completes, and one that blocked the single timer
+     * thread would hold up every other deadline.
+     */
     @Override
     public void run(Timeout t) {
-        fail(new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint + " timed out after "
-                + timeoutMillis + " ms"));
+        RpcException e = new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint
+                + " timed out after " + timeoutMillis + " ms");
+        try {
+            transport.eventLoopFor(connection).execute(() -> fail(e));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            fail(e);
+        }
     }
 
     boolean isDone() {

@@ -123,6 +123,12 @@ final class EndpointPool {
                 if (!connecting.compareAndSet(null, mine)) {
                     continue;
                 }
+                c = current;
+                if (c != null && c.isActive()) {
+                    // Another attempt finished between our first look and the CAS: use it.
+                    connecting.set(null);
+                    return CompletableFuture.completedFuture(c);
+                }
                 Bootstrap b = bootstrap.clone();
                 b.attr(ENDPOINT, endpoint);
                 b.connect(endpoint.host(), endpoint.port()).addListener(f -> {

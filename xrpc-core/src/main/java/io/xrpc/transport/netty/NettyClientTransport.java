@@ -124,6 +124,15 @@ public final class NettyClientTransport {
             return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
                     target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e, e));
         }
+        int bodyLength = frame.readableBytes() - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
+        if (bodyLength > settings.maxFrameLength()) {
+            // The receiver would refuse it by closing the connection every other call shares.
+            frame.release();
+            callEnded();
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
+                    target.description() + ": request body of " + bodyLength + " bytes is over the frame limit of "
+                            + settings.maxFrameLength() + " bytes; not sent"));
+        }
         ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
                 target.resultType(), frame);
         EndpointPool pool;
@@ -193,6 +202,11 @@ public final class NettyClientTransport {
                 p.retired = false;
             }
         }
+    }
+
+    /** The event loop of {@code connection}, or any of this client's when there is none yet. */
+    java.util.concurrent.Executor eventLoopFor(ClientConnection connection) {
+        return connection != null ? connection.channel.eventLoop() : group.next();
     }
 
     void callEnded() {

@@ -132,7 +132,11 @@ public final class NettyServerTransport {
             }
             children.newCloseFuture().await(5, TimeUnit.SECONDS);
         }
-        executor.shutdownNow();
+        for (Runnable dropped : executor.shutdownNow()) {
+            if (dropped instanceof ServerCall call) {
+                call.abandon();
+            }
+        }
         if (workers != null) {
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
@@ -193,6 +197,10 @@ public final class NettyServerTransport {
 
     int executorQueue() {
         return settings.executorQueue();
+    }
+
+    int maxFrameLength() {
+        return settings.maxFrameLength();
     }
 
     int compressThreshold() {
