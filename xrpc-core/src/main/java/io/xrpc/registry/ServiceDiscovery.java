@@ -10,8 +10,9 @@ import java.util.List;
 public interface ServiceDiscovery extends AutoCloseable {
 
     /**
-     * Watches {@code key}. The listener receives the whole current list at once if it is known,
-     * then after every change; calls come from one thread at a time and must not block.
+     * Watches {@code key}, returning once the current list is known (or, when the registry is
+     * unreachable, after its connect timeout). The listener receives the whole list after every
+     * change; calls come from one thread at a time and must not block.
      */
     Subscription subscribe(ServiceKey key, Listener listener);
 

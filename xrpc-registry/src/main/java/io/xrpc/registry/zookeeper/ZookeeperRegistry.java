@@ -43,6 +43,7 @@ public final class ZookeeperRegistry implements Registry {
     private static final Logger log = LoggerFactory.getLogger(ZookeeperRegistry.class);
 
     private final String connectString;
+    private final long connectTimeoutMillis;
     private final String root;
     private final CuratorFramework client;
     private final Runnable onClose;
@@ -60,6 +61,7 @@ public final class ZookeeperRegistry implements Registry {
      */
     public ZookeeperRegistry(RegistryConfig config, String connectString, Runnable onClose) {
         this.connectString = connectString;
+        this.connectTimeoutMillis = config.connectTimeout().toMillis();
         this.root = config.rootPath();
         this.onClose = onClose;
         this.worker = Executors.newSingleThreadExecutor(r -> {
@@ -217,11 +219,24 @@ public final class ZookeeperRegistry implements Registry {
         }
     }
 
+    /**
+     * Watches {@code key} and returns once the first list is loaded, so a reference made just now
+     * already knows its providers; when ZooKeeper is unreachable it returns after the connect
+     * timeout with an empty list that fills in on reconnection.
+     */
     @Override
     public Subscription subscribe(ServiceKey key, Listener listener) {
         Sub sub = new Sub(key, listener);
         subscriptions.add(sub);
         sub.start();
+        try {
+            if (!sub.initialized.await(connectTimeoutMillis, TimeUnit.MILLISECONDS)) {
+                log.warn("Providers of {} not loaded from ZooKeeper {} within {} ms; going on without them for now",
+                        key, connectString, connectTimeoutMillis);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         return sub;
     }
 
@@ -255,6 +270,7 @@ public final class ZookeeperRegistry implements Registry {
         private final Listener listener;
         private final CuratorCache cache;
         private volatile List<ServiceInstance> instances = List.of();
+        final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
         Sub(ServiceKey key, Listener listener) {
             this.key = key;
@@ -263,7 +279,10 @@ public final class ZookeeperRegistry implements Registry {
             this.cache = CuratorCache.build(client, path);
             cache.listenable().addListener(CuratorCacheListener.builder()
                     .forAll((type, oldData, data) -> refresh())
-                    .forInitialized(this::refresh)
+                    .forInitialized(() -> {
+                        refresh();
+                        initialized.countDown();
+                    })
                     .build());
         }
 

@@ -99,6 +99,16 @@ class ZookeeperRegistryTest {
     }
 
     @Test
+    void aNewSubscriptionKnowsTheRegisteredProvidersWhenItReturns() {
+        try (ZookeeperRegistry provider = registry(); ZookeeperRegistry consumer = registry()) {
+            ServiceInstance one = instance(KEY, 20007);
+            provider.register(one);
+            // No waiting: a reference made right after subscribing must be able to call at once.
+            assertThat(consumer.subscribe(KEY, l -> { }).instances()).containsExactly(one);
+        }
+    }
+
+    @Test
     void providerDisappearsAtOnceOnCleanShutdown() {
         try (ZookeeperRegistry consumer = registry()) {
             ServiceDiscovery.Subscription sub = consumer.subscribe(KEY, l -> { });
