@@ -36,6 +36,7 @@ class DeadlineTest {
             // It ends at its deadline, not at the 5 s reference default nor never; the upper bound is
             // only a guard against hanging, loose enough for a loaded machine.
             assertThat(elapsedMs).isBetween(290L, 3000L);
+            System.out.printf("300 ms deadline: the call failed after %d ms%n", elapsedMs);
             assertThat(client.pendingCalls()).isZero();
             // Later calls on the same connection still work while the slow one is still running.
             assertThat(s.quick("after")).isEqualTo("after");

@@ -95,7 +95,11 @@ public final class RpcServer implements AutoCloseable {
             transport.start();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            closeOwnedRegistry();
             throw new IllegalStateException("interrupted while binding " + config.host + ":" + config.port, e);
+        } catch (RuntimeException e) {
+            closeOwnedRegistry(); // a server that never listened must not keep a registry session
+            throw e;
         }
         started = true;
         // Only now, listening, may consumers hear of us.
@@ -212,9 +216,13 @@ public final class RpcServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            if (ownsRegistry) {
-                registry.close();
-            }
+            closeOwnedRegistry();
+        }
+    }
+
+    private void closeOwnedRegistry() {
+        if (ownsRegistry) {
+            registry.close();
         }
     }
 
