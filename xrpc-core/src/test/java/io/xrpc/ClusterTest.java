@@ -90,6 +90,20 @@ class ClusterTest {
     }
 
     @Test
+    void callsToAProviderThatUnexportedTheServiceFailOver() throws Exception {
+        GateServiceImpl a = new GateServiceImpl("a");
+        GateServiceImpl b = new GateServiceImpl("b");
+        try (RpcServer pa = provider(a); RpcServer pb = provider(b); RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(pa.endpoint())
+                    .address(pb.endpoint()).loadBalancer("round-robin").build());
+            assertThat(pa.unexport(io.xrpc.common.ServiceKey.of(GateService.class, "", ""))).isTrue();
+            for (int i = 0; i < 20; i++) {
+                assertThat(s.whoAmI()).isEqualTo("b");
+            }
+        }
+    }
+
+    @Test
     void failoverRetriesATimeoutOnlyForIdempotentMethods() throws Exception {
         GateServiceImpl stuck = new GateServiceImpl("stuck");
         GateServiceImpl fine = new GateServiceImpl("fine");

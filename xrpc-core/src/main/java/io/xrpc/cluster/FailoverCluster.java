@@ -31,28 +31,37 @@ public final class FailoverCluster implements Cluster {
         return result;
     }
 
+    /** Never throws and always completes {@code result} in the end, whatever a balancer or send throws. */
     private void attempt(Invocation inv, Attempts attempts, Set<Endpoint> tried, int n, RpcException last,
                          CompletableFuture<Object> result) {
-        ServiceInstance target;
         try {
-            target = attempts.select(inv, tried);
-        } catch (RpcException e) {
-            result.completeExceptionally(last != null ? last : e);
-            return;
-        }
-        tried.add(target.endpoint());
-        attempts.send(inv, target).whenComplete((v, t) -> {
-            if (t == null) {
-                result.complete(v);
+            ServiceInstance target;
+            try {
+                target = attempts.select(inv, tried);
+            } catch (RpcException e) {
+                result.completeExceptionally(last != null ? last : e);
                 return;
             }
-            RpcException e = asRpc(t);
-            if (n < attempts.retries() && retryable(e, inv, attempts)) {
-                attempt(attempts.nextAttempt(inv), attempts, tried, n + 1, e, result);
-            } else {
-                result.completeExceptionally(e);
-            }
-        });
+            tried.add(target.endpoint());
+            attempts.send(inv, target).whenComplete((v, t) -> {
+                try {
+                    if (t == null) {
+                        result.complete(v);
+                        return;
+                    }
+                    RpcException e = asRpc(t);
+                    if (n < attempts.retries() && retryable(e, inv, attempts)) {
+                        attempt(attempts.nextAttempt(inv), attempts, tried, n + 1, e, result);
+                    } else {
+                        result.completeExceptionally(e);
+                    }
+                } catch (Throwable unexpected) {
+                    result.completeExceptionally(asRpc(unexpected));
+                }
+            });
+        } catch (Throwable unexpected) {
+            result.completeExceptionally(asRpc(unexpected));
+        }
     }
 
     private static boolean retryable(RpcException e, Invocation inv, Attempts attempts) {

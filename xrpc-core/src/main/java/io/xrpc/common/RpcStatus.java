@@ -18,10 +18,16 @@ public enum RpcStatus {
      * started (then it did not run). Retried only for idempotent methods.
      */
     DEADLINE_EXCEEDED(3, false),
-    /** No service is exported under the requested key. Not run. */
-    SERVICE_NOT_FOUND(4, false),
-    /** The exported interface has no method with the requested signature. Not run. */
-    METHOD_NOT_FOUND(5, false),
+    /**
+     * No service is exported under the requested key (or it is being unexported). Not run, so
+     * another provider may be tried.
+     */
+    SERVICE_NOT_FOUND(4, true),
+    /**
+     * The exported interface has no method with the requested signature (an older provider during
+     * a rolling upgrade, say). Not run, so another provider may be tried.
+     */
+    METHOD_NOT_FOUND(5, true),
     /**
      * The request or response body could not be decoded or encoded: unknown serializer or
      * compressor, a class outside the allow-list, corrupt or oversize data.

@@ -49,12 +49,20 @@ public final class ConsistentHashLoadBalancer implements LoadBalancerProvider {
         @Override
         public ServiceInstance select(List<ServiceInstance> candidates, Invocation invocation) {
             String method = invocation.method().signature();
+            long hash = hash(md5(key(invocation.arguments())), 0);
             Ring ring = rings.get(method);
+            if (ring != null && !ring.isFor(candidates) && ring.source.size() > candidates.size()
+                    && ring.source.containsAll(candidates)) {
+                // Some providers are excluded for this call (a failover retry, a dead address):
+                // keep the ring and walk on to the next allowed provider, so only the excluded
+                // providers' keys move, and the cached ring survives.
+                return ring.lookup(hash, candidates);
+            }
             if (ring == null || !ring.isFor(candidates)) {
                 ring = new Ring(candidates);
                 rings.put(method, ring);
             }
-            return ring.lookup(hash(md5(key(invocation.arguments())), 0));
+            return ring.lookup(hash);
         }
 
         private String key(Object[] args) {
@@ -95,6 +103,21 @@ public final class ConsistentHashLoadBalancer implements LoadBalancerProvider {
         ServiceInstance lookup(long hash) {
             Map.Entry<Long, ServiceInstance> e = points.ceilingEntry(hash);
             return (e != null ? e : points.firstEntry()).getValue();
+        }
+
+        /** The first provider at or after {@code hash} on the ring that is among {@code allowed}. */
+        ServiceInstance lookup(long hash, List<ServiceInstance> allowed) {
+            for (ServiceInstance s : points.tailMap(hash, true).values()) {
+                if (allowed.contains(s)) {
+                    return s;
+                }
+            }
+            for (ServiceInstance s : points.values()) {
+                if (allowed.contains(s)) {
+                    return s;
+                }
+            }
+            return allowed.get(0);
         }
     }
 

@@ -103,12 +103,20 @@ public final class RpcServer implements AutoCloseable {
         }
         started = true;
         // Only now, listening, may consumers hear of us.
-        exported.forEach(this::register);
+        try {
+            exported.forEach(this::register);
+        } catch (RuntimeException e) {
+            close(); // do not keep a bound port and live threads for a server nobody can find
+            throw e;
+        }
         return this;
     }
 
     /** Exports another service; on a started server it is registered at once. */
     public synchronized <T> ServiceKey export(Class<T> serviceInterface, T implementation, ServiceOptions options) {
+        if (closed) {
+            throw new IllegalStateException("server " + transport.endpoint() + " is closed");
+        }
         ServiceKey key = dispatcher.export(serviceInterface, implementation, options);
         exported.put(key, options);
         if (started) {
@@ -117,11 +125,21 @@ public final class RpcServer implements AutoCloseable {
         return key;
     }
 
-    /** Unregisters a service, then stops serving it; its calls then fail with SERVICE_NOT_FOUND. */
+    /**
+     * Unregisters a service, waits the unregister delay so consumers' watches catch up, then stops
+     * serving it; calls that still arrive fail with SERVICE_NOT_FOUND, which failover retries.
+     */
     public synchronized boolean unexport(ServiceKey key) {
         ServiceInstance instance = registered.remove(key);
         if (instance != null) {
             registry.unregister(instance);
+            if (!config.unregisterDelay.isZero()) {
+                try {
+                    Thread.sleep(config.unregisterDelay.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
         exported.remove(key);
         return dispatcher.unexport(key);
@@ -133,8 +151,10 @@ public final class RpcServer implements AutoCloseable {
         }
         ServiceInstance instance = new ServiceInstance(key, advertisedEndpoint(), options.weight(),
                 options.serializers(), options.metadata());
-        registry.register(instance);
+        // Recorded first: a registry that fails now may still create it on reconnecting, and
+        // close() must then withdraw it.
         registered.put(key, instance);
+        registry.register(instance);
     }
 
     /** The address registered for consumers: {@code advertisedHost} and the bound port. */

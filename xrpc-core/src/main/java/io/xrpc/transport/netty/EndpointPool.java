@@ -132,7 +132,13 @@ final class EndpointPool {
                 Bootstrap b = bootstrap.clone();
                 b.attr(ENDPOINT, endpoint);
                 b.connect(endpoint.host(), endpoint.port()).addListener(f -> {
-                    if (f.isSuccess()) {
+                    if (f.isSuccess() && retired) {
+                        // The pool was dropped (its provider left) while this connect ran.
+                        ((io.netty.channel.ChannelFuture) f).channel().close();
+                        connecting.set(null);
+                        mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint
+                                + " left the provider list while connecting; not sent"));
+                    } else if (f.isSuccess()) {
                         Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
                         ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
                         failures = 0;

@@ -77,6 +77,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     public void close() {
         factory.shutdown();
         server.shutdown();
+        try {
+            server.getTxnLogFactory().close();
+        } catch (IOException e) {
+            log.debug("Could not close the transaction log", e);
+        }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZookeeperRegistry implements Registry {
     private static final Logger log = LoggerFactory.getLogger(ZookeeperRegistry.class);
+    private static final int MAX_RETRY_SLEEP_MS = 5000;
 
     private final String connectString;
     private final long connectTimeoutMillis;
@@ -52,7 +53,12 @@ public final class ZookeeperRegistry implements Registry {
     private final Map<String, byte[]> registrations = new ConcurrentHashMap<>();
     private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
     private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closed;
+    /** Sessions this registry has had: their leftover nodes are ours to replace. */
+    private final java.util.Set<Long> ownSessions = ConcurrentHashMap.newKeySet();
+    /** Paths where a node of a foreign live session was replaced once already. */
+    private final java.util.Set<String> replacedForeign = ConcurrentHashMap.newKeySet();
 
     /**
      * Connects and waits for the first session, failing after the configured connect timeout.
@@ -73,7 +79,8 @@ public final class ZookeeperRegistry implements Registry {
                 .connectString(connectString)
                 .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
                 .connectionTimeoutMs((int) config.connectTimeout().toMillis())
-                .retryPolicy(new ExponentialBackoffRetry((int) config.retryBaseSleep().toMillis(), config.maxRetries()))
+                .retryPolicy(new ExponentialBackoffRetry((int) config.retryBaseSleep().toMillis(), config.maxRetries(),
+                        MAX_RETRY_SLEEP_MS))
                 .build();
         client.getConnectionStateListenable().addListener((c, state) -> {
             if (state == ConnectionState.RECONNECTED) {
@@ -120,6 +127,11 @@ public final class ZookeeperRegistry implements Registry {
         String path = NodeCodec.instancePath(root, instance);
         byte[] data = NodeCodec.encode(instance);
         registrations.put(path, data);
+        if (!isConnected()) {
+            // Curator would block here through its whole retry policy; the reconnect creates it.
+            log.warn("ZooKeeper {} is not connected; {} is registered when it is", connectString, path);
+            return;
+        }
         try {
             ensure(path, data);
         } catch (Exception e) {
@@ -136,9 +148,9 @@ public final class ZookeeperRegistry implements Registry {
         }
         watchers.remove(path);
         try {
-            client.delete().quietly().forPath(path);
-        } catch (KeeperException.NoNodeException e) {
-            // already gone
+            // In the background and guaranteed: never blocks the caller while ZooKeeper is away,
+            // and Curator keeps trying until the node is gone.
+            client.delete().quietly().guaranteed().inBackground().forPath(path);
         } catch (Exception e) {
             log.warn("Could not delete {}; it disappears with this session", path, e);
         }
@@ -149,12 +161,21 @@ public final class ZookeeperRegistry implements Registry {
         if (closed || !registrations.containsKey(path)) {
             return;
         }
+        long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        ownSessions.add(session);
         try {
             client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
         } catch (KeeperException.NodeExistsException e) {
             Stat stat = client.checkExists().forPath(path);
-            long session = client.getZookeeperClient().getZooKeeper().getSessionId();
             if (stat != null && stat.getEphemeralOwner() != session) {
+                if (!ownSessions.contains(stat.getEphemeralOwner()) && !replacedForeign.add(path)) {
+                    // Replaced once already and back again: another live process advertises the
+                    // same address. Fighting over the node would make it flap for every consumer.
+                    log.error("{} belongs to another live ZooKeeper session: two providers advertise the same"
+                            + " address; not replacing it again (it is taken over if that session ends)", path);
+                    watch(path);
+                    return;
+                }
                 log.info("Replacing {} left by an earlier session", path);
                 try {
                     client.delete().withVersion(stat.getVersion()).forPath(path);
@@ -171,6 +192,11 @@ public final class ZookeeperRegistry implements Registry {
                 return;
             }
         }
+        if (closed || !registrations.containsKey(path)) {
+            // unregister() or close() ran while we created it: do not leave it behind.
+            client.delete().quietly().forPath(path);
+            return;
+        }
         watch(path);
     }
 
@@ -180,7 +206,10 @@ public final class ZookeeperRegistry implements Registry {
      */
     private void watch(String path) throws Exception {
         CuratorWatcher w = watchers.computeIfAbsent(path, p -> event -> onWatch(event, p));
-        client.checkExists().usingWatcher(w).forPath(path);
+        if (client.checkExists().usingWatcher(w).forPath(path) == null) {
+            // Deleted between our last look and this watch: the watch now waits for a creation.
+            worker.execute(() -> ensureQuietly(path));
+        }
     }
 
     private void onWatch(WatchedEvent event, String path) {
@@ -240,20 +269,17 @@ public final class ZookeeperRegistry implements Registry {
         return sub;
     }
 
+    /**
+     * Ends the session, which removes every node it registered at once (or, while ZooKeeper is
+     * unreachable, when the session times out), and stops the subscriptions.
+     */
     @Override
     public void close() {
-        if (closed) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
         closed = true;
-        for (String path : new ArrayList<>(registrations.keySet())) {
-            registrations.remove(path);
-            try {
-                client.delete().quietly().forPath(path);
-            } catch (Exception e) {
-                log.debug("Could not delete {} on close", path, e);
-            }
-        }
+        registrations.clear();
         for (Sub s : subscriptions) {
             s.close();
         }
@@ -279,6 +305,7 @@ public final class ZookeeperRegistry implements Registry {
             this.cache = CuratorCache.build(client, path);
             cache.listenable().addListener(CuratorCacheListener.builder()
                     .forAll((type, oldData, data) -> refresh())
+                    .afterInitialized()
                     .forInitialized(() -> {
                         refresh();
                         initialized.countDown();

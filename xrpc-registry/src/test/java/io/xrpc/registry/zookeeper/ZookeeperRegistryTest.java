@@ -200,6 +200,29 @@ class ZookeeperRegistryTest {
     }
 
     @Test
+    void registeringAndUnregisteringDoNotBlockWhileZooKeeperIsDown() throws Exception {
+        ServiceInstance stays = instance(KEY, 20008);
+        ServiceInstance leaves = instance(KEY, 20009);
+        ServiceInstance arrives = instance(KEY, 20010);
+        try (ZookeeperRegistry provider = registry(Duration.ofSeconds(30)); CuratorFramework look = inspector()) {
+            provider.register(stays);
+            provider.register(leaves);
+            zk.stop();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !provider.isConnected());
+            // Each of these used to wait out the connect timeout per retry: minutes in all.
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                provider.unregister(leaves);
+                provider.register(arrives);
+            });
+            zk.restart();
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
+                    look.checkExists().forPath(NodeCodec.instancePath("/xrpc", arrives)) != null
+                            && look.checkExists().forPath(NodeCodec.instancePath("/xrpc", leaves)) == null
+                            && look.checkExists().forPath(NodeCodec.instancePath("/xrpc", stays)) != null);
+        }
+    }
+
+    @Test
     void aCallWithNoProviderNamesTheServiceKey() {
         try (RpcClient client = RpcClient.builder().registry(registry()).build()) {
             GateService s = client.proxy(GateService.class, ReferenceOptions.builder().version("1.0").group("blue").build());
