@@ -8,22 +8,13 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.CallLoad;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import io.xrpc.testing.TypesService;
 import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Cluster strategies over direct addresses; the registry module repeats failover through ZooKeeper. */
@@ -49,43 +40,14 @@ class ClusterTest {
         try (RpcServer pb = provider(b); RpcClient client = RpcClient.builder().build()) {
             GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(pa.endpoint())
                     .address(pb.endpoint()).loadBalancer("round-robin").timeout(Duration.ofSeconds(10)).build());
-            int threads = 16;
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicInteger failures = new AtomicInteger();
-            Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-            Map<String, AtomicInteger> servedBy = new ConcurrentHashMap<>();
-            CountDownLatch warm = new CountDownLatch(threads * 50);
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            List<Future<?>> loops = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                loops.add(pool.submit(() -> {
-                    while (!stop.get()) {
-                        try {
-                            servedBy.computeIfAbsent(s.whoAmI(), k -> new AtomicInteger()).incrementAndGet();
-                        } catch (RpcException e) {
-                            failures.incrementAndGet();
-                            errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
-                                    .incrementAndGet();
-                        }
-                        warm.countDown();
-                    }
-                    return null;
-                }));
+            CallLoad load = new CallLoad(16, s::whoAmI);
+            try (load) {
+                load.awaitMore("a", 400, Duration.ofSeconds(30));
+                pa.close(); // graceful: in-flight calls finish, later ones are refused and fail over
+                load.awaitMore("b", 800, Duration.ofSeconds(30));
             }
-            assertThat(warm.await(30, TimeUnit.SECONDS)).isTrue();
-            pa.close(); // graceful: in-flight calls finish, later ones are refused and fail over
-            int afterStop = servedBy.get("b").get();
-            while (servedBy.get("b").get() < afterStop + threads * 50) {
-                Thread.onSpinWait();
-            }
-            stop.set(true);
-            for (Future<?> f : loops) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-            pool.shutdown();
-            assertThat(failures.get()).as("failed calls: %s", errors).isZero();
-            assertThat(servedBy.get("a").get()).isPositive();
-            assertThat(servedBy.get("b").get()).isPositive();
+            assertThat(load.errors()).as("failed calls by error").isEmpty();
+            assertThat(load.answered("a")).isPositive();
         }
     }
 

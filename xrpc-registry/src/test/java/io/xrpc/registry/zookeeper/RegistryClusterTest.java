@@ -12,19 +12,10 @@ import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.CallLoad;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -55,40 +46,15 @@ class RegistryClusterTest {
                     s.whoAmI();
                     return a.runsOf("whoAmI") > 0 && b.runsOf("whoAmI") > 0;
                 });
-                int threads = 16;
-                AtomicBoolean stop = new AtomicBoolean();
-                AtomicInteger calls = new AtomicInteger();
-                Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-                CountDownLatch warm = new CountDownLatch(threads * 50);
-                ExecutorService pool = Executors.newFixedThreadPool(threads);
-                List<Future<?>> loops = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    loops.add(pool.submit(() -> {
-                        while (!stop.get()) {
-                            try {
-                                s.whoAmI();
-                                calls.incrementAndGet();
-                            } catch (RpcException e) {
-                                errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
-                                        .incrementAndGet();
-                            }
-                            warm.countDown();
-                        }
-                        return null;
-                    }));
+                CallLoad load = new CallLoad(16, s::whoAmI);
+                try (load) {
+                    load.awaitMore("a", 400, Duration.ofSeconds(30));
+                    pa.close();
+                    load.awaitMore("b", 800, Duration.ofSeconds(30));
                 }
-                assertThat(warm.await(30, TimeUnit.SECONDS)).isTrue();
-                pa.close();
-                int bAfter = b.runsOf("whoAmI");
-                await().atMost(Duration.ofSeconds(30)).until(() -> b.runsOf("whoAmI") > bAfter + threads * 50);
-                stop.set(true);
-                for (Future<?> f : loops) {
-                    f.get(30, TimeUnit.SECONDS);
-                }
-                pool.shutdown();
-                System.out.printf("failover through ZooKeeper: %d calls, %d failed%n", calls.get(),
-                        errors.values().stream().mapToInt(AtomicInteger::get).sum());
-                assertThat(errors).as("failed calls by error").isEmpty();
+                System.out.printf("failover through ZooKeeper: %d calls answered, %d failed%n", load.answeredInAll(),
+                        load.errors().values().stream().mapToInt(AtomicInteger::get).sum());
+                assertThat(load.errors()).as("failed calls by error").isEmpty();
             }
         }
     }
