@@ -1,0 +1,126 @@
+package io.xrpc.spring.autoconfigure;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.spring.RpcReference;
+
+
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.PropertyValues;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.InstantiationAwareBeanPostProcessor;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Injects {@link RpcReference} fields and setters while a bean's properties are populated, that is
+ * before its {@code @PostConstruct} and {@code afterPropertiesSet} run. Beans are looked at only
+ * when Spring creates them, so lazy and prototype beans are not created early. One proxy serves
+ * every reference with the same settings. Each bean that receives a proxy is recorded as depending
+ * on the client, so the client closes after the beans that use it.
+ */
+public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor, BeanFactoryAware {
+    static final String CLIENT_BEAN = "xrpcClient";
+
+    private final ObjectProvider<XrpcProperties> properties;
+    private final ObjectProvider<RpcClient> client;
+    private final Map<Key, Object> proxies = new ConcurrentHashMap<>();
+    private ConfigurableBeanFactory beanFactory;
+
+    private record Key(Class<?> type, String version, String group, long timeoutMillis, int retries,
+                       String loadBalancer, String cluster, String serializer, String compressor, String url) {
+        static Key of(Class<?> type, RpcReference r) {
+            return new Key(type, r.version(), r.group(), r.timeoutMillis(), r.retries(), r.loadBalancer(),
+                    r.cluster(), r.serializer(), r.compressor(), r.url());
+        }
+    }
+
+    /** Takes providers: a post-processor is created early and must not pull these in before their time. */
+    public RpcReferenceInjector(ObjectProvider<XrpcProperties> properties, ObjectProvider<RpcClient> client) {
+        this.properties = properties;
+        this.client = client;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (beanFactory instanceof ConfigurableBeanFactory c) {
+            this.beanFactory = c;
+        }
+    }
+
+    @Override
+    public PropertyValues postProcessProperties(PropertyValues pvs, Object bean, String beanName) throws BeansException {
+        Class<?> type = bean.getClass();
+        ReflectionUtils.doWithFields(type, field -> {
+            RpcReference r = field.getAnnotation(RpcReference.class);
+            if (r == null) {
+                return;
+            }
+            if (Modifier.isStatic(field.getModifiers())) {
+                throw new BeanCreationException(beanName, "@RpcReference on static field " + field + " is not supported");
+            }
+            Object proxy = proxyFor(field.getType(), r, beanName, field);
+            ReflectionUtils.makeAccessible(field);
+            ReflectionUtils.setField(field, bean, proxy);
+        });
+        ReflectionUtils.doWithMethods(type, method -> {
+            RpcReference r = method.getAnnotation(RpcReference.class);
+            if (r == null) {
+                return;
+            }
+            if (method.getParameterCount() != 1) {
+                throw new BeanCreationException(beanName, "@RpcReference method " + method
+                        + " must take exactly one argument (a setter)");
+            }
+            Object proxy = proxyFor(method.getParameterTypes()[0], r, beanName, method);
+            ReflectionUtils.makeAccessible(method);
+            ReflectionUtils.invokeMethod(method, bean, proxy);
+        });
+        return pvs;
+    }
+
+    private Object proxyFor(Class<?> type, RpcReference r, String beanName, Object where) {
+        if (!type.isInterface()) {
+            throw new BeanCreationException(beanName, "@RpcReference " + where + " must have an interface type, not "
+                    + type.getName());
+        }
+        Object proxy;
+        try {
+            proxy = proxies.computeIfAbsent(Key.of(type, r), k -> client.getObject().proxy(type, options(r)));
+        } catch (RuntimeException e) {
+            throw new BeanCreationException(beanName, "cannot create the XRpc reference for " + where + ": "
+                    + e.getMessage(), e);
+        }
+        if (beanFactory != null && !beanName.equals(CLIENT_BEAN)) {
+            beanFactory.registerDependentBean(CLIENT_BEAN, beanName);
+        }
+        return proxy;
+    }
+
+    private ReferenceOptions options(RpcReference r) {
+        XrpcProperties.Client c = properties.getObject().getClient();
+        ReferenceOptions.Builder b = ReferenceOptions.builder().version(r.version()).group(r.group())
+                .timeout(r.timeoutMillis() > 0 ? Duration.ofMillis(r.timeoutMillis()) : c.getTimeout())
+                .retries(r.retries() >= 0 ? r.retries() : c.getRetries())
+                .loadBalancer(r.loadBalancer().isEmpty() ? c.getLoadBalancer() : r.loadBalancer())
+                .cluster(r.cluster().isEmpty() ? c.getCluster() : r.cluster())
+                .serializer(r.serializer().isEmpty() ? c.getSerializer() : r.serializer())
+                .compressor(r.compressor().isEmpty() ? c.getCompressor() : r.compressor());
+        XrpcProperties.parseUrl(r.url()).forEach(b::address);
+        return b.build();
+    }
+
+    /** Distinct references made so far. */
+    int proxyCount() {
+        return proxies.size();
+    }
+
+
+}

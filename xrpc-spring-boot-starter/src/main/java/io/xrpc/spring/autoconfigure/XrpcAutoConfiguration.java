@@ -1,0 +1,105 @@
+package io.xrpc.spring.autoconfigure;
+
+import io.xrpc.client.ClientInterceptor;
+import io.xrpc.client.RpcClient;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.Registry;
+import io.xrpc.registry.RegistryConfig;
+import io.xrpc.server.ServerInterceptor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+
+/**
+ * Sets XRpc up in a Spring Boot application: a registry from {@code xrpc.registry.*}, a server for
+ * the {@link io.xrpc.spring.RpcService} beans, a client for the {@link io.xrpc.spring.RpcReference}
+ * injection points, and, when their libraries are present, an Actuator health indicator and
+ * Micrometer timers. {@code xrpc.enabled=false} turns all of it off.
+ */
+@AutoConfiguration
+@ConditionalOnProperty(prefix = "xrpc", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(XrpcProperties.class)
+public class XrpcAutoConfiguration {
+
+    /** The registry both sides share; closed after the server and client that use it. */
+    @Bean
+    @ConditionalOnMissingBean(Registry.class)
+    @ConditionalOnExpression("!'${xrpc.registry.address:}'.isBlank()")
+    public Registry xrpcRegistry(XrpcProperties properties) {
+        XrpcProperties.Registry r = properties.getRegistry();
+        return Registries.create(RegistryConfig.builder(r.getAddress()).sessionTimeout(r.getSessionTimeout())
+                .connectTimeout(r.getConnectTimeout()).rootPath(r.getRootPath()).build());
+    }
+
+    /** Created on the first {@code @RpcReference}: a provider-only application opens no client. */
+    @Bean(name = RpcReferenceInjector.CLIENT_BEAN)
+    @Lazy
+    @ConditionalOnMissingBean(RpcClient.class)
+    public RpcClient xrpcClient(XrpcProperties properties, ObjectProvider<Registry> registry,
+                                ObjectProvider<ClientInterceptor> interceptors) {
+        XrpcProperties.Client c = properties.getClient();
+        RpcClient.Builder b = RpcClient.builder().serializer(c.getSerializer()).compressor(c.getCompressor())
+                .timeout(c.getTimeout()).connectionsPerEndpoint(c.getConnectionsPerEndpoint())
+                .maxPendingCalls(c.getMaxPendingCalls()).maxFrameLength((int) properties.getMaxFrameLength().toBytes())
+                .compressThreshold((int) properties.getCompressThreshold().toBytes())
+                .heartbeatInterval(properties.getHeartbeatInterval());
+        Registry r = registry.getIfAvailable();
+        if (r != null) {
+            b.registry(r);
+        }
+        properties.getAllowedPackages().forEach(b::allowPackage);
+        interceptors.orderedStream().forEach(b::interceptor);
+        RpcClient client = b.build();
+        properties.getAllowedClasses().forEach(client.allowList()::allowClassName);
+        return client;
+    }
+
+    @Bean
+    public static RpcReferenceInjector xrpcReferenceInjector(ObjectProvider<XrpcProperties> properties,
+                                                             @Lazy ObjectProvider<RpcClient> client) {
+        return new RpcReferenceInjector(properties, client);
+    }
+
+    @Bean
+    public static RpcServiceExporter xrpcServiceExporter(ObjectProvider<XrpcProperties> properties,
+                                                         ObjectProvider<Registry> registry,
+                                                         ObjectProvider<ServerInterceptor> interceptors) {
+        return new RpcServiceExporter(properties, registry, interceptors);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class HealthConfiguration {
+        @Bean
+        @ConditionalOnMissingBean(name = "xrpcHealthIndicator")
+        XrpcHealthIndicator xrpcHealthIndicator(RpcServiceExporter exporter, ObjectProvider<Registry> registry) {
+            return new XrpcHealthIndicator(exporter, registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    static class MetricsConfiguration {
+        @Bean
+        XrpcMetrics xrpcMetrics(ObjectProvider<io.micrometer.core.instrument.MeterRegistry> meters) {
+            return new XrpcMetrics(meters);
+        }
+
+        @Bean
+        ClientInterceptor xrpcClientMetrics(XrpcMetrics metrics) {
+            return metrics.client();
+        }
+
+        @Bean
+        ServerInterceptor xrpcServerMetrics(XrpcMetrics metrics) {
+            return metrics.server();
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package io.xrpc.spring;
+
+import java.util.concurrent.CompletableFuture;
+
+public interface Greeter {
+    String hello(String name);
+
+    CompletableFuture<String> helloAsync(String name);
+
+    String fail(String why);
+
+    String whoAmI();
+}

@@ -1,0 +1,30 @@
+package io.xrpc.spring;
+
+import java.util.concurrent.CompletableFuture;
+import org.springframework.beans.factory.annotation.Value;
+
+@RpcService
+public class GreeterImpl implements Greeter {
+    @Value("${test.provider-name:provider}")
+    private String name;
+
+    @Override
+    public String hello(String who) {
+        return "hello " + who;
+    }
+
+    @Override
+    public CompletableFuture<String> helloAsync(String who) {
+        return CompletableFuture.supplyAsync(() -> "async hello " + who);
+    }
+
+    @Override
+    public String fail(String why) {
+        throw new IllegalArgumentException(why);
+    }
+
+    @Override
+    public String whoAmI() {
+        return name;
+    }
+}

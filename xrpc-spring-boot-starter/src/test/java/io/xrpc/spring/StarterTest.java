@@ -1,0 +1,136 @@
+package io.xrpc.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.spring.autoconfigure.XrpcHealthIndicator;
+import io.xrpc.spring.autoconfigure.XrpcProperties;
+import io.xrpc.testing.CallLoad;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Provider and consumer Spring Boot contexts in one JVM against an in-process ZooKeeper. */
+class StarterTest {
+    private TestingServer zk;
+
+    @BeforeEach
+    void startZooKeeper() throws Exception {
+        zk = new TestingServer(true);
+    }
+
+    @AfterEach
+    void stopZooKeeper() throws Exception {
+        zk.close();
+    }
+
+    private ConfigurableApplicationContext start(Class<?> app, String... properties) {
+        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
+                .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                        "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
+                .properties(properties)
+                .run();
+    }
+
+    @Test
+    void injectedProxiesCallTheExportedServiceIncludingAsyncAndExceptions() throws Exception {
+        int advisedBefore = Apps.Provider.ADVISED.get();
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+            Apps.GreeterUser user = consumer.getBean(Apps.GreeterUser.class);
+            assertThat(user.injectedBeforePostConstruct).isTrue();
+            assertThat(user.greeter.hello("spring")).isEqualTo("hello spring");
+            assertThat(user.viaSetter.hello("hessian")).isEqualTo("hello hessian");
+            assertThat(user.greeter.helloAsync("later").get(5, TimeUnit.SECONDS)).isEqualTo("async hello later");
+            assertThatThrownBy(() -> user.greeter.fail("bad input")).isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
+                assertThat(e.remoteClassName()).isEqualTo(IllegalArgumentException.class.getName());
+                assertThat(e.remoteMessage()).isEqualTo("bad input");
+            });
+            // The exported bean is the AOP proxy: its advice ran for the remote calls.
+            assertThat(Apps.Provider.ADVISED.get() - advisedBefore).isGreaterThanOrEqualTo(4);
+            // One proxy per distinct reference configuration.
+            assertThat(user.sameSettings).isSameAs(user.greeter);
+            assertThat(user.viaSetter).isNotSameAs(user.greeter);
+            assertThat(Apps.LazyUser.CREATED.get()).as("lazy beans are not created to be scanned").isZero();
+
+            XrpcHealthIndicator health = provider.getBean(XrpcHealthIndicator.class);
+            assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+            assertThat(provider.getBeanFactory().containsSingleton("xrpcClient"))
+                    .as("a provider-only app opens no client").isFalse();
+        }
+    }
+
+    @Test
+    void metricsAreRecordedWhenAMeterRegistryIsPresent() {
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
+             ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off")
+                     .run()) {
+            consumer.getBean(Apps.GreeterUser.class).greeter.hello("metrics");
+            MeterRegistry meters = consumer.getBean(MeterRegistry.class);
+            assertThat(meters.get("xrpc.client.calls").tag("status", "OK").tag("method", "hello(java.lang.String)")
+                    .timer().count()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void propertiesBindAndABadValueStopsStartUpNamingTheProperty() {
+        try (ConfigurableApplicationContext consumer = start(Apps.Consumer.class, "xrpc.client.timeout=1500ms",
+                "xrpc.client.load-balancer=round-robin", "xrpc.max-frame-length=2MB",
+                "xrpc.allowed-packages=com.acme.dto")) {
+            XrpcProperties p = consumer.getBean(XrpcProperties.class);
+            assertThat(p.getClient().getTimeout()).isEqualTo(Duration.ofMillis(1500));
+            assertThat(p.getClient().getLoadBalancer()).isEqualTo("round-robin");
+            assertThat(p.getMaxFrameLength().toMegabytes()).isEqualTo(2);
+            assertThat(consumer.getBean(RpcClient.class).allowList().isAllowed("com.acme.dto.Order")).isTrue();
+        }
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=json"))
+                .hasStackTraceContaining("xrpc.client.serializer")
+                .hasStackTraceContaining("expected one of [hessian, kryo, protostuff]");
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
+                .hasStackTraceContaining("xrpc.server.port");
+    }
+
+    @Test
+    void xrpcEnabledFalseTurnsEverythingOff() {
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.enabled=false")) {
+            assertThat(provider.getBeansOfType(XrpcProperties.class)).isEmpty();
+        }
+    }
+
+    @Test
+    void closingOneOfTwoProvidersLosesNoCallOfSixteenCallingThreads() throws Exception {
+        ConfigurableApplicationContext a = start(Apps.Provider.class, "test.provider-name=a");
+        try (ConfigurableApplicationContext b = start(Apps.Provider.class, "test.provider-name=b");
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class,
+                     "xrpc.client.load-balancer=round-robin")) {
+            Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
+            CallLoad load = new CallLoad(16, greeter::whoAmI);
+            try (load) {
+                load.awaitMore("a", 300, Duration.ofSeconds(30));
+                a.close();
+                load.awaitMore("b", 600, Duration.ofSeconds(30));
+            }
+            assertThat(load.errors()).as("failed calls by error").isEmpty();
+            System.out.printf("provider context closed under load: %d calls answered, 0 failed%n",
+                    load.answeredInAll());
+        } finally {
+            a.close();
+        }
+    }
+}
