@@ -3,13 +3,15 @@ package io.xrpc.examples;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.config.ReferenceOptions;
+import io.xrpc.examples.api.OrderService;
+import io.xrpc.examples.provider.OrderServiceImpl;
 import io.xrpc.server.RpcServer;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts an embedded ZooKeeper, a provider that registers there and a consumer that finds it
+ * The same demo as {@link Demo} with the plain Java API, no Spring: starts an embedded ZooKeeper, a provider that registers there and a consumer that finds it
  * there, then calls the order desk through every serializer, with and without gzip, printing each
  * result and how long it took. Exits 0 when every call behaved, 1 otherwise. Everything listens
  * on 127.0.0.1.

@@ -1,4 +1,7 @@
-package io.xrpc.examples;
+package io.xrpc.examples.provider;
+
+import io.xrpc.examples.api.OrderService;
+import io.xrpc.spring.RpcService;
 
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
@@ -9,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** An in-memory order desk. */
+/** An in-memory order desk, exported by the starter because of {@link RpcService}. */
+@RpcService
 public class OrderServiceImpl implements OrderService {
     private final Map<Long, Order> orders = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();

@@ -1,4 +1,4 @@
-package io.xrpc.examples;
+package io.xrpc.examples.api;
 
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
