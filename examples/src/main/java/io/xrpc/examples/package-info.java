@@ -1,2 +1,2 @@
-/** The demo that README's first command runs; start at {@link io.xrpc.examples.QuickstartDemo}. */
+/** The demo README's first command runs ({@link io.xrpc.examples.Demo}); {@link io.xrpc.examples.QuickstartDemo} is the same without Spring. */
 package io.xrpc.examples;

@@ -9,8 +9,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Exports a Spring bean as an XRpc service. The bean is also a component, so classpath scanning
- * finds it. The server starts when the application context is ready and registers the service
- * once it listens.
+ * finds it. The server starts when the context starts (at the end of its refresh, after every
+ * singleton exists) and registers the service once it listens. The bean must be a singleton.
  *
  * <pre>{@code
  * @RpcService(version = "1.0")

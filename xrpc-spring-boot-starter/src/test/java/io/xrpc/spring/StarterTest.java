@@ -74,6 +74,14 @@ class StarterTest {
     }
 
     @Test
+    void aProviderWithLazyInitializationStillExportsItsServices() {
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "spring.main.lazy-initialization=true");
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("lazy")).isEqualTo("hello lazy");
+        }
+    }
+
+    @Test
     void metricsAreRecordedWhenAMeterRegistryIsPresent() {
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
              ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)

@@ -17,6 +17,8 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.InstantiationAwareBeanPostProcessor;
+import org.springframework.core.Ordered;
+import org.springframework.core.PriorityOrdered;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -26,7 +28,7 @@ import org.springframework.util.ReflectionUtils;
  * every reference with the same settings. Each bean that receives a proxy is recorded as depending
  * on the client, so the client closes after the beans that use it.
  */
-public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor, BeanFactoryAware {
+public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor, BeanFactoryAware, PriorityOrdered {
     static final String CLIENT_BEAN = "xrpcClient";
 
     private final ObjectProvider<XrpcProperties> properties;
@@ -46,6 +48,12 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
     public RpcReferenceInjector(ObjectProvider<XrpcProperties> properties, ObjectProvider<RpcClient> client) {
         this.properties = properties;
         this.client = client;
+    }
+
+    /** Before {@code @Autowired} processing, so autowired methods can already use the references. */
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE - 3;
     }
 
     @Override
@@ -72,7 +80,7 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
         });
         ReflectionUtils.doWithMethods(type, method -> {
             RpcReference r = method.getAnnotation(RpcReference.class);
-            if (r == null) {
+            if (r == null || method.isBridge()) {
                 return;
             }
             if (method.getParameterCount() != 1) {

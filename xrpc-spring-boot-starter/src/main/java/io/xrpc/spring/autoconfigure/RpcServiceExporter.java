@@ -6,33 +6,31 @@ import io.xrpc.server.RpcServer;
 import io.xrpc.server.ServerInterceptor;
 import io.xrpc.spring.RpcService;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 
 /**
- * Collects {@link RpcService} beans as they are created (nothing is instantiated just to look at
- * it) and, when the context has started, exports them on one {@link RpcServer}, which registers
- * them once it listens. On context close it stops first of all lifecycle beans: unregister, wait
- * the unregister delay, drain calls in flight, close.
+ * Exports the {@link RpcService} beans on one {@link RpcServer} when the context starts, and
+ * registers them once it listens. The beans are looked up by annotation at that point and fetched
+ * from the context, so what is exported is the finished bean (with every AOP proxy applied, lazy
+ * beans included), never a half-wrapped one. On context close it stops before the other lifecycle
+ * beans: unregister, wait the unregister delay, drain calls in flight, close.
  */
-public class RpcServiceExporter implements BeanPostProcessor, SmartLifecycle {
+public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
     private final ObjectProvider<XrpcProperties> properties;
     private final ObjectProvider<Registry> registry;
     private final ObjectProvider<ServerInterceptor> interceptors;
-    private final Map<String, Export> exports = new LinkedHashMap<>();
+    private ListableBeanFactory beanFactory;
+    private volatile boolean hasServices;
     private volatile RpcServer server;
 
-    private record Export(Class<?> type, Object bean, ServiceOptions options) {
-    }
-
-    /** Takes providers: a post-processor is created early and must not pull these in before their time. */
+    /** Takes providers so that nothing is pulled in before the context starts. */
     public RpcServiceExporter(ObjectProvider<XrpcProperties> properties, ObjectProvider<Registry> registry,
                               ObjectProvider<ServerInterceptor> interceptors) {
         this.properties = properties;
@@ -41,17 +39,8 @@ public class RpcServiceExporter implements BeanPostProcessor, SmartLifecycle {
     }
 
     @Override
-    public Object postProcessAfterInitialization(Object bean, String beanName) {
-        Class<?> target = AopUtils.getTargetClass(bean);
-        RpcService annotation = AnnotatedElementUtils.findMergedAnnotation(target, RpcService.class);
-        if (annotation != null) {
-            synchronized (exports) {
-                exports.put(beanName, new Export(interfaceOf(target, annotation, beanName), bean,
-                        ServiceOptions.builder().version(annotation.version()).group(annotation.group())
-                                .weight(annotation.weight()).serializers(annotation.serializers()).build()));
-            }
-        }
-        return bean;
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = (ListableBeanFactory) beanFactory;
     }
 
     private static Class<?> interfaceOf(Class<?> target, RpcService annotation, String beanName) {
@@ -79,7 +68,12 @@ public class RpcServiceExporter implements BeanPostProcessor, SmartLifecycle {
     @Override
     @SuppressWarnings({"unchecked", "rawtypes"})
     public synchronized void start() {
-        if (server != null || exports.isEmpty()) {
+        if (server != null) {
+            return;
+        }
+        String[] names = beanFactory.getBeanNamesForAnnotation(RpcService.class);
+        hasServices = names.length > 0;
+        if (!hasServices) {
             return;
         }
         XrpcProperties properties = this.properties.getObject();
@@ -102,8 +96,17 @@ public class RpcServiceExporter implements BeanPostProcessor, SmartLifecycle {
         }
         properties.getAllowedPackages().forEach(b::allowPackage);
         interceptors.orderedStream().forEach(b::interceptor);
-        for (Export e : exports.values()) {
-            b.service((Class) e.type(), e.bean(), e.options());
+        for (String name : names) {
+            if (!beanFactory.isSingleton(name)) {
+                throw new IllegalStateException("@RpcService bean '" + name + "' is not a singleton: a provider"
+                        + " exports one instance");
+            }
+            Object bean = beanFactory.getBean(name);
+            Class<?> target = AopUtils.getTargetClass(bean);
+            RpcService annotation = beanFactory.findAnnotationOnBean(name, RpcService.class);
+            b.service((Class) interfaceOf(target, annotation, name), bean, ServiceOptions.builder()
+                    .version(annotation.version()).group(annotation.group()).weight(annotation.weight())
+                    .serializers(annotation.serializers()).build());
         }
         RpcServer built = b.build();
         properties.getAllowedClasses().forEach(built.allowList()::allowClassName);
@@ -124,10 +127,10 @@ public class RpcServiceExporter implements BeanPostProcessor, SmartLifecycle {
         return server != null;
     }
 
-    /** Stops before other lifecycle beans (web servers included), starts after them. */
+    /** The highest phase: stops before other lifecycle beans (web servers included), starts after them. */
     @Override
     public int getPhase() {
-        return Integer.MAX_VALUE - 2048;
+        return Integer.MAX_VALUE;
     }
 
     /** The running server, or {@code null} when there is nothing to export or it has stopped. */
@@ -137,6 +140,6 @@ public class RpcServiceExporter implements BeanPostProcessor, SmartLifecycle {
 
     /** Whether any bean is exported, so a server is expected to run. */
     public boolean hasServices() {
-        return !exports.isEmpty();
+        return hasServices;
     }
 }

@@ -63,7 +63,7 @@ public class XrpcAutoConfiguration {
 
     @Bean
     public static RpcReferenceInjector xrpcReferenceInjector(ObjectProvider<XrpcProperties> properties,
-                                                             @Lazy ObjectProvider<RpcClient> client) {
+                                                             ObjectProvider<RpcClient> client) {
         return new RpcReferenceInjector(properties, client);
     }
 

@@ -7,7 +7,9 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.server.ServerInterceptor;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,32 +21,55 @@ import org.springframework.beans.factory.ObjectProvider;
  */
 public class XrpcMetrics {
     private final ObjectProvider<MeterRegistry> meters;
+    private volatile MeterRegistry registry;
+    private volatile boolean resolved;
+    /** Timers by name, service, method and status: bounded by the methods the application has. */
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     public XrpcMetrics(ObjectProvider<MeterRegistry> meters) {
         this.meters = meters;
     }
 
     ClientInterceptor client() {
-        return (inv, next) -> timed("xrpc.client.calls", inv, next.proceed(inv));
+        return (inv, next) -> timed("xrpc.client.calls", inv, next);
     }
 
     ServerInterceptor server() {
-        return (inv, next) -> timed("xrpc.server.calls", inv, next.proceed(inv));
+        return (inv, next) -> timed("xrpc.server.calls", inv, next::proceed);
     }
 
-    private CompletableFuture<Object> timed(String name, Invocation inv, CompletableFuture<Object> call) {
-        MeterRegistry registry = meters.getIfAvailable();
-        if (registry == null) {
-            return call;
+    private CompletableFuture<Object> timed(String name, Invocation inv, ClientInterceptor.Chain next) {
+        MeterRegistry r = registry();
+        if (r == null) {
+            return next.proceed(inv);
         }
-        long start = System.nanoTime();
-        return call.whenComplete((v, t) -> Timer.builder(name)
+        long start = System.nanoTime(); // before proceeding: the call itself is what is timed
+        CompletableFuture<Object> call;
+        try {
+            call = next.proceed(inv);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        return call.whenComplete((v, t) -> timer(r, name, inv, status(t))
+                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+    }
+
+    private MeterRegistry registry() {
+        if (!resolved) {
+            registry = meters.getIfUnique();
+            resolved = true;
+        }
+        return registry;
+    }
+
+    private Timer timer(MeterRegistry r, String name, Invocation inv, RpcStatus status) {
+        String key = name + '|' + inv.serviceKey() + '|' + inv.method().signature() + '|' + status;
+        return timers.computeIfAbsent(key, k -> Timer.builder(name)
                 .description("XRpc calls")
                 .tag("service", inv.serviceKey().toString())
                 .tag("method", inv.method().signature())
-                .tag("status", status(t).name())
-                .register(registry)
-                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+                .tag("status", status.name())
+                .register(r));
     }
 
     private static RpcStatus status(Throwable t) {
