@@ -1,0 +1,149 @@
+package io.xrpc.benchmark.jmh;
+
+import com.alibaba.com.caucho.hessian.io.Hessian2Input;
+import com.alibaba.com.caucho.hessian.io.Hessian2Output;
+import com.alibaba.com.caucho.hessian.io.SerializerFactory;
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import io.protostuff.LinkedBuffer;
+import io.protostuff.ProtostuffIOUtil;
+import io.protostuff.Schema;
+import io.protostuff.runtime.RuntimeSchema;
+import io.xrpc.benchmark.model.Page;
+import io.xrpc.benchmark.model.Response;
+import io.xrpc.benchmark.model.User;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import org.objenesis.strategy.StdInstantiatorStrategy;
+
+/**
+ * One way of turning a payload into bytes: through XRpc's serializer SPI, or the library called
+ * directly with the same settings (the baseline its overhead is measured against). Not
+ * thread-safe: one per JMH thread.
+ */
+public interface Codec {
+    void write(Object value, OutputStream out) throws IOException;
+
+    Object read(InputStream in, Class<?> type) throws IOException;
+
+    /** The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}. */
+    static Codec of(String api, String serializer) {
+        if (api.equals("xrpc")) {
+            ClassAllowList allow = ClassAllowList.withDefaults().allowPackage("io.xrpc.benchmark.model");
+            Serializer s = SerializerRegistry.load(allow).get(serializer);
+            return new Codec() {
+                @Override
+                public void write(Object value, OutputStream out) throws IOException {
+                    s.writeResult(value, out);
+                }
+
+                @Override
+                public Object read(InputStream in, Class<?> type) throws IOException {
+                    return s.readResult(in, type);
+                }
+            };
+        }
+        return switch (serializer) {
+            case "kryo" -> new RawKryo();
+            case "hessian" -> new RawHessian();
+            case "protostuff" -> new RawProtostuff();
+            default -> throw new IllegalArgumentException("serializer: " + serializer);
+        };
+    }
+
+    /** Kryo as XRpc configures it, one instance, no allow-list, no SPI. */
+    final class RawKryo implements Codec {
+        private final Kryo kryo = new Kryo();
+        private final Output output = new Output(4096, -1);
+        private final Input input = new Input(4096);
+
+        RawKryo() {
+            kryo.setRegistrationRequired(false);
+            kryo.setReferences(false);
+            kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+        }
+
+        @Override
+        public void write(Object value, OutputStream out) {
+            output.setOutputStream(out);
+            kryo.writeClassAndObject(output, value);
+            output.flush();
+        }
+
+        @Override
+        public Object read(InputStream in, Class<?> type) {
+            input.setInputStream(in);
+            return kryo.readClassAndObject(input);
+        }
+    }
+
+    /** Hessian 2 with one reused output, a fresh input per message as XRpc does. */
+    final class RawHessian implements Codec {
+        private final SerializerFactory factory = new SerializerFactory();
+        private final Hessian2Output output = new Hessian2Output(null);
+
+        RawHessian() {
+            factory.setAllowNonSerializable(true);
+            output.setSerializerFactory(factory);
+        }
+
+        @Override
+        public void write(Object value, OutputStream out) throws IOException {
+            output.init(out);
+            output.writeObject(value);
+            output.flushBuffer();
+        }
+
+        @Override
+        public Object read(InputStream in, Class<?> type) throws IOException {
+            Hessian2Input input = new Hessian2Input(in);
+            input.setSerializerFactory(factory);
+            return input.readObject(type);
+        }
+    }
+
+    /** Protostuff with the payload's own runtime schema (XRpc wraps values in a holder). */
+    final class RawProtostuff implements Codec {
+        private final LinkedBuffer buffer = LinkedBuffer.allocate(512);
+
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public void write(Object value, OutputStream out) throws IOException {
+            Schema schema = RuntimeSchema.getSchema(value.getClass());
+            try {
+                ProtostuffIOUtil.writeTo(out, value, schema, buffer);
+            } finally {
+                buffer.clear();
+            }
+        }
+
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public Object read(InputStream in, Class<?> type) throws IOException {
+            Schema schema = RuntimeSchema.getSchema(type);
+            Object message = schema.newMessage();
+            try {
+                ProtostuffIOUtil.mergeFrom(in, message, schema, buffer);
+            } finally {
+                buffer.clear();
+            }
+            return message;
+        }
+    }
+
+    /** The class a payload is read back as. */
+    static Class<?> typeOf(String payload) {
+        return switch (payload) {
+            case "response" -> Response.class;
+            case "user" -> User.class;
+            case "page" -> Page.class;
+            default -> throw new IllegalArgumentException("payload: " + payload);
+        };
+    }
+}

@@ -1,0 +1,42 @@
+package io.xrpc.benchmark.stress;
+
+import io.xrpc.benchmark.model.UserService;
+import io.xrpc.benchmark.model.UserServiceImpl;
+import io.xrpc.server.RpcServer;
+
+/**
+ * A provider in a JVM of its own, started by the stress tool:
+ * {@code ProviderMain xrpc|raw-netty <zookeeper connect string or ->}. Prints {@code READY <port>},
+ * then serves until its standard input closes (so it never outlives the tool).
+ */
+public final class ProviderMain {
+    private ProviderMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String kind = args[0];
+        String registry = args.length > 1 ? args[1] : "-";
+        AutoCloseable server;
+        int port;
+        if (kind.equals("raw-netty")) {
+            RawNetty.Server raw = new RawNetty.Server(0, Runtime.getRuntime().availableProcessors());
+            server = raw;
+            port = raw.port();
+        } else {
+            RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").port(0)
+                    .service(UserService.class, new UserServiceImpl());
+            if (!registry.equals("-")) {
+                b.registry("zookeeper://" + registry);
+            }
+            RpcServer s = b.build().start();
+            server = s;
+            port = s.port();
+        }
+        System.out.println("READY " + port);
+        System.out.flush();
+        while (System.in.read() >= 0) {
+            // wait for the tool to close our input
+        }
+        server.close();
+    }
+}

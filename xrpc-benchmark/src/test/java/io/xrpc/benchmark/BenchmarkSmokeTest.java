@@ -1,0 +1,53 @@
+package io.xrpc.benchmark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.xrpc.benchmark.jmh.SerializerBenchmark;
+import io.xrpc.benchmark.stress.Level;
+import io.xrpc.benchmark.stress.StressTool;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Keeps the tools working in CI: one short JMH iteration and a two-second stress run. Asserts
+ * that results were produced and no call failed; never how fast anything was.
+ */
+class BenchmarkSmokeTest {
+
+    @Test
+    void oneShortSerializerBenchmarkIterationProducesAResult() throws Exception {
+        Options options = new OptionsBuilder()
+                .include(SerializerBenchmark.class.getSimpleName() + ".serialize")
+                .param("serializer", "kryo").param("compressor", "none").param("payload", "user").param("api", "xrpc")
+                .mode(org.openjdk.jmh.annotations.Mode.Throughput)
+                .forks(0).warmupIterations(0).measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(300)).shouldFailOnError(true)
+                .build();
+        Collection<RunResult> results = new Runner(options).run();
+        assertThat(results).hasSize(1);
+        assertThat(results.iterator().next().getPrimaryResult().getScore()).isPositive();
+    }
+
+    @Test
+    void aTwoSecondStressRunWritesItsReportAndNoCallFails(@TempDir Path out) throws Exception {
+        List<Level> levels = StressTool.run("--threads", "2", "--duration", "2s", "--warmup", "500ms",
+                "--scenario", "getUser", "--out", out.toString(), "--quiet");
+        assertThat(levels).hasSize(2); // xrpc and raw-netty
+        for (Level l : levels) {
+            assertThat(l.calls()).as(l.contender() + " calls").isPositive();
+            assertThat(l.errorCount()).as(l.contender() + " errors " + l.errors()).isZero();
+        }
+        assertThat(out.resolve("results.json")).isNotEmptyFile();
+        assertThat(Files.readString(out.resolve("results.md"))).contains("| xrpc | getUser | 2 |");
+        assertThat(out.resolve("results.png")).isNotEmptyFile();
+    }
+}
