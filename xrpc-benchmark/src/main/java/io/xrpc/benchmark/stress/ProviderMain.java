@@ -18,7 +18,12 @@ public final class ProviderMain {
         String registry = args.length > 1 ? args[1] : "-";
         AutoCloseable server;
         int port;
-        if (kind.equals("raw-netty")) {
+        Contender peer = kind.equals("xrpc") || kind.equals("raw-netty") ? null : Contender.peer(kind);
+        if (peer != null) {
+            int[] p = new int[1];
+            server = peer.startServer(p);
+            port = p[0];
+        } else if (kind.equals("raw-netty")) {
             RawNetty.Server raw = new RawNetty.Server(0, Runtime.getRuntime().availableProcessors());
             server = raw;
             port = raw.port();

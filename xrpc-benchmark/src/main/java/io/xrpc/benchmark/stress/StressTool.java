@@ -79,7 +79,7 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--scenario", split = ",", description = "existUser, createUser, getUser, listUser (default: all).")
     List<String> scenarios = List.of("existUser", "createUser", "getUser", "listUser");
 
-    @Option(names = "--contender", split = ",", description = "xrpc, raw-netty (default: both).")
+    @Option(names = "--contender", split = ",", description = "xrpc, raw-netty, and with the peers profile grpc (default: xrpc, raw-netty).")
     List<String> contenders = List.of("xrpc", "raw-netty");
 
     @Option(names = "--provider", description = "inproc (same JVM) or fork (a JVM of its own, same flags) (default: ${DEFAULT-VALUE}).")
@@ -151,13 +151,19 @@ public final class StressTool implements Callable<Integer> {
 
     /** One call of the scenario; throws on any failure. */
     @FunctionalInterface
-    interface Call {
+    public interface Call {
         void run() throws Exception;
     }
 
     private int startProvider(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources) throws Exception {
         if (provider.equals("fork")) {
             return fork(contender, zk, resources);
+        }
+        Contender peer = peerOrNull(contender);
+        if (peer != null) {
+            int[] port = new int[1];
+            resources.add(peer.startServer(port));
+            return port[0];
         }
         if (contender.equals("raw-netty")) {
             RawNetty.Server s = new RawNetty.Server(0, Runtime.getRuntime().availableProcessors());
@@ -204,6 +210,10 @@ public final class StressTool implements Callable<Integer> {
 
     private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
                         List<AutoCloseable> resources) throws Exception {
+        Contender peer = peerOrNull(contender);
+        if (peer != null) {
+            return peer.caller(scenario, port, resources);
+        }
         if (contender.equals("raw-netty")) {
             int[] sizes = frameSizes(scenario);
             RawNetty.Client c = new RawNetty.Client(port, Math.min(4, Runtime.getRuntime().availableProcessors()));
@@ -233,7 +243,19 @@ public final class StressTool implements Callable<Integer> {
         };
     }
 
-    private static void check(boolean ok) {
+    private static Contender peerOrNull(String contender) {
+        if (contender.equals("xrpc") || contender.equals("raw-netty")) {
+            return null;
+        }
+        Contender peer = Contender.peer(contender);
+        if (peer == null) {
+            throw new IllegalArgumentException("contender: " + contender + " (expected: xrpc, raw-netty; grpc needs"
+                    + " the jar built with -Ppeers)");
+        }
+        return peer;
+    }
+
+    static void check(boolean ok) {
         if (!ok) {
             throw new IllegalStateException("wrong answer");
         }
