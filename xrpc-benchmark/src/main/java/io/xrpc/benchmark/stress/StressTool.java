@@ -337,7 +337,10 @@ public final class StressTool implements Callable<Integer> {
                         } catch (Exception e) {
                             String type = e instanceof RpcException r ? "RpcException " + r.status()
                                     : e.getClass().getSimpleName();
-                            errors.computeIfAbsent(type, k -> new LongAdder()).increment();
+                            errors.computeIfAbsent(type, k -> {
+                                System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
+                                return new LongAdder();
+                            }).increment();
                         }
                     }
                 } finally {
