@@ -85,6 +85,9 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--provider", description = "inproc (same JVM) or fork (a JVM of its own, same flags) (default: ${DEFAULT-VALUE}).")
     String provider = "inproc";
 
+    @Option(names = "--client", description = "inproc (callers in this JVM) or fork (a client JVM per contender, same flags) (default: ${DEFAULT-VALUE}).")
+    String client = "inproc";
+
     @Option(names = "--registry", description = "embedded (ZooKeeper in this JVM) or direct (default: ${DEFAULT-VALUE}).")
     String registry = "embedded";
 
@@ -119,7 +122,11 @@ public final class StressTool implements Callable<Integer> {
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
         try {
             for (String contender : contenders) {
-                runContender(contender, zk);
+                if (client.equals("fork")) {
+                    runClientJvm(contender);
+                } else {
+                    runContender(contender, zk);
+                }
             }
         } finally {
             if (zk != null) {
@@ -129,6 +136,39 @@ public final class StressTool implements Callable<Integer> {
         write();
         long errors = results.stream().mapToLong(Level::errorCount).sum();
         return errors == 0 ? 0 : 1;
+    }
+
+    /**
+     * Runs one contender's callers in a JVM of their own (this tool again, same flags and
+     * options, {@code --client inproc}) and takes its levels from the results it writes.
+     */
+    private void runClientJvm(String contender) throws Exception {
+        Path dir = Files.createTempDirectory("xrpc-stress-" + contender);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(StressTool.class.getName());
+        cmd.addAll(List.of("--contender", contender, "--client", "inproc", "--provider", provider,
+                "--registry", registry, "--serializer", serializer, "--compressor", compressor,
+                "--threads", String.join(",", threads.stream().map(String::valueOf).toList()),
+                "--scenario", String.join(",", scenarios), "--duration", duration.toMillis() + "ms",
+                "--warmup", warmup.toMillis() + "ms", "--timeout", timeout.toMillis() + "ms",
+                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--out", dir.toString()));
+        if (quiet) {
+            cmd.add("--quiet");
+        }
+        Process p = new ProcessBuilder(cmd).inheritIO().start();
+        long bound = (duration.toMillis() + warmup.toMillis()) * threads.size() * scenarios.size() + 120_000;
+        if (!p.waitFor(bound, TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("client JVM for " + contender + " did not finish within " + bound + " ms");
+        }
+        ObjectMapper json = new ObjectMapper();
+        for (var level : json.readTree(dir.resolve("results.json").toFile()).get("levels")) {
+            results.add(json.treeToValue(level, Level.class));
+        }
     }
 
     private void runContender(String contender, EmbeddedZooKeeper zk) throws Exception {
@@ -397,6 +437,7 @@ public final class StressTool implements Callable<Integer> {
         doc.put("serializer", serializer);
         doc.put("compressor", compressor);
         doc.put("provider", provider);
+        doc.put("client", client);
         doc.put("registry", registry);
         doc.put("mode", rate > 0 ? "fixed rate " + rate + "/s (coordinated omission corrected)" : "closed loop");
         doc.put("levels", results);
