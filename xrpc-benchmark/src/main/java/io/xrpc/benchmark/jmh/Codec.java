@@ -14,7 +14,7 @@ import io.protostuff.runtime.RuntimeSchema;
 import io.xrpc.benchmark.model.Page;
 import io.xrpc.benchmark.model.Response;
 import io.xrpc.benchmark.model.User;
-import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import java.io.IOException;
@@ -35,8 +35,7 @@ public interface Codec {
     /** The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}. */
     static Codec of(String api, String serializer) {
         if (api.equals("xrpc")) {
-            ClassAllowList allow = ClassAllowList.withDefaults().allowPackage("io.xrpc.benchmark.model");
-            Serializer s = SerializerRegistry.load(allow).get(serializer);
+            Serializer s = SerializerRegistry.load(Scenarios.allowList()).get(serializer);
             return new Codec() {
                 @Override
                 public void write(Object value, OutputStream out) throws IOException {

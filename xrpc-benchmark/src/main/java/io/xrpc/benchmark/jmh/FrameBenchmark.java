@@ -11,7 +11,7 @@ import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
-import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import java.io.IOException;
@@ -54,8 +54,7 @@ public class FrameBenchmark {
 
     @Setup
     public void setUp() {
-        ClassAllowList allow = ClassAllowList.withDefaults().allowPackage("io.xrpc.benchmark.model");
-        ser = SerializerRegistry.load(allow).get(serializer);
+        ser = SerializerRegistry.load(Scenarios.allowList()).get(serializer);
         CompressorRegistry compressors = CompressorRegistry.load();
         comp = compressors.get(compressor);
         channel = new EmbeddedChannel(new FrameDecoder(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, compressors));

@@ -9,11 +9,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.xrpc.transport.netty.NettyTransport;
 import java.net.InetSocketAddress;
@@ -39,7 +34,7 @@ public final class RawNetty {
         public Server(int port, int ioThreads) throws InterruptedException {
             group = NettyTransport.newEventLoopGroup(ioThreads, "raw-server", false);
             channel = new ServerBootstrap().group(group)
-                    .channel(Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                    .channel(NettyTransport.serverChannelType())
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<>() {
                         @Override
@@ -85,7 +80,7 @@ public final class RawNetty {
         public Client(int port, int ioThreads) throws InterruptedException {
             group = NettyTransport.newEventLoopGroup(ioThreads, "raw-client", true);
             channel = new Bootstrap().group(group)
-                    .channel(Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .channel(NettyTransport.channelType())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .handler(new ChannelInitializer<>() {
                         @Override

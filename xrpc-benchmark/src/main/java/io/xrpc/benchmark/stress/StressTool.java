@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.xrpc.benchmark.model.Payloads;
-import io.xrpc.benchmark.model.User;
+import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.client.RpcClient;
@@ -15,7 +15,6 @@ import io.xrpc.config.ReferenceOptions;
 
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
-import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.server.RpcServer;
@@ -77,7 +76,7 @@ public final class StressTool implements Callable<Integer> {
     String compressor = "none";
 
     @Option(names = "--scenario", split = ",", description = "existUser, createUser, getUser, listUser (default: all).")
-    List<String> scenarios = List.of("existUser", "createUser", "getUser", "listUser");
+    List<String> scenarios = Scenarios.ALL;
 
     @Option(names = "--contender", split = ",", description = "xrpc, raw-netty, and with the peers profile grpc (default: xrpc, raw-netty).")
     List<String> contenders = List.of("xrpc", "raw-netty");
@@ -271,16 +270,8 @@ public final class StressTool implements Callable<Integer> {
         if (zk == null) {
             o.address("127.0.0.1:" + port);
         }
-        UserService s = client.proxy(UserService.class, o.build());
-        User user = Payloads.user(1);
-        return switch (scenario) {
-            case "existUser" -> () -> check(s.existUser("dong.lea@gmail.com"));
-            case "createUser" -> () -> check(s.createUser(user));
-            case "getUser" -> () -> check(s.getUser(1) != null);
-            case "listUser" -> () -> check(s.listUser(1).result.size() == 15);
-            default -> throw new IllegalArgumentException("scenario: " + scenario
-                    + " (expected: existUser, createUser, getUser, listUser)");
-        };
+        Runnable call = Scenarios.call(client.proxy(UserService.class, o.build()), scenario);
+        return call::run;
     }
 
     private static Contender peerOrNull(String contender) {
@@ -295,16 +286,9 @@ public final class StressTool implements Callable<Integer> {
         return peer;
     }
 
-    static void check(boolean ok) {
-        if (!ok) {
-            throw new IllegalStateException("wrong answer");
-        }
-    }
-
     /** Bytes of XRpc's request and response frames for the scenario, which raw Netty then carries. */
     private int[] frameSizes(String scenario) throws Exception {
-        Serializer s = SerializerRegistry.load(ClassAllowList.withDefaults().allowPackage("io.xrpc.benchmark.model"))
-                .get(serializer);
+        Serializer s = SerializerRegistry.load(Scenarios.allowList()).get(serializer);
         var comp = CompressorRegistry.load().get(compressor);
         Object[] args;
         Object result;

@@ -1,7 +1,6 @@
 package io.xrpc.benchmark.peers;
 
-import io.xrpc.benchmark.model.Payloads;
-import io.xrpc.benchmark.model.User;
+import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.benchmark.stress.Contender;
@@ -65,21 +64,8 @@ public final class DubboContender implements Contender {
             bootstrap.application(application("bench-consumer")).registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE));
         }
         bootstrap.reference(reference).start();
-        UserService s = reference.get();
         resources.add(reference::destroy);
-        User user = Payloads.user(1);
-        return switch (scenario) {
-            case "existUser" -> () -> check(s.existUser("dong.lea@gmail.com"));
-            case "createUser" -> () -> check(s.createUser(user));
-            case "getUser" -> () -> check(s.getUser(1) != null);
-            case "listUser" -> () -> check(s.listUser(1).result.size() == 15);
-            default -> throw new IllegalArgumentException("scenario: " + scenario);
-        };
-    }
-
-    private static void check(boolean ok) {
-        if (!ok) {
-            throw new IllegalStateException("wrong answer");
-        }
+        Runnable call = Scenarios.call(reference.get(), scenario);
+        return call::run;
     }
 }

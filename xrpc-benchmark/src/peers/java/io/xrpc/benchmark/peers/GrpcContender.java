@@ -12,6 +12,7 @@ import io.xrpc.benchmark.peers.proto.PageNo;
 import io.xrpc.benchmark.peers.proto.User;
 import io.xrpc.benchmark.peers.proto.UserId;
 import io.xrpc.benchmark.peers.proto.UserServiceGrpc;
+import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.stress.Contender;
 import io.xrpc.benchmark.stress.StressTool;
 import java.net.InetSocketAddress;
@@ -75,20 +76,14 @@ public final class GrpcContender implements Contender {
         UserServiceGrpc.UserServiceBlockingStub stub = UserServiceGrpc.newBlockingStub(channel);
         User user = user(io.xrpc.benchmark.model.Payloads.user(1));
         return switch (scenario) {
-            case "existUser" -> () -> check(stub.withDeadlineAfter(3, TimeUnit.SECONDS)
+            case "existUser" -> () -> Scenarios.check(stub.withDeadlineAfter(3, TimeUnit.SECONDS)
                     .existUser(Email.newBuilder().setEmail("dong.lea@gmail.com").build()).getOk());
-            case "createUser" -> () -> check(stub.withDeadlineAfter(3, TimeUnit.SECONDS).createUser(user).getOk());
-            case "getUser" -> () -> check(stub.withDeadlineAfter(3, TimeUnit.SECONDS)
+            case "createUser" -> () -> Scenarios.check(stub.withDeadlineAfter(3, TimeUnit.SECONDS).createUser(user).getOk());
+            case "getUser" -> () -> Scenarios.check(stub.withDeadlineAfter(3, TimeUnit.SECONDS)
                     .getUser(UserId.newBuilder().setId(1).build()).getId() == 1);
-            case "listUser" -> () -> check(stub.withDeadlineAfter(3, TimeUnit.SECONDS)
+            case "listUser" -> () -> Scenarios.check(stub.withDeadlineAfter(3, TimeUnit.SECONDS)
                     .listUser(PageNo.newBuilder().setPageNo(1).build()).getResultCount() == 15);
             default -> throw new IllegalArgumentException("scenario: " + scenario);
         };
-    }
-
-    private static void check(boolean ok) {
-        if (!ok) {
-            throw new IllegalStateException("wrong answer");
-        }
     }
 }

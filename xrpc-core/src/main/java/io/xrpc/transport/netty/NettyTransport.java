@@ -33,11 +33,11 @@ public final class NettyTransport {
         return new MultiThreadIoEventLoopGroup(threads, new IoThreadFactory(name, daemon), io);
     }
 
-    static Class<? extends ServerChannel> serverChannelType() {
+    public static Class<? extends ServerChannel> serverChannelType() {
         return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     }
 
-    static Class<? extends Channel> channelType() {
+    public static Class<? extends Channel> channelType() {
         return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
