@@ -27,7 +27,8 @@ public final class FailoverCluster implements Cluster {
     @Override
     public CompletableFuture<Object> invoke(Invocation invocation, Attempts attempts) {
         CompletableFuture<Object> result = new CompletableFuture<>();
-        attempt(invocation, attempts, new HashSet<>(4), 0, null, result);
+        // No set of tried providers until a retry needs one: the common call succeeds first time.
+        attempt(invocation, attempts, Set.of(), 0, null, result);
         return result;
     }
 
@@ -42,7 +43,6 @@ public final class FailoverCluster implements Cluster {
                 result.completeExceptionally(last != null ? last : e);
                 return;
             }
-            tried.add(target.endpoint());
             attempts.send(inv, target).whenComplete((v, t) -> {
                 try {
                     if (t == null) {
@@ -51,7 +51,9 @@ public final class FailoverCluster implements Cluster {
                     }
                     RpcException e = asRpc(t);
                     if (n < attempts.retries() && retryable(e, inv, attempts)) {
-                        attempt(attempts.nextAttempt(inv), attempts, tried, n + 1, e, result);
+                        Set<Endpoint> next = tried.isEmpty() ? new HashSet<>(4) : tried;
+                        next.add(target.endpoint());
+                        attempt(attempts.nextAttempt(inv), attempts, next, n + 1, e, result);
                     } else {
                         result.completeExceptionally(e);
                     }

@@ -230,7 +230,7 @@ public final class RpcServer implements AutoCloseable {
             int left = transport.close(config.shutdownGrace);
             if (left > 0) {
                 org.slf4j.LoggerFactory.getLogger(RpcServer.class).warn(
-                        "Closed {} with {} calls still running after the {} grace period", endpointOrNull(), left,
+                        "Closed {} with {} calls still running after the {} grace period", transport.endpoint(), left,
                         config.shutdownGrace);
             }
         } catch (InterruptedException e) {
@@ -244,10 +244,6 @@ public final class RpcServer implements AutoCloseable {
         if (ownsRegistry) {
             registry.close();
         }
-    }
-
-    private Object endpointOrNull() {
-        return transport.endpoint();
     }
 
     private record Export<T>(Class<T> type, T implementation, ServiceOptions options) {

@@ -1,5 +1,6 @@
 package io.xrpc.transport.netty;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
@@ -12,10 +13,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Reacts to {@link io.netty.handler.timeout.IdleStateHandler} on both sides: when nothing was
  * written for an interval it sends a ping (which the peer answers with a pong), and when nothing
- * was read for three intervals the peer is presumed dead and the connection closed. Not sharable
- * in spirit but stateless, so one instance per pipeline is cheap.
+ * was read for three intervals the peer is presumed dead and the connection closed. Stateless
+ * and {@code @Sharable}: every pipeline uses {@link #INSTANCE}.
  */
+@ChannelHandler.Sharable
 final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
+    static final HeartbeatHandler INSTANCE = new HeartbeatHandler();
+
     private static final Logger log = LoggerFactory.getLogger(HeartbeatHandler.class);
 
     @Override

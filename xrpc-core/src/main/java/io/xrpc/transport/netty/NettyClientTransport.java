@@ -79,7 +79,7 @@ public final class NettyClientTransport {
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new FrameDecoder(settings.maxFrameLength(), compressors))
-                                .addLast("heartbeat", new HeartbeatHandler())
+                                .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch)));
                     }
                 });

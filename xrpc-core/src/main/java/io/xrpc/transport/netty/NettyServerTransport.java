@@ -77,7 +77,7 @@ public final class NettyServerTransport {
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new io.xrpc.protocol.codec.FrameDecoder(
                                         settings.maxFrameLength(), compressors))
-                                .addLast("heartbeat", new HeartbeatHandler())
+                                .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("requests", new ServerChannelHandler(NettyServerTransport.this));
                     }
                 });

@@ -124,11 +124,4 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
         XrpcProperties.parseUrl(r.url()).forEach(b::address);
         return b.build();
     }
-
-    /** Distinct references made so far. */
-    int proxyCount() {
-        return proxies.size();
-    }
-
-
 }

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.xrpc.client.ClientInterceptor;
 import io.xrpc.common.Invocation;
+import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.server.ServerInterceptor;
@@ -23,22 +24,28 @@ public class XrpcMetrics {
     private final ObjectProvider<MeterRegistry> meters;
     private volatile MeterRegistry registry;
     private volatile boolean resolved;
-    /** Timers by name, service, method and status: bounded by the methods the application has. */
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    /**
+     * Timers per method, one slot per status, built on first use: a call looks up its method
+     * (an identity key) and indexes an array, with no strings built per call. Bounded by the
+     * methods the application has.
+     */
+    private final Map<MethodDescriptor, Timer[]> clientTimers = new ConcurrentHashMap<>();
+    private final Map<MethodDescriptor, Timer[]> serverTimers = new ConcurrentHashMap<>();
 
     public XrpcMetrics(ObjectProvider<MeterRegistry> meters) {
         this.meters = meters;
     }
 
     ClientInterceptor client() {
-        return (inv, next) -> timed("xrpc.client.calls", inv, next);
+        return (inv, next) -> timed("xrpc.client.calls", clientTimers, inv, next);
     }
 
     ServerInterceptor server() {
-        return (inv, next) -> timed("xrpc.server.calls", inv, next::proceed);
+        return (inv, next) -> timed("xrpc.server.calls", serverTimers, inv, next::proceed);
     }
 
-    private CompletableFuture<Object> timed(String name, Invocation inv, ClientInterceptor.Chain next) {
+    private CompletableFuture<Object> timed(String name, Map<MethodDescriptor, Timer[]> timers, Invocation inv,
+                                            ClientInterceptor.Chain next) {
         MeterRegistry r = registry();
         if (r == null) {
             return next.proceed(inv);
@@ -50,7 +57,8 @@ public class XrpcMetrics {
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        return call.whenComplete((v, t) -> timer(r, name, inv, status(t))
+        Timer[] byStatus = timers.computeIfAbsent(inv.method(), m -> new Timer[RpcStatus.values().length]);
+        return call.whenComplete((v, t) -> timer(r, name, byStatus, inv, status(t))
                 .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
     }
 
@@ -62,14 +70,20 @@ public class XrpcMetrics {
         return registry;
     }
 
-    private Timer timer(MeterRegistry r, String name, Invocation inv, RpcStatus status) {
-        String key = name + '|' + inv.serviceKey() + '|' + inv.method().signature() + '|' + status;
-        return timers.computeIfAbsent(key, k -> Timer.builder(name)
-                .description("XRpc calls")
-                .tag("service", inv.serviceKey().toString())
-                .tag("method", inv.method().signature())
-                .tag("status", status.name())
-                .register(r));
+    private static Timer timer(MeterRegistry r, String name, Timer[] byStatus, Invocation inv, RpcStatus status) {
+        Timer t = byStatus[status.ordinal()];
+        if (t == null) {
+            // Micrometer returns the one registered timer for equal name and tags, so a race here
+            // only builds the same timer twice.
+            t = Timer.builder(name)
+                    .description("XRpc calls")
+                    .tag("service", inv.serviceKey().toString())
+                    .tag("method", inv.method().signature())
+                    .tag("status", status.name())
+                    .register(r);
+            byStatus[status.ordinal()] = t;
+        }
+        return t;
     }
 
     private static RpcStatus status(Throwable t) {
