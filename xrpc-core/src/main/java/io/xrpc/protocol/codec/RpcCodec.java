@@ -48,10 +48,15 @@ public final class RpcCodec {
     public record RemoteError(String className, String message, String stackTrace) {
     }
 
+    /**
+     * @param maxBodyLength the sender's own frame limit: a body over it fails here with
+     *                      {@link FrameTooLargeException} rather than making the receiver close
+     *                      a connection other calls share
+     */
     public static ByteBuf encodeRequest(ByteBufAllocator alloc, long requestId, int budgetMillis,
                                         Serializer serializer, Compressor compressor, int compressThreshold,
-                                        byte[] serviceKey, byte[] signature, Map<String, String> attachments,
-                                        Object[] arguments) throws IOException {
+                                        int maxBodyLength, byte[] serviceKey, byte[] signature,
+                                        Map<String, String> attachments, Object[] arguments) throws IOException {
         ByteBuf buf = alloc.ioBuffer(256);
         try {
             writeHeader(buf, MessageType.REQUEST, serializer.id(), compressor.id(), (byte) 0, requestId, budgetMillis);
@@ -67,23 +72,24 @@ public final class RpcCodec {
                 }
             }
             serializer.writeArguments(arguments, new ByteBufOutputStream(buf));
-            return finish(alloc, buf, compressor, compressThreshold);
+            return finish(alloc, buf, compressor, compressThreshold, maxBodyLength);
         } catch (IOException | RuntimeException | Error e) {
             buf.release();
             throw e;
         }
     }
 
-    /** A successful response; a {@code null} value is an empty body. */
+    /** A successful response; a {@code null} value is an empty body. See {@link #encodeRequest} for the limit. */
     public static ByteBuf encodeResponse(ByteBufAllocator alloc, long requestId, Serializer serializer,
-                                         Compressor compressor, int compressThreshold, Object value) throws IOException {
+                                         Compressor compressor, int compressThreshold, int maxBodyLength,
+                                         Object value) throws IOException {
         ByteBuf buf = alloc.ioBuffer(128);
         try {
             writeHeader(buf, MessageType.RESPONSE, serializer.id(), compressor.id(), RpcStatus.OK.code(), requestId, 0);
             if (value != null) {
                 serializer.writeResult(value, new ByteBufOutputStream(buf));
             }
-            return finish(alloc, buf, compressor, compressThreshold);
+            return finish(alloc, buf, compressor, compressThreshold, maxBodyLength);
         } catch (IOException | RuntimeException | Error e) {
             buf.release();
             throw e;
@@ -124,11 +130,15 @@ public final class RpcCodec {
                 .writeInt(0);
     }
 
-    /** Fills in the body length, compressing the body first when it is worth it. */
-    private static ByteBuf finish(ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold)
-            throws IOException {
+    /**
+     * Fills in the body length, compressing the body first when it is worth it, and refuses a body
+     * over the limit. On failure {@code buf} is the caller's to release.
+     */
+    private static ByteBuf finish(ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold,
+                                  int maxBodyLength) throws IOException {
         int bodyLength = buf.readableBytes() - HEADER_LENGTH;
         if (compressor.id() == IdentityCompressor.ID || bodyLength < threshold) {
+            checkLimit(bodyLength, maxBodyLength);
             buf.setInt(OFFSET_BODY_LENGTH, bodyLength);
             return buf;
         }
@@ -138,13 +148,31 @@ public final class RpcCodec {
             try (OutputStream z = compressor.compress(new ByteBufOutputStream(out))) {
                 buf.getBytes(buf.readerIndex() + HEADER_LENGTH, z, bodyLength);
             }
+            int compressedLength = out.readableBytes() - HEADER_LENGTH;
+            checkLimit(compressedLength, maxBodyLength);
             out.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
-            out.setInt(OFFSET_BODY_LENGTH, out.readableBytes() - HEADER_LENGTH);
+            out.setInt(OFFSET_BODY_LENGTH, compressedLength);
             buf.release();
             return out;
         } catch (IOException | RuntimeException | Error e) {
             out.release();
             throw e;
+        }
+    }
+
+    private static void checkLimit(int bodyLength, int maxBodyLength) throws FrameTooLargeException {
+        if (bodyLength > maxBodyLength) {
+            throw new FrameTooLargeException("body of " + bodyLength + " bytes is over the frame limit of "
+                    + maxBodyLength + " bytes");
+        }
+    }
+
+    /** A frame would exceed the sender's own limit; nothing was sent. */
+    public static final class FrameTooLargeException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        FrameTooLargeException(String message) {
+            super(message);
         }
     }
 

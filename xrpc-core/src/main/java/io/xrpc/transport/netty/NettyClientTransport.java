@@ -116,22 +116,15 @@ public final class NettyClientTransport {
         ByteBuf frame;
         try {
             int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos));
+            // The sender's own limit: an oversize frame would make the receiver close a shared connection.
             frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, id, budget, serializer, compressor,
-                    settings.compressThreshold(), target.serviceKey(), target.signature(),
+                    settings.compressThreshold(), settings.maxFrameLength(), target.serviceKey(), target.signature(),
                     invocation.attachmentsOrNull(), invocation.arguments());
         } catch (Exception | StackOverflowError e) {
             callEnded();
             return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
-                    target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e, e));
-        }
-        int bodyLength = frame.readableBytes() - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
-        if (bodyLength > settings.maxFrameLength()) {
-            // The receiver would refuse it by closing the connection every other call shares.
-            frame.release();
-            callEnded();
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
-                    target.description() + ": request body of " + bodyLength + " bytes is over the frame limit of "
-                            + settings.maxFrameLength() + " bytes; not sent"));
+                    target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e
+                            + "; not sent", e));
         }
         ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
                 target.resultType(), frame);

@@ -9,7 +9,6 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ClassNotAllowedException;
@@ -122,17 +121,11 @@ final class ServerCall implements Runnable {
             }
             ByteBuf out;
             try {
-                out = RpcCodec.encodeResponse(ctx.alloc(), id, serializer, compressor, server.compressThreshold(), value);
+                out = RpcCodec.encodeResponse(ctx.alloc(), id, serializer, compressor, server.compressThreshold(),
+                        server.maxFrameLength(), value);
             } catch (Exception | StackOverflowError e) {
                 answerError(RpcStatus.SERIALIZATION_ERROR, "cannot write the result of " + method.descriptor()
                         + " with " + serializer.name() + ": " + e);
-                return;
-            }
-            int body = out.readableBytes() - ProtocolConstants.HEADER_LENGTH;
-            if (body > server.maxFrameLength()) {
-                out.release();
-                answerError(RpcStatus.SERIALIZATION_ERROR, "the result of " + method.descriptor() + " is " + body
-                        + " bytes, over the frame limit of " + server.maxFrameLength() + " bytes");
                 return;
             }
             answer(out);

@@ -150,7 +150,7 @@ class FrameDecoderTest {
         byte[] text = "x".repeat(5000).getBytes();
         ByteBuf encoded = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 11,
                 new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults()),
-                new GzipCompressor(), 0, new String(text));
+                new GzipCompressor(), 0, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, new String(text));
         assertThat(encoded.getByte(ProtocolConstants.OFFSET_FLAGS)).isEqualTo((byte) ProtocolConstants.FLAG_COMPRESSED);
         assertThat(encoded.readableBytes()).isLessThan(200);
         ch.writeInbound(encoded);
@@ -160,5 +160,28 @@ class FrameDecoderTest {
                 new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults()), String.class))
                 .isEqualTo(new String(text));
         f.release();
+    }
+
+    @Test
+    void encoderRefusesABodyOverTheSendersLimitAndLeavesNothingAllocated() {
+        io.xrpc.serialize.Serializer kryo =
+                new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults());
+        String big = "y".repeat(4000);
+        assertThatThrownBy(() -> RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 12, kryo,
+                io.xrpc.compress.IdentityCompressor.INSTANCE, 0, 1024, big))
+                .isInstanceOf(RpcCodec.FrameTooLargeException.class)
+                .hasMessageMatching("body of \\d+ bytes is over the frame limit of 1024 bytes");
+        // Compressed, the same value fits: the limit applies to what goes on the wire.
+        ByteBuf small = assertDoesNotThrowEncode(kryo, big);
+        assertThat(small.getInt(ProtocolConstants.OFFSET_BODY_LENGTH)).isLessThan(1024);
+        small.release();
+    }
+
+    private static ByteBuf assertDoesNotThrowEncode(io.xrpc.serialize.Serializer s, String value) {
+        try {
+            return RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 13, s, new GzipCompressor(), 0, 1024, value);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
     }
 }
