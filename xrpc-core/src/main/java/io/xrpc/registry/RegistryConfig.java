@@ -17,6 +17,7 @@ public final class RegistryConfig {
     private final String rootPath;
     private final Duration retryBaseSleep;
     private final int maxRetries;
+    private final Duration emptyListGrace;
 
     private RegistryConfig(Builder b) {
         String a = b.address.trim();
@@ -33,6 +34,7 @@ public final class RegistryConfig {
         }
         this.sessionTimeout = b.sessionTimeout;
         this.connectTimeout = b.connectTimeout;
+        this.emptyListGrace = b.emptyListGrace;
         this.rootPath = b.rootPath;
         this.retryBaseSleep = b.retryBaseSleep;
         this.maxRetries = b.maxRetries;
@@ -72,6 +74,11 @@ public final class RegistryConfig {
         return maxRetries;
     }
 
+    /** How long a consumer keeps its last providers when the registry suddenly lists none. */
+    public Duration emptyListGrace() {
+        return emptyListGrace;
+    }
+
     @Override
     public String toString() {
         return scheme + "://" + hosts + rootPath;
@@ -84,6 +91,7 @@ public final class RegistryConfig {
         private String rootPath = "/xrpc";
         private Duration retryBaseSleep = Duration.ofMillis(500);
         private int maxRetries = 10;
+        private Duration emptyListGrace = Duration.ofSeconds(1);
 
         private Builder(String address) {
             Objects.requireNonNull(address, "address");
@@ -100,9 +108,25 @@ public final class RegistryConfig {
             return this;
         }
 
-        /** How long start-up waits for the registry: default 10 s. */
+        /**
+         * How long start-up waits for the registry: default 10 s. ZooKeeper's client is given the
+         * shorter of this and the session timeout as its own connection timeout, so a short
+         * session (5 s, say) needs no matching connect timeout.
+         */
         public Builder connectTimeout(Duration d) {
             this.connectTimeout = Checks.checkPositive("connectTimeout", d);
+            return this;
+        }
+
+        /**
+         * How long a consumer keeps its last non-empty provider list when the registry suddenly
+         * lists none, before it believes it: default 1 s. A provider that replaces its node after
+         * a session expiry deletes and creates it, and a consumer watching sees an empty moment
+         * although the provider never went away; a provider that really left is gone 1 s later.
+         * 0 believes every list at once.
+         */
+        public Builder emptyListGrace(Duration d) {
+            this.emptyListGrace = Checks.notNegative("emptyListGrace", d);
             return this;
         }
 

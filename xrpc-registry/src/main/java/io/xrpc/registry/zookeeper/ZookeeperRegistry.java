@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,7 +48,8 @@ public final class ZookeeperRegistry implements Registry {
     private final String root;
     private final CuratorFramework client;
     private final Runnable onClose;
-    private final ExecutorService worker;
+    private final ScheduledExecutorService worker;
+    private final long emptyListGraceMillis;
     /** Path to node data of everything this registry keeps registered. */
     private final Map<String, byte[]> registrations = new ConcurrentHashMap<>();
     private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
@@ -70,15 +71,19 @@ public final class ZookeeperRegistry implements Registry {
         this.connectTimeoutMillis = config.connectTimeout().toMillis();
         this.root = config.rootPath();
         this.onClose = onClose;
-        this.worker = Executors.newSingleThreadExecutor(r -> {
+        this.emptyListGraceMillis = config.emptyListGrace().toMillis();
+        this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "xrpc-registry-" + connectString);
             t.setDaemon(true);
             return t;
         });
+        // Curator warns when its connection timeout exceeds the session timeout; the start-up
+        // wait below is what the configured connect timeout governs.
+        int sessionMillis = (int) config.sessionTimeout().toMillis();
         this.client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
-                .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
-                .connectionTimeoutMs((int) config.connectTimeout().toMillis())
+                .sessionTimeoutMs(sessionMillis)
+                .connectionTimeoutMs((int) Math.min(config.connectTimeout().toMillis(), sessionMillis))
                 .retryPolicy(new ExponentialBackoffRetry((int) config.retryBaseSleep().toMillis(), config.maxRetries(),
                         MAX_RETRY_SLEEP_MS))
                 .build();
@@ -177,12 +182,7 @@ public final class ZookeeperRegistry implements Registry {
                     return;
                 }
                 log.info("Replacing {} left by an earlier session", path);
-                try {
-                    client.delete().withVersion(stat.getVersion()).forPath(path);
-                } catch (KeeperException.NoNodeException gone) {
-                    // expired meanwhile: fine
-                }
-                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+                replace(path, stat, data);
             } else if (stat != null) {
                 if (!java.util.Arrays.equals(client.getData().forPath(path), data)) {
                     client.setData().forPath(path, data);
@@ -198,6 +198,27 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         watch(path);
+    }
+
+    /**
+     * Deletes the node of an earlier session and creates ours in one transaction, so that no
+     * reader of ZooKeeper sees the path without a node in between. (Watchers still get the
+     * deletion and the creation as two events; consumers hold their list over such a moment, see
+     * {@link RegistryConfig#emptyListGrace()}.)
+     */
+    private void replace(String path, Stat old, byte[] data) throws Exception {
+        try {
+            client.transaction().forOperations(
+                    client.transactionOp().delete().withVersion(old.getVersion()).forPath(path),
+                    client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(path, data));
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+            // It expired or changed meanwhile: create it if it is not there now.
+            try {
+                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            } catch (KeeperException.NodeExistsException again) {
+                ensure(path, data);
+            }
+        }
     }
 
     /**
@@ -296,6 +317,8 @@ public final class ZookeeperRegistry implements Registry {
         private final Listener listener;
         private final CuratorCache cache;
         private volatile List<ServiceInstance> instances = List.of();
+        private java.util.concurrent.ScheduledFuture<?> pendingEmpty;
+        private volatile boolean closedSub;
         final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
         Sub(ServiceKey key, Listener listener) {
@@ -318,6 +341,10 @@ public final class ZookeeperRegistry implements Registry {
         }
 
         private void refresh() {
+            publish(read(), false);
+        }
+
+        private List<ServiceInstance> read() {
             List<ServiceInstance> list = new ArrayList<>();
             String prefix = path + "/";
             cache.stream().forEach((ChildData d) -> {
@@ -330,11 +357,38 @@ public final class ZookeeperRegistry implements Registry {
                     }
                 }
             });
-            List<ServiceInstance> next = List.copyOf(list);
+            return List.copyOf(list);
+        }
+
+        /**
+         * Passes a new list on, except that a sudden empty list is held for the grace: a provider
+         * replacing its node after a session expiry shows watchers a deletion before the creation.
+         */
+        private synchronized void publish(List<ServiceInstance> next, boolean graceOver) {
+            if (next.isEmpty() && !instances.isEmpty() && !graceOver && emptyListGraceMillis > 0 && !closedSub) {
+                if (pendingEmpty == null) {
+                    pendingEmpty = worker.schedule(this::emptyGraceOver, emptyListGraceMillis, TimeUnit.MILLISECONDS);
+                }
+                return;
+            }
+            if (pendingEmpty != null) {
+                pendingEmpty.cancel(false);
+                pendingEmpty = null;
+            }
             if (!next.equals(instances)) {
+                if (next.isEmpty()) {
+                    log.warn("ZooKeeper {} lists no provider of {} any more", connectString, key);
+                }
                 instances = next;
                 listener.onChange(next);
             }
+        }
+
+        private void emptyGraceOver() {
+            synchronized (this) {
+                pendingEmpty = null;
+            }
+            publish(read(), true);
         }
 
         @Override
@@ -344,8 +398,15 @@ public final class ZookeeperRegistry implements Registry {
 
         @Override
         public void close() {
+            closedSub = true;
             subscriptions.remove(this);
             cache.close();
+            synchronized (this) {
+                if (pendingEmpty != null) {
+                    pendingEmpty.cancel(false);
+                    pendingEmpty = null;
+                }
+            }
         }
     }
 }
