@@ -13,6 +13,7 @@ import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -148,7 +149,7 @@ class ServerEdgeTest {
     }
 
     @Test
-    void callsStillQueuedWhenTheServerStopsAreAnsweredAndReleased() throws Exception {
+    void callsStillQueuedWhenTheServerStopsAreAnsweredUnavailableBeforeTheConnectionCloses() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
         RpcServer server = RpcServer.builder().host("127.0.0.1").executorThreads(1).executorQueue(8)
                 .shutdownGrace(Duration.ZERO).service(GateService.class, impl).build().start();
@@ -162,10 +163,44 @@ class ServerEdgeTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> server.inFlight() == 3);
             server.close();
             impl.gate.countDown();
-            for (CompletableFuture<String> f : java.util.List.of(running, queued1, queued2)) {
-                assertThat(f).failsWithin(Duration.ofSeconds(10));
+            // Never run, so safe to send elsewhere: UNAVAILABLE, not "connection closed, may have run".
+            for (CompletableFuture<String> f : java.util.List.of(queued1, queued2)) {
+                assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                        .havingCause().isInstanceOfSatisfying(RpcException.class, e -> {
+                            assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
+                            assertThat(e.isSafeToRetry()).isTrue();
+                        });
             }
+            // The running one is interrupted when the grace ends; its answer may or may not make it out.
+            await().atMost(Duration.ofSeconds(10)).until(running::isDone);
             assertThat(impl.runsOf("queued1") + impl.runsOf("queued2")).isZero();
+        }
+    }
+
+    @Test
+    void moreQueuedAnswersThanOneWriteBatchAllReachTheClientBeforeTheClose() throws Exception {
+        GateServiceImpl impl = new GateServiceImpl();
+        int queued = 600; // over the write queue's 256 frames per turn
+        RpcServer server = RpcServer.builder().host("127.0.0.1").executorThreads(1).executorQueue(queued)
+                .shutdownGrace(Duration.ZERO).service(GateService.class, impl).build().start();
+        try (RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
+                    .timeout(Duration.ofSeconds(30)).retries(0).build());
+            CompletableFuture<String> running = s.passAsync("running");
+            assertThat(impl.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+            java.util.List<CompletableFuture<String>> waiting = new java.util.ArrayList<>();
+            for (int i = 0; i < queued; i++) {
+                waiting.add(s.passAsync("q" + i));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.inFlight() == queued + 1);
+            server.close();
+            impl.gate.countDown();
+            for (CompletableFuture<String> f : waiting) {
+                assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                        .havingCause().isInstanceOfSatisfying(RpcException.class,
+                                e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(running::isDone);
         }
     }
 }

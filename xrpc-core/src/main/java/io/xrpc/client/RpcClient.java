@@ -15,6 +15,7 @@ import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.netty.NettyClientTransport;
@@ -45,6 +46,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * names the service, method, address and timeout. Thread-safe.
  */
 public final class RpcClient implements AutoCloseable {
+    /** Default of {@link Builder#maxPendingRequestBytes}: 64 MiB. */
+    public static final long DEFAULT_MAX_PENDING_REQUEST_BYTES = 64L * 1024 * 1024;
+    /** Default low water mark of {@link Builder#writeBufferWaterMark}: 512 KiB. */
+    public static final int DEFAULT_WRITE_BUFFER_LOW = 512 * 1024;
+    /** Default high water mark of {@link Builder#writeBufferWaterMark}: 1 MiB. */
+    public static final int DEFAULT_WRITE_BUFFER_HIGH = 1024 * 1024;
+    /** Default consecutive failures of {@link Builder#outlierDetection}. */
+    public static final int DEFAULT_OUTLIER_FAILURES = 3;
+    /** Default first ejection of {@link Builder#outlierDetection}. */
+    public static final Duration DEFAULT_OUTLIER_BASE_EJECTION = Duration.ofSeconds(5);
+    /** Default longest ejection of {@link Builder#outlierDetection}. */
+    public static final Duration DEFAULT_OUTLIER_MAX_EJECTION = Duration.ofSeconds(60);
+
     private final Builder config;
     private final ClassAllowList allowList;
     private final SerializerRegistry serializers;
@@ -59,7 +73,7 @@ public final class RpcClient implements AutoCloseable {
     private RpcClient(Builder b) {
         this.config = b;
         this.allowList = b.allowList;
-        this.serializers = SerializerRegistry.load(allowList);
+        this.serializers = SerializerRegistry.load(allowList, b.readLimits);
         this.compressors = CompressorRegistry.load();
         // Fail at build time, with the list of known names, rather than on the first call.
         serializers.get(b.serializer);
@@ -70,7 +84,9 @@ public final class RpcClient implements AutoCloseable {
         this.clusters = NamedExtensions.load("cluster", Cluster.class, loader, Cluster::name, Cluster::priority);
         this.transport = new NettyClientTransport(new NettyClientTransport.Settings(b.ioThreads,
                 b.connectionsPerEndpoint, b.connectTimeout, b.maxFrameLength, b.heartbeatInterval, b.compressThreshold,
-                b.maxPendingCalls, b.reconnectBackoff, b.maxReconnectBackoff), compressors);
+                b.maxPendingCalls, b.maxPendingRequestBytes, b.reconnectBackoff, b.maxReconnectBackoff,
+                b.writeBufferLowWaterMark, b.writeBufferHighWaterMark, b.outlierFailures, b.outlierBaseEjection,
+                b.outlierMaxEjection), compressors);
         if (b.discovery != null) {
             this.discovery = b.discovery;
             this.ownsDiscovery = false;
@@ -194,12 +210,68 @@ public final class RpcClient implements AutoCloseable {
         private int maxPendingCalls = 65_536;
         private Duration reconnectBackoff = Duration.ofMillis(100);
         private Duration maxReconnectBackoff = Duration.ofSeconds(10);
+        private long maxPendingRequestBytes = DEFAULT_MAX_PENDING_REQUEST_BYTES;
+        private int writeBufferLowWaterMark = DEFAULT_WRITE_BUFFER_LOW;
+        private int writeBufferHighWaterMark = DEFAULT_WRITE_BUFFER_HIGH;
+        private int outlierFailures = DEFAULT_OUTLIER_FAILURES;
+        private Duration outlierBaseEjection = DEFAULT_OUTLIER_BASE_EJECTION;
+        private Duration outlierMaxEjection = DEFAULT_OUTLIER_MAX_EJECTION;
+        private ReadLimits readLimits = ReadLimits.defaults();
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
         private String registryAddress;
         private ServiceDiscovery discovery;
 
         private Builder() {
+        }
+
+        /**
+         * Bytes of encoded requests that may wait to be written, over all connections (the
+         * byte-sized sibling of {@link #maxPendingCalls}); beyond it calls fail at once with
+         * RESOURCE_EXHAUSTED, not sent. Requests wait while a provider reads slower than they are
+         * made. Default 64 MiB.
+         */
+        public Builder maxPendingRequestBytes(long bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("maxPendingRequestBytes: " + bytes + " (expected: >= 1024)");
+            }
+            this.maxPendingRequestBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Output per connection: above {@code high} bytes not yet taken by the socket, requests
+         * wait on this side (counted in {@link #maxPendingRequestBytes}) until the output is below
+         * {@code low}. Default 512 KiB and 1 MiB.
+         */
+        public Builder writeBufferWaterMark(int low, int high) {
+            this.writeBufferLowWaterMark = Checks.atLeast("writeBufferLowWaterMark", low, 1);
+            this.writeBufferHighWaterMark = Checks.atLeast("writeBufferHighWaterMark", high, low);
+            return this;
+        }
+
+        /**
+         * Outlier detection: after {@code consecutiveFailures} calls in a row to one provider went
+         * unanswered before their deadline or lost their connection, the provider is set aside for
+         * {@code baseEjection}, doubled for every ejection in a row up to {@code maxEjection}, then
+         * tried again; the last provider left is never set aside. 0 failures turns it off.
+         * Default 3, 5 s, 60 s.
+         */
+        public Builder outlierDetection(int consecutiveFailures, Duration baseEjection, Duration maxEjection) {
+            this.outlierFailures = Checks.atLeast("outlierFailures", consecutiveFailures, 0);
+            this.outlierBaseEjection = Checks.checkPositive("outlierBaseEjection", baseEjection);
+            this.outlierMaxEjection = Checks.checkPositive("outlierMaxEjection", maxEjection);
+            if (maxEjection.compareTo(baseEjection) < 0) {
+                throw new IllegalArgumentException("outlierMaxEjection: " + maxEjection + " (expected: >= "
+                        + baseEjection + ")");
+            }
+            return this;
+        }
+
+        /** What reading one response may build: default {@link ReadLimits#defaults()}. */
+        public Builder readLimits(ReadLimits limits) {
+            this.readLimits = Objects.requireNonNull(limits, "readLimits");
+            return this;
         }
 
         /**

@@ -24,7 +24,8 @@ package io.xrpc.protocol;
  *   <li><b>comp</b> compressor id the sender prefers; a response uses its request's.</li>
  *   <li><b>status</b> {@link io.xrpc.common.RpcStatus} code in responses, 0 otherwise.</li>
  *   <li><b>flags</b> bit 0 ({@link #FLAG_COMPRESSED}): the body is compressed with {@code comp};
- *       other bits are reserved and must be 0.</li>
+ *       bit 1 ({@link #FLAG_TIMESTAMPED}): the body starts with the sender's clock; other bits are
+ *       reserved and must be 0.</li>
  *   <li><b>request id</b> pairs a response with its request on a multiplexed connection.</li>
  *   <li><b>budget ms</b> in a request, the milliseconds left before the caller gives up
  *       (relative, so clock skew between hosts does not matter); 0 elsewhere.</li>
@@ -49,6 +50,17 @@ public final class ProtocolConstants {
 
     /** Flags bit: the body is compressed with the header's compressor. */
     public static final int FLAG_COMPRESSED = 1;
+
+    /**
+     * Flags bit: the body starts with {@link #TIMESTAMP_LENGTH} bytes, the sender's clock in
+     * milliseconds (uint32, an origin of the sender's own), never compressed and counted in the
+     * body length. Clients stamp requests and pings; a server compares the stamps of one
+     * connection to see how long a request waited before it was read.
+     */
+    public static final int FLAG_TIMESTAMPED = 2;
+
+    /** Length of the clock stamp of a {@link #FLAG_TIMESTAMPED} frame. */
+    public static final int TIMESTAMP_LENGTH = 4;
 
     /** Default limit of one frame's body, and of a body after decompression: 8 MiB. */
     public static final int DEFAULT_MAX_FRAME_LENGTH = 8 * 1024 * 1024;

@@ -35,7 +35,6 @@ public final class ClassAllowList {
             "java.lang.Object", "java.lang.String", "java.lang.Boolean", "java.lang.Byte",
             "java.lang.Character", "java.lang.Short", "java.lang.Integer", "java.lang.Long",
             "java.lang.Float", "java.lang.Double", "java.lang.Void", "java.lang.Number",
-            "java.lang.StackTraceElement",
             "java.math.BigDecimal", "java.math.BigInteger",
             "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
             "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
@@ -49,29 +48,45 @@ public final class ClassAllowList {
             "java.util.Collections$SingletonList", "java.util.Collections$SingletonMap",
             "java.util.Collections$SingletonSet",
             // Plain JDK collections, which protostuff names by their simple name.
-            "java.util.Vector", "java.util.Stack", "java.util.Hashtable", "java.util.IdentityHashMap",
-            "java.util.WeakHashMap", "java.util.PriorityQueue", "java.util.EnumSet", "java.util.Properties",
+            "java.util.Vector", "java.util.Stack", "java.util.Hashtable", "java.util.Properties",
+            // An EnumSet is one of two classes, which Kryo names.
+            "java.util.EnumSet", "java.util.RegularEnumSet", "java.util.JumboEnumSet",
             "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
-            "java.util.concurrent.CopyOnWriteArraySet", "java.util.concurrent.LinkedBlockingQueue",
-            "java.util.concurrent.LinkedBlockingDeque", "java.util.concurrent.PriorityBlockingQueue",
-            "java.util.concurrent.ArrayBlockingQueue",
-            "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.CopyOnWriteArrayList",
+            "java.util.concurrent.LinkedBlockingQueue", "java.util.concurrent.LinkedBlockingDeque",
+            "java.util.concurrent.ConcurrentHashMap",
             "java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListSet",
             "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
             "java.util.concurrent.atomic.AtomicBoolean",
             "java.sql.Date", "java.sql.Time", "java.sql.Timestamp");
 
     private static final List<String> PACKAGE_DEFAULTS = List.of(
-            // Immutable value types: the classes and their serialization proxy java.time.Ser.
-            "java.time.",
-            // Hessian's own stand-ins for java.time values (they rebuild the value in readResolve).
-            "com.alibaba.com.caucho.hessian.io.java8.");
+            // Immutable value types (Hessian accepts only the enums among them: it carries the
+            // values as handles of its own, which its serializer allows itself).
+            "java.time.");
 
     private final Set<String> names = ConcurrentHashMap.newKeySet();
     private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
     private volatile String[] prefixes = new String[0];
 
     private ClassAllowList() {
+    }
+
+    /**
+     * The classes every list starts with, each of which round-trips equal through every built-in
+     * serializer (a test checks each): boxes, {@code String}, {@code BigDecimal},
+     * {@code BigInteger}, {@code UUID}, dates and the common collections. Classes whose meaning
+     * a copy cannot keep are left out: weak and identity maps, queues ordered by a comparator
+     * (serializers drop comparators), copy-on-write collections (rebuilt element by element in
+     * quadratic time), bounded blocking queues (no constructor to rebuild them with) and stack
+     * trace elements (remote exceptions travel as text).
+     */
+    public static List<String> defaultClassNames() {
+        return JDK_DEFAULTS;
+    }
+
+    /** The package prefixes every list starts with: {@code java.time.}. */
+    public static List<String> defaultPackages() {
+        return PACKAGE_DEFAULTS;
     }
 
     /** A list with only the JDK defaults. */

@@ -8,14 +8,26 @@ import java.io.OutputStream;
  * Turns call arguments and results into bytes and back.
  *
  * <p>Implementations are thread-safe: one instance serves every connection and thread of a client
- * or server. They keep no shared mutable buffers (pool or confine them per thread instead), and on
- * reading they construct only classes their {@link ClassAllowList} allows; a payload naming any
- * other class fails with {@link ClassNotAllowedException} before anything of it is created.
+ * or server. They keep no shared mutable buffers (pool or confine them per thread instead, and let
+ * a thread keep little after a large message), and on reading they construct only classes their
+ * {@link ClassAllowList} allows; a payload naming any other class fails with
+ * {@link ClassNotAllowedException} before anything of it is created.
+ *
+ * <p>Reading treats every payload as hostile. XRpc hands over a stream holding exactly one
+ * message, whose {@link InputStream#available()} is the exact number of bytes not yet read; a
+ * length or count taken from the payload is checked against it before anything is allocated
+ * ({@link ReadGuard#checkLength}), and the objects and nesting one message builds stay within the
+ * {@link ReadLimits} the serializer was created with. Everything wrong with a payload fails with
+ * {@link SerializationException}, {@link ClassNotAllowedException} or {@link PayloadLimitException};
+ * bytes left over after the expected values are an error too.
  *
  * <p>The streams belong to the caller: implementations neither close them nor read past what they
  * wrote.
  */
 public interface Serializer {
+
+    /** Passed as a deadline when reading has none. */
+    long NO_DEADLINE = Long.MIN_VALUE;
 
     /** The stable lower-case name used in configuration, such as {@code kryo}. */
     String name();
@@ -26,12 +38,21 @@ public interface Serializer {
     /** Writes the arguments of a call; elements may be {@code null}. */
     void writeArguments(Object[] arguments, OutputStream out) throws IOException;
 
-    /** Reads what {@link #writeArguments} wrote, one value per declared parameter type. */
-    Object[] readArguments(InputStream in, Class<?>[] parameterTypes) throws IOException;
+    /**
+     * Reads what {@link #writeArguments} wrote, one value per declared parameter type.
+     *
+     * @param deadlineNanos a {@link System#nanoTime()} value after which reading gives up, or
+     *                      {@link #NO_DEADLINE}
+     */
+    Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException;
 
     /** Writes a call's result, which is never {@code null} (a null result has an empty body). */
     void writeResult(Object value, OutputStream out) throws IOException;
 
-    /** Reads what {@link #writeResult} wrote; {@code type} is the declared result type. */
-    Object readResult(InputStream in, Class<?> type) throws IOException;
+    /**
+     * Reads what {@link #writeResult} wrote; {@code type} is the declared result type.
+     *
+     * @param deadlineNanos as for {@link #readArguments}
+     */
+    Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException;
 }

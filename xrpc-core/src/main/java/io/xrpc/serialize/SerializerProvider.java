@@ -20,6 +20,9 @@ public interface SerializerProvider {
         return 0;
     }
 
-    /** A new serializer that instantiates only what {@code allowList} allows. */
-    Serializer create(ClassAllowList allowList);
+    /**
+     * A new serializer that instantiates only what {@code allowList} allows and builds no more per
+     * message than {@code limits} allow (see {@link Serializer} for the whole reading contract).
+     */
+    Serializer create(ClassAllowList allowList, ReadLimits limits);
 }

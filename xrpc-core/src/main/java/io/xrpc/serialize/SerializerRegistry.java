@@ -14,11 +14,12 @@ public final class SerializerRegistry {
     private final Serializer[] byId = new Serializer[256];
     private final ClassAllowList allowList;
 
-    private SerializerRegistry(ClassAllowList allowList, NamedExtensions<SerializerProvider> providers) {
+    private SerializerRegistry(ClassAllowList allowList, ReadLimits limits,
+                               NamedExtensions<SerializerProvider> providers) {
         this.allowList = allowList;
         List<Serializer> created = new ArrayList<>();
         for (SerializerProvider p : providers.all()) {
-            Serializer s = p.create(allowList);
+            Serializer s = p.create(allowList, limits);
             Serializer clash = byId[s.id() & 0xFF];
             if (clash != null) {
                 throw new IllegalStateException("serializer id " + s.id() + " is used by both " + clash.name()
@@ -30,10 +31,10 @@ public final class SerializerRegistry {
         this.byName = NamedExtensions.of("serializer", created, Serializer::name, s -> 0);
     }
 
-    /** Loads every {@link SerializerProvider} visible to this class's loader and the context loader. */
-    public static SerializerRegistry load(ClassAllowList allowList) {
+    /** Loads every {@link SerializerProvider} visible to the context class loader (else this class's). */
+    public static SerializerRegistry load(ClassAllowList allowList, ReadLimits limits) {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        return new SerializerRegistry(allowList, NamedExtensions.load("serializer", SerializerProvider.class,
+        return new SerializerRegistry(allowList, limits, NamedExtensions.load("serializer", SerializerProvider.class,
                 loader != null ? loader : SerializerRegistry.class.getClassLoader(),
                 SerializerProvider::name, SerializerProvider::priority));
     }

@@ -12,6 +12,7 @@ import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.netty.NettyServerTransport;
 import java.time.Duration;
@@ -44,10 +45,20 @@ import java.util.concurrent.TimeUnit;
  * Thread-safe.
  */
 public final class RpcServer implements AutoCloseable {
+    /** Default of {@link Builder#frameTimeout}. */
+    public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(10);
+    /** Default of {@link Builder#maxConnections}. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** Default low water mark of {@link Builder#writeBufferWaterMark}: 512 KiB. */
+    public static final int DEFAULT_WRITE_BUFFER_LOW = 512 * 1024;
+    /** Default high water mark of {@link Builder#writeBufferWaterMark}: 1 MiB. */
+    public static final int DEFAULT_WRITE_BUFFER_HIGH = 1024 * 1024;
+
     private final Builder config;
     private final ServiceDispatcher dispatcher;
     private final NettyServerTransport transport;
     private final ClassAllowList allowList;
+    private final SerializerRegistry serializers;
     private final ServiceRegistry registry;
     private final boolean ownsRegistry;
     private final Map<ServiceKey, ServiceInstance> registered = new ConcurrentHashMap<>();
@@ -59,7 +70,10 @@ public final class RpcServer implements AutoCloseable {
         this.config = b;
         this.allowList = b.allowList;
         this.dispatcher = new ServiceDispatcher(b.interceptors, allowList);
+        SerializerRegistry serializers = SerializerRegistry.load(allowList, b.readLimits);
+        this.serializers = serializers;
         for (Export<?> e : b.exports) {
+            checkSerializers(e.options());
             exported.put(e.exportTo(dispatcher), e.options());
         }
         if (b.registry != null) {
@@ -78,8 +92,16 @@ public final class RpcServer implements AutoCloseable {
                 queue, new DefaultThreadFactory("xrpc-server-call", true), new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(b.host, b.port, b.ioThreads,
-                b.maxFrameLength, b.heartbeatInterval, b.compressThreshold, b.executorThreads, b.executorQueue),
-                dispatcher, SerializerRegistry.load(allowList), CompressorRegistry.load(), executor);
+                b.maxFrameLength, b.heartbeatInterval, b.compressThreshold, b.executorThreads, b.executorQueue,
+                b.frameTimeout, b.maxConnections, b.maxConnectionsPerAddress, b.writeBufferLowWaterMark,
+                b.writeBufferHighWaterMark), dispatcher, serializers, CompressorRegistry.load(), executor);
+    }
+
+    /** Fails on a serializer name this server does not have, listing those it has. */
+    private void checkSerializers(ServiceOptions options) {
+        for (String name : options.serializers()) {
+            serializers.get(name);
+        }
     }
 
     public static Builder builder() {
@@ -117,6 +139,7 @@ public final class RpcServer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("server " + transport.endpoint() + " is closed");
         }
+        checkSerializers(options);
         ServiceKey key = dispatcher.export(serviceInterface, implementation, options);
         exported.put(key, options);
         if (started) {
@@ -203,6 +226,15 @@ public final class RpcServer implements AutoCloseable {
     }
 
     /**
+     * Encoded responses waiting for clients to read them, over all connections. While one
+     * connection holds more than the write buffer's high-water mark, the server reads no more
+     * requests from it.
+     */
+    public long pendingOutputBytes() {
+        return transport.pendingOutputBytes();
+    }
+
+    /**
      * Stops accepting connections, answers new calls with UNAVAILABLE (safe to retry elsewhere),
      * waits up to the shutdown grace for calls in flight, then closes connections and threads.
      */
@@ -270,8 +302,56 @@ public final class RpcServer implements AutoCloseable {
         private ServiceRegistry registry;
         private String advertisedHost;
         private Duration unregisterDelay = Duration.ZERO;
+        private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = 0;
+        private int writeBufferLowWaterMark = DEFAULT_WRITE_BUFFER_LOW;
+        private int writeBufferHighWaterMark = DEFAULT_WRITE_BUFFER_HIGH;
+        private ReadLimits readLimits = ReadLimits.defaults();
 
         private Builder() {
+        }
+
+        /**
+         * How long a frame may take to arrive whole once its first byte came; a peer slower than
+         * that (one trickling a byte a second to hold the connection and its buffer) is
+         * disconnected. Default 10 s.
+         */
+        public Builder frameTimeout(Duration timeout) {
+            this.frameTimeout = Checks.checkPositive("frameTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Open connections this server accepts: default 10,000. One more is refused with a GOAWAY
+         * saying why (its client sends its calls elsewhere) and one log line.
+         */
+        public Builder maxConnections(int n) {
+            this.maxConnections = Checks.atLeast("maxConnections", n, 1);
+            return this;
+        }
+
+        /** Open connections from one remote address: default 0, no limit of its own. */
+        public Builder maxConnectionsPerAddress(int n) {
+            this.maxConnectionsPerAddress = Checks.atLeast("maxConnectionsPerAddress", n, 0);
+            return this;
+        }
+
+        /**
+         * Output per connection: above {@code high} bytes waiting for the client to read them, the
+         * server reads no more requests from it and encodes no more results for it, until the
+         * output is below {@code low}. Default 512 KiB and 1 MiB.
+         */
+        public Builder writeBufferWaterMark(int low, int high) {
+            this.writeBufferLowWaterMark = Checks.atLeast("writeBufferLowWaterMark", low, 1);
+            this.writeBufferHighWaterMark = Checks.atLeast("writeBufferHighWaterMark", high, low);
+            return this;
+        }
+
+        /** What reading one request may build: default {@link ReadLimits#defaults()}. */
+        public Builder readLimits(ReadLimits limits) {
+            this.readLimits = Objects.requireNonNull(limits, "readLimits");
+            return this;
         }
 
         /**

@@ -4,6 +4,7 @@ import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,11 +18,16 @@ public final class ServerMethod {
     private final Object implementation;
     private final Method method;
     private final Class<?>[] boxedParameterTypes;
+    private final Set<String> acceptedSerializers;
+    /** The largest of the recent response sizes, decaying; 0 until the first response. */
+    private volatile int expectedResponseBytes;
 
-    ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation) {
+    ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
+                 Set<String> acceptedSerializers) {
         this.serviceKey = serviceKey;
         this.descriptor = descriptor;
         this.implementation = implementation;
+        this.acceptedSerializers = acceptedSerializers;
         this.method = descriptor.method();
         // A non-public interface (common in tests and examples) needs this to be callable.
         this.method.trySetAccessible();
@@ -38,6 +44,34 @@ public final class ServerMethod {
 
     public MethodDescriptor descriptor() {
         return descriptor;
+    }
+
+    /** Whether the service takes requests in serializer {@code name} ({@code ServiceOptions.serializers}). */
+    public boolean accepts(String name) {
+        return acceptedSerializers.isEmpty() || acceptedSerializers.contains(name);
+    }
+
+    /** The serializers the service accepts; empty for any. */
+    public Set<String> acceptedSerializers() {
+        return acceptedSerializers;
+    }
+
+    /**
+     * About how large this method's responses are: the largest of the recent ones (each response
+     * lowers the figure by a sixteenth before comparing), or 0 before the first. The server admits
+     * a connection's requests while their expected responses fit its write buffer.
+     */
+    public int expectedResponseBytes() {
+        return expectedResponseBytes;
+    }
+
+    /** Records the size of a response just encoded. Racy by design: an estimate. */
+    public void recordResponseBytes(int bytes) {
+        int e = expectedResponseBytes;
+        int next = Math.max(bytes, e - (e >> 4));
+        if (next != e) {
+            expectedResponseBytes = next;
+        }
     }
 
     /**

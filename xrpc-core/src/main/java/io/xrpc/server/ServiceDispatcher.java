@@ -12,6 +12,7 @@ import java.lang.reflect.Modifier;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -38,13 +39,14 @@ public final class ServiceDispatcher {
                     + " (expected: an implementation of " + iface.getName() + ")");
         }
         ServiceKey key = ServiceKey.of(iface, options.version(), options.group());
+        Set<String> accepted = Set.copyOf(options.serializers());
         Map<String, ServerMethod> methods = new HashMap<>();
         for (Method m : iface.getMethods()) {
             if (Modifier.isStatic(m.getModifiers())) {
                 continue;
             }
             MethodDescriptor d = MethodDescriptor.of(m);
-            methods.put(d.signature(), new ServerMethod(key, d, implementation));
+            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted));
         }
         allowList.allowTypesOf(iface);
         if (services.putIfAbsent(key.toString(), Map.copyOf(methods)) != null) {

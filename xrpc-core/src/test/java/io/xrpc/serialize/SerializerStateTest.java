@@ -45,7 +45,7 @@ class SerializerStateTest {
 
     @Test
     void kryoStillReadsValidPayloadsAfterManyRefusals() throws Exception {
-        KryoSerializer kryo = new KryoSerializer(allow());
+        KryoSerializer kryo = new KryoSerializer(allow(), ReadLimits.defaults());
         Box bad = new Box();
         bad.items.add(new Inner(new Canary()));
         byte[] refused = write(kryo, bad);
@@ -54,9 +54,9 @@ class SerializerStateTest {
         good.label = "ok";
         byte[] valid = write(kryo, good);
         for (int i = 0; i < 200; i++) {
-            assertThatThrownBy(() -> kryo.readArguments(new ByteArrayInputStream(refused), new Class<?>[] {Box.class}))
+            assertThatThrownBy(() -> kryo.readArguments(new ByteArrayInputStream(refused), new Class<?>[] {Box.class}, Serializer.NO_DEADLINE))
                     .isInstanceOf(ClassNotAllowedException.class);
-            Box read = (Box) kryo.readArguments(new ByteArrayInputStream(valid), new Class<?>[] {Box.class})[0];
+            Box read = (Box) kryo.readArguments(new ByteArrayInputStream(valid), new Class<?>[] {Box.class}, Serializer.NO_DEADLINE)[0];
             assertThat(read.items).singleElement().extracting(in -> in.payload).isEqualTo("fine");
             assertThat(read.label).isEqualTo("ok");
         }
@@ -64,18 +64,20 @@ class SerializerStateTest {
 
     @Test
     void hessianDoesNotCarryUnreadBytesIntoTheNextMessage() throws Exception {
-        HessianSerializer hessian = new HessianSerializer(allow());
-        // One argument declared, two written: the second must not leak into the next read.
+        HessianSerializer hessian = new HessianSerializer(allow(), ReadLimits.defaults());
+        // One argument declared, two written: refused, and the second must not leak into the next read.
         byte[] withTrailer = write(hessian, "first", "smuggled");
         byte[] next = write(hessian, "second");
-        hessian.readArguments(new ByteArrayInputStream(withTrailer), new Class<?>[] {String.class});
-        Object[] read = hessian.readArguments(new ByteArrayInputStream(next), new Class<?>[] {String.class});
+        assertThatThrownBy(() -> hessian.readArguments(new ByteArrayInputStream(withTrailer),
+                new Class<?>[] {String.class}, Serializer.NO_DEADLINE))
+                .isInstanceOf(SerializationException.class).hasMessageContaining("left over");
+        Object[] read = hessian.readArguments(new ByteArrayInputStream(next), new Class<?>[] {String.class}, Serializer.NO_DEADLINE);
         assertThat(read).containsExactly("second");
     }
 
     @Test
     void hessianRefusesTypeNamesWithoutAPackageThatAreNotBuiltIn() throws Exception {
-        HessianSerializer hessian = new HessianSerializer(allow());
+        HessianSerializer hessian = new HessianSerializer(allow(), ReadLimits.defaults());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Hessian2Output out = new Hessian2Output(bytes);
         out.writeMapBegin("Evil");
@@ -84,7 +86,7 @@ class SerializerStateTest {
         out.writeMapEnd();
         out.flush();
         assertThatThrownBy(() -> hessian.readArguments(new ByteArrayInputStream(bytes.toByteArray()),
-                new Class<?>[] {Object.class}))
+                new Class<?>[] {Object.class}, Serializer.NO_DEADLINE))
                 .isInstanceOf(ClassNotAllowedException.class).hasMessageContaining("Evil");
     }
 }

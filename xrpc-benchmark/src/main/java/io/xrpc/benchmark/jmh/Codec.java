@@ -15,6 +15,7 @@ import io.xrpc.benchmark.model.Page;
 import io.xrpc.benchmark.model.Response;
 import io.xrpc.benchmark.model.User;
 import io.xrpc.benchmark.model.Scenarios;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import java.io.IOException;
@@ -35,7 +36,7 @@ public interface Codec {
     /** The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}. */
     static Codec of(String api, String serializer) {
         if (api.equals("xrpc")) {
-            Serializer s = SerializerRegistry.load(Scenarios.allowList()).get(serializer);
+            Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
             return new Codec() {
                 @Override
                 public void write(Object value, OutputStream out) throws IOException {
@@ -44,7 +45,7 @@ public interface Codec {
 
                 @Override
                 public Object read(InputStream in, Class<?> type) throws IOException {
-                    return s.readResult(in, type);
+                    return s.readResult(in, type, Serializer.NO_DEADLINE);
                 }
             };
         }

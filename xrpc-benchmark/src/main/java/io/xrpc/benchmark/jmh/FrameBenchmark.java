@@ -12,6 +12,7 @@ import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.benchmark.model.Scenarios;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import java.io.IOException;
@@ -45,6 +46,7 @@ public class FrameBenchmark {
 
     private Serializer ser;
     private Compressor comp;
+    private CompressorRegistry compressors;
     private EmbeddedChannel channel;
     private final byte[] service = RpcCodec.shortStringBytes("io.xrpc.benchmark.model.UserService");
     private final byte[] method = RpcCodec.shortStringBytes("createUser(io.xrpc.benchmark.model.User)");
@@ -54,10 +56,10 @@ public class FrameBenchmark {
 
     @Setup
     public void setUp() {
-        ser = SerializerRegistry.load(Scenarios.allowList()).get(serializer);
-        CompressorRegistry compressors = CompressorRegistry.load();
+        ser = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
+        compressors = CompressorRegistry.load();
         comp = compressors.get(compressor);
-        channel = new EmbeddedChannel(new FrameDecoder(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, compressors));
+        channel = new EmbeddedChannel(new FrameDecoder(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH));
     }
 
     @TearDown
@@ -73,8 +75,9 @@ public class FrameBenchmark {
         channel.writeInbound(frame);
         Frame f = channel.readInbound();
         try {
+            f.decompress(compressors, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
             RpcCodec.readRequestHead(f.body());
-            return RpcCodec.readArguments(f.body(), ser, types)[0];
+            return RpcCodec.readArguments(f.body(), ser, types, Serializer.NO_DEADLINE)[0];
         } finally {
             f.release();
         }

@@ -288,7 +288,7 @@ public final class StressTool implements Callable<Integer> {
 
     /** Bytes of XRpc's request and response frames for the scenario, which raw Netty then carries. */
     private int[] frameSizes(String scenario) throws Exception {
-        Serializer s = SerializerRegistry.load(Scenarios.allowList()).get(serializer);
+        Serializer s = SerializerRegistry.load(Scenarios.allowList(), io.xrpc.serialize.ReadLimits.defaults()).get(serializer);
         var comp = CompressorRegistry.load().get(compressor);
         Object[] args;
         Object result;

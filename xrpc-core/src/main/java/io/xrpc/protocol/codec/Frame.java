@@ -1,36 +1,49 @@
 package io.xrpc.protocol.codec;
 
+import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
+import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
+
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.xrpc.compress.Compressor;
+import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.protocol.MessageType;
+import java.io.IOException;
+import java.io.InputStream;
 
 /**
- * One decoded frame: the header fields and the body, already decompressed.
+ * One frame cut from the byte stream: the header fields and the body as it came, still compressed
+ * when the sender compressed it. {@link #decompress} is a separate step so that it runs where the
+ * body is read (the server's call thread), not on the event loop that cuts frames for every
+ * connection.
  *
  * <p>The frame owns its body: whoever takes a frame from the pipeline must call {@link #release()}
- * exactly once, after which the body must not be touched. When the header was sound but the body
- * could not be decompressed, {@link #bodyError()} says why and there is no body; the connection
- * stays usable and the receiver answers (or drops) just that request.
+ * exactly once, after which the body must not be touched.
  */
 public final class Frame {
+    private static final int CHUNK = 8192;
+
     private final MessageType type;
     private final byte serializerId;
     private final byte compressorId;
     private final byte status;
+    private final byte flags;
     private final long requestId;
     private final int budgetMillis;
-    private final ByteBuf body;
-    private final String bodyError;
+    private final int sentAtMillis;
+    private ByteBuf body;
 
-    Frame(MessageType type, byte serializerId, byte compressorId, byte status, long requestId,
-          int budgetMillis, ByteBuf body, String bodyError) {
+    Frame(MessageType type, byte serializerId, byte compressorId, byte status, byte flags, long requestId,
+          int budgetMillis, int sentAtMillis, ByteBuf body) {
         this.type = type;
         this.serializerId = serializerId;
         this.compressorId = compressorId;
         this.status = status;
+        this.flags = flags;
         this.requestId = requestId;
         this.budgetMillis = budgetMillis;
+        this.sentAtMillis = sentAtMillis;
         this.body = body;
-        this.bodyError = bodyError;
     }
 
     public MessageType type() {
@@ -57,27 +70,88 @@ public final class Frame {
         return budgetMillis;
     }
 
-    /** The decompressed body, or {@code null} when {@link #bodyError()} is set. */
+    /** Whether the sender stamped the frame with its clock ({@link #sentAtMillis()}). */
+    public boolean isTimestamped() {
+        return (flags & FLAG_TIMESTAMPED) != 0;
+    }
+
+    /** The sender's clock when it encoded the frame, in milliseconds from an origin of its own. */
+    public int sentAtMillis() {
+        return sentAtMillis;
+    }
+
+    /** Whether the body is still compressed. */
+    public boolean isCompressed() {
+        return (flags & FLAG_COMPRESSED) != 0 && body != null && compressorId != 0;
+    }
+
+    /** The body: compressed until {@link #decompress} succeeded, if it was sent compressed. */
     public ByteBuf body() {
         return body;
     }
 
-    /** Why the body could not be read, or {@code null}. */
-    public String bodyError() {
-        return bodyError;
+    /**
+     * Replaces a compressed body by its plain bytes, stopping as soon as they exceed
+     * {@code maxLength} (a small body that inflates without end, a "gzip bomb", costs no more
+     * than the limit).
+     *
+     * @return {@code null} when the body is now plain, else why it could not be decompressed
+     *         (the frame then has no body)
+     */
+    public String decompress(CompressorRegistry compressors, int maxLength) {
+        if (!isCompressed()) {
+            return null;
+        }
+        Compressor c = compressors.byId(compressorId);
+        if (c == null) {
+            dropBody();
+            return "unknown compressor id " + compressorId;
+        }
+        ByteBuf out = body.alloc().buffer(Math.min(Math.max(body.readableBytes() * 4, 256), maxLength + 1));
+        boolean ok = false;
+        try (InputStream in = c.decompress(new ByteBufInputStream(body.duplicate()))) { // owns no buffer
+            for (;;) {
+                int room = maxLength + 1 - out.readableBytes();
+                int n = out.writeBytes(in, Math.min(CHUNK, room));
+                if (n < 0) {
+                    break;
+                }
+                if (out.readableBytes() > maxLength) {
+                    dropBody();
+                    return "body decompresses to more than the limit of " + maxLength + " bytes";
+                }
+            }
+            ok = true;
+        } catch (IOException | RuntimeException e) {
+            dropBody();
+            return "corrupt " + c.name() + " body: " + e.getMessage();
+        } finally {
+            if (!ok) {
+                out.release();
+            }
+        }
+        body.release();
+        body = out;
+        return null;
+    }
+
+    private void dropBody() {
+        ByteBuf b = body;
+        body = null;
+        if (b != null) {
+            b.release();
+        }
     }
 
     /** Releases the body. Call once. */
     public void release() {
-        if (body != null) {
-            body.release();
-        }
+        dropBody();
     }
 
     @Override
     public String toString() {
         return "Frame[" + type + " id=" + requestId + " ser=" + serializerId + " comp=" + compressorId
                 + " status=" + status + " budget=" + budgetMillis + "ms body="
-                + (body == null ? bodyError : body.readableBytes() + "B") + "]";
+                + (body == null ? "none" : body.readableBytes() + "B") + "]";
     }
 }

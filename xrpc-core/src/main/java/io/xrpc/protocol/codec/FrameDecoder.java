@@ -1,6 +1,6 @@
 package io.xrpc.protocol.codec;
 
-import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
+import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
 import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.MAGIC;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_BODY_LENGTH;
@@ -13,53 +13,73 @@ import static io.xrpc.protocol.ProtocolConstants.OFFSET_SERIALIZER;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_STATUS;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_TYPE;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_VERSION;
+import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.VERSION;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
-import io.xrpc.compress.Compressor;
-import io.xrpc.compress.CompressorRegistry;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Cuts the byte stream into {@link Frame}s. Not {@code @Sharable}: it keeps the partial frame of
- * its one connection.
+ * its one connection. Bodies are passed on as they came; decompressing is the reader's step
+ * ({@link Frame#decompress}), off the event loop on the server.
  *
  * <p>Framing errors cannot be recovered from, because the next frame boundary is unknown: a wrong
  * magic or version (checked as soon as those bytes arrive, before anything is allocated), an
- * unknown message type, or a body length over the limit (refused from the header, without
- * buffering the body). Each throws a {@link CorruptedFrameException} or
- * {@link TooLongFrameException} naming the bad value, discards everything after it, and the
- * connection's handler closes that one connection.
+ * unknown message type, a body length over the limit (refused from the header, without buffering
+ * the body), a timestamp flag on a body too short for it, or a frame that does not arrive whole
+ * within the frame timeout (a peer trickling bytes). Each raises a {@link DecoderException}
+ * naming the bad value or the limit, discards everything after it, and the connection's handler
+ * closes that one connection.
  *
- * <p>Body errors are recoverable, since the frame's end is known: an unknown compressor, corrupt
- * compressed data, or a body that decompresses past the limit (a gzip bomb) yields a frame with a
- * {@link Frame#bodyError()}, and the connection carries on.
+ * <p>The buffer that gathers a partial frame grows with the bytes that arrive, at most doubling
+ * and never past the frame's declared length: a header claiming 8 MiB followed by a few bytes
+ * costs a few KiB, and a whole 8 MiB frame costs 8 MiB rather than the 12 MiB Netty's default
+ * growth would reserve.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
-    private static final int CHUNK = 8192;
-
     private final int maxFrameLength;
-    private final CompressorRegistry compressors;
+    private final long frameTimeoutNanos;
     private boolean failed;
+    /** When the first byte of the partial frame in the buffer arrived (nanoTime); 0 when none. */
+    private long partialSince;
+    private ScheduledFuture<?> frameTimer;
+    private ChannelHandlerContext ctx;
+
+    /** A decoder without a frame timeout. */
+    public FrameDecoder(int maxFrameLength) {
+        this(maxFrameLength, 0);
+    }
 
     /**
-     * @param maxFrameLength largest body accepted, before and after decompression
-     * @param compressors    decompresses bodies flagged as compressed
+     * @param maxFrameLength     largest body accepted (a body may decompress to this much too)
+     * @param frameTimeoutMillis how long a frame may take to arrive whole once its first byte
+     *                           came, or 0 for no limit
      */
-    public FrameDecoder(int maxFrameLength, CompressorRegistry compressors) {
+    public FrameDecoder(int maxFrameLength, long frameTimeoutMillis) {
         if (maxFrameLength <= 0) {
             throw new IllegalArgumentException("maxFrameLength: " + maxFrameLength + " (expected: > 0)");
         }
+        if (frameTimeoutMillis < 0) {
+            throw new IllegalArgumentException("frameTimeoutMillis: " + frameTimeoutMillis + " (expected: >= 0)");
+        }
         this.maxFrameLength = maxFrameLength;
-        this.compressors = compressors;
+        this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(frameTimeoutMillis);
+        setCumulator(this::cumulate);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
@@ -68,6 +88,17 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
+        Frame frame = decodeFrame(in);
+        if (frame != null) {
+            out.add(frame);
+            partialSince = 0;
+        } else if (in.isReadable() && partialSince == 0 && !failed) {
+            partialSince = System.nanoTime();
+            armFrameTimer();
+        }
+    }
+
+    private Frame decodeFrame(ByteBuf in) throws Exception {
         int start = in.readerIndex();
         int readable = in.readableBytes();
         if (readable >= 2 && in.getShort(start + OFFSET_MAGIC) != MAGIC) {
@@ -80,7 +111,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     + " (expected: " + VERSION + "); closing the connection"));
         }
         if (readable < HEADER_LENGTH) {
-            return;
+            return null;
         }
         int bodyLength = in.getInt(start + OFFSET_BODY_LENGTH);
         if (bodyLength < 0 || bodyLength > maxFrameLength) {
@@ -92,76 +123,116 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             fail(in, new CorruptedFrameException("unknown message type " + in.getByte(start + OFFSET_TYPE)
                     + "; closing the connection"));
         }
-        if (readable < HEADER_LENGTH + bodyLength) {
-            return;
-        }
-        byte serializer = in.getByte(start + OFFSET_SERIALIZER);
-        byte compressor = in.getByte(start + OFFSET_COMPRESSOR);
-        byte status = in.getByte(start + OFFSET_STATUS);
         byte flags = in.getByte(start + OFFSET_FLAGS);
-        long requestId = in.getLong(start + OFFSET_REQUEST_ID);
-        int budget = in.getInt(start + OFFSET_BUDGET);
-        ByteBuf body = in.retainedSlice(start + HEADER_LENGTH, bodyLength);
+        boolean stamped = (flags & FLAG_TIMESTAMPED) != 0;
+        if (stamped && bodyLength < TIMESTAMP_LENGTH) {
+            fail(in, new CorruptedFrameException("timestamped frame with a body of " + bodyLength
+                    + " bytes (expected: at least " + TIMESTAMP_LENGTH + "); closing the connection"));
+        }
+        if (readable < HEADER_LENGTH + bodyLength) {
+            return null;
+        }
+        int sentAt = stamped ? in.getInt(start + HEADER_LENGTH) : 0;
+        int skip = stamped ? TIMESTAMP_LENGTH : 0;
+        ByteBuf body = in.retainedSlice(start + HEADER_LENGTH + skip, bodyLength - skip);
         in.skipBytes(HEADER_LENGTH + bodyLength);
-
-        String bodyError = null;
-        if ((flags & FLAG_COMPRESSED) != 0) {
-            try {
-                Compressor c = compressors.byId(compressor);
-                if (c == null) {
-                    bodyError = "unknown compressor id " + compressor;
-                } else {
-                    ByteBuf plain = decompress(ctx, c, body);
-                    if (plain == null) {
-                        bodyError = "body decompresses to more than the limit of " + maxFrameLength + " bytes";
-                    } else {
-                        ByteBuf compressed = body;
-                        body = plain;
-                        compressed.release();
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                bodyError = "corrupt " + compressors.byId(compressor).name() + " body: " + e.getMessage();
-            } catch (Error e) {
-                body.release();
-                throw e;
-            }
-            if (bodyError != null) {
-                body.release();
-                body = null;
-            }
-        }
-        out.add(new Frame(type, serializer, compressor, status, requestId, budget, body, bodyError));
-    }
-
-    /** Returns the decompressed body, or {@code null} when it would exceed the limit. */
-    private ByteBuf decompress(ChannelHandlerContext ctx, Compressor c, ByteBuf body) throws IOException {
-        ByteBuf out = ctx.alloc().buffer(Math.min(Math.max(body.readableBytes() * 4, 256), maxFrameLength));
-        boolean ok = false;
-        try (InputStream in = c.decompress(new ByteBufInputStream(body.duplicate()))) { // owns no buffer
-            for (;;) {
-                int room = maxFrameLength + 1 - out.readableBytes();
-                int n = out.writeBytes(in, Math.min(CHUNK, room));
-                if (n < 0) {
-                    break;
-                }
-                if (out.readableBytes() > maxFrameLength) {
-                    return null;
-                }
-            }
-            ok = true;
-            return out;
-        } finally {
-            if (!ok) {
-                out.release();
-            }
-        }
+        return new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
+                in.getByte(start + OFFSET_STATUS), flags, in.getLong(start + OFFSET_REQUEST_ID),
+                in.getInt(start + OFFSET_BUDGET), sentAt, body);
     }
 
     private void fail(ByteBuf in, Exception e) throws Exception {
         failed = true;
+        partialSince = 0;
         in.skipBytes(in.readableBytes());
         throw e;
+    }
+
+    private void armFrameTimer() {
+        if (frameTimeoutNanos == 0 || frameTimer != null || ctx == null) {
+            return;
+        }
+        frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Runs on the event loop: closes the connection if the frame begun then is still not whole. */
+    private void checkFrameTimeout() {
+        frameTimer = null;
+        long since = partialSince;
+        if (failed || since == 0 || !ctx.channel().isActive()) {
+            return;
+        }
+        long waited = System.nanoTime() - since;
+        if (waited < frameTimeoutNanos) {
+            frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos - waited,
+                    TimeUnit.NANOSECONDS);
+            return;
+        }
+        ByteBuf partial = internalBuffer();
+        int got = partial.readableBytes();
+        String expected = got >= HEADER_LENGTH
+                ? (HEADER_LENGTH + (partial.getInt(partial.readerIndex() + OFFSET_BODY_LENGTH) & 0xFFFFFFFFL)) + " bytes"
+                : "a header of " + HEADER_LENGTH + " bytes";
+        failed = true;
+        partialSince = 0;
+        partial.skipBytes(got);
+        ctx.fireExceptionCaught(new DecoderException(new CorruptedFrameException("frame not complete within the"
+                + " frame timeout of " + TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos) + " ms: received " + got
+                + " of " + expected + "; closing the connection")));
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        ScheduledFuture<?> t = frameTimer;
+        if (t != null) {
+            frameTimer = null;
+            t.cancel(false);
+        }
+    }
+
+    /**
+     * Appends {@code in} to the partial frame. Where Netty's cumulator would grow the buffer to
+     * Netty's next size step (from 4 MiB on, the next multiple of 4 MiB), this one grows it to
+     * at most twice the bytes held and no further than the frame's declared length.
+     */
+    private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+        if (cumulation == in) {
+            in.release();
+            return cumulation;
+        }
+        if (!cumulation.isReadable() && in.isContiguous()) {
+            cumulation.release();
+            return in;
+        }
+        try {
+            int required = in.readableBytes();
+            if (required <= cumulation.writableBytes() && !cumulation.isReadOnly()) {
+                // Room without growing: safe even while frames still hold slices of it.
+                cumulation.writeBytes(in, in.readerIndex(), required);
+                in.readerIndex(in.writerIndex());
+                return cumulation;
+            }
+            int need = cumulation.readableBytes() + required;
+            ByteBuf next = alloc.buffer(capacityFor(cumulation, need));
+            next.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
+            next.writeBytes(in, in.readerIndex(), required);
+            in.readerIndex(in.writerIndex());
+            cumulation.release();
+            return next;
+        } finally {
+            in.release();
+        }
+    }
+
+    private int capacityFor(ByteBuf cumulation, int need) {
+        long target = 2L * need;
+        if (cumulation.readableBytes() >= HEADER_LENGTH) {
+            int body = cumulation.getInt(cumulation.readerIndex() + OFFSET_BODY_LENGTH);
+            if (body >= 0 && body <= maxFrameLength && HEADER_LENGTH + (long) body >= need) {
+                target = Math.min(target, HEADER_LENGTH + (long) body);
+            }
+        }
+        return (int) Math.min(Math.max(target, need), Integer.MAX_VALUE - 8);
     }
 
     @Override

@@ -1,10 +1,12 @@
 package io.xrpc.protocol.codec;
 
 import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
+import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
 import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.MAGIC;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_BODY_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_FLAGS;
+import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.VERSION;
 
 import io.netty.buffer.ByteBuf;
@@ -16,6 +18,7 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -36,6 +39,10 @@ import java.util.Map;
 public final class RpcCodec {
     /** Longest stack trace text sent with an application error. */
     static final int MAX_STACK_CHARS = 16 * 1024;
+    /** Largest error body sent, whatever the frame limit: any receiver's limit (at least 1 KiB) takes most of it. */
+    static final int MAX_ERROR_BODY = 64 * 1024;
+    /** Longest exception class name sent. */
+    private static final int MAX_CLASS_NAME_BYTES = 1024;
 
     private RpcCodec() {
     }
@@ -60,6 +67,8 @@ public final class RpcCodec {
         ByteBuf buf = alloc.ioBuffer(256);
         try {
             writeHeader(buf, MessageType.REQUEST, serializer.id(), compressor.id(), (byte) 0, requestId, budgetMillis);
+            buf.setByte(OFFSET_FLAGS, FLAG_TIMESTAMPED);
+            buf.writeInt(clockMillis());
             buf.writeShort(serviceKey.length).writeBytes(serviceKey);
             buf.writeShort(signature.length).writeBytes(signature);
             if (attachments == null || attachments.isEmpty()) {
@@ -71,7 +80,9 @@ public final class RpcCodec {
                     writeShortString(buf, e.getValue());
                 }
             }
-            serializer.writeArguments(arguments, new ByteBufOutputStream(buf));
+            if (arguments != null && arguments.length > 0) { // no parameters: nothing follows the head
+                serializer.writeArguments(arguments, new ByteBufOutputStream(buf));
+            }
             return finish(alloc, buf, compressor, compressThreshold, maxBodyLength);
         } catch (IOException | RuntimeException | Error e) {
             buf.release();
@@ -96,24 +107,110 @@ public final class RpcCodec {
         }
     }
 
-    /** An error response. Its body is plain text and never compressed, so any peer can read it. */
+    /**
+     * An error response. Its body is plain text and never compressed, so any peer can read it. It
+     * is cut to fit {@code maxBodyLength} and at most 64 KiB (the message and stack trace lose
+     * their ends, marked "(truncated)"), so that an exception with an enormous message fails only
+     * its own call and never makes the receiver close a connection other calls share.
+     */
     public static ByteBuf encodeError(ByteBufAllocator alloc, long requestId, byte serializerId, byte compressorId,
-                                      RpcStatus status, String className, String message, String stackTrace) {
+                                      RpcStatus status, String className, String message, String stackTrace,
+                                      int maxBodyLength) {
+        int room = Math.min(maxBodyLength, MAX_ERROR_BODY) - 3 * 4;
+        String cls = truncate(className, MAX_CLASS_NAME_BYTES);
+        room -= utf8Length(cls);
+        String msg = truncate(message, Math.max(0, room));
+        room -= utf8Length(msg);
+        String stack = stackTrace == null || stackTrace.length() <= MAX_STACK_CHARS
+                ? stackTrace : stackTrace.substring(0, MAX_STACK_CHARS) + "\n\t... (truncated)";
+        stack = truncate(stack, Math.max(0, room));
         ByteBuf buf = alloc.ioBuffer(128);
         writeHeader(buf, MessageType.RESPONSE, serializerId, compressorId, status.code(), requestId, 0);
-        writeLongString(buf, className);
-        writeLongString(buf, message);
-        writeLongString(buf, stackTrace == null || stackTrace.length() <= MAX_STACK_CHARS
-                ? stackTrace : stackTrace.substring(0, MAX_STACK_CHARS) + "\n\t... (truncated)");
+        writeLongString(buf, cls);
+        writeLongString(buf, msg);
+        writeLongString(buf, stack);
         buf.setInt(OFFSET_BODY_LENGTH, buf.readableBytes() - HEADER_LENGTH);
         return buf;
     }
 
-    /** A frame with an empty body: heartbeat ping or pong, or GOAWAY. */
+    private static final String TRUNCATED = "... (truncated)";
+
+    /** {@code s} cut, on a character boundary, so that its UTF-8 form takes at most {@code maxBytes}. */
+    static String truncate(String s, int maxBytes) {
+        if (s == null || s.length() <= maxBytes / 3) {
+            return s; // even at 3 bytes a char it fits
+        }
+        if (ByteBufUtil.utf8Bytes(s) <= maxBytes) {
+            return s;
+        }
+        int budget = maxBytes - TRUNCATED.length();
+        if (budget <= 0) {
+            return "";
+        }
+        int bytes = 0;
+        int end = 0;
+        while (end < s.length()) {
+            char c = s.charAt(end);
+            int n;
+            int step = 1;
+            if (c < 0x80) {
+                n = 1;
+            } else if (c < 0x800) {
+                n = 2;
+            } else if (Character.isHighSurrogate(c) && end + 1 < s.length() && Character.isLowSurrogate(s.charAt(end + 1))) {
+                n = 4;
+                step = 2;
+            } else {
+                n = 3;
+            }
+            if (bytes + n > budget) {
+                break;
+            }
+            bytes += n;
+            end += step;
+        }
+        return s.substring(0, end) + TRUNCATED;
+    }
+
+    private static int utf8Length(String s) {
+        return s == null ? 0 : ByteBufUtil.utf8Bytes(s);
+    }
+
+    /** A frame with an empty body: heartbeat pong, or GOAWAY from a server shutting down. */
     public static ByteBuf encodeControl(ByteBufAllocator alloc, MessageType type) {
         ByteBuf buf = alloc.ioBuffer(HEADER_LENGTH);
         writeHeader(buf, type, (byte) 0, IdentityCompressor.ID, (byte) 0, 0L, 0);
         return buf;
+    }
+
+    /** A heartbeat ping, stamped with the sender's clock so the peer can keep its view of the link's delay fresh. */
+    public static ByteBuf encodePing(ByteBufAllocator alloc) {
+        ByteBuf buf = alloc.ioBuffer(HEADER_LENGTH + TIMESTAMP_LENGTH);
+        writeHeader(buf, MessageType.HEARTBEAT_PING, (byte) 0, IdentityCompressor.ID, (byte) 0, 0L, 0);
+        buf.setByte(OFFSET_FLAGS, FLAG_TIMESTAMPED);
+        buf.writeInt(clockMillis());
+        buf.setInt(OFFSET_BODY_LENGTH, TIMESTAMP_LENGTH);
+        return buf;
+    }
+
+    /**
+     * A GOAWAY that refuses a connection: status {@code UNAVAILABLE} and an error body saying why.
+     * The server has read nothing from the connection and will not, so the client may send every
+     * call on it elsewhere.
+     */
+    public static ByteBuf encodeRefusal(ByteBufAllocator alloc, String message) {
+        ByteBuf buf = alloc.ioBuffer(128);
+        writeHeader(buf, MessageType.GOAWAY, (byte) 0, IdentityCompressor.ID, RpcStatus.UNAVAILABLE.code(), 0L, 0);
+        writeLongString(buf, null);
+        writeLongString(buf, truncate(message, 1024));
+        writeLongString(buf, null);
+        buf.setInt(OFFSET_BODY_LENGTH, buf.readableBytes() - HEADER_LENGTH);
+        return buf;
+    }
+
+    /** This JVM's clock as frames carry it: milliseconds, an arbitrary origin, wrapping at 2^32. */
+    public static int clockMillis() {
+        return (int) (System.nanoTime() / 1_000_000L);
     }
 
     private static void writeHeader(ByteBuf buf, MessageType type, byte serializer, byte compressor, byte status,
@@ -144,13 +241,16 @@ public final class RpcCodec {
         }
         ByteBuf out = alloc.ioBuffer(HEADER_LENGTH + bodyLength / 2 + 64);
         try {
-            out.writeBytes(buf, buf.readerIndex(), HEADER_LENGTH);
+            // A clock stamp stays in front, plain: the receiver reads it before decompressing.
+            int flags = buf.getByte(buf.readerIndex() + OFFSET_FLAGS);
+            int plain = HEADER_LENGTH + ((flags & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0);
+            out.writeBytes(buf, buf.readerIndex(), plain);
             try (OutputStream z = compressor.compress(new ByteBufOutputStream(out))) {
-                buf.getBytes(buf.readerIndex() + HEADER_LENGTH, z, bodyLength);
+                buf.getBytes(buf.readerIndex() + plain, z, HEADER_LENGTH + bodyLength - plain);
             }
             int compressedLength = out.readableBytes() - HEADER_LENGTH;
             checkLimit(compressedLength, maxBodyLength);
-            out.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
+            out.setByte(OFFSET_FLAGS, flags | FLAG_COMPRESSED);
             out.setInt(OFFSET_BODY_LENGTH, compressedLength);
             buf.release();
             return out;
@@ -193,19 +293,28 @@ public final class RpcCodec {
         return new RequestHead(serviceKey, signature, attachments);
     }
 
-    public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types) throws IOException {
+    /** Reads the arguments that follow the request head; a method without parameters has an empty rest. */
+    public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types, long deadlineNanos)
+            throws IOException {
         if (types.length == 0) {
-            return new Object[0];
+            if (body.isReadable()) {
+                throw new SerializationException(body.readableBytes() + " bytes of arguments sent to a method"
+                        + " that takes none");
+            }
+            return NO_ARGUMENTS;
         }
-        return serializer.readArguments(new ByteBufInputStream(body), types);
+        return serializer.readArguments(new ByteBufInputStream(body), types, deadlineNanos);
     }
 
+    private static final Object[] NO_ARGUMENTS = new Object[0];
+
     /** Reads a successful response's value; an empty body is {@code null}. */
-    public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type) throws IOException {
+    public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type, long deadlineNanos)
+            throws IOException {
         if (!body.isReadable()) {
             return null;
         }
-        return serializer.readResult(new ByteBufInputStream(body), type);
+        return serializer.readResult(new ByteBufInputStream(body), type, deadlineNanos);
     }
 
     public static RemoteError readError(ByteBuf body) {

@@ -1,42 +1,41 @@
 package io.xrpc.serialize.hessian;
 
-import com.alibaba.com.caucho.hessian.io.Deserializer;
-import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.com.caucho.hessian.io.Hessian2Output;
-import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
-import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.ReadGuard;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Hessian 2 ({@link Hessian2Output}/{@link Hessian2Input}), through Apache Dubbo's maintained
- * hessian-lite, which handles {@code java.time} on current JDKs.
+ * Hessian 2 ({@link Hessian2Output}/{@link GuardedHessianInput}), through Apache Dubbo's
+ * maintained hessian-lite, which handles {@code java.time} on current JDKs.
  *
- * <p>One {@link SerializerFactory} (thread-safe, caches per-class serializers) serves every
- * thread; the output, which holds an 8 KiB buffer and reference tables, is kept one per thread
- * and reset between uses, while each read gets a fresh input. Arguments are read with their declared parameter type, so
- * Hessian's narrowing (a {@code short} travels as an int) comes back as the right type.
+ * <p>One {@link AllowListSerializerFactory} (thread-safe, caches per-class serializers) serves
+ * every thread. The output, which holds an 8 KiB buffer and reference tables, is kept one per
+ * thread and reset between uses; after a message of more than 64 KiB it is dropped, since its
+ * reference tables keep the size the message gave them. Each read gets a fresh input that bounds
+ * what the message may build. Arguments are read with their declared parameter type, so Hessian's
+ * narrowing (a {@code short} travels as an int) comes back as the right type.
  */
 public final class HessianSerializer implements Serializer {
     public static final byte ID = 2;
+    /** Messages larger than this leave a thread with a fresh output rather than a grown one. */
+    private static final long RETAIN_BELOW = 64 * 1024;
 
     private final AllowListSerializerFactory factory;
-    private final ThreadLocal<Hessian2Output> outputs;
+    private final ReadLimits limits;
+    private final ThreadLocal<Writer> writers;
+    private final ThreadLocal<ReadGuard> guards;
 
-    public HessianSerializer(ClassAllowList allowList) {
+    public HessianSerializer(ClassAllowList allowList, ReadLimits limits) {
         this.factory = new AllowListSerializerFactory(allowList);
-        this.outputs = ThreadLocal.withInitial(() -> {
-            Hessian2Output o = new Hessian2Output(null);
-            o.setSerializerFactory(factory);
-            return o;
-        });
+        this.limits = limits;
+        this.writers = ThreadLocal.withInitial(() -> new Writer(factory));
+        this.guards = ThreadLocal.withInitial(() -> new ReadGuard(limits));
     }
 
     @Override
@@ -51,100 +50,118 @@ public final class HessianSerializer implements Serializer {
 
     @Override
     public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
-        Hessian2Output o = outputs.get();
-        o.init(out);
+        Writer w = writers.get();
+        w.begin(out);
         try {
             for (Object a : arguments) {
-                o.writeObject(a);
+                w.output.writeObject(a);
             }
-            o.flushBuffer();
+            w.output.flushBuffer();
         } finally {
-            o.init(null);
+            end(w);
         }
     }
 
     @Override
-    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes) throws IOException {
-        Hessian2Input i = input(in);
-        Object[] args = new Object[parameterTypes.length];
-        for (int n = 0; n < args.length; n++) {
-            args[n] = i.readObject(parameterTypes[n]);
+    public void writeResult(Object value, OutputStream out) throws IOException {
+        Writer w = writers.get();
+        w.begin(out);
+        try {
+            w.output.writeObject(value);
+            w.output.flushBuffer();
+        } finally {
+            end(w);
         }
-        return args;
+    }
+
+    private void end(Writer w) {
+        w.output.init(null);
+        if (w.counter.count > RETAIN_BELOW) {
+            writers.remove();
+        }
+        w.counter.target = null;
+    }
+
+    @Override
+    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
+        GuardedHessianInput i = input(in, deadlineNanos);
+        try {
+            Object[] args = new Object[parameterTypes.length];
+            for (int n = 0; n < args.length; n++) {
+                args[n] = i.readObject(parameterTypes[n]);
+            }
+            checkConsumed(i, args.length + " arguments");
+            return args;
+        } catch (IOException | RuntimeException | StackOverflowError | LinkageError e) {
+            throw ReadGuard.failure("hessian arguments", e);
+        } finally {
+            AllowListSerializerFactory.READING.remove();
+        }
+    }
+
+    @Override
+    public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
+        GuardedHessianInput i = input(in, deadlineNanos);
+        try {
+            Object value = type == void.class || type == Void.class ? i.readObject() : i.readObject(type);
+            checkConsumed(i, "the result");
+            return value;
+        } catch (IOException | RuntimeException | StackOverflowError | LinkageError e) {
+            throw ReadGuard.failure("a hessian result", e);
+        } finally {
+            AllowListSerializerFactory.READING.remove();
+        }
     }
 
     /**
      * A new input per message: Hessian2Input's reset keeps its read-ahead buffer, so a reused one
      * would hand bytes left over from one message (a peer's trailing data) to the next.
      */
-    private Hessian2Input input(InputStream in) {
-        Hessian2Input i = new Hessian2Input(in);
+    private GuardedHessianInput input(InputStream in, long deadlineNanos) throws IOException {
+        ReadGuard guard = guards.get();
+        guard.begin(deadlineNanos);
+        GuardedHessianInput i = new GuardedHessianInput(in, in.available(), guard, limits);
         i.setSerializerFactory(factory);
+        AllowListSerializerFactory.READING.set(i);
         return i;
     }
 
-    @Override
-    public void writeResult(Object value, OutputStream out) throws IOException {
-        Hessian2Output o = outputs.get();
-        o.init(out);
-        try {
-            o.writeObject(value);
-            o.flushBuffer();
-        } finally {
-            o.init(null);
+    private static void checkConsumed(GuardedHessianInput in, String what) throws IOException {
+        if (!in.isEnd()) {
+            throw new SerializationException("bytes left over after " + what);
         }
     }
 
-    @Override
-    public Object readResult(InputStream in, Class<?> type) throws IOException {
-        Hessian2Input i = input(in);
-        return type == void.class || type == Void.class ? i.readObject() : i.readObject(type);
+    /** One thread's output, writing through a counter that tells how large the last message was. */
+    private static final class Writer {
+        final Counter counter = new Counter();
+        final Hessian2Output output = new Hessian2Output(null);
+
+        Writer(AllowListSerializerFactory factory) {
+            output.setSerializerFactory(factory);
+        }
+
+        void begin(OutputStream out) {
+            counter.target = out;
+            counter.count = 0;
+            output.init(counter);
+        }
     }
 
-    /**
-     * Checks every type name read from a payload. Hessian's own class filter would quietly turn a
-     * refused class into a {@code HashMap}; this refuses it loudly, before the class is loaded.
-     */
-    static final class AllowListSerializerFactory extends SerializerFactory {
-        /** Hessian's built-in type names, the only names without a package it may read. */
-        private static final Set<String> BUILT_IN = Set.of("void", "boolean", "byte", "short", "int", "long",
-                "float", "double", "char", "string", "object", "date", "[boolean", "[byte", "[short", "[int",
-                "[long", "[float", "[double", "[char", "[string", "[object");
+    private static final class Counter extends OutputStream {
+        OutputStream target;
+        long count;
 
-        private final ClassAllowList allowList;
-        // Hessian's own cache of deserializers by type name locks a shared map on every lookup.
-        private final Map<String, Deserializer> byName = new ConcurrentHashMap<>();
-
-        AllowListSerializerFactory(ClassAllowList allowList) {
-            this.allowList = allowList;
-            // The allow-list decides what may be read; like kryo and protostuff, hessian then
-            // carries plain DTOs whether or not they implement Serializable.
-            setAllowNonSerializable(true);
+        @Override
+        public void write(int b) throws IOException {
+            target.write(b);
+            count++;
         }
 
         @Override
-        public Deserializer getDeserializer(String type) throws HessianProtocolException {
-            if (type == null || type.isEmpty()) {
-                return super.getDeserializer(type);
-            }
-            Deserializer d = byName.get(type);
-            if (d != null) {
-                return d;
-            }
-            if (!BUILT_IN.contains(type) && !allowList.isAllowed(type)) {
-                throw new ClassNotAllowedException(type);
-            }
-            d = super.getDeserializer(type);
-            if (d != null) {
-                byName.put(type, d); // bounded: only allowed names get here
-            }
-            return d;
-        }
-
-        @Override
-        public Class<?> loadSerializedClass(String className) throws ClassNotFoundException {
-            allowList.check(className);
-            return super.loadSerializedClass(className);
+        public void write(byte[] b, int off, int len) throws IOException {
+            target.write(b, off, len);
+            count += len;
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.xrpc.serialize.hessian;
 
 import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerProvider;
 
@@ -17,7 +18,7 @@ public final class HessianSerializerProvider implements SerializerProvider {
     }
 
     @Override
-    public Serializer create(ClassAllowList allowList) {
-        return new HessianSerializer(allowList);
+    public Serializer create(ClassAllowList allowList, ReadLimits limits) {
+        return new HessianSerializer(allowList, limits);
     }
 }

@@ -1,49 +1,40 @@
 package io.xrpc.serialize.kryo;
 
-import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
-import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
-import com.esotericsoftware.kryo.util.DefaultClassResolver;
-import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.ReadGuard;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
  * Kryo 5. Kryo instances are not thread-safe and costly to build (the original XRpc built one per
  * call and measured Kryo 16x slower than it is), so each thread keeps one together with its
- * {@link Output} and {@link Input} buffers.
+ * {@link Output} and input buffers: 4 KiB each, plus at most 16 KiB of string scratch, which is
+ * given back after a message that needed more.
  *
  * <p>Classes are not registered: a registration id depends on the order of {@code register}
  * calls, which two JVMs cannot be trusted to share. Kryo instead writes a class name the first
  * time a class appears in a message (its built-in ids cover primitives and {@code String}), and
- * on reading every name passes the {@link ClassAllowList} before it is loaded.
+ * on reading every name passes the {@link ClassAllowList} before it is loaded. Every length read
+ * is checked against the rest of the message and every value counted against the
+ * {@link ReadLimits} ({@link GuardedInput}, {@link GuardedKryo}).
  */
 public final class KryoSerializer implements Serializer {
     public static final byte ID = 1;
     private static final int BUFFER_SIZE = 4096;
 
-    private final ClassAllowList allowList;
     // One Kryo per thread: lock-free, and the number of threads that serialize (event loops and
     // the bounded business executor) bounds the number of instances.
     private final ThreadLocal<Slot> slots;
 
-    public KryoSerializer(ClassAllowList allowList) {
-        this.allowList = allowList;
-        this.slots = ThreadLocal.withInitial(() -> new Slot(newKryo(this.allowList)));
-    }
-
-    private static Kryo newKryo(ClassAllowList allowList) {
-        Kryo kryo = new Kryo(new AllowListClassResolver(allowList), null);
-        kryo.setRegistrationRequired(false);
-        kryo.setReferences(false);
-        kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
-        return kryo;
+    public KryoSerializer(ClassAllowList allowList, ReadLimits limits) {
+        this.slots = ThreadLocal.withInitial(() -> new Slot(new GuardedKryo(allowList, limits)));
     }
 
     @Override
@@ -76,20 +67,22 @@ public final class KryoSerializer implements Serializer {
     }
 
     @Override
-    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes) throws IOException {
+    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         Slot s = slots.get();
         boolean ok = false;
         try {
-            Input i = s.input;
+            GuardedInput i = s.input;
             i.setInputStream(in);
+            s.kryo.guard.begin(deadlineNanos);
             Object[] args = new Object[parameterTypes.length];
             for (int n = 0; n < args.length; n++) {
                 args[n] = s.kryo.readClassAndObject(i);
             }
+            checkConsumed(i, args.length + " arguments");
             ok = true;
             return args;
-        } catch (KryoException e) {
-            throw unwrap(e);
+        } catch (RuntimeException | StackOverflowError e) {
+            throw ReadGuard.failure("kryo arguments", e);
         } finally {
             done(s, ok);
         }
@@ -112,29 +105,41 @@ public final class KryoSerializer implements Serializer {
     }
 
     @Override
-    public Object readResult(InputStream in, Class<?> type) throws IOException {
+    public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
         Slot s = slots.get();
         boolean ok = false;
         try {
             s.input.setInputStream(in);
+            s.kryo.guard.begin(deadlineNanos);
             Object value = s.kryo.readClassAndObject(s.input);
+            checkConsumed(s.input, "the result");
             ok = true;
             return value;
-        } catch (KryoException e) {
-            throw unwrap(e);
+        } catch (RuntimeException | StackOverflowError e) {
+            throw ReadGuard.failure("a kryo result", e);
         } finally {
             done(s, ok);
         }
     }
 
+    private static void checkConsumed(GuardedInput in, String what) throws SerializationException {
+        long left = in.remaining();
+        if (left > 0) {
+            throw new SerializationException(left + " bytes left over after " + what);
+        }
+    }
+
     /**
-     * Detaches the streams; after a failure the thread's Kryo is thrown away, since a read or
-     * write that stopped half-way can leave state behind (generic type stacks, class-name ids)
-     * that would corrupt the next message.
+     * Detaches the streams and gives back buffers a large message grew; after a failure the
+     * thread's Kryo is thrown away, since a read or write that stopped half-way can leave state
+     * behind (generic type stacks, class-name ids) that would corrupt the next message.
      */
     private void done(Slot s, boolean ok) {
         s.output.setOutputStream(null);
-        s.input.setInputStream(null);
+        if (s.output.getBuffer().length > BUFFER_SIZE) {
+            s.output.setBuffer(new byte[BUFFER_SIZE], -1);
+        }
+        s.input.finish();
         if (!ok) {
             slots.remove();
         }
@@ -151,27 +156,13 @@ public final class KryoSerializer implements Serializer {
     }
 
     private static final class Slot {
-        final Kryo kryo;
+        final GuardedKryo kryo;
         final Output output = new Output(BUFFER_SIZE, -1);
-        final Input input = new Input(BUFFER_SIZE);
+        final GuardedInput input;
 
-        Slot(Kryo kryo) {
+        Slot(GuardedKryo kryo) {
             this.kryo = kryo;
-        }
-    }
-
-    /** Checks every class name read from a payload before Kryo loads it. */
-    static final class AllowListClassResolver extends DefaultClassResolver {
-        private final ClassAllowList allowList;
-
-        AllowListClassResolver(ClassAllowList allowList) {
-            this.allowList = allowList;
-        }
-
-        @Override
-        protected Class<?> getTypeByName(String className) {
-            allowList.check(className);
-            return super.getTypeByName(className);
+            this.input = new GuardedInput(kryo, BUFFER_SIZE);
         }
     }
 }

@@ -12,21 +12,20 @@ import java.util.Map;
 
 /**
  * Protostuff rebuilds a collection by instantiating its class and adding elements, which throws
- * for the JDK's unmodifiable collections ({@code List.of}, {@code Collections.emptyList},
- * {@code Arrays.asList}, ...). On reading, these are rebuilt as their plain mutable counterparts,
- * as kryo and hessian do too.
+ * for the JDK's unmodifiable collections ({@code List.of}, {@code Arrays.asList}, ...). On
+ * reading, these are rebuilt as their plain mutable counterparts, as kryo and hessian do too.
+ * ({@code Collections}' singletons and empties have delegates of their own, in
+ * {@link CollectionDelegates}.)
  */
 final class ImmutableJdkCollections {
     private static final List<String> LISTS = List.of("java.util.ImmutableCollections$List12",
             "java.util.ImmutableCollections$ListN", "java.util.ImmutableCollections$SubList",
-            "java.util.Arrays$ArrayList", "java.util.Collections$EmptyList", "java.util.Collections$SingletonList",
-            "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableRandomAccessList");
+            "java.util.Arrays$ArrayList", "java.util.Collections$UnmodifiableList",
+            "java.util.Collections$UnmodifiableRandomAccessList");
     private static final List<String> SETS = List.of("java.util.ImmutableCollections$Set12",
-            "java.util.ImmutableCollections$SetN", "java.util.Collections$EmptySet",
-            "java.util.Collections$SingletonSet", "java.util.Collections$UnmodifiableSet");
+            "java.util.ImmutableCollections$SetN", "java.util.Collections$UnmodifiableSet");
     private static final List<String> MAPS = List.of("java.util.ImmutableCollections$Map1",
-            "java.util.ImmutableCollections$MapN", "java.util.Collections$EmptyMap",
-            "java.util.Collections$SingletonMap", "java.util.Collections$UnmodifiableMap");
+            "java.util.ImmutableCollections$MapN", "java.util.Collections$UnmodifiableMap");
 
     private ImmutableJdkCollections() {
     }

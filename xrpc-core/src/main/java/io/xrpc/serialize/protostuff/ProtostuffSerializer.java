@@ -7,7 +7,8 @@ import io.protostuff.runtime.DefaultIdStrategy;
 import io.protostuff.runtime.IdStrategy;
 import io.protostuff.runtime.RuntimeSchema;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.ReadGuard;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,11 +21,15 @@ import java.io.OutputStream;
  *
  * <p>Reading and writing use separate id strategies, so a class this side merely wrote is never
  * looked up by name when a peer sends it back: every name read goes through an
- * {@link AllowListClassLoader}.
+ * {@link AllowListClassLoader}. Reading goes through a {@link GuardedInput}, which checks every
+ * count before protostuff allocates for it and counts what the message builds against the
+ * {@link ReadLimits}. JDK value types whose fields protostuff cannot copy travel through
+ * {@link JdkDelegates}.
  *
- * <p>Schemas are built once and cached by the id strategy. The {@link LinkedBuffer} scratch space
- * is one per thread: the original XRpc shared one static buffer between event-loop threads and
- * corrupted messages under load.
+ * <p>Schemas are built once and cached by the id strategy. Each thread keeps a 512-byte
+ * {@link LinkedBuffer} for writing (the original XRpc shared one static buffer between event-loop
+ * threads and corrupted messages under load), a 512-byte read buffer and its read bookkeeping, and
+ * nothing else between messages.
  */
 public final class ProtostuffSerializer implements Serializer {
     public static final byte ID = 3;
@@ -34,23 +39,45 @@ public final class ProtostuffSerializer implements Serializer {
     private static final int FLAGS = IdStrategy.DEFAULT_FLAGS | IdStrategy.PRESERVE_NULL_ELEMENTS
             | IdStrategy.MORPH_NON_FINAL_POJOS;
 
+    static {
+        // Protostuff picks how it instantiates and accesses classes when its runtime first loads,
+        // through the thread's context class loader; a thread whose loader is null or refuses
+        // sun.reflect.ReflectionFactory (our allow-list loader would) leaves it in a mode that
+        // fails on every JDK class for the life of the JVM. Load it here, with our own loader.
+        Thread t = Thread.currentThread();
+        ClassLoader previous = t.getContextClassLoader();
+        t.setContextClassLoader(ProtostuffSerializer.class.getClassLoader());
+        try {
+            Class.forName("io.protostuff.runtime.RuntimeEnv", true, ProtostuffSerializer.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new ExceptionInInitializerError(e);
+        } finally {
+            t.setContextClassLoader(previous);
+        }
+    }
+
     private final ClassAllowList allowList;
     private final Schema<Arguments> writeArguments;
     private final Schema<Result> writeResult;
     private final Schema<Arguments> readArguments;
     private final Schema<Result> readResult;
     private volatile AllowListClassLoader loader;
-    private final ThreadLocal<LinkedBuffer> buffers = ThreadLocal.withInitial(() -> LinkedBuffer.allocate(512));
+    private final ThreadLocal<Slot> slots;
 
-    public ProtostuffSerializer(ClassAllowList allowList) {
+    public ProtostuffSerializer(ClassAllowList allowList, ReadLimits limits) {
         this.allowList = allowList;
-        IdStrategy writing = new DefaultIdStrategy(FLAGS);
+        DefaultIdStrategy writing = new DefaultIdStrategy(FLAGS);
         DefaultIdStrategy reading = new DefaultIdStrategy(FLAGS);
+        JdkDelegates.registerAll(writing);
+        JdkDelegates.registerAll(reading);
+        CollectionDelegates.registerAll(writing, allowList);
+        CollectionDelegates.registerAll(reading, allowList);
         ImmutableJdkCollections.readAsMutable(reading);
         this.writeArguments = RuntimeSchema.createFrom(Arguments.class, writing);
         this.writeResult = RuntimeSchema.createFrom(Result.class, writing);
         this.readArguments = RuntimeSchema.createFrom(Arguments.class, reading);
         this.readResult = RuntimeSchema.createFrom(Result.class, reading);
+        this.slots = ThreadLocal.withInitial(() -> new Slot(limits));
     }
 
     @Override
@@ -71,9 +98,9 @@ public final class ProtostuffSerializer implements Serializer {
     }
 
     @Override
-    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes) throws IOException {
+    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         Arguments holder = new Arguments();
-        read(in, holder, readArguments);
+        read(in, holder, readArguments, parameterTypes.length, deadlineNanos, "protostuff arguments");
         Object[] values = holder.values;
         if (values == null) {
             values = new Object[0];
@@ -89,14 +116,14 @@ public final class ProtostuffSerializer implements Serializer {
     }
 
     @Override
-    public Object readResult(InputStream in, Class<?> type) throws IOException {
+    public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
         Result holder = new Result();
-        read(in, holder, readResult);
+        read(in, holder, readResult, -1, deadlineNanos, "a protostuff result");
         return holder.value;
     }
 
     private <T> void write(OutputStream out, T message, Schema<T> schema) throws IOException {
-        LinkedBuffer buffer = buffers.get();
+        LinkedBuffer buffer = slots.get().buffer;
         try {
             ProtostuffIOUtil.writeTo(out, message, schema, buffer);
         } finally {
@@ -104,23 +131,19 @@ public final class ProtostuffSerializer implements Serializer {
         }
     }
 
-    private <T> void read(InputStream in, T message, Schema<T> schema) throws IOException {
-        LinkedBuffer buffer = buffers.get();
+    private <T> void read(InputStream in, T message, Schema<T> schema, int holderLength, long deadlineNanos,
+                          String what) throws IOException {
+        Slot slot = slots.get();
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loaderFor(previous));
         try {
-            ProtostuffIOUtil.mergeFrom(in, message, schema, buffer);
-        } catch (RuntimeException e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof ClassNotAllowedException c) {
-                    throw c;
-                }
-            }
-            throw e;
+            slot.guard.begin(deadlineNanos);
+            GuardedInput.mergeFrom(in, slot.readBuffer, message, schema, slot.guard, holderLength);
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
+            throw ReadGuard.failure(what, e);
         } finally {
             thread.setContextClassLoader(previous);
-            buffer.clear();
         }
     }
 
@@ -132,6 +155,17 @@ public final class ProtostuffSerializer implements Serializer {
             loader = l;
         }
         return l;
+    }
+
+    /** One thread's scratch: the buffer protostuff reads and writes through, and the read bookkeeping. */
+    private static final class Slot {
+        final LinkedBuffer buffer = LinkedBuffer.allocate(512);
+        final byte[] readBuffer = new byte[512];
+        final ReadGuard guard;
+
+        Slot(ReadLimits limits) {
+            this.guard = new ReadGuard(limits);
+        }
     }
 
     /** Holder for a call's arguments. */

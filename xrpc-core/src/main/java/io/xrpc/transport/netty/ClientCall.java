@@ -34,6 +34,10 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final long timeoutMillis;
     final Serializer serializer;
     final Class<?> resultType;
+    /** The call's deadline ({@link System#nanoTime()}); reading its response stops there too. */
+    final long deadlineNanos;
+    /** Bytes of the encoded request, counted against the client's limit of unwritten request bytes. */
+    private final int frameBytes;
     final CompletableFuture<Object> future = new CompletableFuture<>();
     private final NettyClientTransport transport;
     private volatile int done;
@@ -46,8 +50,10 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     boolean sent;
 
     ClientCall(NettyClientTransport transport, long id, String description, Endpoint endpoint, long timeoutMillis,
-               Serializer serializer, Class<?> resultType, ByteBuf frame) {
+               Serializer serializer, Class<?> resultType, long deadlineNanos, ByteBuf frame) {
         this.transport = transport;
+        this.deadlineNanos = deadlineNanos;
+        this.frameBytes = frame.readableBytes();
         this.id = id;
         this.description = description;
         this.endpoint = endpoint;
@@ -60,7 +66,27 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     @Override
     public ByteBuf takeFrame() {
         ByteBuf f = FRAME.getAndSet(this, null);
-        return f != null ? f : Unpooled.EMPTY_BUFFER;
+        if (f == null) {
+            return Unpooled.EMPTY_BUFFER;
+        }
+        transport.requestBytesUnqueued(frameBytes);
+        return f;
+    }
+
+    /** A response came: the provider answers. */
+    void answered() {
+        EndpointPool p = pool;
+        if (p != null) {
+            p.health.succeeded();
+        }
+    }
+
+    /** The connection closed under this call. */
+    void lostConnection() {
+        EndpointPool p = pool;
+        if (p != null && sent && done == 0) {
+            p.health.failed();
+        }
     }
 
     @Override
@@ -80,6 +106,10 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      */
     @Override
     public void run(Timeout t) {
+        EndpointPool p = pool;
+        if (p != null && done == 0) {
+            p.health.failed(); // no answer in time: the provider may be frozen or overloaded
+        }
         RpcException e = new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint
                 + " timed out after " + timeoutMillis + " ms");
         try {
@@ -122,6 +152,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
         ByteBuf f = FRAME.getAndSet(this, null);
         if (f != null) {
+            transport.requestBytesUnqueued(frameBytes);
             f.release();
         }
         EndpointPool p = pool;

@@ -13,16 +13,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Completes the calls of one connection as their responses arrive. Responses are decoded here,
- * on the event loop, so the frame is released where it was read. Not sharable.
+ * on the event loop, so the frame is released where it was read; whatever decoding a response
+ * throws fails that one call at once. Not sharable.
  */
 final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientChannelHandler.class);
 
     final ClientConnection connection;
+    private final NettyClientTransport transport;
     private String closeReason = "closed";
 
-    ClientChannelHandler(ClientConnection connection) {
+    ClientChannelHandler(ClientConnection connection, NettyClientTransport transport) {
         this.connection = connection;
+        this.transport = transport;
     }
 
     @Override
@@ -32,7 +35,17 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             if (frame.type() == MessageType.RESPONSE) {
                 onResponse(frame);
             } else if (frame.type() == MessageType.GOAWAY) {
-                connection.goAway();
+                if (frame.status() == RpcStatus.UNAVAILABLE.code()) {
+                    String why;
+                    try {
+                        why = RpcCodec.readError(frame.body()).message();
+                    } catch (RuntimeException e) {
+                        why = "refused";
+                    }
+                    transport.refused(connection, why);
+                } else {
+                    connection.goAway();
+                }
             } else if (frame.type() == MessageType.HEARTBEAT_PING) {
                 connection.writes.enqueue(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PONG));
             }
@@ -46,15 +59,17 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
         if (call == null) {
             return; // it ended already (deadline passed); the late answer has no one to go to
         }
-        if (frame.bodyError() != null) {
-            call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": bad response body from "
-                    + call.endpoint + ": " + frame.bodyError()));
-            return;
-        }
-        RpcStatus status = RpcStatus.fromCode(frame.status());
+        call.answered(); // the provider is alive and answering, whatever the answer says
         try {
+            String bodyError = frame.decompress(transport.compressors(), transport.maxFrameLength());
+            if (bodyError != null) {
+                call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": bad response body from "
+                        + call.endpoint + ": " + bodyError));
+                return;
+            }
+            RpcStatus status = RpcStatus.fromCode(frame.status());
             if (status == RpcStatus.OK) {
-                call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.resultType));
+                call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.resultType, call.deadlineNanos));
                 return;
             }
             RpcCodec.RemoteError e = RpcCodec.readError(frame.body());
@@ -65,14 +80,22 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 call.fail(new RpcException(status, call.description + ": " + call.endpoint + " answered " + status
                         + ": " + e.message()));
             }
-        } catch (Exception | StackOverflowError e) {
+        } catch (Throwable t) {
+            // Any failure to read a response, an Error included, ends that call now and no other.
             call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": cannot read the response from "
-                    + call.endpoint + " with " + call.serializer.name() + ": " + e.getMessage(), e));
+                    + call.endpoint + " with " + call.serializer.name() + ": " + t.getMessage(), t));
         }
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        connection.writes.resume();
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        connection.writes.resume(); // fails what still waits to be written
         connection.failAll(closeReason);
         super.channelInactive(ctx);
     }

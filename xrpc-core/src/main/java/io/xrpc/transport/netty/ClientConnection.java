@@ -50,9 +50,23 @@ final class ClientConnection {
         writes.enqueue(call);
     }
 
+    /**
+     * The server refused the connection before reading anything from it: every call on it fails
+     * UNAVAILABLE, safe to send elsewhere, and the connection closes.
+     */
+    void refused(String why) {
+        goingAway = true;
+        for (ClientCall c : pending.values()) {
+            c.fail(new RpcException(RpcStatus.UNAVAILABLE, c.description + ": " + endpoint + " " + why
+                    + "; not run"));
+        }
+        channel.close();
+    }
+
     /** The connection closed: every call waiting on it fails now rather than at its deadline. */
     void failAll(String why) {
         for (ClientCall c : pending.values()) {
+            c.lostConnection();
             c.fail(c.sent
                     ? new RpcException(RpcStatus.CONNECTION_CLOSED, c.description + ": connection to " + endpoint
                     + " " + why + " after the request was sent; it may or may not have run")

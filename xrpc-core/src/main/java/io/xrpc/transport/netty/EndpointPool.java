@@ -34,11 +34,15 @@ final class EndpointPool {
     volatile boolean retired;
     /** Until when (nanoTime) the last connect failure sets this provider aside; 0 when healthy. */
     private volatile long setAsideUntil;
+    /** Consecutive unanswered calls; see {@link ProviderHealth}. */
+    final ProviderHealth health;
 
     EndpointPool(Endpoint endpoint, Bootstrap bootstrap, NettyClientTransport.Settings settings) {
         this.endpoint = endpoint;
         this.bootstrap = bootstrap;
         this.settings = settings;
+        this.health = new ProviderHealth(endpoint, settings.outlierFailures(), settings.outlierBaseEjection().toNanos(),
+                settings.outlierMaxEjection().toNanos());
         this.slots = new Slot[settings.connectionsPerEndpoint()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot();
@@ -62,7 +66,7 @@ final class EndpointPool {
     /** True while a recent connect failure's backoff runs: callers should prefer other providers. */
     boolean isSetAside() {
         long until = setAsideUntil;
-        return until != 0 && until - System.nanoTime() > 0;
+        return until != 0 && until - System.nanoTime() > 0 || health.isEjected();
     }
 
     void close() {

@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.RpcCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +25,7 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent e) {
             if (e.state() == IdleState.WRITER_IDLE) {
-                ctx.writeAndFlush(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PING), ctx.voidPromise());
+                ctx.writeAndFlush(RpcCodec.encodePing(ctx.alloc()), ctx.voidPromise());
             } else if (e.state() == IdleState.READER_IDLE) {
                 log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
                         ctx.channel());

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -38,7 +39,9 @@ public final class NettyClientTransport {
     /** What the transport needs from the client's configuration. */
     public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxFrameLength,
                            Duration heartbeatInterval, int compressThreshold, int maxPendingCalls,
-                           Duration reconnectBackoff, Duration maxReconnectBackoff) {
+                           long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
+                           int writeBufferLowWaterMark, int writeBufferHighWaterMark, int outlierFailures,
+                           Duration outlierBaseEjection, Duration outlierMaxEjection) {
     }
 
     /** Per-method constants a caller prepares once: the encoded routing strings. */
@@ -57,6 +60,8 @@ public final class NettyClientTransport {
     private final ConcurrentHashMap<Endpoint, EndpointPool> pools = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger pendingCalls = new AtomicInteger();
+    /** Bytes of encoded requests not yet handed to a socket. */
+    private final AtomicLong queuedRequestBytes = new AtomicLong();
     private volatile boolean closed;
 
     public NettyClientTransport(Settings settings, CompressorRegistry compressors) {
@@ -72,15 +77,18 @@ public final class NettyClientTransport {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        settings.writeBufferLowWaterMark(), settings.writeBufferHighWaterMark()))
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         Endpoint ep = ch.attr(EndpointPool.ENDPOINT).get();
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
-                                .addLast("frames", new FrameDecoder(settings.maxFrameLength(), compressors))
+                                .addLast("frames", new FrameDecoder(settings.maxFrameLength()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
-                                .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch)));
+                                .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch),
+                                        NettyClientTransport.this));
                     }
                 });
     }
@@ -126,8 +134,17 @@ public final class NettyClientTransport {
                     target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e
                             + "; not sent", e));
         }
+        int size = frame.readableBytes();
+        if (queuedRequestBytes.addAndGet(size) > settings.maxPendingRequestBytes()) {
+            queuedRequestBytes.addAndGet(-size);
+            frame.release();
+            callEnded();
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.RESOURCE_EXHAUSTED,
+                    target.description() + ": " + settings.maxPendingRequestBytes() + " bytes of requests already"
+                            + " wait to be written on this client (the limit, maxPendingRequestBytes); not sent"));
+        }
         ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
-                target.resultType(), frame);
+                target.resultType(), invocation.deadlineNanos(), frame);
         EndpointPool pool;
         for (;;) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
@@ -204,6 +221,32 @@ public final class NettyClientTransport {
 
     void callEnded() {
         pendingCalls.decrementAndGet();
+    }
+
+    void requestBytesUnqueued(int bytes) {
+        queuedRequestBytes.addAndGet(-bytes);
+    }
+
+    /** Bytes of encoded requests waiting to be handed to a socket, over all connections. */
+    public long queuedRequestBytes() {
+        return queuedRequestBytes.get();
+    }
+
+    /** The server refused {@code connection}: its calls go elsewhere, and so do new ones for a while. */
+    void refused(ClientConnection connection, String why) {
+        connection.refused(why);
+        EndpointPool p = pools.get(connection.endpoint);
+        if (p != null) {
+            p.health.eject("because it refused the connection: " + why);
+        }
+    }
+
+    CompressorRegistry compressors() {
+        return compressors;
+    }
+
+    int maxFrameLength() {
+        return settings.maxFrameLength();
     }
 
     /** Calls sent or being sent and not yet ended, over all connections. */

@@ -7,11 +7,13 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.xrpc.common.Endpoint;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.server.ServiceDispatcher;
@@ -21,6 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Netty side of a server: accepts connections, frames them and feeds requests to the
@@ -31,8 +35,12 @@ public final class NettyServerTransport {
 
     /** What the transport needs from the server's configuration. */
     public record Settings(String host, int port, int ioThreads, int maxFrameLength, Duration heartbeatInterval,
-                           int compressThreshold, int executorThreads, int executorQueue) {
+                           int compressThreshold, int executorThreads, int executorQueue, Duration frameTimeout,
+                           int maxConnections, int maxConnectionsPerAddress, int writeBufferLowWaterMark,
+                           int writeBufferHighWaterMark) {
     }
+
+    private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
 
     private final Settings settings;
     private final ServiceDispatcher dispatcher;
@@ -40,6 +48,7 @@ public final class NettyServerTransport {
     private final CompressorRegistry compressors;
     private final ThreadPoolExecutor executor;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final ConnectionLimits limits;
     private volatile boolean draining;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -54,6 +63,7 @@ public final class NettyServerTransport {
         this.serializers = serializers;
         this.compressors = compressors;
         this.executor = executor;
+        this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
     }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */
@@ -69,14 +79,21 @@ public final class NettyServerTransport {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        settings.writeBufferLowWaterMark(), settings.writeBufferHighWaterMark()))
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        String refusal = limits.admit(ch);
+                        if (refusal != null) {
+                            refuse(ch, refusal);
+                            return;
+                        }
                         children.add(ch);
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
-                                .addLast("frames", new io.xrpc.protocol.codec.FrameDecoder(
-                                        settings.maxFrameLength(), compressors))
+                                .addLast("frames", new FrameDecoder(settings.maxFrameLength(),
+                                        settings.frameTimeout().toMillis()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("requests", new ServerChannelHandler(NettyServerTransport.this));
                     }
@@ -99,7 +116,7 @@ public final class NettyServerTransport {
      * are answered UNAVAILABLE (safe to retry elsewhere). Waits up to {@code grace} for the calls
      * in flight and for clients to close, then closes what is left and stops the threads.
      *
-     * @return the number of calls still unanswered when the grace period ended
+     * @return the number of calls that were still running, and so unanswered, when it closed
      */
     public int close(Duration grace) throws InterruptedException {
         draining = true;
@@ -121,32 +138,64 @@ public final class NettyServerTransport {
                 TimeUnit.NANOSECONDS.timedWait(inFlight, left);
             }
         }
-        int unanswered = inFlight.get();
-        if (children != null) {
-            // Clients close their side once drained; give them what is left of the grace.
-            long left = Math.max(0, deadline - System.nanoTime());
-            children.newCloseFuture().await(TimeUnit.NANOSECONDS.toMillis(left) + 1, TimeUnit.MILLISECONDS);
-            // Responses queued just now are flushed by their write task before the close runs.
-            for (Channel ch : children) {
-                ch.eventLoop().execute(ch::close);
-            }
-            children.newCloseFuture().await(5, TimeUnit.SECONDS);
-        }
+        // Calls that never started are answered UNAVAILABLE (safe to retry elsewhere), and every
+        // connection closes only after what is queued for it, those answers included, is written.
         for (Runnable dropped : executor.shutdownNow()) {
             if (dropped instanceof ServerCall call) {
                 call.abandon();
             }
+        }
+        if (children != null) {
+            for (Channel ch : children) {
+                ServerChannelHandler h = ch.pipeline().get(ServerChannelHandler.class);
+                ch.eventLoop().execute(() -> {
+                    if (h != null && h.writes != null) {
+                        h.abandonBacklog();
+                        h.writes.closeAfterFlush();
+                    } else {
+                        ch.close();
+                    }
+                });
+            }
+            children.newCloseFuture().await(5, TimeUnit.SECONDS);
         }
         if (workers != null) {
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
         executor.awaitTermination(5, TimeUnit.SECONDS);
-        return unanswered;
+        return inFlight.get();
     }
 
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    /** Encoded output waiting to be read by clients, over all connections. */
+    public long pendingOutputBytes() {
+        long n = 0;
+        if (children != null) {
+            for (Channel ch : children) {
+                ServerChannelHandler h = ch.pipeline().get(ServerChannelHandler.class);
+                if (h != null) {
+                    n += h.pendingOutputBytes();
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Refuses a connection over a limit: a GOAWAY saying why, then close; nothing is read from it. */
+    private void refuse(Channel ch, String why) {
+        ch.config().setAutoRead(false);
+        limits.logRefusal(ch.remoteAddress(), why);
+        ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
+                ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), "server " + endpoint + " refused the"
+                        + " connection: " + why)).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            }
+        });
     }
 
     /** Number of open client connections. */
@@ -201,6 +250,10 @@ public final class NettyServerTransport {
 
     int maxFrameLength() {
         return settings.maxFrameLength();
+    }
+
+    int writeBufferHighWaterMark() {
+        return settings.writeBufferHighWaterMark();
     }
 
     int compressThreshold() {

@@ -1,14 +1,13 @@
 package io.xrpc.transport.netty;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
+import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ClassNotAllowedException;
@@ -24,65 +23,167 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One accepted request on the server, from the executor queue to its answer. It owns the request
- * frame until the arguments are read (or it is abandoned), and it is answered exactly once:
- * whichever of result, failure, deadline or shutdown comes first writes the answer and ends the
- * server's count of calls in flight.
+ * One request on the server, from the frame to its answer. It owns the request frame until the
+ * arguments are read (or it is refused), and it is answered exactly once: whichever of result,
+ * failure, deadline or shutdown comes first writes the answer and ends the server's count of
+ * calls in flight.
+ *
+ * <p>Its budget is the one the request carried less the time the request waited before the
+ * server read it (see {@link LinkDelay}). The budget is checked when the request is read, when a
+ * thread takes it, and again after its arguments are read: a call whose deadline passed is
+ * answered {@code DEADLINE_EXCEEDED} and never runs.
  */
 final class ServerCall implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ServerCall.class);
+    /** Longest piece of a peer's service key or signature quoted back in an error. */
+    private static final int MAX_QUOTE = 200;
 
     private final NettyServerTransport server;
-    private final ChannelHandlerContext ctx;
-    private final WriteQueue writes;
-    private final Serializer serializer;
-    private final Compressor compressor;
-    private final ServerMethod method;
-    private final RpcCodec.RequestHead head;
-    private final Endpoint peer;
-    private final long deadline;
+    private final ServerChannelHandler connection;
     private final long id;
+    private final byte serializerId;
+    private final byte compressorId;
+    private final long received;
+    private final int waitedMillis;
     private final AtomicBoolean answered = new AtomicBoolean();
     private Frame frame;
+    private long deadline;
+    private Serializer serializer;
+    private Compressor compressor = IdentityCompressor.INSTANCE;
+    private ServerMethod method;
+    private RpcCodec.RequestHead head;
+    private boolean dispatched;
+    private long reserved;
+    private Object result;
 
-    ServerCall(NettyServerTransport server, ChannelHandlerContext ctx, WriteQueue writes, Frame frame,
-               Serializer serializer, ServerMethod method, RpcCodec.RequestHead head, Endpoint peer, long deadline) {
+    ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, long received,
+               int waitedMillis) {
         this.server = server;
-        this.ctx = ctx;
-        this.writes = writes;
+        this.connection = connection;
         this.frame = frame;
         this.id = frame.requestId();
-        this.serializer = serializer;
-        Compressor c = server.compressors().byId(frame.compressorId());
-        this.compressor = c == null ? IdentityCompressor.INSTANCE : c;
-        this.method = method;
-        this.head = head;
-        this.peer = peer;
-        this.deadline = deadline;
+        this.serializerId = frame.serializerId();
+        this.compressorId = frame.compressorId();
+        this.received = received;
+        this.waitedMillis = waitedMillis;
+        server.callStarted();
+    }
+
+    /**
+     * The checks that need no deserializing, on the event loop: shutting down, budget, and for an
+     * uncompressed body the route. Returns false when the request is answered already.
+     */
+    boolean routeOnEventLoop() {
+        if (server.isDraining()) {
+            refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is shutting down");
+            return false;
+        }
+        int budget = frame.budgetMillis();
+        if (budget <= 0) {
+            refuse(RpcStatus.DEADLINE_EXCEEDED, "deadline of request " + id + " passed before it reached "
+                    + server.endpoint());
+            return false;
+        }
+        if (waitedMillis >= budget) {
+            refuse(RpcStatus.DEADLINE_EXCEEDED, "request " + id + " waited " + waitedMillis + " ms before "
+                    + server.endpoint() + " read it, longer than its budget of " + budget + " ms; not run");
+            return false;
+        }
+        deadline = received + TimeUnit.MILLISECONDS.toNanos(budget - waitedMillis);
+        serializer = server.serializers().byId(serializerId);
+        if (serializer == null) {
+            refuse(RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId);
+            return false;
+        }
+        if (frame.isCompressed()) {
+            return true; // routed on the call thread, after decompressing
+        }
+        return route();
+    }
+
+    /** Reads the request head and finds the method; answers and returns false when it cannot. */
+    private boolean route() {
+        try {
+            head = RpcCodec.readRequestHead(frame.body());
+        } catch (RuntimeException e) {
+            refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head: " + e);
+            return false;
+        }
+        method = server.dispatcher().find(head.serviceKey(), head.signature());
+        if (method == null) {
+            boolean known = server.dispatcher().hasService(head.serviceKey());
+            refuse(known ? RpcStatus.METHOD_NOT_FOUND : RpcStatus.SERVICE_NOT_FOUND, known
+                    ? "service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " has no method "
+                    + Texts.cut(head.signature(), MAX_QUOTE)
+                    : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint());
+            return false;
+        }
+        if (!method.accepts(serializer.name())) {
+            refuse(RpcStatus.SERIALIZATION_ERROR, method.serviceKey() + " accepts only the serializers "
+                    + method.acceptedSerializers() + " (the request used " + serializer.name() + ")");
+            return false;
+        }
+        if (frame.compressorId() != IdentityCompressor.ID) {
+            Compressor c = server.compressors().byId(compressorId);
+            compressor = c == null ? IdentityCompressor.INSTANCE : c;
+        }
+        return true;
+    }
+
+    /** The usual response size of the method, when it is known yet; 0 otherwise. */
+    long expectedResponseBytes() {
+        return method == null ? 0 : method.expectedResponseBytes();
+    }
+
+    /** The connection gave this call to the executor, expecting a response of about {@code bytes}. */
+    void dispatched(long bytes) {
+        dispatched = true;
+        reserved = bytes;
     }
 
     @Override
     public void run() {
         try {
-            if (System.nanoTime() - deadline >= 0) {
+            if (method == null) {
+                String error = frame.decompress(server.compressors(), server.maxFrameLength());
+                if (error != null) {
+                    releaseFrame();
+                    answerError(RpcStatus.SERIALIZATION_ERROR, "bad request body: " + error);
+                    return;
+                }
+                if (!route()) {
+                    return;
+                }
+            }
+            if (expired()) {
                 releaseFrame();
                 answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
-                        + " passed while it waited for a thread on " + server.endpoint());
+                        + " passed while it waited for a thread on " + server.endpoint() + "; not run");
                 return;
             }
             Object[] args;
             try {
-                args = RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes());
+                args = RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
             } catch (ClassNotAllowedException e) {
                 answerError(RpcStatus.SERIALIZATION_ERROR, "request for " + method.descriptor() + " refused: "
                         + e.getMessage());
                 return;
             } catch (Exception | StackOverflowError e) {
-                answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
-                        + " with " + serializer.name() + ": " + e);
+                if (expired()) {
+                    answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
+                            + " passed while its arguments were read on " + server.endpoint() + "; not run");
+                } else {
+                    answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
+                            + " with " + serializer.name() + ": " + e.getMessage());
+                }
                 return;
             } finally {
                 releaseFrame();
+            }
+            if (expired()) {
+                answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
+                        + " passed while its arguments were read on " + server.endpoint() + "; not run");
+                return;
             }
             String bad = method.checkArguments(args);
             if (bad != null) {
@@ -90,26 +191,30 @@ final class ServerCall implements Runnable {
                 return;
             }
             Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
-                    head.attachments().isEmpty() ? null : head.attachments(), peer, deadline);
-            CompletableFuture<Object> result = server.dispatcher().dispatch(method, inv);
-            if (result.isDone()) {
-                result.whenComplete(this::complete); // runs now, on this thread
+                    head.attachments().isEmpty() ? null : head.attachments(), connection.peer, deadline);
+            CompletableFuture<Object> f = server.dispatcher().dispatch(method, inv);
+            if (f.isDone()) {
+                f.whenComplete(this::complete); // runs now, on this thread
                 return;
             }
             // An asynchronous result that never completes must not hold the call open forever.
-            long left = deadline - System.nanoTime();
-            ScheduledFuture<?> timer = ctx.executor().schedule(() -> answerError(RpcStatus.DEADLINE_EXCEEDED,
+            ScheduledFuture<?> timer = connection.schedule(() -> answerError(RpcStatus.DEADLINE_EXCEEDED,
                     method.descriptor() + " did not complete before its deadline on " + server.endpoint()),
-                    Math.max(0, left), TimeUnit.NANOSECONDS);
-            result.whenComplete((v, t) -> {
+                    Math.max(0, deadline - System.nanoTime()));
+            f.whenComplete((v, t) -> {
                 timer.cancel(false);
                 complete(v, t);
             });
         } catch (Throwable t) {
             releaseFrame();
-            log.error("Failed to serve {} from {}", method.descriptor(), peer, t);
+            log.error("Failed to serve {} from {}", method != null ? method.descriptor() : "request " + id,
+                    connection.peer, t);
             answerError(RpcStatus.INTERNAL, "server failed: " + t);
         }
+    }
+
+    private boolean expired() {
+        return System.nanoTime() - deadline >= 0;
     }
 
     /** Answers with the outcome; never throws (it runs inside {@code whenComplete}, which would swallow it). */
@@ -119,20 +224,36 @@ final class ServerCall implements Runnable {
                 failed(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
                 return;
             }
-            ByteBuf out;
-            try {
-                out = RpcCodec.encodeResponse(ctx.alloc(), id, serializer, compressor, server.compressThreshold(),
-                        server.maxFrameLength(), value);
-            } catch (Exception | StackOverflowError e) {
-                answerError(RpcStatus.SERIALIZATION_ERROR, "cannot write the result of " + method.descriptor()
-                        + " with " + serializer.name() + ": " + e);
-                return;
-            }
-            answer(out);
+            result = value;
+            connection.deliver(this);
         } catch (Throwable t) {
-            log.error("Failed to answer {} from {}", method.descriptor(), peer, t);
+            log.error("Failed to answer {} from {}", method.descriptor(), connection.peer, t);
             answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
         }
+    }
+
+    /** Encodes the result and queues it; called by the connection once there is room for it. */
+    void encodeAndAnswer() {
+        Object value = result;
+        result = null;
+        if (answered.get()) {
+            return; // the deadline answered first
+        }
+        ByteBuf out;
+        try {
+            out = RpcCodec.encodeResponse(connection.alloc(), id, serializer, compressor,
+                    server.compressThreshold(), server.maxFrameLength(), value);
+        } catch (Exception | StackOverflowError e) {
+            answerError(RpcStatus.SERIALIZATION_ERROR, "cannot write the result of " + method.descriptor()
+                    + " with " + serializer.name() + ": " + e.getMessage());
+            return;
+        } catch (Throwable t) {
+            log.error("Failed to answer {} from {}", method.descriptor(), connection.peer, t);
+            answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
+            return;
+        }
+        method.recordResponseBytes(out.readableBytes());
+        answer(out);
     }
 
     private void failed(Throwable cause) {
@@ -171,10 +292,10 @@ final class ServerCall implements Runnable {
     private void answerErrorFull(RpcStatus status, String message, String remoteClass, String stack) {
         if (answered.compareAndSet(false, true)) {
             try {
-                writes.enqueue(RpcCodec.encodeError(ctx.alloc(), id, serializer.id(), compressor.id(), status,
-                        remoteClass, message, stack));
+                connection.writes.enqueue(RpcCodec.encodeError(connection.alloc(), id, serializerId,
+                        compressorId, status, remoteClass, message, stack, server.maxFrameLength()));
             } finally {
-                server.callFinished();
+                finished();
             }
         }
     }
@@ -182,25 +303,32 @@ final class ServerCall implements Runnable {
     private void answer(ByteBuf out) {
         if (answered.compareAndSet(false, true)) {
             try {
-                writes.enqueue(out);
+                connection.writes.enqueue(out);
             } finally {
-                server.callFinished();
+                finished();
             }
         } else {
             out.release();
         }
     }
 
-    /** The executor would not take this call (full); it never runs. */
+    private void finished() {
+        server.callFinished();
+        if (dispatched) {
+            connection.callDone(reserved);
+        }
+    }
+
+    /** Answers a request that will not run (full executor, bad head, shutdown). */
     void refuse(RpcStatus status, String message) {
         releaseFrame();
         answerError(status, message);
     }
 
-    /** The executor dropped this call without running it (shutdown). */
+    /** The server or the connection dropped this call without running it. */
     void abandon() {
         refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " shut down before running "
-                + method.descriptor());
+                + (method != null ? method.descriptor() : "request " + id));
     }
 
     private void releaseFrame() {

@@ -10,15 +10,23 @@ import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Lets many threads write to one channel with one flush per batch. Writers add frames to a
  * lock-free queue; the first writer of a batch schedules one drain task on the event loop, which
  * writes everything queued and flushes once. Under load many calls share a syscall.
+ *
+ * <p>It hands frames to the channel only while the channel is writable (its outbound bytes under
+ * the high-water mark): a peer that stops reading then holds back this side's writes here, where
+ * they are counted ({@link #queuedBytes()}), instead of in a socket buffer without limit. The
+ * owner calls {@link #resume()} when the channel becomes writable again or closes.
+ * {@link #closeAfterFlush()} closes the channel after everything queued before it, however much.
  */
 final class WriteQueue implements Runnable {
     /** Frames written per task before yielding the event loop to reads and other channels. */
     private static final int BATCH = 256;
+    private static final Object CLOSE = new Object();
 
     private final Channel channel;
     // Failed writes of untracked frames need no exceptionCaught event (and its log line) each:
@@ -26,7 +34,10 @@ final class WriteQueue implements Runnable {
     private final ChannelPromise quietVoid;
     private final Queue<Object> queue = PlatformDependent.newMpscQueue();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final Runnable afterWrite;
     private volatile boolean dead;
+    private volatile boolean closing;
 
     /** A frame whose write outcome someone waits for. */
     interface Tracked extends ChannelFutureListener {
@@ -35,12 +46,19 @@ final class WriteQueue implements Runnable {
     }
 
     WriteQueue(Channel channel) {
+        this(channel, null);
+    }
+
+    /** @param afterWrite run on the event loop after queued bytes went to the channel, or null */
+    WriteQueue(Channel channel, Runnable afterWrite) {
         this.channel = channel;
         this.quietVoid = new VoidChannelPromise(channel, false);
+        this.afterWrite = afterWrite;
     }
 
     /** Queues a frame; the queue owns it from now on. */
     void enqueue(ByteBuf frame) {
+        queuedBytes.addAndGet(frame.readableBytes());
         queue.add(frame);
         schedule();
     }
@@ -49,6 +67,25 @@ final class WriteQueue implements Runnable {
     void enqueue(Tracked write) {
         queue.add(write);
         schedule();
+    }
+
+    /** Closes the channel once everything queued so far is written. */
+    void closeAfterFlush() {
+        closing = true;
+        queue.add(CLOSE);
+        schedule();
+    }
+
+    /** Bytes of untracked frames (responses, control frames) queued and not yet given to the channel. */
+    long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    /** The channel became writable or inactive: carry on writing (or failing) what waits. */
+    void resume() {
+        if (!queue.isEmpty()) {
+            schedule();
+        }
     }
 
     private void schedule() {
@@ -72,24 +109,52 @@ final class WriteQueue implements Runnable {
     public void run() {
         Object o;
         int n = 0;
-        while (n < BATCH && (o = queue.poll()) != null) {
+        long bytes = 0;
+        boolean more = false;
+        boolean waitForWritability = false;
+        while ((o = queue.peek()) != null) {
+            boolean flushAll = closing;
+            if (o == CLOSE) {
+                queue.poll();
+                channel.flush();
+                channel.close();
+                continue;
+            }
+            if (!flushAll && channel.isActive() && !channel.isWritable()) {
+                waitForWritability = true; // resume() is called from channelWritabilityChanged
+                break;
+            }
+            if (!flushAll && n == BATCH) {
+                more = true;
+                break;
+            }
+            queue.poll();
             n++;
             if (o instanceof ByteBuf b) {
+                bytes += b.readableBytes();
                 channel.write(b, quietVoid);
             } else {
                 Tracked t = (Tracked) o;
                 channel.write(t.takeFrame()).addListener(t);
             }
         }
-        channel.flush();
-        if (!queue.isEmpty()) {
+        if (n != 0) {
+            channel.flush();
+        }
+        if (bytes != 0) {
+            queuedBytes.addAndGet(-bytes);
+            if (afterWrite != null) {
+                afterWrite.run();
+            }
+        }
+        if (more) {
             // A batch was not enough: go again after the loop's other work.
             reschedule();
             return;
         }
         scheduled.set(false);
-        if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
-            reschedule(); // a writer added after our last poll and saw the flag still set
+        if (!waitForWritability && !queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            reschedule(); // a writer added after our last look and saw the flag still set
         }
     }
 
@@ -114,8 +179,9 @@ final class WriteQueue implements Runnable {
                 } catch (Exception ignored) {
                     // a listener that throws has already failed its call
                 }
-            } else {
-                ReferenceCountUtil.release(o);
+            } else if (o instanceof ByteBuf b) {
+                queuedBytes.addAndGet(-b.readableBytes());
+                b.release();
             }
         }
     }

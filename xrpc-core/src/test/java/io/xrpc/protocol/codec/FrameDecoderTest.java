@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 class FrameDecoderTest {
     private static final int MAX = 64 * 1024;
-    private final EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX, CompressorRegistry.load()));
+    private final EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+    private final CompressorRegistry compressors = CompressorRegistry.load();
 
     @AfterEach
     void close() {
@@ -126,8 +127,10 @@ class FrameDecoderTest {
         ch.writeInbound(frame(5, zipped.toByteArray(), true));
         Frame f = ch.readInbound();
         assertThat(f.requestId()).isEqualTo(5);
+        assertThat(f.isCompressed()).as("the decoder leaves decompressing to the reader").isTrue();
+        assertThat(f.decompress(compressors, MAX)).isEqualTo("body decompresses to more than the limit of " + MAX
+                + " bytes");
         assertThat(f.body()).isNull();
-        assertThat(f.bodyError()).isEqualTo("body decompresses to more than the limit of " + MAX + " bytes");
         f.release();
 
         ch.writeInbound(frame(6, "next".getBytes(), false));
@@ -141,7 +144,7 @@ class FrameDecoderTest {
     void corruptGzipIsABodyError() {
         ch.writeInbound(frame(9, new byte[] {1, 2, 3, 4, 5}, true));
         Frame f = ch.readInbound();
-        assertThat(f.bodyError()).startsWith("corrupt gzip body");
+        assertThat(f.decompress(compressors, MAX)).startsWith("corrupt gzip body");
         f.release();
     }
 
@@ -149,23 +152,21 @@ class FrameDecoderTest {
     void compressedBodyRoundTripsThroughTheEncoder() throws Exception {
         byte[] text = "x".repeat(5000).getBytes();
         ByteBuf encoded = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 11,
-                new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults()),
-                new GzipCompressor(), 0, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, new String(text));
+                kryo(), new GzipCompressor(), 0, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, new String(text));
         assertThat(encoded.getByte(ProtocolConstants.OFFSET_FLAGS)).isEqualTo((byte) ProtocolConstants.FLAG_COMPRESSED);
         assertThat(encoded.readableBytes()).isLessThan(200);
         ch.writeInbound(encoded);
         Frame f = ch.readInbound();
         assertThat(f.status()).isEqualTo(RpcStatus.OK.code());
-        assertThat(RpcCodec.readResult(f.body(),
-                new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults()), String.class))
+        assertThat(f.decompress(compressors, MAX)).isNull();
+        assertThat(RpcCodec.readResult(f.body(), kryo(), String.class, io.xrpc.serialize.Serializer.NO_DEADLINE))
                 .isEqualTo(new String(text));
         f.release();
     }
 
     @Test
     void encoderRefusesABodyOverTheSendersLimitAndLeavesNothingAllocated() {
-        io.xrpc.serialize.Serializer kryo =
-                new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults());
+        io.xrpc.serialize.Serializer kryo = kryo();
         String big = "y".repeat(4000);
         assertThatThrownBy(() -> RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 12, kryo,
                 io.xrpc.compress.IdentityCompressor.INSTANCE, 0, 1024, big))
@@ -175,6 +176,11 @@ class FrameDecoderTest {
         ByteBuf small = assertDoesNotThrowEncode(kryo, big);
         assertThat(small.getInt(ProtocolConstants.OFFSET_BODY_LENGTH)).isLessThan(1024);
         small.release();
+    }
+
+    private static io.xrpc.serialize.Serializer kryo() {
+        return new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults(),
+                io.xrpc.serialize.ReadLimits.defaults());
     }
 
     private static ByteBuf assertDoesNotThrowEncode(io.xrpc.serialize.Serializer s, String value) {

@@ -1,0 +1,248 @@
+package io.xrpc.serialize.hessian;
+
+import com.alibaba.com.caucho.hessian.io.AbstractDeserializer;
+import com.alibaba.com.caucho.hessian.io.AbstractHessianInput;
+import com.alibaba.com.caucho.hessian.io.AbstractHessianOutput;
+import com.alibaba.com.caucho.hessian.io.AbstractListDeserializer;
+import com.alibaba.com.caucho.hessian.io.AbstractSerializer;
+import com.alibaba.com.caucho.hessian.io.AbstractStringValueDeserializer;
+import com.alibaba.com.caucho.hessian.io.BigDecimalDeserializer;
+import com.alibaba.com.caucho.hessian.io.Deserializer;
+import com.alibaba.com.caucho.hessian.io.Hessian2Input;
+import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
+import com.alibaba.com.caucho.hessian.io.Serializer;
+import com.alibaba.com.caucho.hessian.io.StringValueSerializer;
+import io.xrpc.serialize.PayloadLimitException;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.sql.Timestamp;
+import java.util.EnumSet;
+
+/**
+ * Readers and writers of XRpc's for JDK values Hessian carries badly or unsafely.
+ *
+ * <ul>
+ *   <li>{@code EnumSet}: a typed list {@code java.util.EnumSet} of the enum's class name and then
+ *       its constants' names. Hessian's own form needs {@code java.lang.Class} on the allow-list,
+ *       and its reader loads whatever class it is told.</li>
+ *   <li>{@code BigInteger}: its decimal text, like BigDecimal. Hessian copies the private fields,
+ *       so a peer could send a value whose {@code equals} and {@code compareTo} disagree.</li>
+ *   <li>{@code BigDecimal} and {@code BigInteger} text of at most {@value #MAX_DIGITS}
+ *       characters: parsing is quadratic in it (200,000 digits took half a second).</li>
+ *   <li>{@code java.sql.Timestamp}: milliseconds and nanoseconds; Hessian's form drops the
+ *       nanoseconds below a millisecond.</li>
+ * </ul>
+ */
+final class HessianValues {
+    static final String ENUM_SET = "java.util.EnumSet";
+    static final String TIMESTAMP = "java.sql.Timestamp";
+    static final int MAX_DIGITS = 10_000;
+
+    private HessianValues() {
+    }
+
+    private static String digits(String value, String type) {
+        if (value != null && value.length() > MAX_DIGITS) {
+            throw new PayloadLimitException(type + " of " + value.length() + " characters (expected: at most "
+                    + MAX_DIGITS + ")");
+        }
+        return value;
+    }
+
+    static final Serializer ENUM_SET_WRITER = new AbstractSerializer() {
+        @Override
+        public void writeObject(Object obj, AbstractHessianOutput out) throws IOException {
+            if (obj == null) {
+                out.writeNull();
+                return;
+            }
+            if (out.addRef(obj)) {
+                return;
+            }
+            EnumSet<?> set = (EnumSet<?>) obj;
+            EnumSet<?> some = set.isEmpty() ? EnumSet.complementOf(set) : set;
+            if (some.isEmpty()) {
+                throw new IOException("cannot write an EnumSet of an enum without constants");
+            }
+            boolean hasEnd = out.writeListBegin(set.size() + 1, ENUM_SET);
+            out.writeString(some.iterator().next().getDeclaringClass().getName());
+            for (Enum<?> e : set) {
+                out.writeString(e.name());
+            }
+            if (hasEnd) {
+                out.writeListEnd();
+            }
+        }
+    };
+
+    static final Deserializer ENUM_SET_READER = new AbstractListDeserializer() {
+        @Override
+        public Class<?> getType() {
+            return EnumSet.class;
+        }
+
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public Object readLengthList(AbstractHessianInput in, int length) throws IOException {
+            int ref = in.addRef(null);
+            if (length < 1) {
+                throw new HessianProtocolException("EnumSet without its element type");
+            }
+            Class type = enumClass(in);
+            EnumSet set = EnumSet.noneOf(type);
+            for (int i = 1; i < length; i++) {
+                set.add(Enum.valueOf(type, in.readString()));
+            }
+            in.setRef(ref, set);
+            return set;
+        }
+
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public Object readList(AbstractHessianInput in, int length) throws IOException {
+            int ref = in.addRef(null);
+            if (in.isEnd()) {
+                throw new HessianProtocolException("EnumSet without its element type");
+            }
+            Class type = enumClass(in);
+            EnumSet set = EnumSet.noneOf(type);
+            while (!in.isEnd()) {
+                set.add(Enum.valueOf(type, in.readString()));
+            }
+            in.readEnd();
+            in.setRef(ref, set);
+            return set;
+        }
+
+        @Override
+        public Object readList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
+            return readList(in, length);
+        }
+
+        @Override
+        public Object readLengthList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
+            return readLengthList(in, length);
+        }
+
+        private Class<?> enumClass(AbstractHessianInput in) throws IOException {
+            String name = in.readString();
+            return ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
+        }
+    };
+
+    static final Serializer BIG_INTEGER_WRITER = StringValueSerializer.SER;
+
+    static final Deserializer BIG_INTEGER_READER = new AbstractStringValueDeserializer() {
+        @Override
+        public Class<?> getType() {
+            return BigInteger.class;
+        }
+
+        @Override
+        protected Object create(String value) throws IOException {
+            if (value == null) {
+                throw new HessianProtocolException("java.math.BigInteger without its value");
+            }
+            return new BigInteger(digits(value, "java.math.BigInteger"));
+        }
+    };
+
+    static final Deserializer BIG_DECIMAL_READER = new BigDecimalDeserializer() {
+        @Override
+        protected Object create(String value) {
+            return super.create(digits(value, "java.math.BigDecimal"));
+        }
+    };
+
+    static final Serializer TIMESTAMP_WRITER = new AbstractSerializer() {
+        @Override
+        public void writeObject(Object obj, AbstractHessianOutput out) throws IOException {
+            if (obj == null) {
+                out.writeNull();
+                return;
+            }
+            if (out.addRef(obj)) {
+                return;
+            }
+            Timestamp t = (Timestamp) obj;
+            int ref = out.writeObjectBegin(TIMESTAMP);
+            if (ref < -1) {
+                out.writeString("value");
+                out.writeUTCDate(t.getTime());
+                out.writeString("nanos");
+                out.writeInt(t.getNanos());
+                out.writeMapEnd();
+            } else {
+                if (ref == -1) {
+                    out.writeInt(2);
+                    out.writeString("value");
+                    out.writeString("nanos");
+                    out.writeObjectBegin(TIMESTAMP);
+                }
+                out.writeUTCDate(t.getTime());
+                out.writeInt(t.getNanos());
+            }
+        }
+    };
+
+    static final Deserializer TIMESTAMP_READER = new AbstractDeserializer() {
+        @Override
+        public Class<?> getType() {
+            return Timestamp.class;
+        }
+
+        @Override
+        public Object readMap(AbstractHessianInput in) throws IOException {
+            int ref = in.addRef(null);
+            long time = Long.MIN_VALUE;
+            int nanos = -1;
+            while (!in.isEnd()) {
+                String key = in.readString();
+                if (key.equals("value")) {
+                    time = in.readUTCDate();
+                } else if (key.equals("nanos")) {
+                    nanos = in.readInt();
+                } else {
+                    in.readObject();
+                }
+            }
+            in.readMapEnd();
+            Timestamp t = timestamp(time, nanos);
+            in.setRef(ref, t);
+            return t;
+        }
+
+        @Override
+        public Object readObject(AbstractHessianInput in, Object[] fields) throws IOException {
+            int ref = in.addRef(null);
+            long time = Long.MIN_VALUE;
+            int nanos = -1;
+            for (Object f : fields) {
+                if ("value".equals(f)) {
+                    time = in.readUTCDate();
+                } else if ("nanos".equals(f)) {
+                    nanos = in.readInt();
+                } else {
+                    in.readObject();
+                }
+            }
+            Timestamp t = timestamp(time, nanos);
+            in.setRef(ref, t);
+            return t;
+        }
+
+        private Timestamp timestamp(long time, int nanos) throws IOException {
+            if (time == Long.MIN_VALUE) {
+                throw new HessianProtocolException("java.sql.Timestamp without its value");
+            }
+            Timestamp t = new Timestamp(time);
+            if (nanos >= 0) {
+                if (nanos > 999_999_999) {
+                    throw new HessianProtocolException("java.sql.Timestamp with nanos " + nanos);
+                }
+                t.setNanos(nanos);
+            }
+            return t;
+        }
+    };
+}

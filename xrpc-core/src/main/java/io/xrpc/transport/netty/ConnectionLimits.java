@@ -1,0 +1,87 @@
+package io.xrpc.transport.netty;
+
+import io.netty.channel.Channel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A server's caps on open connections, in all and per remote address. A connection over a cap is
+ * refused, and each refusal logs one line naming the peer and the limit; past ten in a second
+ * they are counted instead, and the count is logged when the next second begins, so a flood of
+ * connections cannot flood the log.
+ */
+final class ConnectionLimits {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionLimits.class);
+    private static final int LINES_PER_SECOND = 10;
+
+    private final int max;
+    private final int maxPerAddress;
+    private final AtomicInteger open = new AtomicInteger();
+    private final ConcurrentHashMap<InetAddress, AtomicInteger> perAddress = new ConcurrentHashMap<>();
+    private final AtomicLong second = new AtomicLong(System.nanoTime());
+    private final AtomicInteger linesThisSecond = new AtomicInteger();
+    private final AtomicInteger suppressed = new AtomicInteger();
+
+    /** @param max connections in all, 0 for no cap; @param maxPerAddress per remote address, 0 for no cap */
+    ConnectionLimits(int max, int maxPerAddress) {
+        this.max = max;
+        this.maxPerAddress = maxPerAddress;
+    }
+
+    /** Counts a new connection until it closes; returns why it is refused instead, or null. */
+    String admit(Channel ch) {
+        if (open.incrementAndGet() > max && max > 0) {
+            open.decrementAndGet();
+            return "it has " + max + " connections open, its limit (maxConnections)";
+        }
+        InetAddress address = ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        if (maxPerAddress > 0 && address != null) {
+            AtomicInteger n = perAddress.compute(address, (k, v) -> {
+                AtomicInteger c = v == null ? new AtomicInteger() : v;
+                c.incrementAndGet();
+                return c;
+            });
+            if (n.get() > maxPerAddress) {
+                release(address);
+                open.decrementAndGet();
+                return "it has " + maxPerAddress + " connections open from " + address.getHostAddress()
+                        + ", its limit per address (maxConnectionsPerAddress)";
+            }
+            ch.closeFuture().addListener(f -> release(address));
+        }
+        ch.closeFuture().addListener(f -> open.decrementAndGet());
+        return null;
+    }
+
+    private void release(InetAddress address) {
+        perAddress.computeIfPresent(address, (k, v) -> v.decrementAndGet() <= 0 ? null : v);
+    }
+
+    void logRefusal(SocketAddress peer, String why) {
+        long now = System.nanoTime();
+        long start = second.get();
+        if (now - start > TimeUnit.SECONDS.toNanos(1) && second.compareAndSet(start, now)) {
+            linesThisSecond.set(0);
+            int dropped = suppressed.getAndSet(0);
+            if (dropped > 0) {
+                log.warn("{} more connections were refused in the last second; not logged one by one", dropped);
+            }
+        }
+        if (linesThisSecond.incrementAndGet() <= LINES_PER_SECOND) {
+            log.warn("Refusing connection from {}: {}", peer, why);
+        } else {
+            suppressed.incrementAndGet();
+        }
+    }
+
+    int open() {
+        return open.get();
+    }
+}

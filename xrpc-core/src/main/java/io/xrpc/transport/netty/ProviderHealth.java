@@ -1,0 +1,74 @@
+package io.xrpc.transport.netty;
+
+import io.xrpc.common.Endpoint;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Outlier detection for one provider, as gRPC and Envoy do it: after a number of consecutive
+ * failures that suggest the provider itself is the problem (no answer before the deadline, or the
+ * connection lost or refused under calls) it is set aside for a while, the interval doubling with
+ * every ejection in a row. When the interval ends it is tried again on probation: one more failure
+ * sets it aside again, an answer clears its record. Callers prefer providers not set aside and fall
+ * back to them when nothing else is left, so the last provider is never shut out.
+ *
+ * <p>A frozen provider (a GC pause, SIGSTOP) keeps its TCP connection and its registry node for a
+ * whole session timeout; without this, every caller that picked it waited out its deadline.
+ * Thread-safe; an answer costs one volatile read.
+ */
+final class ProviderHealth {
+    private static final Logger log = LoggerFactory.getLogger(ProviderHealth.class);
+
+    private final Endpoint endpoint;
+    private final int threshold;
+    private final long baseNanos;
+    private final long maxNanos;
+    private final AtomicInteger consecutive = new AtomicInteger();
+    private volatile int ejections;
+    private volatile long ejectedUntil;
+
+    ProviderHealth(Endpoint endpoint, int threshold, long baseNanos, long maxNanos) {
+        this.endpoint = endpoint;
+        this.threshold = threshold;
+        this.baseNanos = baseNanos;
+        this.maxNanos = maxNanos;
+    }
+
+    /** The provider answered a call. */
+    void succeeded() {
+        if (consecutive.get() != 0) {
+            consecutive.set(0);
+        }
+        if (ejections != 0 && !isEjected()) {
+            ejections = 0; // probation passed
+        }
+    }
+
+    /** A call to the provider went unanswered or lost its connection. */
+    void failed() {
+        if (threshold <= 0 || isEjected()) {
+            return; // off, or calls sent before the ejection still timing out
+        }
+        if (consecutive.incrementAndGet() >= threshold || ejections > 0) {
+            eject("after " + Math.max(consecutive.get(), 1) + " calls in a row went unanswered");
+        }
+    }
+
+    /** Sets the provider aside now (it refused a connection, say). */
+    void eject(String why) {
+        int n = ejections + 1;
+        ejections = n;
+        long interval = Math.min(maxNanos, baseNanos << Math.min(n - 1, 20));
+        ejectedUntil = System.nanoTime() + interval;
+        consecutive.set(0);
+        log.warn("Setting provider {} aside for {} ms {}; calls go to other providers while there are any",
+                endpoint, TimeUnit.NANOSECONDS.toMillis(interval), why);
+    }
+
+    boolean isEjected() {
+        long until = ejectedUntil;
+        return until != 0 && until - System.nanoTime() > 0;
+    }
+}

@@ -1,0 +1,378 @@
+package io.xrpc.serialize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.alibaba.com.caucho.hessian.io.Hessian2Output;
+import com.alibaba.com.caucho.hessian.io.SerializerFactory;
+import com.esotericsoftware.kryo.io.Output;
+import io.xrpc.serialize.hessian.HessianSerializer;
+import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.protostuff.ProtostuffSerializer;
+import io.xrpc.testing.Allocations;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Payloads of a few bytes that claim gigabytes, nest without end or share sub-structure to make
+ * hashing exponential, each built from the real serializer's bytes. Every one must fail with an
+ * XRpc error naming what was wrong, before anything of its claim is allocated (measured with the
+ * thread's allocation counter: the claims would be hundreds of MiB to GiB, or an
+ * OutOfMemoryError under the tests' 512 MiB heap).
+ */
+class HostilePayloadTest {
+    /** Far below every claim below, far above what reading a few bytes legitimately costs. */
+    private static final long ALLOCATION_BOUND = 4L * 1024 * 1024;
+    private static final int CLAIM = (1 << 30) + 1;
+
+    private static ClassAllowList allow() {
+        return ClassAllowList.withDefaults().allowClass(Holder.class).allowClass(Item.class);
+    }
+
+    private static final KryoSerializer KRYO = new KryoSerializer(allow(), ReadLimits.defaults());
+    private static final HessianSerializer HESSIAN = new HessianSerializer(allow(), ReadLimits.defaults());
+    private static final ProtostuffSerializer PROTOSTUFF = new ProtostuffSerializer(allow(), ReadLimits.defaults());
+
+    public static class Holder {
+        public Item item;
+    }
+
+    public static class Item {
+        public int x;
+    }
+
+    private static byte[] write(Serializer s, Object... args) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        s.writeArguments(args, out);
+        return out.toByteArray();
+    }
+
+    private static Object[] read(Serializer s, byte[] payload, Class<?>... types) throws IOException {
+        return s.readArguments(new ByteArrayInputStream(payload), types, Serializer.NO_DEADLINE);
+    }
+
+    /** Reads {@code payload} and expects a refusal of XRpc's that names {@code expected}, with little allocated. */
+    private static void refused(Serializer s, byte[] payload, Class<? extends Throwable> type, String... expected) {
+        refused(ALLOCATION_BOUND, s, payload, type, expected);
+    }
+
+    private static void refused(long bound, Serializer s, byte[] payload, Class<? extends Throwable> type,
+                                String... expected) {
+        Allocations.Measured m = Allocations.measure(() -> read(s, payload, Object.class));
+        assertThat(m.thrown()).as(s.name() + " reading " + payload.length + " bytes").isInstanceOf(type);
+        assertThat(m.thrown().getMessage()).contains(expected);
+        assertThat(m.bytes()).as("bytes allocated while refusing " + payload.length + " bytes").isLessThan(bound);
+    }
+
+    private static byte[] kryoVarInt(int v) {
+        Output o = new Output(8);
+        o.writeVarInt(v, true);
+        return o.toBytes();
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            b.writeBytes(p);
+        }
+        return b.toByteArray();
+    }
+
+    /** {@code valid} with its last byte (a length of 0, written as 1) replaced by a claim of 2^30 elements. */
+    private static byte[] withClaimedLength(byte[] valid) {
+        assertThat(valid[valid.length - 1]).as("the length byte of an empty array").isEqualTo((byte) 1);
+        return concat(Arrays.copyOf(valid, valid.length - 1), kryoVarInt(CLAIM));
+    }
+
+    // ---- Kryo ----
+
+    @Test
+    void kryoByteArrayClaimingAGibibyteInEightBytesIsRefused() throws IOException {
+        byte[] bomb = withClaimedLength(write(KRYO, (Object) new byte[0]));
+        assertThat(bomb).hasSizeLessThanOrEqualTo(9); // class name "[B", and a 5-byte length
+        refused(KRYO, bomb, PayloadLimitException.class, "byte[] claims 1073741824 elements", "bytes are left");
+    }
+
+    @Test
+    void kryoPrimitiveAndObjectArrayClaimsAreRefused() throws IOException {
+        refused(KRYO, withClaimedLength(write(KRYO, (Object) new int[0])), PayloadLimitException.class, "int[] claims");
+        refused(KRYO, withClaimedLength(write(KRYO, (Object) new long[0])), PayloadLimitException.class, "long[] claims");
+        refused(KRYO, withClaimedLength(write(KRYO, (Object) new Object[0])), PayloadLimitException.class,
+                "java.lang.Object[] claims");
+        refused(KRYO, withClaimedLength(write(KRYO, (Object) new String[0])), PayloadLimitException.class,
+                "java.lang.String[] claims");
+    }
+
+    @Test
+    void kryoMapAndCollectionClaimsAreRefused() throws IOException {
+        refused(KRYO, withClaimedLength(write(KRYO, new HashMap<>())), PayloadLimitException.class,
+                "java.util.HashMap claims 1073741824");
+        // A list "of 2^30 nulls", which Kryo writes in no bytes per element.
+        byte[] list = write(KRYO, new ArrayList<>());
+        Output o = new Output(16);
+        o.writeVarIntFlag(true, CLAIM, true);
+        o.writeVarInt(0, true); // element class: null, so every element is null
+        byte[] bomb = concat(Arrays.copyOf(list, list.length - 1), o.toBytes());
+        refused(KRYO, bomb, PayloadLimitException.class, "java.util.ArrayList claims 1073741824");
+    }
+
+    @Test
+    void kryoStringClaimingAGibiCharactersIsRefused() throws IOException {
+        byte[] valid = write(KRYO, "é");
+        Output o = new Output(16);
+        o.writeVarIntFlag(true, CLAIM, true);
+        byte[] bomb = concat(new byte[] {valid[0]}, o.toBytes(), "é".getBytes(StandardCharsets.UTF_8));
+        refused(KRYO, bomb, PayloadLimitException.class, "java.lang.String claims 1073741824");
+    }
+
+    // ---- Hessian ----
+
+    @Test
+    void hessianIntArrayClaimingSixteenMillionInElevenBytesIsRefused() {
+        byte[] bomb = {'V', 0x04, '[', 'i', 'n', 't', 'I', 0x01, 0x00, 0x00, 0x00};
+        refused(HESSIAN, bomb, PayloadLimitException.class, "int[] claims 16777216 elements");
+    }
+
+    @Test
+    void hessianClassDefinitionClaimingMillionsOfFieldsIsRefused() {
+        byte[] type = "java.math.BigDecimal".getBytes(StandardCharsets.US_ASCII);
+        byte[] bomb = concat(new byte[] {'C', (byte) type.length}, type, new byte[] {'I', 0x10, 0x00, 0x00, 0x00});
+        refused(HESSIAN, bomb, PayloadLimitException.class, "class definition claims 268435456 elements");
+    }
+
+    @Test
+    void hessianClaimsAddUpAcrossTheMessage() {
+        // 100 nested Object[]s of a million elements each: every claim alone fits in the 1 MB of
+        // the message; together they would allocate 100 arrays of 4 MB or more.
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (int i = 0; i < 100; i++) {
+            b.writeBytes(new byte[] {'V', 0x07, '[', 'o', 'b', 'j', 'e', 'c', 't', 'I', 0x00, 0x0f, 0x42, 0x40});
+        }
+        b.writeBytes(new byte[1_000_000]);
+        // The first claim fits and is allocated (4 bytes a slot); the second is refused.
+        refused(8L * b.size(), HESSIAN, b.toByteArray(), PayloadLimitException.class, "java.lang.Object[] claims 1000000 elements",
+                "claimed before");
+    }
+
+    @Test
+    void hessianSetBombIsRefusedBeforeItsHashingRuns() throws IOException {
+        // Two sets per level, both holding both sets of the next: written once each, referenced
+        // again with 'Q'. Adding a level doubles the cost of hashing the root; at 40 levels, hours.
+        Set<Object> root = new HashSet<>();
+        Set<Object> s1 = root;
+        Set<Object> s2 = new HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            Set<Object> t1 = new HashSet<>();
+            Set<Object> t2 = new HashSet<>();
+            t1.add("foo");
+            s1.add(t1);
+            s1.add(t2);
+            s2.add(t1);
+            s2.add(t2);
+            s1 = t1;
+            s2 = t2;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Hessian2Output out = new Hessian2Output(bytes);
+        out.writeObject(root);
+        out.flush();
+        assertThat(bytes.size()).isLessThan(600);
+        assertThatThrownBy(() -> read(HESSIAN, bytes.toByteArray(), Object.class))
+                .isInstanceOf(PayloadLimitException.class).hasMessageContaining("more than 1000000 objects");
+    }
+
+    @Test
+    void hessianReferenceOfTheWrongTypeNeverLandsInAField() throws IOException {
+        // Holder.item is an Item; the payload puts a reference to the holder itself there.
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Hessian2Output out = new Hessian2Output(bytes);
+        SerializerFactory f = new SerializerFactory();
+        f.setAllowNonSerializable(true);
+        out.setSerializerFactory(f);
+        out.writeObjectBegin(Holder.class.getName()); // class definition: one field
+        out.writeInt(1);
+        out.writeString("item");
+        out.writeObjectBegin(Holder.class.getName()); // the instance
+        out.flush();
+        bytes.write('Q'); // its "item": a reference to object 0, the holder
+        bytes.write(0x90);
+        assertThatThrownBy(() -> read(HESSIAN, bytes.toByteArray(), Holder.class))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("expected a " + Item.class.getName() + " but the payload holds a "
+                        + Holder.class.getName());
+    }
+
+    @Test
+    void hessianArrayTypeOfManyDimensionsAndUnknownClassesAreRefused() {
+        String deep = "[".repeat(200) + "int";
+        byte[] type = deep.getBytes(StandardCharsets.US_ASCII);
+        byte[] bomb = concat(new byte[] {'V', (byte) (0x30 + (type.length >> 8)), (byte) type.length}, type,
+                new byte[] {(byte) 0x90});
+        refused(HESSIAN, bomb, PayloadLimitException.class, "array type of 200 dimensions");
+
+        byte[] name = "java.time.NoSuchThing".getBytes(StandardCharsets.US_ASCII);
+        byte[] unknown = concat(new byte[] {'C', (byte) name.length}, name, new byte[] {(byte) 0x90, (byte) 0x60});
+        refused(HESSIAN, unknown, SerializationException.class, "java.time.NoSuchThing not found");
+    }
+
+    @Test
+    void hessianNamesTheRefusedClassInsideADtoField() throws IOException {
+        Order order = new Order();
+        order.attrs = Collections.unmodifiableMap(new HashMap<>(Map.of("k", "v")));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Hessian2Output out = new Hessian2Output(bytes);
+        SerializerFactory f = new SerializerFactory();
+        f.setAllowNonSerializable(true);
+        out.setSerializerFactory(f);
+        out.writeObject(order);
+        out.flush();
+        HessianSerializer hessian = new HessianSerializer(ClassAllowList.withDefaults().allowClass(Order.class),
+                ReadLimits.defaults());
+        assertThatThrownBy(() -> read(hessian, bytes.toByteArray(), Order.class))
+                .isInstanceOf(ClassNotAllowedException.class)
+                .hasMessageContaining("java.util.Collections$UnmodifiableMap");
+    }
+
+    public static class Order {
+        public Map<String, String> attrs;
+    }
+
+    // ---- Protostuff ----
+
+    private static final class Proto {
+        final ByteArrayOutputStream b = new ByteArrayOutputStream();
+
+        Proto raw(int... xs) {
+            for (int x : xs) {
+                b.write(x);
+            }
+            return this;
+        }
+
+        Proto varint(long v) {
+            while ((v & ~0x7FL) != 0) {
+                b.write((int) ((v & 0x7F) | 0x80));
+                v >>>= 7;
+            }
+            b.write((int) v);
+            return this;
+        }
+
+        Proto str(int tag, String s) {
+            byte[] d = s.getBytes(StandardCharsets.UTF_8);
+            varint(tag).varint(d.length);
+            b.writeBytes(d);
+            return this;
+        }
+
+        /** The argument holder's Object[]: group start, component type, length, dimensions. */
+        Proto holder(long length, long dims) {
+            return raw(0x0b).str((15 << 3) | 2, "java.lang.Object").raw(0x18).varint(length).raw(0x10).varint(dims);
+        }
+
+        byte[] bytes() {
+            return b.toByteArray();
+        }
+    }
+
+    @Test
+    void protostuffHolderLengthAndDimensionsAreChecked() {
+        refused(PROTOSTUFF, new Proto().holder(0x7ffffff0L, 1).raw(0x0c).bytes(), SerializationException.class,
+                "2147483632 arguments sent to a method that takes 1");
+        refused(PROTOSTUFF, new Proto().holder(1, 0x7ffffff0L).raw(0x0c).bytes(), PayloadLimitException.class,
+                "an array of 2147483632 dimensions");
+    }
+
+    @Test
+    void protostuffPrimitiveArrayAndNullRunClaimsAreRefused() {
+        byte[] ints = new Proto().holder(1, 1).raw(0x0b).varint(33 << 3).varint(4).raw(0x08).varint(0x7ffffff0L)
+                .raw(0x0c, 0x0c).bytes();
+        refused(PROTOSTUFF, ints, PayloadLimitException.class, "a primitive array claims 2147483632 elements");
+        byte[] nulls = new Proto().holder(1, 1).raw(0x0b).str((25 << 3) | 2, "ArrayList").raw(0x10)
+                .varint(0x7fffffffL).raw(0x0c, 0x0c).bytes();
+        refused(PROTOSTUFF, nulls, PayloadLimitException.class, "more than 1000000 objects");
+    }
+
+    @Test
+    void protostuffDeepUnknownGroupsAndTruncatedMessagesAreRefused() {
+        Proto groups = new Proto().raw(0x13);
+        for (int i = 0; i < 20_000; i++) {
+            groups.raw(0x0b);
+        }
+        refused(PROTOSTUFF, groups.bytes(), PayloadLimitException.class, "unknown field nested deeper");
+        Proto lists = new Proto().holder(1, 1);
+        for (int i = 0; i < 50; i++) {
+            lists.raw(0x0b).str((25 << 3) | 2, "ArrayList");
+        }
+        refused(PROTOSTUFF, lists.bytes(), SerializationException.class, "truncated");
+    }
+
+    // ---- every serializer ----
+
+    @Test
+    void nestingBeyondTheDepthLimitIsRefusedInEverySerializer() throws IOException {
+        List<Object> deep = new ArrayList<>();
+        List<Object> cur = deep;
+        for (int i = 0; i < ReadLimits.DEFAULT_MAX_DEPTH + 10; i++) {
+            List<Object> next = new ArrayList<>();
+            cur.add(next);
+            cur = next;
+        }
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+            byte[] payload = write(s, deep);
+            assertThatThrownBy(() -> read(s, payload, Object.class)).as(s.name())
+                    .isInstanceOf(PayloadLimitException.class).hasMessageContaining("nest deeper than 128 levels");
+        }
+    }
+
+    @Test
+    void aMessageBuildingMoreObjectsThanTheLimitIsRefusedInEverySerializer() throws IOException {
+        ReadLimits small = ReadLimits.of(1000, 64);
+        List<Integer> many = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            many.add(i);
+        }
+        for (Serializer s : List.of(new KryoSerializer(allow(), small), new HessianSerializer(allow(), small),
+                new ProtostuffSerializer(allow(), small))) {
+            byte[] payload = write(s, many);
+            assertThatThrownBy(() -> read(s, payload, Object.class)).as(s.name())
+                    .isInstanceOf(PayloadLimitException.class).hasMessageContaining("more than 1000 objects");
+            List<Integer> fine = many.subList(0, 100);
+            assertThat(read(s, write(s, new ArrayList<>(fine)), Object.class)[0]).as(s.name()).isEqualTo(fine);
+        }
+    }
+
+    @Test
+    void bytesLeftOverAfterTheDeclaredArgumentsAreRefusedInEverySerializer() throws IOException {
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+            byte[] two = write(s, "first", "smuggled");
+            assertThatThrownBy(() -> read(s, two, String.class)).as(s.name())
+                    .isInstanceOf(SerializationException.class);
+        }
+    }
+
+    @Test
+    void aReadPastItsDeadlineStops() throws IOException {
+        List<Integer> many = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            many.add(i);
+        }
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+            byte[] payload = write(s, many);
+            long passed = System.nanoTime() - 1;
+            assertThatThrownBy(() -> s.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},
+                    passed)).as(s.name()).isInstanceOf(PayloadLimitException.class).hasMessageContaining("deadline");
+        }
+    }
+}
