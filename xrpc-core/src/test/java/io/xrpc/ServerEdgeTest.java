@@ -29,6 +29,8 @@ class ServerEdgeTest {
         byte[] big(int size);
 
         int length(byte[] data);
+
+        String hugeError();
     }
 
     static final class EdgeImpl implements EdgeService {
@@ -60,6 +62,11 @@ class ServerEdgeTest {
         @Override
         public int length(byte[] data) {
             return data.length;
+        }
+
+        @Override
+        public String hugeError() {
+            throw new IllegalStateException("x".repeat(128 * 1024));
         }
     }
 
@@ -131,6 +138,22 @@ class ServerEdgeTest {
             assertThat(waiting).as("another call on the same connection").isNotDone();
             assertThat(s.big(10)).hasSize(10);
             assertThat(client.openConnections()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anExceptionWithAMessageOverTheFrameLimitFailsOnlyItsOwnCall() {
+        try (RpcServer server = server(); RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
+            EdgeService s = proxy(client, server, 5000);
+            CompletableFuture<String> waiting = s.never();
+            assertThatThrownBy(s::hugeError).isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
+                assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
+                assertThat(e.remoteMessage()).startsWith("xxxx").endsWith("(truncated)").hasSizeLessThan(LIMIT);
+            });
+            assertThat(waiting).as("another call on the same connection").isNotDone();
+            assertThat(client.openConnections()).isEqualTo(1);
+            assertThat(s.big(10)).hasSize(10);
         }
     }
 

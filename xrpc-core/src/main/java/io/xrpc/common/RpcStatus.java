@@ -14,8 +14,12 @@ public enum RpcStatus {
     /** The server's business executor was full; the request was not run. Safe to retry. */
     SERVER_BUSY(2, true),
     /**
-     * The call's deadline passed: on the client while waiting, or on the server before the call
-     * started (then it did not run). Retried only for idempotent methods.
+     * The call's deadline passed. Answered by the server, it means the call did not run: its
+     * budget ran out before a thread took it, while its arguments were read, or while it waited in
+     * a socket buffer (the server compares the client's clock stamps on one connection to tell).
+     * Raised by the client's own timer, it says nothing about the provider: the request may have
+     * run, may be running, or may still run later if the provider was frozen with it unread and
+     * its wait could not be told. Retried only for idempotent methods.
      */
     DEADLINE_EXCEEDED(3, false),
     /**

@@ -20,4 +20,7 @@ public interface GateService {
 
     /** Takes any object: what the allow-list must guard. */
     String describe(Object value);
+
+    /** How many times calls tagged {@code tag} ran here ({@code whoAmI} counts as "whoAmI"). */
+    int runs(String tag);
 }

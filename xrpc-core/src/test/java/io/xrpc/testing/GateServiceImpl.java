@@ -61,6 +61,11 @@ public class GateServiceImpl implements GateService {
         return String.valueOf(value);
     }
 
+    @Override
+    public int runs(String tag) {
+        return runsOf(tag);
+    }
+
     public int runsOf(String tag) {
         AtomicInteger n = runs.get(tag);
         return n == null ? 0 : n.get();

@@ -181,6 +181,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 + " of " + expected + "; closing the connection")));
     }
 
+    /** Capacity of the buffer holding the partial frame, 0 when there is none. */
+    int partialFrameCapacity() {
+        return internalBuffer().capacity();
+    }
+
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         ScheduledFuture<?> t = frameTimer;

@@ -52,6 +52,10 @@ final class GuardedInput extends Input {
         }
     }
 
+    int scratchChars() {
+        return chars.length;
+    }
+
     private void check(String what, long claimed, int minBytes) {
         ReadGuard.checkLength(what, claimed, minBytes, remaining());
     }

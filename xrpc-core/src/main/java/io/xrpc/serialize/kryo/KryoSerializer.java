@@ -122,6 +122,11 @@ public final class KryoSerializer implements Serializer {
         }
     }
 
+    /** Characters of string scratch this thread keeps between messages. */
+    int retainedScratchChars() {
+        return slots.get().input.scratchChars();
+    }
+
     private static void checkConsumed(GuardedInput in, String what) throws SerializationException {
         long left = in.remaining();
         if (left > 0) {

@@ -60,6 +60,34 @@ class FrameDecoderTest {
     }
 
     @Test
+    void thePartialFrameBufferGrowsWithTheBytesThatArriveNeverPastTheDeclaredLength() {
+        int max = ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH;
+        FrameDecoder decoder = new FrameDecoder(max);
+        EmbeddedChannel big = new EmbeddedChannel(decoder);
+        try {
+            ByteBuf header = frame(1, new byte[0], false);
+            header.setInt(ProtocolConstants.OFFSET_BODY_LENGTH, max);
+            big.writeInbound(header, Unpooled.wrappedBuffer(new byte[1024]));
+            // A header claiming 8 MiB and 1 KiB of body hold about what came, not what was claimed.
+            assertThat(decoder.partialFrameCapacity()).isLessThanOrEqualTo(64 * 1024);
+            byte[] chunk = new byte[64 * 1024];
+            int sent = 1024;
+            while (sent + chunk.length < max) {
+                big.writeInbound(Unpooled.wrappedBuffer(chunk));
+                sent += chunk.length;
+            }
+            // All but the last bytes of 8 MiB: the buffer holds the frame, not Netty's next 4 MiB step (12 MiB).
+            assertThat(decoder.partialFrameCapacity()).isLessThanOrEqualTo(ProtocolConstants.HEADER_LENGTH + max);
+            big.writeInbound(Unpooled.wrappedBuffer(new byte[max - sent]));
+            Frame f = big.readInbound();
+            assertThat(f.body().readableBytes()).isEqualTo(max);
+            f.release();
+        } finally {
+            big.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void wrongMagicIsNamedAndRejectedFromTwoBytes() {
         assertThatThrownBy(() -> ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'G', 'E'})))
                 .isInstanceOf(CorruptedFrameException.class).hasMessageContaining("bad magic 0x4745")

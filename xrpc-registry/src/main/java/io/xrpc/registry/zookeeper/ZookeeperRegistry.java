@@ -82,6 +82,9 @@ public final class ZookeeperRegistry implements Registry {
         int sessionMillis = (int) config.sessionTimeout().toMillis();
         this.client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
+                // Keep to the configured hosts: Curator would otherwise replace them with the
+                // addresses the ensemble lists for itself, which bypasses a DNS name or a proxy.
+                .ensembleTracker(false)
                 .sessionTimeoutMs(sessionMillis)
                 .connectionTimeoutMs((int) Math.min(config.connectTimeout().toMillis(), sessionMillis))
                 .retryPolicy(new ExponentialBackoffRetry((int) config.retryBaseSleep().toMillis(), config.maxRetries(),

@@ -1,0 +1,92 @@
+package io.xrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.CallLoad;
+import io.xrpc.testing.ForkedJvm;
+import io.xrpc.testing.ForkedProvider;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A provider frozen with SIGSTOP, in a JVM of its own: its connections stay open and the kernel
+ * keeps accepting requests for it, which it reads only when it thaws.
+ */
+class FrozenProviderTest {
+
+    @Test
+    @Timeout(120)
+    void requestsThatWaitedInTheSocketPastTheirBudgetDoNotRunWhenTheProviderThaws() throws Exception {
+        try (ForkedJvm provider = new ForkedJvm(ForkedProvider.class, "frozen");
+             RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder()
+                    .address("127.0.0.1:" + provider.port()).timeout(Duration.ofMillis(500)).retries(0).build());
+            for (int i = 0; i < 5; i++) {
+                assertThat(s.whoAmI()).isEqualTo("frozen");
+            }
+            provider.freeze();
+            ExecutorService callers = Executors.newFixedThreadPool(8);
+            try {
+                List<CompletableFuture<String>> stale = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    stale.add(CompletableFuture.supplyAsync(s::whoAmI, callers));
+                }
+                for (CompletableFuture<String> f : stale) {
+                    assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                            .havingCause().isInstanceOfSatisfying(RpcException.class,
+                                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+                }
+            } finally {
+                callers.shutdownNow();
+            }
+            provider.thaw();
+            // The provider reads the 8 requests only now, long after their 500 ms budget: none runs.
+            GateService after = client.proxy(GateService.class, ReferenceOptions.builder()
+                    .address("127.0.0.1:" + provider.port()).timeout(Duration.ofSeconds(10)).build());
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> after.runs("whoAmI") >= 5);
+            assertThat(after.runs("whoAmI")).as("calls that ran on the provider").isEqualTo(5);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aFrozenProviderIsSetAsideAfterItsFirstTimeoutsAndCallsGoToTheOther() throws Exception {
+        GateServiceImpl a = new GateServiceImpl("a");
+        try (ForkedJvm b = new ForkedJvm(ForkedProvider.class, "b");
+             RpcServer pa = RpcServer.builder().host("127.0.0.1").service(GateService.class, a).build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder()
+                    .address(pa.endpoint()).address("127.0.0.1:" + b.port()).loadBalancer("round-robin")
+                    .timeout(Duration.ofMillis(300)).retries(0).build());
+            CallLoad load = new CallLoad(8, s::whoAmI);
+            try (load) {
+                load.awaitMore("b", 20, Duration.ofSeconds(30));
+                b.freeze();
+                // Every caller gets stuck on b once, then b is set aside: a answers everything.
+                load.awaitMore("a", 600, Duration.ofSeconds(60));
+            }
+            int failed = load.errors().values().stream().mapToInt(AtomicInteger::get).sum();
+            System.out.printf("frozen provider: %d calls answered by a in all, %d timed out on b%n",
+                    load.answered("a"), failed);
+            assertThat(failed).as("calls that timed out on the frozen provider").isLessThanOrEqualTo(2 * 8);
+            assertThat(load.errors().keySet()).allMatch(e -> e.startsWith("DEADLINE_EXCEEDED"));
+            b.thaw();
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.xrpc.testing;
+
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerProvider;
+import io.xrpc.serialize.kryo.KryoSerializer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Kryo under the name {@code slow-reader}, whose reading of arguments takes until the call's
+ * deadline has passed: a stand-in for a payload that is slow to read, without a fixed sleep.
+ */
+public final class DeadlineWaitingSerializerProvider implements SerializerProvider {
+    @Override
+    public String name() {
+        return "slow-reader";
+    }
+
+    @Override
+    public byte id() {
+        return 42;
+    }
+
+    @Override
+    public Serializer create(ClassAllowList allowList, ReadLimits limits) {
+        KryoSerializer kryo = new KryoSerializer(allowList, limits);
+        return new Serializer() {
+            @Override
+            public String name() {
+                return "slow-reader";
+            }
+
+            @Override
+            public byte id() {
+                return 42;
+            }
+
+            @Override
+            public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
+                kryo.writeArguments(arguments, out);
+            }
+
+            @Override
+            public Object[] readArguments(InputStream in, Class<?>[] types, long deadlineNanos) throws IOException {
+                long bound = System.nanoTime() + 10_000_000_000L;
+                while (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos <= 0
+                        && System.nanoTime() - bound < 0) {
+                    LockSupport.parkNanos(1_000_000);
+                }
+                return kryo.readArguments(in, types, NO_DEADLINE);
+            }
+
+            @Override
+            public void writeResult(Object value, OutputStream out) throws IOException {
+                kryo.writeResult(value, out);
+            }
+
+            @Override
+            public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
+                return kryo.readResult(in, type, deadlineNanos);
+            }
+        };
+    }
+}

@@ -1,0 +1,77 @@
+package io.xrpc.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A main class of the test classpath in a JVM of its own, for tests that must freeze or kill a
+ * process: it prints {@code READY <port>} when it serves. {@link #freeze()} and {@link #thaw()}
+ * send SIGSTOP and SIGCONT (Linux and other Unixes), as an operator's frozen provider would get.
+ */
+public final class ForkedJvm implements AutoCloseable {
+    private final Process process;
+    private final int port;
+
+    public ForkedJvm(Class<?> main, String... args) throws IOException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", main.getName()));
+        command.addAll(List.of(args));
+        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        AtomicReference<String> ready = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith("READY ")) {
+                        ready.set(line);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the child ended
+            }
+        }, "forked-jvm-output");
+        reader.setDaemon(true);
+        reader.start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> ready.get() != null || !process.isAlive());
+        if (ready.get() == null) {
+            throw new IllegalStateException(main.getName() + " ended before it was ready: exit " + process.exitValue());
+        }
+        port = Integer.parseInt(ready.get().substring(6).trim());
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public void freeze() throws Exception {
+        signal("-STOP");
+    }
+
+    public void thaw() throws Exception {
+        signal("-CONT");
+    }
+
+    private void signal(String which) throws Exception {
+        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + which + " " + process.pid() + " failed");
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        thaw();
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+}

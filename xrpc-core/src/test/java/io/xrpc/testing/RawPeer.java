@@ -1,0 +1,132 @@
+package io.xrpc.testing;
+
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/** A client that speaks the wire protocol by hand over a plain socket: what an attacker would use. */
+public final class RawPeer implements AutoCloseable {
+    public final Socket socket;
+    private final DataInputStream in;
+
+    /** One frame read back. */
+    public record Reply(byte type, byte status, long requestId, byte[] body) {
+        /** The message of an error body (class, message, stack as long strings). */
+        public String message() {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(body);
+            skipLongString(b);
+            return readLongString(b);
+        }
+
+        private static void skipLongString(java.nio.ByteBuffer b) {
+            int n = b.getInt();
+            if (n > 0) {
+                b.position(b.position() + n);
+            }
+        }
+
+        private static String readLongString(java.nio.ByteBuffer b) {
+            int n = b.getInt();
+            if (n < 0) {
+                return null;
+            }
+            byte[] s = new byte[n];
+            b.get(s);
+            return new String(s, StandardCharsets.UTF_8);
+        }
+    }
+
+    public RawPeer(int port) throws IOException {
+        this(port, -1);
+    }
+
+    /** @param receiveBuffer SO_RCVBUF to ask for before connecting, or -1 for the default */
+    public RawPeer(int port, int receiveBuffer) throws IOException {
+        socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
+        socket.setSoTimeout(20_000);
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        in = new DataInputStream(socket.getInputStream());
+    }
+
+    /** The bytes of a request frame: head (service, method, no attachments) and then {@code arguments}. */
+    public static byte[] request(long id, byte serializer, int budgetMillis, String service, String signature,
+                                 byte[] arguments) {
+        try {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            DataOutputStream b = new DataOutputStream(body);
+            byte[] key = service.getBytes(StandardCharsets.UTF_8);
+            byte[] sig = signature.getBytes(StandardCharsets.UTF_8);
+            b.writeShort(key.length);
+            b.write(key);
+            b.writeShort(sig.length);
+            b.write(sig);
+            b.writeShort(0);
+            b.write(arguments);
+            return frame(MessageType.REQUEST, serializer, id, budgetMillis, body.toByteArray());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static byte[] frame(MessageType type, byte serializer, long id, int budgetMillis, byte[] body) {
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            DataOutputStream f = new DataOutputStream(out);
+            f.writeShort(ProtocolConstants.MAGIC);
+            f.writeByte(ProtocolConstants.VERSION);
+            f.writeByte(type.code());
+            f.writeByte(serializer);
+            f.writeByte(0);
+            f.writeByte(0);
+            f.writeByte(0);
+            f.writeLong(id);
+            f.writeInt(budgetMillis);
+            f.writeInt(body.length);
+            f.write(body);
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public void send(byte[] bytes) throws IOException {
+        socket.getOutputStream().write(bytes);
+        socket.getOutputStream().flush();
+    }
+
+    /** The next frame, skipping heartbeat pings. */
+    public Reply read() throws IOException {
+        for (;;) {
+            byte[] header = new byte[ProtocolConstants.HEADER_LENGTH];
+            in.readFully(header);
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(header);
+            byte[] body = new byte[h.getInt(ProtocolConstants.OFFSET_BODY_LENGTH)];
+            in.readFully(body);
+            byte type = h.get(ProtocolConstants.OFFSET_TYPE);
+            if (type == MessageType.HEARTBEAT_PING.code()) {
+                continue;
+            }
+            return new Reply(type, h.get(ProtocolConstants.OFFSET_STATUS), h.getLong(ProtocolConstants.OFFSET_REQUEST_ID),
+                    body);
+        }
+    }
+
+    /** Reads until the peer closes; returns what came. */
+    public byte[] readUntilClosed() throws IOException {
+        return in.readAllBytes();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
