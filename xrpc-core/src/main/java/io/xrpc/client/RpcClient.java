@@ -226,10 +226,10 @@ public final class RpcClient implements AutoCloseable {
         }
 
         /**
-         * Bytes of encoded requests that may wait to be written, over all connections (the
-         * byte-sized sibling of {@link #maxPendingCalls}); beyond it calls fail at once with
-         * RESOURCE_EXHAUSTED, not sent. Requests wait while a provider reads slower than they are
-         * made. Default 64 MiB.
+         * Bytes of encoded requests that may wait to be written to one provider (the byte-sized
+         * sibling of {@link #maxPendingCalls}); beyond it calls to that provider fail at once with
+         * RESOURCE_EXHAUSTED, not sent, and calls to the others go on. Requests wait while a
+         * provider reads slower than they are made. Default 64 MiB.
          */
         public Builder maxPendingRequestBytes(long bytes) {
             if (bytes < 1024) {
@@ -327,9 +327,9 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** Largest response body accepted, also after decompression: default 8 MiB. */
+        /** Largest response body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
         public Builder maxFrameLength(int bytes) {
-            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, 1024);
+            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, ProtocolConstants.MIN_FRAME_LENGTH);
             return this;
         }
 

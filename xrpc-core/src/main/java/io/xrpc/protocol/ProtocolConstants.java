@@ -1,7 +1,7 @@
 package io.xrpc.protocol;
 
 /**
- * The XRpc wire format, version 1. Every frame is a 24-byte header followed by a body; all
+ * The XRpc wire format, version 2. Every frame is a 24-byte header followed by a body; all
  * integers are big-endian. {@code docs/PROTOCOL.md} describes the bodies.
  *
  * <pre>
@@ -18,7 +18,7 @@ package io.xrpc.protocol;
  *
  * <ul>
  *   <li><b>magic</b> {@code 0x5852} ("XR"): checked first, so a stray client is refused at once.</li>
- *   <li><b>ver</b> protocol version, {@link #VERSION}.</li>
+ *   <li><b>ver</b> protocol version: {@link #VERSION} on the wire, {@link #MIN_VERSION} and up read.</li>
  *   <li><b>type</b> {@link MessageType} code.</li>
  *   <li><b>ser</b> serializer id of the body; a response uses its request's.</li>
  *   <li><b>comp</b> compressor id the sender prefers; a response uses its request's.</li>
@@ -34,7 +34,14 @@ package io.xrpc.protocol;
  */
 public final class ProtocolConstants {
     public static final short MAGIC = 0x5852;
-    public static final byte VERSION = 1;
+    /**
+     * The version this side writes. Version 2 added the clock stamp ({@link #FLAG_TIMESTAMPED}); a
+     * receiver reads versions {@link #MIN_VERSION} to this. A version-1 peer refuses version-2
+     * frames, naming the version: upgrade providers before their consumers.
+     */
+    public static final byte VERSION = 2;
+    /** The oldest version a receiver reads. */
+    public static final byte MIN_VERSION = 1;
     public static final int HEADER_LENGTH = 24;
 
     public static final int OFFSET_MAGIC = 0;
@@ -61,6 +68,12 @@ public final class ProtocolConstants {
 
     /** Length of the clock stamp of a {@link #FLAG_TIMESTAMPED} frame. */
     public static final int TIMESTAMP_LENGTH = 4;
+
+    /** The flag bits defined; a frame with any other set is refused. */
+    public static final int KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_TIMESTAMPED;
+
+    /** Smallest frame limit a side may set (16 KiB): every error answer fits in it. */
+    public static final int MIN_FRAME_LENGTH = 16 * 1024;
 
     /** Default limit of one frame's body, and of a body after decompression: 8 MiB. */
     public static final int DEFAULT_MAX_FRAME_LENGTH = 8 * 1024 * 1024;

@@ -11,7 +11,7 @@ public class ClassNotAllowedException extends RuntimeException {
     private final String className;
 
     public ClassNotAllowedException(String className) {
-        super("class not allowed for deserialization: " + className
+        super("class not allowed for deserialization: " + io.xrpc.internal.Texts.cut(className, 300)
                 + " (add it or its package to the allow-list of the client or server)");
         this.className = className;
     }

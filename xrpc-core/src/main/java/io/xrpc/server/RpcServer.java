@@ -424,9 +424,9 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Largest request body accepted, also after decompression: default 8 MiB. */
+        /** Largest request body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
         public Builder maxFrameLength(int bytes) {
-            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, 1024);
+            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, ProtocolConstants.MIN_FRAME_LENGTH);
             return this;
         }
 

@@ -57,22 +57,33 @@ public final class ServerMethod {
     }
 
     /**
-     * About how large this method's responses are: the largest of the recent ones (each response
-     * lowers the figure by a sixteenth before comparing), or 0 before the first. The server admits
-     * a connection's requests while their expected responses fit its write buffer.
+     * About how large this method's responses are: the largest seen lately, 0 before the first.
+     * The server admits a connection's requests while their expected responses fit its write
+     * buffer. A larger response raises the figure at once; every 256 responses it is lowered by a
+     * quarter, so it follows a method whose responses shrink, and it is written only then.
      */
     public int expectedResponseBytes() {
         return expectedResponseBytes;
     }
 
-    /** Records the size of a response just encoded. Racy by design: an estimate. */
-    public void recordResponseBytes(int bytes) {
+    /** Records the size of a response just encoded; returns the estimate now. Racy by design. */
+    int recordResponseBytes(int bytes) {
         int e = expectedResponseBytes;
-        int next = Math.max(bytes, e - (e >> 4));
-        if (next != e) {
-            expectedResponseBytes = next;
+        if (bytes > e) {
+            expectedResponseBytes = bytes;
+            return bytes;
         }
+        if ((++responses & 0xFF) == 0 && e > 0) {
+            int next = Math.max(bytes, e - (e >> 2));
+            expectedResponseBytes = next;
+            return next;
+        }
+        return e;
     }
+
+    // Counts responses between decays; lost increments only delay a decay.
+    private int responses;
+
 
     /**
      * Checks that decoded arguments fit the declared parameters, so a confused or hostile peer gets

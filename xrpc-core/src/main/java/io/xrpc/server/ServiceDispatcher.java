@@ -70,6 +70,21 @@ public final class ServiceDispatcher {
         return methods == null ? null : methods.get(signature);
     }
 
+    /** The largest usual response size of any method ({@link ServerMethod#expectedResponseBytes()}). */
+    public int largestExpectedResponse() {
+        return largestExpectedResponse;
+    }
+
+    /** Records the size of a response of {@code method}; written rarely, see {@link ServerMethod}. */
+    public void recordResponse(ServerMethod method, int bytes) {
+        int now = method.recordResponseBytes(bytes);
+        if (now > largestExpectedResponse) {
+            largestExpectedResponse = now;
+        }
+    }
+
+    private volatile int largestExpectedResponse;
+
     /** Runs a call through the interceptors; the future fails rather than this method throwing. */
     public CompletableFuture<Object> dispatch(ServerMethod method, Invocation invocation) {
         try {

@@ -2,7 +2,9 @@ package io.xrpc.protocol.codec;
 
 import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
 import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
+import static io.xrpc.protocol.ProtocolConstants.KNOWN_FLAGS;
 import static io.xrpc.protocol.ProtocolConstants.MAGIC;
+import static io.xrpc.protocol.ProtocolConstants.MIN_VERSION;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_BODY_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_BUDGET;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_COMPRESSOR;
@@ -23,7 +25,9 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.concurrent.AbstractScheduledEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.Ticker;
 import io.xrpc.protocol.MessageType;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +57,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     /** When the first byte of the partial frame in the buffer arrived (nanoTime); 0 when none. */
     private long partialSince;
     private ScheduledFuture<?> frameTimer;
+    /** Set while this side stopped reading: a frame held back in the socket is not the peer's fault. */
+    private boolean readingPaused;
     private ChannelHandlerContext ctx;
+    /** The event loop's clock (a test's embedded loop can move it on). */
+    private Ticker ticker = Ticker.systemTicker();
 
     /** A decoder without a frame timeout. */
     public FrameDecoder(int maxFrameLength) {
@@ -78,8 +86,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
+        this.ticker = ctx.executor() instanceof AbstractScheduledEventExecutor e ? e.ticker() : Ticker.systemTicker();
+        super.handlerAdded(ctx);
     }
 
     @Override
@@ -93,7 +103,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             out.add(frame);
             partialSince = 0;
         } else if (in.isReadable() && partialSince == 0 && !failed) {
-            partialSince = System.nanoTime();
+            partialSince = ticker.nanoTime();
             armFrameTimer();
         }
     }
@@ -106,9 +116,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     "bad magic 0x%04x (expected: 0x%04x); closing the connection",
                     in.getShort(start) & 0xFFFF, MAGIC)));
         }
-        if (readable >= 3 && in.getByte(start + OFFSET_VERSION) != VERSION) {
-            fail(in, new CorruptedFrameException("unsupported protocol version " + in.getByte(start + OFFSET_VERSION)
-                    + " (expected: " + VERSION + "); closing the connection"));
+        if (readable >= 3) {
+            byte version = in.getByte(start + OFFSET_VERSION);
+            if (version < MIN_VERSION || version > VERSION) {
+                fail(in, new CorruptedFrameException("unsupported protocol version " + version + " (expected: "
+                        + MIN_VERSION + " to " + VERSION + "); closing the connection"));
+            }
         }
         if (readable < HEADER_LENGTH) {
             return null;
@@ -124,6 +137,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     + "; closing the connection"));
         }
         byte flags = in.getByte(start + OFFSET_FLAGS);
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            fail(in, new CorruptedFrameException(String.format("unknown flags 0x%02x (known: 0x%02x); closing the"
+                    + " connection", flags & 0xFF, KNOWN_FLAGS)));
+        }
         boolean stamped = (flags & FLAG_TIMESTAMPED) != 0;
         if (stamped && bodyLength < TIMESTAMP_LENGTH) {
             fail(in, new CorruptedFrameException("timestamped frame with a body of " + bodyLength
@@ -155,6 +172,18 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos, TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * This side stops (true) or resumes (false) reading the channel, for backpressure. While it
+     * does not read, the frame clock stands still; reading again gives a partial frame a whole
+     * frame timeout anew. Event loop.
+     */
+    public void readingPaused(boolean paused) {
+        readingPaused = paused;
+        if (!paused && partialSince != 0) {
+            partialSince = ticker.nanoTime();
+        }
+    }
+
     /** Runs on the event loop: closes the connection if the frame begun then is still not whole. */
     private void checkFrameTimeout() {
         frameTimer = null;
@@ -162,7 +191,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         if (failed || since == 0 || !ctx.channel().isActive()) {
             return;
         }
-        long waited = System.nanoTime() - since;
+        if (readingPaused) {
+            frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos, TimeUnit.NANOSECONDS);
+            return;
+        }
+        long waited = ticker.nanoTime() - since;
         if (waited < frameTimeoutNanos) {
             frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos - waited,
                     TimeUnit.NANOSECONDS);
@@ -218,9 +251,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return cumulation;
             }
             int need = cumulation.readableBytes() + required;
-            ByteBuf next = alloc.buffer(capacityFor(cumulation, need));
-            next.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
-            next.writeBytes(in, in.readerIndex(), required);
+            ByteBuf next = alloc.buffer(capacityFor(cumulation, in, need));
+            try {
+                next.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
+                next.writeBytes(in, in.readerIndex(), required);
+            } catch (RuntimeException | Error e) {
+                next.release();
+                throw e;
+            }
             in.readerIndex(in.writerIndex());
             cumulation.release();
             return next;
@@ -229,15 +267,26 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
     }
 
-    private int capacityFor(ByteBuf cumulation, int need) {
+    private int capacityFor(ByteBuf cumulation, ByteBuf in, int need) {
         long target = 2L * need;
-        if (cumulation.readableBytes() >= HEADER_LENGTH) {
-            int body = cumulation.getInt(cumulation.readerIndex() + OFFSET_BODY_LENGTH);
+        if (need >= HEADER_LENGTH) {
+            int body = bodyLengthOf(cumulation, in);
             if (body >= 0 && body <= maxFrameLength && HEADER_LENGTH + (long) body >= need) {
                 target = Math.min(target, HEADER_LENGTH + (long) body);
             }
         }
         return (int) Math.min(Math.max(target, need), Integer.MAX_VALUE - 8);
+    }
+
+    /** The body length field of the frame that starts the partial data, which may straddle both buffers. */
+    private static int bodyLengthOf(ByteBuf cumulation, ByteBuf in) {
+        int v = 0;
+        for (int i = OFFSET_BODY_LENGTH; i < OFFSET_BODY_LENGTH + 4; i++) {
+            int held = cumulation.readableBytes();
+            byte b = i < held ? cumulation.getByte(cumulation.readerIndex() + i) : in.getByte(in.readerIndex() + i - held);
+            v = (v << 8) | (b & 0xFF);
+        }
+        return v;
     }
 
     @Override

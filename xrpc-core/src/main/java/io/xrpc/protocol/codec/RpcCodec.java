@@ -18,6 +18,7 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
@@ -39,8 +40,8 @@ import java.util.Map;
 public final class RpcCodec {
     /** Longest stack trace text sent with an application error. */
     static final int MAX_STACK_CHARS = 16 * 1024;
-    /** Largest error body sent, whatever the frame limit: any receiver's limit (at least 1 KiB) takes most of it. */
-    static final int MAX_ERROR_BODY = 64 * 1024;
+    /** Largest error body sent, whatever the sender's frame limit: no receiver's limit is smaller. */
+    static final int MAX_ERROR_BODY = ProtocolConstants.MIN_FRAME_LENGTH;
     /** Longest exception class name sent. */
     private static final int MAX_CLASS_NAME_BYTES = 1024;
 
@@ -109,9 +110,10 @@ public final class RpcCodec {
 
     /**
      * An error response. Its body is plain text and never compressed, so any peer can read it. It
-     * is cut to fit {@code maxBodyLength} and at most 64 KiB (the message and stack trace lose
-     * their ends, marked "(truncated)"), so that an exception with an enormous message fails only
-     * its own call and never makes the receiver close a connection other calls share.
+     * is cut to fit {@code maxBodyLength} and {@link ProtocolConstants#MIN_FRAME_LENGTH} (the
+     * message and stack trace lose their ends, marked "(truncated)"), so that an exception with an
+     * enormous message fails only its own call and never makes a receiver close a connection other
+     * calls share, whatever its frame limit.
      */
     public static ByteBuf encodeError(ByteBufAllocator alloc, long requestId, byte serializerId, byte compressorId,
                                       RpcStatus status, String className, String message, String stackTrace,
@@ -285,7 +287,7 @@ public final class RpcCodec {
         if (n == 0) {
             attachments = Collections.emptyMap();
         } else {
-            attachments = new HashMap<>(n * 2);
+            attachments = new HashMap<>(Math.min(n, body.readableBytes() / 4) * 2); // a pair takes 4 bytes at least
             for (int i = 0; i < n; i++) {
                 attachments.put(readShortString(body), readShortString(body));
             }
@@ -342,7 +344,15 @@ public final class RpcCodec {
 
     private static String readShortString(ByteBuf buf) {
         int n = buf.readUnsignedShort();
+        checkReadable(buf, n);
         return buf.readCharSequence(n, StandardCharsets.UTF_8).toString();
+    }
+
+    /** Netty sizes its decoding scratch from the length before it checks the bytes are there. */
+    private static void checkReadable(ByteBuf buf, int n) {
+        if (n > buf.readableBytes()) {
+            throw new IndexOutOfBoundsException("a string of " + n + " bytes with " + buf.readableBytes() + " left");
+        }
     }
 
     private static void writeLongString(ByteBuf buf, String s) {
@@ -360,6 +370,7 @@ public final class RpcCodec {
         if (n < 0) {
             return null;
         }
+        checkReadable(buf, n);
         return buf.readCharSequence(n, StandardCharsets.UTF_8).toString();
     }
 }

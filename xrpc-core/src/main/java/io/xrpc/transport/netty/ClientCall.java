@@ -45,6 +45,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     volatile ClientConnection connection;
     /** Set once the call counts as active on its provider. */
     volatile EndpointPool pool;
+    /** Set once its frame counts against its provider's limit of unwritten request bytes. */
+    volatile boolean counted;
     volatile Timeout timeout;
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
@@ -69,8 +71,20 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         if (f == null) {
             return Unpooled.EMPTY_BUFFER;
         }
-        transport.requestBytesUnqueued(frameBytes);
+        unqueued();
         return f;
+    }
+
+    int frameBytes() {
+        return frameBytes;
+    }
+
+    /** The frame left the queue (written or released): it no longer counts against its provider. */
+    private void unqueued() {
+        EndpointPool p = pool;
+        if (counted && p != null) {
+            p.queuedRequestBytes.addAndGet(-frameBytes);
+        }
     }
 
     /** A response came: the provider answers. */
@@ -81,13 +95,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
     }
 
-    /** The connection closed under this call. */
-    void lostConnection() {
-        EndpointPool p = pool;
-        if (p != null && sent && done == 0) {
-            p.health.failed();
-        }
-    }
+
 
     @Override
     public void operationComplete(ChannelFuture f) {
@@ -107,8 +115,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     @Override
     public void run(Timeout t) {
         EndpointPool p = pool;
-        if (p != null && done == 0) {
-            p.health.failed(); // no answer in time: the provider may be frozen or overloaded
+        if (p != null && done == 0 && sent) {
+            p.health.failed(); // sent and no answer in time: the provider may be frozen or overloaded
         }
         RpcException e = new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint
                 + " timed out after " + timeoutMillis + " ms");
@@ -152,7 +160,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
         ByteBuf f = FRAME.getAndSet(this, null);
         if (f != null) {
-            transport.requestBytesUnqueued(frameBytes);
+            unqueued();
             f.release();
         }
         EndpointPool p = pool;

@@ -35,7 +35,9 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             if (frame.type() == MessageType.RESPONSE) {
                 onResponse(frame);
             } else if (frame.type() == MessageType.GOAWAY) {
-                if (frame.status() == RpcStatus.UNAVAILABLE.code()) {
+                // A refusal vouches that nothing sent on the connection ran; believed only before
+                // any answer came, which is when a server sends one.
+                if (frame.status() == RpcStatus.UNAVAILABLE.code() && !connection.answeredAny) {
                     String why;
                     try {
                         why = RpcCodec.readError(frame.body()).message();
@@ -55,6 +57,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onResponse(Frame frame) {
+        connection.answeredAny = true;
         ClientCall call = connection.pending.remove(frame.requestId());
         if (call == null) {
             return; // it ended already (deadline passed); the late answer has no one to go to

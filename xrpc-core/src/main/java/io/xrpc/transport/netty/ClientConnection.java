@@ -14,10 +14,16 @@ final class ClientConnection {
     final ConcurrentHashMap<Long, ClientCall> pending = new ConcurrentHashMap<>();
     /** Set when the server said GOAWAY: no new calls here; closed once the pending ones end. */
     volatile boolean goingAway;
+    /** Set once a response came on this connection: from then on a refusal cannot vouch that nothing ran. */
+    volatile boolean answeredAny;
 
-    ClientConnection(Endpoint endpoint, Channel channel) {
+    /** The provider's health record, told of a connection lost under calls. */
+    final ProviderHealth health;
+
+    ClientConnection(Endpoint endpoint, Channel channel, ProviderHealth health) {
         this.endpoint = endpoint;
         this.channel = channel;
+        this.health = health;
         this.writes = new WriteQueue(channel);
     }
 
@@ -65,13 +71,17 @@ final class ClientConnection {
 
     /** The connection closed: every call waiting on it fails now rather than at its deadline. */
     void failAll(String why) {
+        boolean lostSent = false;
         for (ClientCall c : pending.values()) {
-            c.lostConnection();
+            lostSent |= c.sent && !c.isDone();
             c.fail(c.sent
                     ? new RpcException(RpcStatus.CONNECTION_CLOSED, c.description + ": connection to " + endpoint
                     + " " + why + " after the request was sent; it may or may not have run")
                     : new RpcException(RpcStatus.UNAVAILABLE, c.description + ": connection to " + endpoint
                     + " " + why + " before the request was sent"));
+        }
+        if (lostSent && health != null) {
+            health.failed(); // one lost connection is one failure, however many calls it carried
         }
     }
 }

@@ -5,29 +5,23 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A server's caps on open connections, in all and per remote address. A connection over a cap is
- * refused, and each refusal logs one line naming the peer and the limit; past ten in a second
- * they are counted instead, and the count is logged when the next second begins, so a flood of
- * connections cannot flood the log.
+ * refused, and each refusal logs one line naming the peer and the limit (through a
+ * {@link LogLimiter}, so a flood of connections cannot flood the log).
  */
 final class ConnectionLimits {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLimits.class);
-    private static final int LINES_PER_SECOND = 10;
 
     private final int max;
     private final int maxPerAddress;
     private final AtomicInteger open = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perAddress = new ConcurrentHashMap<>();
-    private final AtomicLong second = new AtomicLong(System.nanoTime());
-    private final AtomicInteger linesThisSecond = new AtomicInteger();
-    private final AtomicInteger suppressed = new AtomicInteger();
+    private final LogLimiter refusals = new LogLimiter(log, "connections refused");
 
     /** @param max connections in all, 0 for no cap; @param maxPerAddress per remote address, 0 for no cap */
     ConnectionLimits(int max, int maxPerAddress) {
@@ -65,20 +59,7 @@ final class ConnectionLimits {
     }
 
     void logRefusal(SocketAddress peer, String why) {
-        long now = System.nanoTime();
-        long start = second.get();
-        if (now - start > TimeUnit.SECONDS.toNanos(1) && second.compareAndSet(start, now)) {
-            linesThisSecond.set(0);
-            int dropped = suppressed.getAndSet(0);
-            if (dropped > 0) {
-                log.warn("{} more connections were refused in the last second; not logged one by one", dropped);
-            }
-        }
-        if (linesThisSecond.incrementAndGet() <= LINES_PER_SECOND) {
-            log.warn("Refusing connection from {}: {}", peer, why);
-        } else {
-            suppressed.incrementAndGet();
-        }
+        refusals.warn("Refusing connection from {}: {}", peer, why);
     }
 
     int open() {

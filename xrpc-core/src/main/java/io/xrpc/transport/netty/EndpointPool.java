@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class EndpointPool {
     static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf("xrpc.endpoint");
+    static final AttributeKey<ProviderHealth> HEALTH = AttributeKey.valueOf("xrpc.providerHealth");
 
     private final Endpoint endpoint;
     private final Bootstrap bootstrap;
@@ -30,6 +31,8 @@ final class EndpointPool {
     private final AtomicInteger next = new AtomicInteger();
     /** Calls to this provider in flight, for the least-active balancer. */
     final AtomicInteger active = new AtomicInteger();
+    /** Bytes of requests to this provider encoded and not yet handed to its socket. */
+    final java.util.concurrent.atomic.AtomicLong queuedRequestBytes = new java.util.concurrent.atomic.AtomicLong();
     /** Set while {@link NettyClientTransport#retainOnly} removes this pool; senders then skip it. */
     volatile boolean retired;
     /** Until when (nanoTime) the last connect failure sets this provider aside; 0 when healthy. */
@@ -67,6 +70,18 @@ final class EndpointPool {
     boolean isSetAside() {
         long until = setAsideUntil;
         return until != 0 && until - System.nanoTime() > 0 || health.isEjected();
+    }
+
+    /**
+     * The server refused {@code connection}: its slot waits out a reconnect backoff, as after a
+     * failed connect, rather than connecting again at once for the next call.
+     */
+    void refused(ClientConnection connection, String why) {
+        for (Slot s : slots) {
+            if (s.current == connection) {
+                s.backOff(new RpcException(RpcStatus.UNAVAILABLE, why));
+            }
+        }
     }
 
     void close() {
@@ -107,6 +122,17 @@ final class EndpointPool {
         volatile int failures;
         volatile Throwable lastFailure;
 
+        /** A failed attempt: wait longer before the next, and set the provider aside meanwhile. */
+        void backOff(Throwable cause) {
+            int n = failures + 1;
+            failures = n;
+            lastFailure = cause;
+            long backoff = Math.min(settings.maxReconnectBackoff().toNanos(),
+                    settings.reconnectBackoff().toNanos() << Math.min(n - 1, 20));
+            nextAttemptNanos = System.nanoTime() + backoff;
+            setAsideUntil = nextAttemptNanos;
+        }
+
         CompletableFuture<ClientConnection> connect() {
             for (;;) {
                 ClientConnection c = current;
@@ -135,6 +161,7 @@ final class EndpointPool {
                 }
                 Bootstrap b = bootstrap.clone();
                 b.attr(ENDPOINT, endpoint);
+                b.attr(HEALTH, health);
                 b.connect(endpoint.host(), endpoint.port()).addListener(f -> {
                     if (f.isSuccess() && retired) {
                         // The pool was dropped (its provider left) while this connect ran.
@@ -151,13 +178,7 @@ final class EndpointPool {
                         connecting.set(null);
                         mine.complete(conn);
                     } else {
-                        int n = failures + 1;
-                        failures = n;
-                        lastFailure = f.cause();
-                        long backoff = Math.min(settings.maxReconnectBackoff().toNanos(),
-                                settings.reconnectBackoff().toNanos() << Math.min(n - 1, 20));
-                        nextAttemptNanos = System.nanoTime() + backoff;
-                        setAsideUntil = nextAttemptNanos;
+                        backOff(f.cause());
                         connecting.set(null);
                         mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, "cannot connect to "
                                 + endpoint + ": " + f.cause() + "; not sent", f.cause()));

@@ -12,7 +12,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reacts to {@link io.netty.handler.timeout.IdleStateHandler} on both sides: when nothing was
  * written for an interval it sends a ping (which the peer answers with a pong), and when nothing
- * was read for three intervals the peer is presumed dead and the connection closed. Stateless
+ * was read for three intervals the peer is presumed dead and the connection closed, unless the
+ * server itself stopped reading while the peer's calls run (a peer that does not read what it is
+ * sent, and so keeps the server from reading, is closed all the same). Stateless
  * and {@code @Sharable}: every pipeline uses {@link #INSTANCE}.
  */
 @ChannelHandler.Sharable
@@ -27,6 +29,11 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
             if (e.state() == IdleState.WRITER_IDLE) {
                 ctx.writeAndFlush(RpcCodec.encodePing(ctx.alloc()), ctx.voidPromise());
             } else if (e.state() == IdleState.READER_IDLE) {
+                if (ctx.channel().hasAttr(ServerChannelHandler.READING_PAUSED)
+                        && ctx.channel().attr(ServerChannelHandler.READING_PAUSED).get() != null
+                        && ctx.channel().isWritable()) {
+                    return; // we stopped reading (calls of this peer still run), not the peer its sending
+                }
                 log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
                         ctx.channel());
                 ctx.close();

@@ -17,6 +17,7 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
@@ -60,8 +61,6 @@ public final class NettyClientTransport {
     private final ConcurrentHashMap<Endpoint, EndpointPool> pools = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger pendingCalls = new AtomicInteger();
-    /** Bytes of encoded requests not yet handed to a socket. */
-    private final AtomicLong queuedRequestBytes = new AtomicLong();
     private volatile boolean closed;
 
     public NettyClientTransport(Settings settings, CompressorRegistry compressors) {
@@ -83,11 +82,12 @@ public final class NettyClientTransport {
                     @Override
                     protected void initChannel(Channel ch) {
                         Endpoint ep = ch.attr(EndpointPool.ENDPOINT).get();
+                        ProviderHealth health = ch.attr(EndpointPool.HEALTH).get();
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new FrameDecoder(settings.maxFrameLength()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
-                                .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch),
+                                .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch, health),
                                         NettyClientTransport.this));
                     }
                 });
@@ -134,15 +134,6 @@ public final class NettyClientTransport {
                     target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e
                             + "; not sent", e));
         }
-        int size = frame.readableBytes();
-        if (queuedRequestBytes.addAndGet(size) > settings.maxPendingRequestBytes()) {
-            queuedRequestBytes.addAndGet(-size);
-            frame.release();
-            callEnded();
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.RESOURCE_EXHAUSTED,
-                    target.description() + ": " + settings.maxPendingRequestBytes() + " bytes of requests already"
-                            + " wait to be written on this client (the limit, maxPendingRequestBytes); not sent"));
-        }
         ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
                 target.resultType(), invocation.deadlineNanos(), frame);
         EndpointPool pool;
@@ -157,6 +148,15 @@ public final class NettyClientTransport {
             Thread.onSpinWait();
         }
         call.pool = pool;
+        int size = call.frameBytes();
+        if (pool.queuedRequestBytes.addAndGet(size) > settings.maxPendingRequestBytes()) {
+            pool.queuedRequestBytes.addAndGet(-size);
+            call.fail(new RpcException(RpcStatus.RESOURCE_EXHAUSTED, target.description() + ": "
+                    + settings.maxPendingRequestBytes() + " bytes of requests already wait to be written to "
+                    + endpoint + " (the limit, maxPendingRequestBytes); not sent"));
+            return call.future;
+        }
+        call.counted = true;
         try {
             call.timeout = timer.newTimeout(call, remainingNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
@@ -223,21 +223,23 @@ public final class NettyClientTransport {
         pendingCalls.decrementAndGet();
     }
 
-    void requestBytesUnqueued(int bytes) {
-        queuedRequestBytes.addAndGet(-bytes);
-    }
-
-    /** Bytes of encoded requests waiting to be handed to a socket, over all connections. */
+    /** Bytes of encoded requests waiting to be handed to a socket, over all providers. */
     public long queuedRequestBytes() {
-        return queuedRequestBytes.get();
+        long n = 0;
+        for (EndpointPool p : pools.values()) {
+            n += p.queuedRequestBytes.get();
+        }
+        return n;
     }
 
     /** The server refused {@code connection}: its calls go elsewhere, and so do new ones for a while. */
     void refused(ClientConnection connection, String why) {
-        connection.refused(why);
+        String reason = Texts.cut(why, 500);
+        connection.refused(reason);
         EndpointPool p = pools.get(connection.endpoint);
         if (p != null) {
-            p.health.eject("because it refused the connection: " + why);
+            p.refused(connection, reason);
+            p.health.eject("because it refused the connection: " + reason);
         }
     }
 

@@ -49,12 +49,13 @@ public final class NettyServerTransport {
     private final ThreadPoolExecutor executor;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConnectionLimits limits;
+    private final LogLimiter closeLog = new LogLimiter(log, "connections closed on an error");
     private volatile boolean draining;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
     private ChannelGroup children;
-    private Endpoint endpoint;
+    private volatile Endpoint endpoint;
 
     public NettyServerTransport(Settings settings, ServiceDispatcher dispatcher, SerializerRegistry serializers,
                                 CompressorRegistry compressors, ThreadPoolExecutor executor) {
@@ -126,6 +127,11 @@ public final class NettyServerTransport {
         if (children != null) {
             for (Channel ch : children) {
                 ch.writeAndFlush(RpcCodec.encodeControl(ch.alloc(), MessageType.GOAWAY));
+                // Requests still waiting for admission will not run: tell their clients now.
+                ServerChannelHandler h = ch.pipeline().get(ServerChannelHandler.class);
+                if (h != null) {
+                    ch.eventLoop().execute(h::abandonBacklog);
+                }
             }
         }
         long deadline = System.nanoTime() + grace.toNanos();
@@ -171,6 +177,10 @@ public final class NettyServerTransport {
         return endpoint;
     }
 
+    LogLimiter closeLog() {
+        return closeLog;
+    }
+
     /** Encoded output waiting to be read by clients, over all connections. */
     public long pendingOutputBytes() {
         long n = 0;
@@ -185,15 +195,31 @@ public final class NettyServerTransport {
         return n;
     }
 
-    /** Refuses a connection over a limit: a GOAWAY saying why, then close; nothing is read from it. */
+    /**
+     * Refuses a connection over a limit: a GOAWAY saying why, then this side's end of the stream.
+     * Nothing the peer sent is processed; it is read and dropped until the peer closes (or a
+     * second passes), because closing with unread bytes would make the kernel reset the
+     * connection, and a reset can reach the client before the GOAWAY does.
+     */
     private void refuse(Channel ch, String why) {
-        ch.config().setAutoRead(false);
         limits.logRefusal(ch.remoteAddress(), why);
         ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
                 ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), "server " + endpoint + " refused the"
-                        + " connection: " + why)).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                        + " connection: " + why)).addListener(f -> {
+                            if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
+                                d.shutdownOutput();
+                            }
+                        });
+                ctx.executor().schedule(() -> {
+                    ctx.close();
+                }, 1, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                io.netty.util.ReferenceCountUtil.release(msg); // dropped unread
             }
         });
     }

@@ -46,8 +46,8 @@ final class ProviderHealth {
         }
     }
 
-    /** A call to the provider went unanswered or lost its connection. */
-    void failed() {
+    /** A call to the provider went unanswered or lost its connection. Rare, so simply locked. */
+    synchronized void failed() {
         if (threshold <= 0 || isEjected()) {
             return; // off, or calls sent before the ejection still timing out
         }
@@ -57,7 +57,7 @@ final class ProviderHealth {
     }
 
     /** Sets the provider aside now (it refused a connection, say). */
-    void eject(String why) {
+    synchronized void eject(String why) {
         int n = ejections + 1;
         ejections = n;
         long interval = Math.min(maxNanos, baseNanos << Math.min(n - 1, 20));

@@ -37,6 +37,8 @@ final class ServerCall implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ServerCall.class);
     /** Longest piece of a peer's service key or signature quoted back in an error. */
     private static final int MAX_QUOTE = 200;
+    /** Longest explanation of a refused payload (it may quote the payload) sent back. */
+    private static final int MAX_DETAIL = 1000;
 
     private final NettyServerTransport server;
     private final ServerChannelHandler connection;
@@ -103,10 +105,11 @@ final class ServerCall implements Runnable {
 
     /** Reads the request head and finds the method; answers and returns false when it cannot. */
     private boolean route() {
+        int bodyLength = frame.body().readableBytes();
         try {
             head = RpcCodec.readRequestHead(frame.body());
         } catch (RuntimeException e) {
-            refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head: " + e);
+            refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of " + bodyLength + " bytes");
             return false;
         }
         method = server.dispatcher().find(head.serviceKey(), head.signature());
@@ -130,9 +133,13 @@ final class ServerCall implements Runnable {
         return true;
     }
 
-    /** The usual response size of the method, when it is known yet; 0 otherwise. */
+    /**
+     * The usual response size of the method; for a compressed request, whose method is known only
+     * once the body is decompressed on the call thread, the largest usual size of any method of
+     * the server (a hostile peer could otherwise mark its requests compressed to pass admission).
+     */
     long expectedResponseBytes() {
-        return method == null ? 0 : method.expectedResponseBytes();
+        return method != null ? method.expectedResponseBytes() : server.dispatcher().largestExpectedResponse();
     }
 
     /** The connection gave this call to the executor, expecting a response of about {@code bytes}. */
@@ -166,7 +173,7 @@ final class ServerCall implements Runnable {
                 args = RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
             } catch (ClassNotAllowedException e) {
                 answerError(RpcStatus.SERIALIZATION_ERROR, "request for " + method.descriptor() + " refused: "
-                        + e.getMessage());
+                        + Texts.cut(e.getMessage(), MAX_DETAIL));
                 return;
             } catch (Exception | StackOverflowError e) {
                 if (expired()) {
@@ -174,7 +181,7 @@ final class ServerCall implements Runnable {
                             + " passed while its arguments were read on " + server.endpoint() + "; not run");
                 } else {
                     answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
-                            + " with " + serializer.name() + ": " + e.getMessage());
+                            + " with " + serializer.name() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL));
                 }
                 return;
             } finally {
@@ -232,6 +239,14 @@ final class ServerCall implements Runnable {
         }
     }
 
+    /** The connection is gone: the call is done, its result is not encoded. */
+    void dropResult() {
+        result = null;
+        if (answered.compareAndSet(false, true)) {
+            finished();
+        }
+    }
+
     /** Encodes the result and queues it; called by the connection once there is room for it. */
     void encodeAndAnswer() {
         Object value = result;
@@ -252,7 +267,7 @@ final class ServerCall implements Runnable {
             answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
             return;
         }
-        method.recordResponseBytes(out.readableBytes());
+        server.dispatcher().recordResponse(method, out.readableBytes());
         answer(out);
     }
 

@@ -1,24 +1,28 @@
 package io.xrpc.transport.netty;
 
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.Frame;
+import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Serves the requests of one connection. Not sharable: it owns the connection's write queue and
@@ -30,22 +34,26 @@ import org.slf4j.LoggerFactory;
  * read, the call runs and the answer is encoded and queued. Any failure of one request is answered
  * on that request; only a framing error closes the connection.
  *
- * <p>Output is bounded by the write-buffer water marks, three ways. While the connection's
+ * <p>The connection's output is bounded by the write-buffer water marks, three ways. While its
  * outbound bytes are over the high mark (a peer that does not read), nothing more is read from it.
- * A request is admitted to the executor only while its method's usual response size (the largest
- * of its recent ones) still fits under the high mark beside the output pending and the calls
- * already running; otherwise it waits here, and reading pauses until the calls running end. And a
- * result is encoded only while there is room, so the encoded output one peer holds stays under
- * the high mark plus one frame, whatever it sent.
+ * A request is admitted to the executor only while the usual response size of its method (the
+ * largest of its recent ones) fits under the high mark beside the output pending and the calls
+ * already running; otherwise it waits here, and reading pauses until calls end. And once results
+ * wait, they are encoded one at a time as there is room. Encoded output for one peer thus stays
+ * near the high mark: beyond it by one frame, or by the frames of calls whose responses turned out
+ * larger than their method's usual (a method's first calls, before any of its sizes is known).
  */
 final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(ServerChannelHandler.class);
+    /** Set while this side stopped reading the channel itself; the heartbeat then does not blame the peer. */
+    static final AttributeKey<Boolean> READING_PAUSED = AttributeKey.valueOf("xrpc.readingPaused");
+    private static final long PUMP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final NettyServerTransport server;
     private final LinkDelay delay = new LinkDelay();
     /** Requests read but not yet admitted, in order. Event loop only. */
     private final ArrayDeque<ServerCall> backlog = new ArrayDeque<>();
     private volatile boolean backlogged;
+    private final AtomicBoolean admitScheduled = new AtomicBoolean();
     /** Calls of this connection given to the executor and not yet answered. */
     private final AtomicInteger running = new AtomicInteger();
     /** Sum of the expected response sizes of the running calls. */
@@ -53,9 +61,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     /** Calls whose results wait for room to be encoded. */
     private final Queue<ServerCall> waitingForRoom = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean pumping = new AtomicBoolean();
-    private ChannelHandlerContext ctx;
-    WriteQueue writes;
-    Endpoint peer;
+    private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+    private volatile ChannelHandlerContext ctx;
+    private FrameDecoder decoder;
+    volatile WriteQueue writes;
+    volatile Endpoint peer;
 
     ServerChannelHandler(NettyServerTransport server) {
         this.server = server;
@@ -63,12 +73,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        this.ctx = ctx;
-        writes = new WriteQueue(ctx.channel(), this::afterWrite);
         if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
             peer = new Endpoint(a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString(),
                     Math.max(1, a.getPort()));
         }
+        decoder = ctx.pipeline().get(FrameDecoder.class);
+        writes = new WriteQueue(ctx.channel(), this::afterWrite);
+        this.ctx = ctx;
         super.channelActive(ctx);
     }
 
@@ -95,15 +106,18 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         if (!call.routeOnEventLoop()) {
             return; // answered already
         }
-        if (backlogged || !admits(call)) {
-            backlog.add(call);
-            if (!backlogged) {
-                backlogged = true;
-                ctx.channel().config().setAutoRead(false);
-            }
+        if (!backlogged && admits(call)) {
+            dispatch(call);
             return;
         }
-        dispatch(call);
+        backlog.add(call);
+        if (!backlogged) {
+            backlogged = true;
+            pauseReading();
+        }
+        // A call may have ended between the look above and the flag: it saw no backlog and
+        // scheduled nothing, so look again now that the flag is set.
+        admitBacklog();
     }
 
     /** Whether the connection has room for the call's expected response beside what is pending and running. */
@@ -137,15 +151,25 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     void callDone(long expected) {
         running.decrementAndGet();
         reserved.addAndGet(-expected);
-        if (backlogged) {
-            ctx.executor().execute(this::admitBacklog);
+        if (backlogged && admitScheduled.compareAndSet(false, true)) {
+            try {
+                ctx.executor().execute(() -> {
+                    admitScheduled.set(false);
+                    admitBacklog();
+                });
+            } catch (RejectedExecutionException closing) {
+                admitScheduled.set(false); // the event loop is gone, and the backlog with it
+            }
         }
     }
 
-    /** Admits what waits while there is room; reading resumes once nothing waits. Event loop. */
+    /**
+     * Admits what waits while there is room (while the server drains, refuses it instead);
+     * reading resumes once nothing waits. Event loop.
+     */
     private void admitBacklog() {
         ServerCall c;
-        while ((c = backlog.peek()) != null && admits(c)) {
+        while ((c = backlog.peek()) != null && (server.isDraining() || admits(c))) {
             backlog.poll();
             if (server.isDraining()) {
                 c.refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is shutting down");
@@ -156,15 +180,33 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         if (backlog.isEmpty() && backlogged) {
             backlogged = false;
             if (ctx.channel().isWritable()) {
-                ctx.channel().config().setAutoRead(true);
+                resumeReading();
             }
         }
+    }
+
+    private void pauseReading() {
+        Channel ch = ctx.channel();
+        ch.config().setAutoRead(false);
+        ch.attr(READING_PAUSED).set(Boolean.TRUE);
+        if (decoder != null) {
+            decoder.readingPaused(true); // a frame the socket holds back is not the peer's fault
+        }
+    }
+
+    private void resumeReading() {
+        Channel ch = ctx.channel();
+        ch.attr(READING_PAUSED).set(null);
+        if (decoder != null) {
+            decoder.readingPaused(false);
+        }
+        ch.config().setAutoRead(true);
     }
 
     /** Whether a result of about {@code bytes} may be encoded now. */
     private boolean hasRoomFor(long bytes) {
         Channel ch = ctx.channel();
-        return !ch.isActive() || ch.isWritable() && writes.queuedBytes() + bytes < ch.bytesBeforeUnwritable();
+        return ch.isWritable() && writes.queuedBytes() + bytes < ch.bytesBeforeUnwritable();
     }
 
     /**
@@ -172,6 +214,10 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
      * else park it until there is room. Parked results are encoded one at a time.
      */
     void deliver(ServerCall call) {
+        if (!ctx.channel().isActive()) {
+            call.dropResult(); // nobody to send it to: do not encode it
+            return;
+        }
         if (waitingForRoom.isEmpty() && hasRoomFor(call.expectedResponseBytes())) {
             call.encodeAndAnswer();
             return;
@@ -182,11 +228,20 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     /** Encodes parked results while there is room, one at a time whatever thread calls. */
     private void pump() {
-        while (!waitingForRoom.isEmpty() && hasRoomFor(0) && pumping.compareAndSet(false, true)) {
+        while (!waitingForRoom.isEmpty() && pumping.compareAndSet(false, true)) {
             try {
                 ServerCall c;
+                if (!ctx.channel().isActive()) {
+                    while ((c = waitingForRoom.poll()) != null) {
+                        c.dropResult();
+                    }
+                    return;
+                }
                 while (hasRoomFor(0) && (c = waitingForRoom.poll()) != null) {
                     c.encodeAndAnswer();
+                }
+                if (!hasRoomFor(0)) {
+                    return; // afterWrite or the writable edge starts the next round
                 }
             } finally {
                 pumping.set(false);
@@ -201,28 +256,41 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Runs a pump on the executor (encoding is its work, not the loop's); retries while it is full. */
     private void schedulePump() {
+        if (!pumpScheduled.compareAndSet(false, true)) {
+            return;
+        }
         try {
-            server.executor().execute(this::pump); // encoding is the executor's work, not the loop's
-        } catch (RejectedExecutionException e) {
-            pump();
+            server.executor().execute(() -> {
+                pumpScheduled.set(false);
+                pump();
+            });
+        } catch (RejectedExecutionException full) {
+            pumpScheduled.set(false);
+            if (ctx.channel().isActive()) {
+                try {
+                    ctx.executor().schedule(this::schedulePump, PUMP_RETRY_NANOS, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closing) {
+                    // the event loop is gone with the connection
+                }
+            }
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        writes.resume();
         if (ctx.channel().isWritable()) {
+            writes.resume();
             if (!waitingForRoom.isEmpty()) {
                 schedulePump();
             }
             admitBacklog();
             if (!backlogged) {
-                ctx.channel().config().setAutoRead(true);
+                resumeReading();
             }
         } else {
-            // The peer is not reading what we send: read no more calls from it until it does.
-            ctx.channel().config().setAutoRead(false);
+            pauseReading(); // the peer is not reading what we send: read no more calls from it
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -230,15 +298,12 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         writes.resume(); // fails and releases what still waits
-        ServerCall c;
-        while ((c = backlog.poll()) != null) {
-            c.abandon();
-        }
-        pump();
+        abandonBacklog();
+        pump(); // drops parked results without encoding them
         super.channelInactive(ctx);
     }
 
-    /** Answers every admitted-but-waiting request UNAVAILABLE (shutdown); event loop. */
+    /** Answers every request still waiting for admission UNAVAILABLE (shutdown, close); event loop. */
     void abandonBacklog() {
         ServerCall c;
         while ((c = backlog.poll()) != null) {
@@ -247,37 +312,33 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         backlogged = false;
     }
 
-    io.netty.buffer.ByteBufAllocator alloc() {
+    ByteBufAllocator alloc() {
         return ctx.alloc();
     }
 
     /** Runs {@code task} on this connection's event loop after {@code nanos}. */
-    io.netty.util.concurrent.ScheduledFuture<?> schedule(Runnable task, long nanos) {
-        return ctx.executor().schedule(task, nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> schedule(Runnable task, long nanos) {
+        return ctx.executor().schedule(task, nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Calls of this connection running or waiting. */
-    int pendingCalls() {
-        return running.get() + backlog.size();
-    }
-
-    /** Encoded output waiting for this peer: in the write queue and in the channel's buffer. */
+    /** Encoded output waiting for this peer: in the write queue and in the channel's buffer (any thread). */
     long pendingOutputBytes() {
-        Channel ch = ctx == null ? null : ctx.channel();
-        if (ch == null) {
+        ChannelHandlerContext c = ctx;
+        WriteQueue w = writes;
+        if (c == null || w == null) {
             return 0;
         }
-        io.netty.channel.ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
-        return writes.queuedBytes() + (out == null ? 0 : out.totalPendingWriteBytes());
+        ChannelOutboundBuffer out = c.channel().unsafe().outboundBuffer();
+        return w.queuedBytes() + (out == null ? 0 : out.totalPendingWriteBytes());
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException) {
-            log.warn("Closing connection from {}: {}", peer, cause.getCause() != null ? cause.getCause().getMessage()
-                    : cause.getMessage());
+            server.closeLog().warn("Closing connection from {}: {}", peer,
+                    cause.getCause() != null ? cause.getCause().getMessage() : cause.getMessage());
         } else {
-            log.warn("Closing connection from {} after an error", peer, cause);
+            server.closeLog().warn("Closing connection from {} after an error: {}", peer, cause.toString());
         }
         ctx.close();
     }

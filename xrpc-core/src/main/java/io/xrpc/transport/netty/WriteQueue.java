@@ -1,6 +1,7 @@
 package io.xrpc.transport.netty;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelPromise;
@@ -116,8 +117,9 @@ final class WriteQueue implements Runnable {
             boolean flushAll = closing;
             if (o == CLOSE) {
                 queue.poll();
-                channel.flush();
-                channel.close();
+                // Closes once everything written before it has reached the socket: a plain close
+                // would discard what the socket has not taken yet.
+                channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
                 continue;
             }
             if (!flushAll && channel.isActive() && !channel.isWritable()) {
@@ -153,8 +155,12 @@ final class WriteQueue implements Runnable {
             return;
         }
         scheduled.set(false);
-        if (!waitForWritability && !queue.isEmpty() && scheduled.compareAndSet(false, true)) {
-            reschedule(); // a writer added after our last look and saw the flag still set
+        // Go again if a writer added after our last look and saw the flag still set, or if the
+        // channel became writable during our own flush (Netty reports that at once, while the
+        // flag was still set, so that resume() did nothing).
+        if (!queue.isEmpty() && (!waitForWritability || channel.isWritable() || !channel.isActive())
+                && scheduled.compareAndSet(false, true)) {
+            reschedule();
         }
     }
 

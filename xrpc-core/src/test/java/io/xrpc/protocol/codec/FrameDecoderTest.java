@@ -88,6 +88,46 @@ class FrameDecoderTest {
     }
 
     @Test
+    void theFrameClockStandsStillWhileThisSideDoesNotRead() {
+        FrameDecoder decoder = new FrameDecoder(MAX, 100);
+        EmbeddedChannel paused = new EmbeddedChannel(decoder);
+        try {
+            ByteBuf whole = frame(3, new byte[100], false);
+            paused.writeInbound(whole.readRetainedSlice(50));
+            decoder.readingPaused(true); // the server stopped reading: the rest may be in its socket
+            paused.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+            paused.runScheduledPendingTasks();
+            paused.checkException(); // not closed for a frame it did not let arrive
+            assertThat(paused.isActive()).isTrue();
+            decoder.readingPaused(false);
+            paused.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+            paused.runScheduledPendingTasks();
+            assertThatThrownBy(paused::checkException).hasMessageContaining("frame timeout of 100 ms")
+                    .hasMessageContaining("received 50 of 124 bytes");
+            whole.release();
+        } finally {
+            paused.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void unknownFlagBitsAreNamed() {
+        ByteBuf b = frame(1, new byte[0], false);
+        b.setByte(ProtocolConstants.OFFSET_FLAGS, 0x40);
+        assertThatThrownBy(() -> ch.writeInbound(b)).hasMessageContaining("unknown flags 0x40");
+    }
+
+    @Test
+    void anErrorBodyClaimingTwoGigabytesIsRefusedBeforeAnythingIsAllocated() {
+        ByteBuf body = Unpooled.buffer().writeInt(-1).writeInt(Integer.MAX_VALUE).writeBytes(new byte[8]);
+        io.xrpc.testing.Allocations.Measured m = io.xrpc.testing.Allocations.measure(() -> RpcCodec.readError(body));
+        body.release();
+        assertThat(m.thrown()).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("2147483647 bytes with 8 left");
+        assertThat(m.bytes()).isLessThan(1024 * 1024);
+    }
+
+    @Test
     void wrongMagicIsNamedAndRejectedFromTwoBytes() {
         assertThatThrownBy(() -> ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'G', 'E'})))
                 .isInstanceOf(CorruptedFrameException.class).hasMessageContaining("bad magic 0x4745")
@@ -100,7 +140,7 @@ class FrameDecoderTest {
         b.setByte(ProtocolConstants.OFFSET_VERSION, 9);
         assertThatThrownBy(() -> ch.writeInbound(b.readRetainedSlice(3)))
                 .isInstanceOf(CorruptedFrameException.class)
-                .hasMessageContaining("unsupported protocol version 9 (expected: 1)");
+                .hasMessageContaining("unsupported protocol version 9 (expected: 1 to 2)");
         b.release();
     }
 
