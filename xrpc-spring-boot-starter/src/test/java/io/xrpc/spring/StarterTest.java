@@ -112,6 +112,35 @@ class StarterTest {
                 .hasStackTraceContaining("expected one of [hessian, kryo, protostuff]");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
                 .hasStackTraceContaining("xrpc.server.port");
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-depth=0"))
+                .hasStackTraceContaining("xrpc.max-depth").hasStackTraceContaining("expected >= 1");
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.write-buffer.low-water-mark=2MB"))
+                .hasStackTraceContaining("xrpc.write-buffer.high-water-mark");
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-frame-length=1KB"))
+                .hasStackTraceContaining("expected 16KB to 2GB");
+    }
+
+    @Test
+    void theHostilePeerLimitsReachTheServer() throws Exception {
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.server.max-connections=1",
+                "xrpc.server.frame-timeout=2s", "xrpc.max-objects-per-message=5000");
+             java.net.Socket first = new java.net.Socket("127.0.0.1", port(provider))) {
+            XrpcProperties p = provider.getBean(XrpcProperties.class);
+            assertThat(p.getServer().getFrameTimeout()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(p.getMaxObjectsPerMessage()).isEqualTo(5000);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.getBean(
+                    io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server().connectionCount() == 1);
+            try (java.net.Socket second = new java.net.Socket("127.0.0.1", port(provider))) {
+                second.setSoTimeout(10_000);
+                byte[] h = second.getInputStream().readNBytes(24);
+                assertThat(h[3]).as("frame type GOAWAY").isEqualTo((byte) 5);
+                assertThat(h[6]).as("status UNAVAILABLE").isEqualTo((byte) 7);
+            }
+        }
+    }
+
+    private static int port(ConfigurableApplicationContext provider) {
+        return provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server().port();
     }
 
     @Test

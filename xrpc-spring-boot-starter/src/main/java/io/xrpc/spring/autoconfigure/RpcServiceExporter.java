@@ -83,7 +83,12 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                 .maxFrameLength((int) properties.getMaxFrameLength().toBytes())
                 .compressThreshold((int) properties.getCompressThreshold().toBytes())
                 .heartbeatInterval(properties.getHeartbeatInterval())
-                .shutdownGrace(s.getShutdownGrace()).unregisterDelay(s.getUnregisterDelay());
+                .shutdownGrace(s.getShutdownGrace()).unregisterDelay(s.getUnregisterDelay())
+                .readLimits(properties.readLimits())
+                .writeBufferWaterMark((int) properties.getWriteBuffer().getLowWaterMark().toBytes(),
+                        (int) properties.getWriteBuffer().getHighWaterMark().toBytes())
+                .frameTimeout(s.getFrameTimeout()).maxConnections(s.getMaxConnections())
+                .maxConnectionsPerAddress(s.getMaxConnectionsPerAddress());
         if (s.getIoThreads() > 0) {
             b.ioThreads(s.getIoThreads());
         }

@@ -35,7 +35,8 @@ public class XrpcAutoConfiguration {
     public Registry xrpcRegistry(XrpcProperties properties) {
         XrpcProperties.Registry r = properties.getRegistry();
         return Registries.create(RegistryConfig.builder(r.getAddress()).sessionTimeout(r.getSessionTimeout())
-                .connectTimeout(r.getConnectTimeout()).rootPath(r.getRootPath()).build());
+                .connectTimeout(r.getConnectTimeout()).rootPath(r.getRootPath()).emptyListGrace(r.getEmptyListGrace())
+                .build());
     }
 
     /** Created on the first {@code @RpcReference}: a provider-only application opens no client. */
@@ -49,7 +50,13 @@ public class XrpcAutoConfiguration {
                 .timeout(c.getTimeout()).connectionsPerEndpoint(c.getConnectionsPerEndpoint())
                 .maxPendingCalls(c.getMaxPendingCalls()).maxFrameLength((int) properties.getMaxFrameLength().toBytes())
                 .compressThreshold((int) properties.getCompressThreshold().toBytes())
-                .heartbeatInterval(properties.getHeartbeatInterval());
+                .heartbeatInterval(properties.getHeartbeatInterval())
+                .readLimits(properties.readLimits())
+                .writeBufferWaterMark((int) properties.getWriteBuffer().getLowWaterMark().toBytes(),
+                        (int) properties.getWriteBuffer().getHighWaterMark().toBytes())
+                .maxPendingRequestBytes(c.getMaxPendingRequestBytes().toBytes())
+                .outlierDetection(c.getOutlierDetection().getConsecutiveFailures(),
+                        c.getOutlierDetection().getBaseEjection(), c.getOutlierDetection().getMaxEjection());
         Registry r = registry.getIfAvailable();
         if (r != null) {
             b.registry(r);

@@ -2,6 +2,7 @@ package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.common.Endpoint;
 import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.serialize.ReadLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,39 @@ public class XrpcProperties implements InitializingBean {
     /** Packages whose classes payloads may construct. */
     private List<String> allowedPackages = new ArrayList<>();
 
+    /** Objects one message may build, a shared object counted once per reference to it. */
+    private int maxObjectsPerMessage = ReadLimits.DEFAULT_MAX_OBJECTS;
+
+    /** How deeply values in one message may nest. */
+    private int maxDepth = ReadLimits.DEFAULT_MAX_DEPTH;
+
+    private final WriteBuffer writeBuffer = new WriteBuffer();
+
+    /** Output per connection, both sides: above the high mark this side holds back, below the low mark it goes on. */
+    public static class WriteBuffer {
+        /** Output below which a connection is written (and read) freely again. */
+        private DataSize lowWaterMark = DataSize.ofKilobytes(512);
+
+        /** Output above which the server stops reading a connection and clients hold requests back. */
+        private DataSize highWaterMark = DataSize.ofMegabytes(1);
+
+        public DataSize getLowWaterMark() {
+            return lowWaterMark;
+        }
+
+        public void setLowWaterMark(DataSize lowWaterMark) {
+            this.lowWaterMark = lowWaterMark;
+        }
+
+        public DataSize getHighWaterMark() {
+            return highWaterMark;
+        }
+
+        public void setHighWaterMark(DataSize highWaterMark) {
+            this.highWaterMark = highWaterMark;
+        }
+    }
+
     private final Registry registry = new Registry();
     private final Server server = new Server();
     private final Client client = new Client();
@@ -59,6 +93,17 @@ public class XrpcProperties implements InitializingBean {
 
         /** Root node of every XRpc path. */
         private String rootPath = "/xrpc";
+
+        /** How long a consumer keeps its last providers when the registry suddenly lists none. */
+        private Duration emptyListGrace = Duration.ofSeconds(1);
+
+        public Duration getEmptyListGrace() {
+            return emptyListGrace;
+        }
+
+        public void setEmptyListGrace(Duration emptyListGrace) {
+            this.emptyListGrace = emptyListGrace;
+        }
 
         public String getAddress() {
             return address;
@@ -117,6 +162,39 @@ public class XrpcProperties implements InitializingBean {
 
         /** On shutdown, how long calls in flight may take to finish. */
         private Duration shutdownGrace = Duration.ofSeconds(10);
+
+        /** How long a frame may take to arrive whole once its first byte came. */
+        private Duration frameTimeout = Duration.ofSeconds(10);
+
+        /** Open connections accepted; more are refused with a GOAWAY their clients retry elsewhere. */
+        private int maxConnections = 10_000;
+
+        /** Open connections accepted from one remote address; 0 for no limit of its own. */
+        private int maxConnectionsPerAddress = 0;
+
+        public Duration getFrameTimeout() {
+            return frameTimeout;
+        }
+
+        public void setFrameTimeout(Duration frameTimeout) {
+            this.frameTimeout = frameTimeout;
+        }
+
+        public int getMaxConnections() {
+            return maxConnections;
+        }
+
+        public void setMaxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+        }
+
+        public int getMaxConnectionsPerAddress() {
+            return maxConnectionsPerAddress;
+        }
+
+        public void setMaxConnectionsPerAddress(int maxConnectionsPerAddress) {
+            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+        }
 
         public String getHost() {
             return host;
@@ -271,6 +349,59 @@ public class XrpcProperties implements InitializingBean {
         public void setMaxPendingCalls(int maxPendingCalls) {
             this.maxPendingCalls = maxPendingCalls;
         }
+
+        /** Bytes of requests that may wait to be written to one provider; beyond, calls to it fail at once. */
+        private DataSize maxPendingRequestBytes = DataSize.ofMegabytes(64);
+
+        private final OutlierDetection outlierDetection = new OutlierDetection();
+
+        public DataSize getMaxPendingRequestBytes() {
+            return maxPendingRequestBytes;
+        }
+
+        public void setMaxPendingRequestBytes(DataSize maxPendingRequestBytes) {
+            this.maxPendingRequestBytes = maxPendingRequestBytes;
+        }
+
+        public OutlierDetection getOutlierDetection() {
+            return outlierDetection;
+        }
+    }
+
+    /** Setting aside a provider whose calls keep going unanswered. */
+    public static class OutlierDetection {
+        /** Calls in a row that went unanswered (or lost their connection) before a provider is set aside; 0 turns it off. */
+        private int consecutiveFailures = 3;
+
+        /** How long a provider is first set aside; doubled for every ejection in a row. */
+        private Duration baseEjection = Duration.ofSeconds(5);
+
+        /** The longest a provider is set aside. */
+        private Duration maxEjection = Duration.ofSeconds(60);
+
+        public int getConsecutiveFailures() {
+            return consecutiveFailures;
+        }
+
+        public void setConsecutiveFailures(int consecutiveFailures) {
+            this.consecutiveFailures = consecutiveFailures;
+        }
+
+        public Duration getBaseEjection() {
+            return baseEjection;
+        }
+
+        public void setBaseEjection(Duration baseEjection) {
+            this.baseEjection = baseEjection;
+        }
+
+        public Duration getMaxEjection() {
+            return maxEjection;
+        }
+
+        public void setMaxEjection(Duration maxEjection) {
+            this.maxEjection = maxEjection;
+        }
     }
 
     @Override
@@ -294,10 +425,29 @@ public class XrpcProperties implements InitializingBean {
         positive("xrpc.heartbeat-interval", heartbeatInterval);
         positive("xrpc.registry.session-timeout", registry.sessionTimeout);
         positive("xrpc.registry.connect-timeout", registry.connectTimeout);
-        if (maxFrameLength.toBytes() < 1024 || maxFrameLength.toBytes() > Integer.MAX_VALUE) {
+        if (maxFrameLength.toBytes() < ProtocolConstants.MIN_FRAME_LENGTH || maxFrameLength.toBytes() > Integer.MAX_VALUE) {
             throw new InvalidConfigurationPropertyValueException("xrpc.max-frame-length", maxFrameLength,
-                    "expected 1KB to 2GB");
+                    "expected 16KB to 2GB");
         }
+        atLeast("xrpc.max-objects-per-message", maxObjectsPerMessage, 1);
+        atLeast("xrpc.max-depth", maxDepth, 1);
+        bytes("xrpc.write-buffer.low-water-mark", writeBuffer.lowWaterMark, 1);
+        bytes("xrpc.write-buffer.high-water-mark", writeBuffer.highWaterMark, writeBuffer.lowWaterMark.toBytes());
+        positive("xrpc.server.frame-timeout", server.frameTimeout);
+        atLeast("xrpc.server.max-connections", server.maxConnections, 1);
+        atLeast("xrpc.server.max-connections-per-address", server.maxConnectionsPerAddress, 0);
+        if (client.maxPendingRequestBytes == null || client.maxPendingRequestBytes.toBytes() < 1024) {
+            throw new InvalidConfigurationPropertyValueException("xrpc.client.max-pending-request-bytes",
+                    client.maxPendingRequestBytes, "expected >= 1KB");
+        }
+        atLeast("xrpc.client.outlier-detection.consecutive-failures", client.outlierDetection.consecutiveFailures, 0);
+        positive("xrpc.client.outlier-detection.base-ejection", client.outlierDetection.baseEjection);
+        positive("xrpc.client.outlier-detection.max-ejection", client.outlierDetection.maxEjection);
+        if (client.outlierDetection.maxEjection.compareTo(client.outlierDetection.baseEjection) < 0) {
+            throw new InvalidConfigurationPropertyValueException("xrpc.client.outlier-detection.max-ejection",
+                    client.outlierDetection.maxEjection, "expected >= xrpc.client.outlier-detection.base-ejection");
+        }
+        notNegative("xrpc.registry.empty-list-grace", registry.emptyListGrace);
         if (compressThreshold.toBytes() < 0 || compressThreshold.toBytes() > Integer.MAX_VALUE) {
             throw new InvalidConfigurationPropertyValueException("xrpc.compress-threshold", compressThreshold,
                     "expected 0 to 2GB");
@@ -336,6 +486,12 @@ public class XrpcProperties implements InitializingBean {
     private static void notNegative(String name, Duration value) {
         if (value == null || value.isNegative()) {
             throw new InvalidConfigurationPropertyValueException(name, value, "expected a duration >= 0");
+        }
+    }
+
+    private static void bytes(String name, DataSize value, long min) {
+        if (value == null || value.toBytes() < min || value.toBytes() > Integer.MAX_VALUE) {
+            throw new InvalidConfigurationPropertyValueException(name, value, "expected " + min + "B to 2GB");
         }
     }
 
@@ -391,6 +547,31 @@ public class XrpcProperties implements InitializingBean {
 
     public void setAllowedPackages(List<String> allowedPackages) {
         this.allowedPackages = allowedPackages;
+    }
+
+    public int getMaxObjectsPerMessage() {
+        return maxObjectsPerMessage;
+    }
+
+    public void setMaxObjectsPerMessage(int maxObjectsPerMessage) {
+        this.maxObjectsPerMessage = maxObjectsPerMessage;
+    }
+
+    public int getMaxDepth() {
+        return maxDepth;
+    }
+
+    public void setMaxDepth(int maxDepth) {
+        this.maxDepth = maxDepth;
+    }
+
+    public WriteBuffer getWriteBuffer() {
+        return writeBuffer;
+    }
+
+    /** The read limits both sides apply. */
+    ReadLimits readLimits() {
+        return ReadLimits.of(maxObjectsPerMessage, maxDepth);
     }
 
     public Registry getRegistry() {
