@@ -1,6 +1,7 @@
 package io.xrpc.serialize.hessian;
 
 import com.alibaba.com.caucho.hessian.io.Hessian2Input;
+import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
 import io.xrpc.serialize.PayloadLimitException;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
@@ -150,6 +151,18 @@ final class GuardedHessianInput extends Hessian2Input {
         }
         sizes[index] = 0;
         return index;
+    }
+
+    /**
+     * Names the unexpected byte and nothing more. Hessian's own reads the whole value that follows
+     * to name its class, swallowing what that throws: a payload of a few hundred bytes nested such
+     * errors inside one another and allocated megabytes of exception stack traces (found by
+     * {@code PayloadFuzzTest}).
+     */
+    @Override
+    protected IOException expect(String expected, int ch) {
+        return new HessianProtocolException(ch < 0 ? "expected " + expected + " at the end of the message"
+                : "expected " + expected + " at 0x" + Integer.toHexString(ch & 0xff));
     }
 
     private static Class<?> box(Class<?> c) {

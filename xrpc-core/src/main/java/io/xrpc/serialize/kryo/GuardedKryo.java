@@ -4,6 +4,7 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Registration;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.BooleanArraySerializer;
 import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.ObjectArraySerializer;
 import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.StringArraySerializer;
 import com.esotericsoftware.kryo.serializers.MapSerializer;
@@ -17,8 +18,8 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
  * A Kryo that counts every value it reads against the thread's {@link ReadGuard} (objects and
- * nesting) and swaps the default serializers that pre-size from a claimed length (maps, object
- * and string arrays) for ones whose length {@link GuardedInput} checks first. Collections need no
+ * nesting) and swaps the default serializers that pre-size from a claimed length (maps, object,
+ * string and boolean arrays) for ones whose length {@link GuardedInput} checks first. Collections need no
  * swap: Kryo reads their lengths through {@link GuardedInput#readVarIntFlag}, which checks them.
  */
 final class GuardedKryo extends Kryo {
@@ -51,6 +52,9 @@ final class GuardedKryo extends Kryo {
         }
         if (c == StringArraySerializer.class) {
             return new LengthCheckedStringArraySerializer();
+        }
+        if (c == BooleanArraySerializer.class) {
+            return new LengthCheckedBooleanArraySerializer();
         }
         return s;
     }
@@ -168,6 +172,16 @@ final class GuardedKryo extends Kryo {
         @SuppressWarnings("rawtypes")
         public Object[] read(Kryo kryo, Input input, Class type) {
             ((GuardedInput) input).expectLength(type.getComponentType().getName() + "[]");
+            return super.read(kryo, input, type);
+        }
+    }
+
+    /** Kryo allocates a boolean[] itself, not through the input (found by {@code PayloadFuzzTest}). */
+    static final class LengthCheckedBooleanArraySerializer extends BooleanArraySerializer {
+        @Override
+        @SuppressWarnings("rawtypes")
+        public boolean[] read(Kryo kryo, Input input, Class type) {
+            ((GuardedInput) input).expectLength("boolean[]");
             return super.read(kryo, input, type);
         }
     }

@@ -140,8 +140,8 @@ public final class ProtostuffSerializer implements Serializer {
         try {
             slot.guard.begin(deadlineNanos);
             GuardedInput.mergeFrom(in, slot.readBuffer, message, schema, slot.guard, holderLength);
-        } catch (RuntimeException | StackOverflowError | LinkageError e) {
-            throw ReadGuard.failure(what, e);
+        } catch (IOException | RuntimeException | StackOverflowError | LinkageError e) {
+            throw ReadGuard.failure(what, e); // protostuff's own IOExceptions included (found by PayloadFuzzTest)
         } finally {
             thread.setContextClassLoader(previous);
         }
