@@ -39,7 +39,8 @@ public final class ReadLimits {
     /**
      * @param maxObjects objects one message may build, counting an object once per reference to it
      *                   (so a graph that shares sub-structure counts as the tree it unfolds into,
-     *                   which is what hashing or walking it costs)
+     *                   which is what hashing or walking it costs), and its shared part again,
+     *                   times its height, where a hash set or map holds it
      * @param maxDepth   how deeply values may nest inside one another
      */
     public static ReadLimits of(int maxObjects, int maxDepth) {

@@ -16,12 +16,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,6 +175,8 @@ class HostilePayloadTest {
     void hessianSetBombIsRefusedBeforeItsHashingRuns() throws IOException {
         // Two sets per level, both holding both sets of the next: written once each, referenced
         // again with 'Q'. Adding a level doubles the cost of hashing the root; at 40 levels, hours.
+        // Built top-down, so that nothing hashes it here: each set is added to its parents while
+        // still empty (their hashes go stale, which writing does not mind).
         Set<Object> root = new HashSet<>();
         Set<Object> s1 = root;
         Set<Object> s2 = new HashSet<>();
@@ -187,13 +191,84 @@ class HostilePayloadTest {
             s1 = t1;
             s2 = t2;
         }
+        byte[] payload = hessian(root);
+        assertThat(payload.length).isLessThan(600);
+        refused(HESSIAN, payload, PayloadLimitException.class, "more than 1000000 objects");
+    }
+
+    /**
+     * Two sets per level, both holding both sets of the level below (one of them also "foo"):
+     * about 2^levels objects unfolded, 12 bytes a level. Built bottom-up, so that every set is
+     * complete before it is hashed into another (which costs 2^levels here too).
+     */
+    private static Set<Object> sharedGraph(int levels) {
+        Set<Object> a = new HashSet<>(Set.of("foo"));
+        Set<Object> b = new HashSet<>();
+        for (int i = 0; i < levels; i++) {
+            Set<Object> a2 = new HashSet<>(Set.of("foo", a, b));
+            Set<Object> b2 = new HashSet<>(Set.of(a, b));
+            a = a2;
+            b = b2;
+        }
+        return new HashSet<>(Set.of(a, b));
+    }
+
+    private static byte[] hessian(Object value) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Hessian2Output out = new Hessian2Output(bytes);
-        out.writeObject(root);
+        out.writeObject(value);
         out.flush();
-        assertThat(bytes.size()).isLessThan(600);
-        assertThatThrownBy(() -> read(HESSIAN, bytes.toByteArray(), Object.class))
-                .isInstanceOf(PayloadLimitException.class).hasMessageContaining("more than 1000000 objects");
+        return bytes.toByteArray();
+    }
+
+    @Test
+    void hessianSharedGraphHashedAgainAndAgainIsRefused() throws IOException {
+        // Read by itself, the graph is accepted; each of the 100 sets around it hashes all of its
+        // unfolded tree again. With 18 levels (still under the object limit), 465 bytes cost 0.6 s of CPU.
+        Set<Object> graph = sharedGraph(12);
+        assertThat(read(HESSIAN, hessian(graph), Object.class)[0]).isEqualTo(graph);
+        Object wrapped = graph;
+        for (int i = 0; i < 100; i++) {
+            Set<Object> outer = new HashSet<>();
+            outer.add(wrapped);
+            wrapped = outer;
+        }
+        byte[] payload = hessian(wrapped);
+        assertThat(payload.length).isLessThan(400);
+        refused(HESSIAN, payload, PayloadLimitException.class, "more than 1000000 objects");
+    }
+
+    @Test
+    void hessianSharedValuesOfOrdinaryShapeStillRead() throws IOException {
+        // Values that share a part, as map values and set elements, well within the limit.
+        List<Object> shared = new ArrayList<>(List.of("a", "b"));
+        Map<String, List<Object>> byKey = new HashMap<>();
+        Set<List<Object>> pairs = new HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            byKey.put("k" + i, new ArrayList<>(List.of(shared, i)));
+            pairs.add(new ArrayList<>(List.of("p" + i, shared)));
+        }
+        List<Object> both = new ArrayList<>(List.of(byKey, pairs));
+        assertThat(read(HESSIAN, hessian(both), Object.class)[0]).isEqualTo(both);
+    }
+
+    @Test
+    void hashSetOfCollidingKeysStopsAtTheDeadlineInEverySerializer() throws IOException {
+        // Distinct BitSets with one hash code: each is compared with all before it (BitSet is not
+        // Comparable, so HashMap cannot order the bucket); 20,000 cost 2.2 s of CPU to read.
+        Set<BitSet> colliding = new HashSet<>();
+        for (long k = 1; k <= 20_000; k++) {
+            long h = (k << 32) | ((k ^ 0x5a5a5a5aL) & 0xffffffffL);
+            colliding.add(BitSet.valueOf(new long[] {1234 ^ h})); // BitSet.hashCode folds 1234 ^ word
+        }
+        assertThat(colliding.stream().map(BitSet::hashCode).distinct()).hasSize(1);
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+            byte[] payload = write(s, colliding);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+            assertThatThrownBy(() -> s.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},
+                    deadline)).as(s.name()).isInstanceOf(PayloadLimitException.class)
+                    .hasMessageContaining("deadline passed");
+        }
     }
 
     @Test
