@@ -111,6 +111,29 @@ class HostilePeerTest {
     }
 
     @Test
+    void aRequestSentBeforeTheGoawayArrivedIsAnsweredNotReset() throws Exception {
+        BulkImpl impl = new BulkImpl();
+        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
+                .service(Bulk.class, impl).build().start();
+        CompletableFuture<Void> closing;
+        try (RawPeer peer = new RawPeer(server.port())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 1);
+            closing = CompletableFuture.runAsync(server::close);
+            assertThat(peer.read().type()).isEqualTo(MessageType.GOAWAY.code());
+            // What a client sent while the GOAWAY was on its way. The server used to close the
+            // connection at once (nothing was in flight), and the request met a reset.
+            peer.send(RawPeer.request(3, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", kryo("x")));
+            RawPeer.Reply r = peer.read();
+            assertThat(r.requestId()).isEqualTo(3);
+            assertThat(r.status()).isEqualTo(RpcStatus.UNAVAILABLE.code());
+            assertThat(r.message()).contains("shutting down");
+            assertThat(closing).isNotDone(); // it waits for the client to close, up to the grace
+        }
+        closing.get(10, TimeUnit.SECONDS);
+        assertThat(server.connectionCount()).isZero();
+    }
+
+    @Test
     void aServiceNameOfSixtyFourKilobytesIsNotEchoedWhole() throws Exception {
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(Bulk.class, new BulkImpl()).build().start();
              RawPeer peer = new RawPeer(server.port())) {

@@ -144,6 +144,13 @@ public final class NettyServerTransport {
                 TimeUnit.NANOSECONDS.timedWait(inFlight, left);
             }
         }
+        // A client closes its connection once the GOAWAY has reached it and its calls are answered.
+        // Closing first from here would make the kernel reset the connection under requests the
+        // client sent before the GOAWAY reached it, and lose their answers (UNAVAILABLE, safe to retry).
+        long left = deadline - System.nanoTime();
+        if (children != null && left > 0) {
+            children.newCloseFuture().await(left, TimeUnit.NANOSECONDS);
+        }
         // Calls that never started are answered UNAVAILABLE (safe to retry elsewhere), and every
         // connection closes only after what is queued for it, those answers included, is written.
         for (Runnable dropped : executor.shutdownNow()) {
