@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The two clocks need not agree: for each stamped frame the difference "my clock minus the
  * sender's stamp" is the clocks' offset plus the transit time, so its smallest recent value is
  * the offset plus the fastest transit, and any frame's excess over that is time it spent waiting.
- * "Recent" is the last 30 to 60 seconds (two rotating windows), so drift between the clocks
- * cannot add up. What this cannot see: a wait that began before the first stamped frame of the
+ * "Recent" is the last 30 to 60 seconds (two rotating windows, kept fresh by heartbeats on an
+ * idle link), so drift between the clocks cannot add up; after a longer silence (a freeze) the
+ * last window seen stays the baseline. What this cannot see: a wait that began before the first stamped frame of the
  * connection was read (nothing to compare with), and waits shorter than the jitter of the link.
  *
  * <p>Confined to the connection's event loop.
@@ -32,10 +33,13 @@ final class LinkDelay {
      */
     int waited(int sentAtMillis, long nowNanos) {
         int offset = (int) (nowNanos / 1_000_000L) - sentAtMillis; // wraps consistently: compare by subtraction
-        long age = nowNanos - windowStart;
-        if (age > WINDOW_NANOS) {
-            previousMin = min;
-            hasPrevious = hasMin && age <= 2 * WINDOW_NANOS;
+        if (nowNanos - windowStart > WINDOW_NANOS) {
+            // The window before keeps the last minimum seen, however long ago: after a long
+            // freeze it is the only baseline there is (heartbeats keep a live link's fresh).
+            if (hasMin) {
+                previousMin = min;
+                hasPrevious = true;
+            }
             hasMin = false;
             windowStart = nowNanos;
         }
