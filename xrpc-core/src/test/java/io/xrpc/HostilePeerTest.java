@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +50,8 @@ class HostilePeerTest {
         String quick(String s);
 
         int length(Object value);
+
+        CompletableFuture<Integer> lengthAsync(Object value);
     }
 
     static final class BulkImpl implements Bulk {
@@ -70,6 +73,11 @@ class HostilePeerTest {
         public int length(Object value) {
             lengthRuns.incrementAndGet();
             return String.valueOf(value).length();
+        }
+
+        @Override
+        public CompletableFuture<Integer> lengthAsync(Object value) {
+            return CompletableFuture.completedFuture(length(value));
         }
     }
 
@@ -194,6 +202,46 @@ class HostilePeerTest {
                 for (int i = 0; i < 20; i++) {
                     assertThat(good.quick("q" + i)).isEqualTo("q" + i);
                 }
+            }
+        }
+    }
+
+    @Test
+    void aProviderThatStopsReadingCannotMakeTheClientBufferWithoutLimit() throws Exception {
+        long limit = 1024 * 1024;
+        // A "provider" that accepts and never reads: the kernel's buffers fill, then the client's.
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             RpcClient client = RpcClient.builder().maxPendingRequestBytes(limit)
+                     .writeBufferWaterMark(32 * 1024, 64 * 1024).build()) {
+            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    Socket s = listener.accept();
+                    s.setReceiveBufferSize(4096);
+                    return s;
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Bulk s = client.proxy(Bulk.class, ReferenceOptions.builder().address("127.0.0.1:" + listener.getLocalPort())
+                    .timeout(Duration.ofSeconds(30)).retries(0).build());
+            byte[] payload = new byte[64 * 1024];
+            List<CompletableFuture<Integer>> calls = new ArrayList<>();
+            try {
+                for (int i = 0; i < 400; i++) { // 25 MiB of requests, far more than the socket buffers take
+                    calls.add(s.lengthAsync(payload));
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> calls.stream().filter(CompletableFuture::isDone)
+                        .anyMatch(CompletableFuture::isCompletedExceptionally));
+                Throwable failure = calls.stream().filter(CompletableFuture::isCompletedExceptionally)
+                        .map(f -> f.handle((v, t) -> t instanceof CompletionException ? t.getCause() : t).join())
+                        .findFirst().orElseThrow();
+                assertThat(failure).isInstanceOf(RpcException.class);
+                RpcException refused = (RpcException) failure;
+                assertThat(refused.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED);
+                assertThat(refused.getMessage()).contains("maxPendingRequestBytes", "not sent");
+                assertThat(client.queuedRequestBytes()).isLessThanOrEqualTo(limit);
+            } finally {
+                accepted.join().close();
             }
         }
     }

@@ -165,6 +165,15 @@ public final class RpcClient implements AutoCloseable {
         return transport.pendingCalls();
     }
 
+    /**
+     * Bytes of encoded requests waiting to be written, over all providers: they wait while a
+     * provider reads slower than calls are made, each provider's share bounded by
+     * {@link Builder#maxPendingRequestBytes}.
+     */
+    public long queuedRequestBytes() {
+        return transport.queuedRequestBytes();
+    }
+
     /** Open provider connections. */
     public int openConnections() {
         return transport.openConnections();
