@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
  * the offset plus the fastest transit, and any frame's excess over that is time it spent waiting.
  * "Recent" is the last 30 to 60 seconds (two rotating windows, kept fresh by heartbeats on an
  * idle link), so drift between the clocks cannot add up; after a longer silence (a freeze) the
- * last window seen stays the baseline. What this cannot see: a wait that began before the first stamped frame of the
- * connection was read (nothing to compare with), and waits shorter than the jitter of the link.
+ * last window seen stays the baseline. What this cannot see: a wait that began before the first
+ * stamped frame of the connection was read (nothing to compare with), and waits shorter than the
+ * jitter of the link.
  *
  * <p>Confined to the connection's event loop.
  */
