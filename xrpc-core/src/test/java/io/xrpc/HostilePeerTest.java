@@ -33,6 +33,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -57,10 +58,17 @@ class HostilePeerTest {
     static final class BulkImpl implements Bulk {
         final AtomicInteger bigRuns = new AtomicInteger();
         final AtomicInteger lengthRuns = new AtomicInteger();
+        /** Holds big() until opened; open unless a test closes it. */
+        volatile CountDownLatch bigGate = new CountDownLatch(0);
 
         @Override
         public byte[] big(int size) {
             bigRuns.incrementAndGet();
+            try {
+                bigGate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return new byte[size];
         }
 
@@ -139,6 +147,63 @@ class HostilePeerTest {
         }
         closing.get(10, TimeUnit.SECONDS);
         assertThat(server.connectionCount()).isZero();
+    }
+
+    @Test
+    void requestsHeldBackForAdmissionWhenTheServerStopsAreStillReadAndAnswered() throws Exception {
+        BulkImpl impl = new BulkImpl();
+        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
+                .writeBufferWaterMark(128 * 1024, 256 * 1024).service(Bulk.class, impl).build().start();
+        CompletableFuture<Void> closing;
+        try (RawPeer peer = new RawPeer(server.port())) {
+            peer.send(RawPeer.request(1, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
+            assertThat(peer.read().body().length).isGreaterThan(200_000); // the method's answer size is known now
+            impl.bigGate = new CountDownLatch(1);
+            peer.send(RawPeer.request(2, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
+            // Its answer would not fit beside the running one's: it waits, and reading pauses.
+            peer.send(RawPeer.request(3, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.inFlight() == 2);
+            // Stays in the socket while reading is paused. The server used to leave reading paused
+            // at shutdown, so this was never answered and the connection was reset under it.
+            peer.send(RawPeer.request(4, KryoSerializer.ID, 30_000, SERVICE, "quick(java.lang.String)", kryo("x")));
+            closing = CompletableFuture.runAsync(server::close);
+            java.util.Map<Long, RawPeer.Reply> answers = new java.util.HashMap<>();
+            while (!answers.containsKey(3L) || !answers.containsKey(4L)) {
+                RawPeer.Reply r = peer.read();
+                if (r.type() == MessageType.RESPONSE.code()) {
+                    answers.put(r.requestId(), r);
+                }
+            }
+            for (long id : new long[] {3, 4}) {
+                assertThat(answers.get(id).status()).as("request " + id).isEqualTo(RpcStatus.UNAVAILABLE.code());
+                assertThat(answers.get(id).message()).containsAnyOf("shutting down", "shut down before running");
+            }
+            impl.bigGate.countDown();
+            RawPeer.Reply running = peer.read();
+            assertThat(running.requestId()).isEqualTo(2);
+            assertThat(running.status()).isEqualTo(RpcStatus.OK.code());
+        }
+        closing.get(10, TimeUnit.SECONDS);
+        assertThat(impl.bigRuns).hasValue(2);
+    }
+
+    @Test
+    void anInterruptedCloseStillShutsEverythingDown() throws Exception {
+        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
+                .service(Bulk.class, new BulkImpl()).build().start();
+        try (RawPeer idle = new RawPeer(server.port())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 1);
+            Thread.currentThread().interrupt();
+            try {
+                server.close(); // stops waiting for the idle peer, but not shutting down
+            } finally {
+                assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+            }
+            // Used to return at once with the connection open and the event loops alive.
+            assertThat(server.connectionCount()).isZero();
+            assertThat(idle.read().type()).isEqualTo(MessageType.GOAWAY.code());
+            assertThat(idle.readUntilClosed()).isEmpty();
+        }
     }
 
     @Test

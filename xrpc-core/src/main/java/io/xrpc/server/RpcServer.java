@@ -236,7 +236,9 @@ public final class RpcServer implements AutoCloseable {
 
     /**
      * Stops accepting connections, answers new calls with UNAVAILABLE (safe to retry elsewhere),
-     * waits up to the shutdown grace for calls in flight, then closes connections and threads.
+     * waits up to the shutdown grace for calls in flight and for clients to close their
+     * connections, then closes what is left and stops its threads. If the calling thread is
+     * interrupted it stops waiting, still shuts everything down, and stays interrupted.
      */
     @Override
     public void close() {
@@ -256,8 +258,16 @@ public final class RpcServer implements AutoCloseable {
         }
         registered.clear();
         try {
+            boolean interrupted = false;
             if (registry != null && !config.unregisterDelay.isZero()) {
-                Thread.sleep(config.unregisterDelay.toMillis());
+                try {
+                    Thread.sleep(config.unregisterDelay.toMillis());
+                } catch (InterruptedException e) {
+                    interrupted = true; // wait no more, but still shut down
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             int left = transport.close(config.shutdownGrace);
             if (left > 0) {
@@ -265,8 +275,6 @@ public final class RpcServer implements AutoCloseable {
                         "Closed {} with {} calls still running after the {} grace period", transport.endpoint(), left,
                         config.shutdownGrace);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
             closeOwnedRegistry();
         }
@@ -442,7 +450,11 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /** How long {@link RpcServer#close()} waits for calls in flight: default 10 s. */
+        /**
+         * How long {@link RpcServer#close()} waits for calls in flight and then for clients to
+         * close their connections (XRpc clients close as soon as their calls there are answered;
+         * a peer that does not holds the close this long): default 10 s.
+         */
         public Builder shutdownGrace(Duration grace) {
             this.shutdownGrace = Checks.notNegative("shutdownGrace", grace);
             return this;

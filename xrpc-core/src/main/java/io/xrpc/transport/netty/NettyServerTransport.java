@@ -115,11 +115,13 @@ public final class NettyServerTransport {
      * Stops accepting and tells every client GOAWAY, so they send no new calls here and close
      * their connections once their calls are answered; requests that were already on the wire
      * are answered UNAVAILABLE (safe to retry elsewhere). Waits up to {@code grace} for the calls
-     * in flight and for clients to close, then closes what is left and stops the threads.
+     * in flight and for clients to close, then closes what is left and stops the threads. An
+     * interrupt cuts the waiting short, not the shutdown; the thread stays interrupted.
      *
      * @return the number of calls that were still running, and so unanswered, when it closed
      */
-    public int close(Duration grace) throws InterruptedException {
+    public int close(Duration grace) {
+        boolean interrupted = false;
         draining = true;
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
@@ -127,7 +129,8 @@ public final class NettyServerTransport {
         if (children != null) {
             for (Channel ch : children) {
                 ch.writeAndFlush(RpcCodec.encodeControl(ch.alloc(), MessageType.GOAWAY));
-                // Requests still waiting for admission will not run: tell their clients now.
+                // Requests still waiting for admission will not run: tell their clients now, and
+                // read on, so that requests already on the wire are answered too.
                 ServerChannelHandler h = ch.pipeline().get(ServerChannelHandler.class);
                 if (h != null) {
                     ch.eventLoop().execute(h::abandonBacklog);
@@ -136,20 +139,28 @@ public final class NettyServerTransport {
         }
         long deadline = System.nanoTime() + grace.toNanos();
         synchronized (inFlight) {
-            while (inFlight.get() > 0) {
+            while (inFlight.get() > 0 && !interrupted) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
                 }
-                TimeUnit.NANOSECONDS.timedWait(inFlight, left);
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(inFlight, left);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
         }
         // A client closes its connection once the GOAWAY has reached it and its calls are answered.
         // Closing first from here would make the kernel reset the connection under requests the
         // client sent before the GOAWAY reached it, and lose their answers (UNAVAILABLE, safe to retry).
         long left = deadline - System.nanoTime();
-        if (children != null && left > 0) {
-            children.newCloseFuture().await(left, TimeUnit.NANOSECONDS);
+        if (children != null && left > 0 && !interrupted) {
+            try {
+                children.newCloseFuture().await(left, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
         // Calls that never started are answered UNAVAILABLE (safe to retry elsewhere), and every
         // connection closes only after what is queued for it, those answers included, is written.
@@ -170,13 +181,20 @@ public final class NettyServerTransport {
                     }
                 });
             }
-            children.newCloseFuture().await(5, TimeUnit.SECONDS);
+            children.newCloseFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         if (workers != null) {
-            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
-            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
-        executor.awaitTermination(5, TimeUnit.SECONDS);
+        try {
+            executor.awaitTermination(interrupted ? 0 : 5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         return inFlight.get();
     }
 

@@ -309,7 +309,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         while ((c = backlog.poll()) != null) {
             c.abandon();
         }
-        backlogged = false;
+        if (backlogged) {
+            backlogged = false;
+            // Reading stopped for the backlog; what the peer sent since must be read to be answered.
+            if (ctx.channel().isActive() && ctx.channel().isWritable()) {
+                resumeReading();
+            }
+        }
     }
 
     ByteBufAllocator alloc() {
