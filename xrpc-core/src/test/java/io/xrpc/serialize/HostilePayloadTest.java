@@ -39,7 +39,8 @@ class HostilePayloadTest {
     private static final int CLAIM = (1 << 30) + 1;
 
     private static ClassAllowList allow() {
-        return ClassAllowList.withDefaults().allowClass(Holder.class).allowClass(Item.class);
+        return ClassAllowList.withDefaults().allowClass(Holder.class).allowClass(Item.class)
+                .allowClass(Link.class).allowClass(ValueLink.class);
     }
 
     private static final KryoSerializer KRYO = new KryoSerializer(allow(), ReadLimits.defaults());
@@ -52,6 +53,28 @@ class HostilePayloadTest {
 
     public static class Item {
         public int x;
+    }
+
+    /** Hashed by identity, as most DTOs are. */
+    public static class Link {
+        public Object to;
+        public Object more;
+    }
+
+    /** Hashed by content. */
+    public static class ValueLink {
+        public Object to;
+        public Object more;
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ValueLink v && java.util.Objects.equals(to, v.to) && java.util.Objects.equals(more, v.more);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(to, more);
+        }
     }
 
     private static byte[] write(Serializer s, Object... args) throws IOException {
@@ -216,6 +239,9 @@ class HostilePayloadTest {
     private static byte[] hessian(Object value) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Hessian2Output out = new Hessian2Output(bytes);
+        SerializerFactory factory = new SerializerFactory();
+        factory.setAllowNonSerializable(true);
+        out.setSerializerFactory(factory);
         out.writeObject(value);
         out.flush();
         return bytes.toByteArray();
@@ -250,6 +276,87 @@ class HostilePayloadTest {
         }
         List<Object> both = new ArrayList<>(List.of(byKey, pairs));
         assertThat(read(HESSIAN, hessian(both), Object.class)[0]).isEqualTo(both);
+
+        // 50,000 set elements hashed by content, each holding the same object hashed by identity
+        // (a product in order lines, say): hashing stops at the shared object, nothing is charged.
+        Item product = new Item();
+        Set<ValueLink> lines = new HashSet<>();
+        for (int i = 0; i < 50_000; i++) {
+            ValueLink line = new ValueLink();
+            line.to = product;
+            line.more = i;
+            lines.add(line);
+        }
+        assertThat((Set<?>) read(HESSIAN, hessian(lines), Object.class)[0]).hasSize(50_000);
+    }
+
+    /** Hessian 2 bytes of a back-reference to object {@code index}. */
+    private static void ref(ByteArrayOutputStream b, int index) {
+        b.write('Q');
+        if (index < 16) {
+            b.write(0x90 + index);
+        } else {
+            b.write(0xc8 + (index >> 8));
+            b.write(index & 0xff);
+        }
+    }
+
+    @Test
+    void hessianCollectionsThatContainThemselvesAreRefused() throws IOException {
+        // Map k holds references to maps k-1 and k-2, all still being read, and map k+1; the last
+        // one uses map n-2 as a key, whose hash walks every path through the half-built maps
+        // (about fib(n) of them). 347 bytes cost 1.6 s of CPU, out of the deadline's reach.
+        int n = 40;
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (int k = 0; k < n - 1; k++) {
+            b.write('H');
+            if (k >= 1) {
+                b.write(0x91);
+                ref(b, k - 1);
+            }
+            if (k >= 2) {
+                b.write(0x92);
+                ref(b, k - 2);
+            }
+            b.write(0x90);
+        }
+        b.write('H');
+        ref(b, n - 2);
+        b.write('N');
+        for (int k = 0; k < n; k++) {
+            b.write('Z');
+        }
+        refused(HESSIAN, b.toByteArray(), SerializationException.class, "java.util.HashMap that contains itself");
+
+        List<Object> self = new ArrayList<>();
+        self.add(self);
+        refused(HESSIAN, hessian(self), SerializationException.class, "java.util.ArrayList that contains itself");
+    }
+
+    @Test
+    void hessianHashedValueThatRefersToAHalfBuiltOneIsRefusedParentLinksAreNot() throws IOException {
+        // root -> set -> child -> root again: the child's hash walks the root, still being read.
+        ValueLink root = new ValueLink();
+        ValueLink child = new ValueLink();
+        child.to = root;
+        Set<Object> set = new HashSet<>();
+        root.more = set;
+        set.add(child); // hashed here while root.more was still empty, as a reader would
+        refused(HESSIAN, hessian(root), SerializationException.class,
+                "ValueLink put into a hash set refers to a value still being read");
+
+        // The same shape with objects hashed by identity is an ordinary parent link.
+        Link parent = new Link();
+        Set<Link> children = new HashSet<>();
+        parent.more = children;
+        for (int i = 0; i < 3; i++) {
+            Link c = new Link();
+            c.to = parent;
+            children.add(c);
+        }
+        Link read = (Link) read(HESSIAN, hessian(parent), Object.class)[0];
+        Set<?> readChildren = (Set<?>) read.more;
+        assertThat(readChildren).hasSize(3).allSatisfy(c -> assertThat(((Link) c).to).isSameAs(read));
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.alibaba.com.caucho.hessian.io.AbstractHessianInput;
 import com.alibaba.com.caucho.hessian.io.ArrayDeserializer;
 import com.alibaba.com.caucho.hessian.io.Deserializer;
 import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
+import com.alibaba.com.caucho.hessian.io.MapDeserializer;
 import com.alibaba.com.caucho.hessian.io.Serializer;
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import io.xrpc.serialize.ClassAllowList;
@@ -14,6 +15,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Timestamp;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -128,7 +130,69 @@ final class AllowListSerializerFactory extends SerializerFactory {
         if (cl == Timestamp.class) {
             return HessianValues.TIMESTAMP_READER;
         }
-        return super.loadDeserializer(cl);
+        Deserializer d = super.loadDeserializer(cl);
+        return d != null && d.getClass() == MapDeserializer.class ? new MapReader(cl) : d;
+    }
+
+    // Hessian reads a map without a type name (and a typed one it has no reader for) with a
+    // HashMap reader of its own, in three places: each is replaced by one that says which
+    // children are keys.
+    private static final MapReader HASH_MAP_READER = new MapReader(HashMap.class);
+
+    @Override
+    public Object readMap(AbstractHessianInput in, String type) throws IOException {
+        Deserializer d = getDeserializer(type);
+        return (d != null ? d : HASH_MAP_READER).readMap(in);
+    }
+
+    @Override
+    public Object readObject(AbstractHessianInput in, String type, String[] fieldNames) throws IOException {
+        Deserializer d = getDeserializer(type);
+        return (d != null ? d : HASH_MAP_READER).readObject(in, fieldNames);
+    }
+
+    @Override
+    public Deserializer getObjectDeserializer(String type) throws HessianProtocolException {
+        Deserializer d = getDeserializer(type);
+        return d != null ? d : HASH_MAP_READER;
+    }
+
+    /**
+     * Hessian's map reader, telling the input before each key and each value which it is, so
+     * that only keys count as hashed ({@link GuardedHessianInput#nextMapChild}).
+     */
+    static final class MapReader extends MapDeserializer {
+        MapReader(Class<?> type) {
+            super(type);
+        }
+
+        @Override
+        @SuppressWarnings({"rawtypes", "unchecked"})
+        protected void doReadMap(AbstractHessianInput in, Map map, Class<?> keyType, Class<?> valueType)
+                throws IOException {
+            if (!(in instanceof GuardedHessianInput g)) {
+                super.doReadMap(in, map, keyType, valueType);
+                return;
+            }
+            SerializerFactory factory = g.factory();
+            Deserializer keys = keyType == null ? null : factory.getDeserializer(keyType.getName());
+            Deserializer values = valueType == null ? null : factory.getDeserializer(valueType.getName());
+            while (!in.isEnd()) {
+                g.nextMapChild(true);
+                Object key = keys != null ? keys.readObject(in) : in.readObject();
+                g.nextMapChild(false);
+                Object value = values != null ? values.readObject(in) : in.readObject();
+                map.put(key, value);
+            }
+        }
+
+        @Override
+        public Object readObject(AbstractHessianInput in, String[] fieldNames) throws IOException {
+            if (in instanceof GuardedHessianInput g) {
+                g.nextMapChild(false); // the keys are the field names, read already
+            }
+            return super.readObject(in, fieldNames);
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.xrpc.serialize.hessian;
 
 import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
+import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import io.xrpc.serialize.PayloadLimitException;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
@@ -9,6 +10,7 @@ import io.xrpc.serialize.SerializationException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
@@ -29,13 +31,19 @@ import java.util.SortedSet;
  *       is what hashing it costs: the nested-{@code HashSet} bomb, whose hashing doubled with every
  *       level (255 bytes cost 0.2 s of CPU, 331 bytes 5.5 s), is refused as soon as its count
  *       passes the limit, before the set that would hash it is filled.</li>
- *   <li>Putting a value into a hash set or map hashes it (a walk over its whole unfolded tree)
- *       and may compare it with an equal-hash one (up to a walk per level), so a value that
- *       shares sub-structure costs, there, what it unfolds to beyond the objects actually read,
- *       times its height. Without this, a shared graph just under the limit wrapped in 100
- *       singleton sets was hashed 100 times: 465 bytes cost 0.6 s of CPU. Values without shared
- *       parts (the usual keys, elements and map values) cost nothing extra: their hashing is
- *       bounded by their bytes.</li>
+ *   <li>Putting a value into a hash set, or using it as a hash map key, hashes it: a walk over
+ *       its unfolded tree down to objects hashed by identity, and an equal-hash comparison up to
+ *       a walk per level. So there, each reference inside it on that walk costs again the size
+ *       times the height of what it points to. Without this, a shared graph just under the limit
+ *       wrapped in 100 singleton sets was hashed 100 times: 465 bytes cost 0.6 s of CPU. Values
+ *       without references inside (the usual keys and elements) cost nothing extra: their
+ *       hashing is bounded by their bytes. Map values are not hashed and not charged.</li>
+ *   <li>A half-built value must not be hashed: its hash walks whatever it holds so far, and a
+ *       graph of back-references to values still being read unfolds into exponentially many
+ *       paths (350 bytes kept a thread hashing for seconds, beyond the reach of the deadline).
+ *       So a collection or map may not contain itself (a reference to one still being read), and
+ *       a value put into a hash set or used as a key may not refer to a value still being read.
+ *       Parent links between objects stay possible.</li>
  *   <li>The lengths of fixed-length lists and the field counts of class definitions are claimed
  *       against the message size ({@link #claim}), in sum: every element and field name takes at
  *       least a byte of its own, so together they cannot exceed the message. (Hessian allocates a
@@ -52,23 +60,37 @@ final class GuardedHessianInput extends Hessian2Input {
     private final ReadGuard guard;
     private final long total;
     private long claimed;
+    private static final int NONE = Integer.MAX_VALUE;
+    /** What filling a value does with its children: nothing, hashes them all, hashes the keys. */
+    private static final byte PLAIN = 0;
+    private static final byte HASH_SET = 1;
+    private static final byte HASH_MAP = 2;
+    /** Within a hash map: the next child is a key, a value, or unknown (a reader that does not say). */
+    private static final byte UNKNOWN = 0;
+    private static final byte KEY = 1;
+    private static final byte VALUE = 2;
+
     /** Objects built so far, a reference counting as the tree it stands for (hash charges excluded). */
     private long built;
-    /** Objects actually read so far (references excluded). */
-    private long distinct;
     /** For each object reference index: the objects its value was built from, 0 while unfinished. */
     private long[] sizes = new long[16];
-    /** For each object reference index: the height of its value's tree, 0 while unfinished. */
+    /** For each object reference index: the height of its value's tree. */
     private int[] heights = new int[16];
+    /** For each object reference index: the earliest value still unfinished that its value referred to. */
+    private int[] opens = new int[16];
     /**
-     * Per nesting level: {@link #built} and {@link #distinct} when the value began, its reference
-     * index, whether filling it hashes its children, its tallest child.
+     * Per nesting level: {@link #built} when the value began; its reference index; what filling
+     * it does with its children and, for a map, what the next child is; its tallest child; the
+     * weight of the references inside it (what hashing it would walk again); the earliest
+     * unfinished value it refers to.
      */
     private final long[] frameStart;
-    private final long[] frameDistinct;
     private final int[] frameRef;
-    private final boolean[] frameHashed;
+    private final byte[] frameKind;
+    private final byte[] frameNext;
     private final int[] frameHeight;
+    private final long[] frameWeight;
+    private final int[] frameOpen;
     private int frames;
 
     GuardedHessianInput(InputStream in, long total, ReadGuard guard, ReadLimits limits) {
@@ -77,10 +99,12 @@ final class GuardedHessianInput extends Hessian2Input {
         this.guard = guard;
         int levels = limits.maxDepth() + 2;
         this.frameStart = new long[levels];
-        this.frameDistinct = new long[levels];
         this.frameRef = new int[levels];
-        this.frameHashed = new boolean[levels];
+        this.frameKind = new byte[levels];
+        this.frameNext = new byte[levels];
         this.frameHeight = new int[levels];
+        this.frameWeight = new long[levels];
+        this.frameOpen = new int[levels];
     }
 
     /** A list length or class field count read from the payload, before Hessian allocates for it. */
@@ -105,10 +129,11 @@ final class GuardedHessianInput extends Hessian2Input {
         Object v = reference();
         if (v == NOT_A_REFERENCE) {
             begin();
+            v = null;
             try {
                 v = super.readObject(cl, expectedTypes);
             } finally {
-                end();
+                end(v);
             }
         }
         if (v != null && !box(cl).isInstance(v)) {
@@ -125,10 +150,12 @@ final class GuardedHessianInput extends Hessian2Input {
             return v;
         }
         begin();
+        v = null;
         try {
-            return super.readObject(expectedTypes);
+            v = super.readObject(expectedTypes);
+            return v;
         } finally {
-            end();
+            end(v);
         }
     }
 
@@ -146,15 +173,25 @@ final class GuardedHessianInput extends Hessian2Input {
         if (index < 0 || index >= known) {
             throw new SerializationException("reference to object " + index + " of the " + known + " read so far");
         }
+        Object target = _refs.get(index);
         boolean tracked = index < sizes.length;
         long size = tracked ? sizes[index] : 0;
-        if (size == 0) { // a reference to a value still being read (a cycle) counts once
+        int height = tracked ? Math.max(1, heights[index]) : 1;
+        int open;
+        if (size == 0) { // a value still being read: a parent link, or a cycle
+            if (target instanceof Collection || target instanceof Map) {
+                throw new SerializationException("a " + target.getClass().getName() + " that contains itself"
+                        + " (a reference to it while it is still being read)");
+            }
             size = 1;
+            open = index;
+        } else {
+            open = opens[index];
         }
         built += size;
         guard.count(size);
-        added(size, tracked ? Math.max(1, heights[index]) : 1); // all of it shared
-        return _refs.get(index);
+        added(target, size * height, height, open);
+        return target;
     }
 
     private void begin() {
@@ -162,32 +199,36 @@ final class GuardedHessianInput extends Hessian2Input {
         guard.enter(); // counts the value's first object
         int d = ++frames;
         frameStart[d] = start;
-        frameDistinct[d] = distinct;
         built++;
-        distinct++;
         frameRef[d] = -1;
-        frameHashed[d] = false;
+        frameKind[d] = PLAIN;
+        frameNext[d] = UNKNOWN;
         frameHeight[d] = 0;
+        frameWeight[d] = 0;
+        frameOpen[d] = NONE;
     }
 
-    private void end() {
+    private void end(Object value) throws IOException {
         int d = frames--;
-        long size = built - frameStart[d];
         int height = frameHeight[d] + 1;
+        int open = frameOpen[d];
         int ref = frameRef[d];
         if (ref >= 0 && ref < sizes.length) {
-            sizes[ref] = size;
+            sizes[ref] = built - frameStart[d];
             heights[ref] = height;
+            opens[ref] = open;
         }
         guard.exit();
-        added(size - (distinct - frameDistinct[d]), height);
+        if (value != null) { // null when reading failed: the frames unwind
+            added(value, frameWeight[d], height, open);
+        }
     }
 
     /**
-     * A value became a child of the one being read: {@code shared} of its unfolded objects came
-     * from references, {@code height} is its depth in levels.
+     * A value became a child of the one being read: {@code weight} is what hashing it walks again
+     * through references, {@code open} the earliest unfinished value it refers to, or NONE.
      */
-    private void added(long shared, int height) {
+    private void added(Object value, long weight, int height, int open) throws IOException {
         int p = frames;
         if (p == 0) {
             return;
@@ -195,9 +236,38 @@ final class GuardedHessianInput extends Hessian2Input {
         if (height > frameHeight[p]) {
             frameHeight[p] = height;
         }
-        if (shared > 0 && frameHashed[p]) {
-            guard.count(shared * height);
+        if (!hashesByContent(value)) {
+            return; // hashing stops at it: nothing inside costs anything where it is hashed
         }
+        frameWeight[p] += weight;
+        if (open < frameOpen[p]) {
+            frameOpen[p] = open;
+        }
+        byte kind = frameKind[p];
+        if (kind == PLAIN || (kind == HASH_MAP && frameNext[p] == VALUE)) {
+            return;
+        }
+        if (open != NONE && open < sizes.length && sizes[open] == 0) {
+            throw new SerializationException("a " + value.getClass().getName() + " put into a hash "
+                    + (kind == HASH_SET ? "set" : "map as a key") + " refers to a value still being read"
+                    + " (hashing a half-built graph)");
+        }
+        if (weight > 0) {
+            guard.count(weight);
+        }
+    }
+
+    /** The serializer factory this input reads with. */
+    SerializerFactory factory() {
+        return findSerializerFactory();
+    }
+
+    /**
+     * Called by XRpc's map reader before each key and each value, so that only keys are treated as
+     * hashed; a map read otherwise has all its children treated as keys.
+     */
+    void nextMapChild(boolean key) {
+        frameNext[frames] = key ? KEY : VALUE;
     }
 
     @Override
@@ -206,22 +276,45 @@ final class GuardedHessianInput extends Hessian2Input {
         int d = frames;
         if (d > 0 && frameRef[d] < 0) {
             frameRef[d] = index; // the value now being read is this reference
-            frameHashed[d] = hashes(ref);
+            frameKind[d] = kind(ref);
         }
         if (index >= sizes.length) {
             int n = Math.max(index + 1, sizes.length * 2);
             sizes = Arrays.copyOf(sizes, n);
             heights = Arrays.copyOf(heights, n);
+            opens = Arrays.copyOf(opens, n);
         }
         sizes[index] = 0;
         heights[index] = 0;
+        opens[index] = NONE;
         return index;
     }
 
-    /** Whether filling {@code value} hashes what is put into it (its elements, or its keys). */
-    private static boolean hashes(Object value) {
-        return (value instanceof Set && !(value instanceof SortedSet) && !(value instanceof EnumSet))
-                || (value instanceof Map && !(value instanceof SortedMap) && !(value instanceof EnumMap));
+    /** What filling {@code value} does with what is put into it. */
+    private static byte kind(Object value) {
+        if (value instanceof Set && !(value instanceof SortedSet) && !(value instanceof EnumSet)) {
+            return HASH_SET;
+        }
+        if (value instanceof Map && !(value instanceof SortedMap) && !(value instanceof EnumMap)) {
+            return HASH_MAP;
+        }
+        return PLAIN;
+    }
+
+    /** Whether hashing a value of this class walks its content (it does not when the hash is the identity's). */
+    private static final ClassValue<Boolean> CONTENT_HASH = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("hashCode").getDeclaringClass() != Object.class;
+            } catch (NoSuchMethodException e) {
+                return true;
+            }
+        }
+    };
+
+    private static boolean hashesByContent(Object value) {
+        return value != null && CONTENT_HASH.get(value.getClass());
     }
 
     /**
