@@ -545,6 +545,10 @@ class HostilePayloadTest {
             byte[] two = write(s, "first", "smuggled");
             assertThatThrownBy(() -> read(s, two, String.class)).as(s.name())
                     .isInstanceOf(SerializationException.class);
+            // A whole message with another behind it: only the left-over check can refuse this.
+            byte[] behind = concat(write(s, "first"), write(s, "smuggled"));
+            assertThatThrownBy(() -> read(s, behind, String.class)).as(s.name())
+                    .isInstanceOf(SerializationException.class).hasMessageContaining("left over");
         }
     }
 

@@ -63,6 +63,8 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
     private Schema<?> headerSchema;
     /** 1: saw an array type (15|17); 2: saw its length (3); 3: saw a class array type (20|21). */
     private int headerStep;
+    /** Fields of the outermost message seen so far (bit n-1 for field n). */
+    private long topFields;
 
     private GuardedInput(CodedInput input, long total, ReadGuard guard, int holderLength) {
         super(input);
@@ -116,6 +118,16 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
             return 0;
         }
         guard.count(1);
+        if (guard.depth() == 0 && n <= 64) {
+            // Protobuf merges concatenated messages, the later winning: a second holder appended to
+            // the first would replace the arguments instead of being refused as bytes left over.
+            long bit = 1L << (n - 1);
+            if ((topFields & bit) != 0) {
+                throw new SerializationException("field " + n + " of the message appears twice (bytes left over"
+                        + " after the message: a second one appended?)");
+            }
+            topFields |= bit;
+        }
         if (schema instanceof ArraySchemas.Base) {
             if (n == 1) {
                 expect = ARRAY_LENGTH;
