@@ -48,10 +48,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class RpcClient implements AutoCloseable {
     /** Default of {@link Builder#maxPendingRequestBytes}: 64 MiB. */
     public static final long DEFAULT_MAX_PENDING_REQUEST_BYTES = 64L * 1024 * 1024;
-    /** Default low water mark of {@link Builder#writeBufferWaterMark}: 512 KiB. */
-    public static final int DEFAULT_WRITE_BUFFER_LOW = 512 * 1024;
-    /** Default high water mark of {@link Builder#writeBufferWaterMark}: 1 MiB. */
-    public static final int DEFAULT_WRITE_BUFFER_HIGH = 1024 * 1024;
     /** Default consecutive failures of {@link Builder#outlierDetection}. */
     public static final int DEFAULT_OUTLIER_FAILURES = 3;
     /** Default first ejection of {@link Builder#outlierDetection}. */
@@ -220,8 +216,8 @@ public final class RpcClient implements AutoCloseable {
         private Duration reconnectBackoff = Duration.ofMillis(100);
         private Duration maxReconnectBackoff = Duration.ofSeconds(10);
         private long maxPendingRequestBytes = DEFAULT_MAX_PENDING_REQUEST_BYTES;
-        private int writeBufferLowWaterMark = DEFAULT_WRITE_BUFFER_LOW;
-        private int writeBufferHighWaterMark = DEFAULT_WRITE_BUFFER_HIGH;
+        private int writeBufferLowWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW;
+        private int writeBufferHighWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH;
         private int outlierFailures = DEFAULT_OUTLIER_FAILURES;
         private Duration outlierBaseEjection = DEFAULT_OUTLIER_BASE_EJECTION;
         private Duration outlierMaxEjection = DEFAULT_OUTLIER_MAX_EJECTION;
@@ -241,10 +237,7 @@ public final class RpcClient implements AutoCloseable {
          * provider reads slower than they are made. Default 64 MiB.
          */
         public Builder maxPendingRequestBytes(long bytes) {
-            if (bytes < 1024) {
-                throw new IllegalArgumentException("maxPendingRequestBytes: " + bytes + " (expected: >= 1024)");
-            }
-            this.maxPendingRequestBytes = bytes;
+            this.maxPendingRequestBytes = Checks.atLeast("maxPendingRequestBytes", bytes, 1024L);
             return this;
         }
 
@@ -269,11 +262,8 @@ public final class RpcClient implements AutoCloseable {
         public Builder outlierDetection(int consecutiveFailures, Duration baseEjection, Duration maxEjection) {
             this.outlierFailures = Checks.atLeast("outlierFailures", consecutiveFailures, 0);
             this.outlierBaseEjection = Checks.checkPositive("outlierBaseEjection", baseEjection);
-            this.outlierMaxEjection = Checks.checkPositive("outlierMaxEjection", maxEjection);
-            if (maxEjection.compareTo(baseEjection) < 0) {
-                throw new IllegalArgumentException("outlierMaxEjection: " + maxEjection + " (expected: >= "
-                        + baseEjection + ")");
-            }
+            this.outlierMaxEjection = Checks.atLeast("outlierMaxEjection",
+                    Checks.checkPositive("outlierMaxEjection", maxEjection), "outlierBaseEjection", baseEjection);
             return this;
         }
 
@@ -363,10 +353,8 @@ public final class RpcClient implements AutoCloseable {
         /** First wait after a failed connect, doubled per failure up to {@code max}: default 100 ms to 10 s. */
         public Builder reconnectBackoff(Duration initial, Duration max) {
             this.reconnectBackoff = Checks.checkPositive("reconnectBackoff", initial);
-            this.maxReconnectBackoff = Checks.checkPositive("maxReconnectBackoff", max);
-            if (max.compareTo(initial) < 0) {
-                throw new IllegalArgumentException("maxReconnectBackoff: " + max + " (expected: >= " + initial + ")");
-            }
+            this.maxReconnectBackoff = Checks.atLeast("maxReconnectBackoff",
+                    Checks.checkPositive("maxReconnectBackoff", max), "reconnectBackoff", initial);
             return this;
         }
 

@@ -27,6 +27,22 @@ public final class Checks {
         return n;
     }
 
+    public static long atLeast(String what, long n, long min) {
+        if (n < min) {
+            throw new IllegalArgumentException(what + ": " + n + " (expected: >= " + min + ")");
+        }
+        return n;
+    }
+
+    /** {@code d}, at least {@code min} (of which the message names {@code minName}). */
+    public static Duration atLeast(String what, Duration d, String minName, Duration min) {
+        Objects.requireNonNull(d, what);
+        if (d.compareTo(min) < 0) {
+            throw new IllegalArgumentException(what + ": " + d + " (expected: >= " + minName + " " + min + ")");
+        }
+        return d;
+    }
+
     public static Duration notNegative(String what, Duration d) {
         Objects.requireNonNull(d, what);
         if (d.isNegative()) {

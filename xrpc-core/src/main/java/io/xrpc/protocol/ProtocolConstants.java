@@ -78,6 +78,12 @@ public final class ProtocolConstants {
     /** Default limit of one frame's body, and of a body after decompression: 8 MiB. */
     public static final int DEFAULT_MAX_FRAME_LENGTH = 8 * 1024 * 1024;
 
+    /** Default low water mark of a connection's output (server and client): 512 KiB. */
+    public static final int DEFAULT_WRITE_BUFFER_LOW = 512 * 1024;
+
+    /** Default high water mark of a connection's output (server and client): 1 MiB. */
+    public static final int DEFAULT_WRITE_BUFFER_HIGH = 1024 * 1024;
+
     private ProtocolConstants() {
     }
 }

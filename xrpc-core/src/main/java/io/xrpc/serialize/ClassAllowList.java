@@ -80,12 +80,12 @@ public final class ClassAllowList {
      * quadratic time), bounded blocking queues (no constructor to rebuild them with) and stack
      * trace elements (remote exceptions travel as text).
      */
-    public static List<String> defaultClassNames() {
+    static List<String> defaultClassNames() {
         return JDK_DEFAULTS;
     }
 
     /** The package prefixes every list starts with: {@code java.time.}. */
-    public static List<String> defaultPackages() {
+    static List<String> defaultPackages() {
         return PACKAGE_DEFAULTS;
     }
 

@@ -10,6 +10,9 @@ package io.xrpc.serialize;
  * {@link #begin} before every message.
  */
 public final class ReadGuard {
+    /** Dimensions an array type read from a payload may have (a class name of 255 '[' is legal). */
+    public static final int MAX_ARRAY_DIMENSIONS = 32;
+
     /** Objects read between two looks at the clock (about 25 ns each): a hash set of colliding keys makes each one dear. */
     private static final int DEADLINE_CHECK_EVERY = 64;
 
@@ -52,11 +55,6 @@ public final class ReadGuard {
         return depth;
     }
 
-    /** Objects counted so far in this message. */
-    public long objects() {
-        return objects;
-    }
-
     /**
      * Counts {@code n} more objects: a value read, or the elements a reference to an already-read
      * value stands for.
@@ -76,9 +74,9 @@ public final class ReadGuard {
     }
 
     /** Fails when the deadline given to {@link #begin} has passed. */
-    public void checkDeadline() {
+    private void checkDeadline() {
         if (deadlineNanos != Serializer.NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
-            throw new PayloadLimitException("the call's deadline passed while its payload was read ("
+            throw new ReadDeadlineException("the call's deadline passed while its payload was read ("
                     + objects + " objects so far)");
         }
     }

@@ -1,5 +1,7 @@
 package io.xrpc.serialize;
 
+import io.xrpc.internal.Checks;
+
 /**
  * What reading one message may build, whatever its bytes claim. Every built-in serializer
  * enforces these, together with a rule that needs no setting: a length or element count read from
@@ -10,31 +12,13 @@ package io.xrpc.serialize;
  * about 3 MB on the wire) and low enough that no message can keep a thread busy for long: reading
  * a million objects takes tens of milliseconds. Immutable and thread-safe.
  */
-public final class ReadLimits {
+public record ReadLimits(int maxObjects, int maxDepth) {
     /** Default of {@link #maxObjects()}: 1,000,000. */
     public static final int DEFAULT_MAX_OBJECTS = 1_000_000;
     /** Default of {@link #maxDepth()}: 128. */
     public static final int DEFAULT_MAX_DEPTH = 128;
 
     private static final ReadLimits DEFAULTS = new ReadLimits(DEFAULT_MAX_OBJECTS, DEFAULT_MAX_DEPTH);
-
-    private final int maxObjects;
-    private final int maxDepth;
-
-    private ReadLimits(int maxObjects, int maxDepth) {
-        if (maxObjects < 1) {
-            throw new IllegalArgumentException("maxObjects: " + maxObjects + " (expected: >= 1)");
-        }
-        if (maxDepth < 1) {
-            throw new IllegalArgumentException("maxDepth: " + maxDepth + " (expected: >= 1)");
-        }
-        this.maxObjects = maxObjects;
-        this.maxDepth = maxDepth;
-    }
-
-    public static ReadLimits defaults() {
-        return DEFAULTS;
-    }
 
     /**
      * @param maxObjects objects one message may build, counting an object once per reference to it
@@ -43,23 +27,18 @@ public final class ReadLimits {
      *                   times its height, where a hash set or map holds it
      * @param maxDepth   how deeply values may nest inside one another
      */
+    public ReadLimits {
+        Checks.atLeast("maxObjects", maxObjects, 1);
+        Checks.atLeast("maxDepth", maxDepth, 1);
+    }
+
+    public static ReadLimits defaults() {
+        return DEFAULTS;
+    }
+
+    /** The limits given, sharing the default instance when they are the defaults. */
     public static ReadLimits of(int maxObjects, int maxDepth) {
         return maxObjects == DEFAULT_MAX_OBJECTS && maxDepth == DEFAULT_MAX_DEPTH ? DEFAULTS
                 : new ReadLimits(maxObjects, maxDepth);
-    }
-
-    /** Objects one message may build, a shared object counted once per reference to it. */
-    public int maxObjects() {
-        return maxObjects;
-    }
-
-    /** How deeply values may nest inside one another. */
-    public int maxDepth() {
-        return maxDepth;
-    }
-
-    @Override
-    public String toString() {
-        return "ReadLimits[maxObjects=" + maxObjects + ", maxDepth=" + maxDepth + "]";
     }
 }

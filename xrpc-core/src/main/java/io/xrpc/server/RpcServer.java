@@ -49,10 +49,6 @@ public final class RpcServer implements AutoCloseable {
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(10);
     /** Default of {@link Builder#maxConnections}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
-    /** Default low water mark of {@link Builder#writeBufferWaterMark}: 512 KiB. */
-    public static final int DEFAULT_WRITE_BUFFER_LOW = 512 * 1024;
-    /** Default high water mark of {@link Builder#writeBufferWaterMark}: 1 MiB. */
-    public static final int DEFAULT_WRITE_BUFFER_HIGH = 1024 * 1024;
 
     private final Builder config;
     private final ServiceDispatcher dispatcher;
@@ -313,8 +309,8 @@ public final class RpcServer implements AutoCloseable {
         private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = 0;
-        private int writeBufferLowWaterMark = DEFAULT_WRITE_BUFFER_LOW;
-        private int writeBufferHighWaterMark = DEFAULT_WRITE_BUFFER_HIGH;
+        private int writeBufferLowWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW;
+        private int writeBufferHighWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH;
         private ReadLimits readLimits = ReadLimits.defaults();
 
         private Builder() {

@@ -2,6 +2,7 @@ package io.xrpc.server;
 
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
+import io.xrpc.internal.Types;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
@@ -20,7 +21,7 @@ public final class ServerMethod {
     private final Class<?>[] boxedParameterTypes;
     private final Set<String> acceptedSerializers;
     /** The largest of the recent response sizes, decaying; 0 until the first response. */
-    private volatile int expectedResponseBytes;
+    private final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
                  Set<String> acceptedSerializers) {
@@ -34,7 +35,7 @@ public final class ServerMethod {
         Class<?>[] p = descriptor.parameterTypes();
         this.boxedParameterTypes = new Class<?>[p.length];
         for (int i = 0; i < p.length; i++) {
-            boxedParameterTypes[i] = box(p[i]);
+            boxedParameterTypes[i] = Types.box(p[i]);
         }
     }
 
@@ -57,33 +58,18 @@ public final class ServerMethod {
     }
 
     /**
-     * About how large this method's responses are: the largest seen lately, 0 before the first.
-     * The server admits a connection's requests while their expected responses fit its write
-     * buffer. A larger response raises the figure at once; every 256 responses it is lowered by a
-     * quarter, so it follows a method whose responses shrink, and it is written only then.
+     * About how large this method's responses are: the largest seen lately, 0 before the first
+     * ({@link ResponseSizeEstimate}). The server admits a connection's requests while their
+     * expected responses fit its write buffer.
      */
     public int expectedResponseBytes() {
-        return expectedResponseBytes;
+        return responseSize.get();
     }
 
-    /** Records the size of a response just encoded; returns the estimate now. Racy by design. */
-    int recordResponseBytes(int bytes) {
-        int e = expectedResponseBytes;
-        if (bytes > e) {
-            expectedResponseBytes = bytes;
-            return bytes;
-        }
-        if ((++responses & 0xFF) == 0 && e > 0) {
-            int next = Math.max(bytes, e - (e >> 2));
-            expectedResponseBytes = next;
-            return next;
-        }
-        return e;
+    /** Records the size of a response just encoded. */
+    void recordResponseBytes(int bytes) {
+        responseSize.record(bytes);
     }
-
-    // Counts responses between decays; lost increments only delay a decay.
-    private int responses;
-
 
     /**
      * Checks that decoded arguments fit the declared parameters, so a confused or hostile peer gets
@@ -122,36 +108,5 @@ public final class ServerMethod {
         } catch (IllegalAccessException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private static Class<?> box(Class<?> c) {
-        if (!c.isPrimitive()) {
-            return c;
-        }
-        if (c == int.class) {
-            return Integer.class;
-        }
-        if (c == long.class) {
-            return Long.class;
-        }
-        if (c == boolean.class) {
-            return Boolean.class;
-        }
-        if (c == double.class) {
-            return Double.class;
-        }
-        if (c == float.class) {
-            return Float.class;
-        }
-        if (c == short.class) {
-            return Short.class;
-        }
-        if (c == byte.class) {
-            return Byte.class;
-        }
-        if (c == char.class) {
-            return Character.class;
-        }
-        return Void.class;
     }
 }

@@ -70,20 +70,21 @@ public final class ServiceDispatcher {
         return methods == null ? null : methods.get(signature);
     }
 
-    /** The largest usual response size of any method ({@link ServerMethod#expectedResponseBytes()}). */
+    /**
+     * About how large any method's responses are lately, for a request whose method is not yet
+     * known (its head is compressed): follows the responses like each method's own estimate.
+     */
     public int largestExpectedResponse() {
-        return largestExpectedResponse;
+        return anyResponseSize.get();
     }
 
-    /** Records the size of a response of {@code method}; written rarely, see {@link ServerMethod}. */
+    /** Records the size of a response of {@code method}. */
     public void recordResponse(ServerMethod method, int bytes) {
-        int now = method.recordResponseBytes(bytes);
-        if (now > largestExpectedResponse) {
-            largestExpectedResponse = now;
-        }
+        method.recordResponseBytes(bytes);
+        anyResponseSize.record(bytes);
     }
 
-    private volatile int largestExpectedResponse;
+    private final ResponseSizeEstimate anyResponseSize = new ResponseSizeEstimate();
 
     /** Runs a call through the interceptors; the future fails rather than this method throwing. */
     public CompletableFuture<Object> dispatch(ServerMethod method, Invocation invocation) {

@@ -146,7 +146,7 @@ class PayloadFuzzTest {
     /** A gzip request of a real client, so decompression's first-use costs come before measuring. */
     private static byte[] warmUpFrame() {
         try {
-            io.netty.buffer.ByteBuf f = RpcCodec.encodeRequest(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 1000, KRYO,
+            io.netty.buffer.ByteBuf f = RpcCodec.encodeRequest(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 1000, RpcCodec.clockMillis(), KRYO,
                     new io.xrpc.compress.GzipCompressor(), 0, 1 << 20, RpcCodec.shortStringBytes("a.B"),
                     RpcCodec.shortStringBytes("m()"), java.util.Map.of("k", "v"), new Object[] {"x".repeat(100)});
             byte[] b = new byte[f.readableBytes()];

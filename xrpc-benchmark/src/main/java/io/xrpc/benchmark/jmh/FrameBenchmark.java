@@ -69,9 +69,8 @@ public class FrameBenchmark {
 
     @Benchmark
     public Object encodeAndDecode() throws IOException {
-        ByteBuf frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, ++id, 3000, ser, comp, 0,
-                ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, service, method,
-                null, args);
+        ByteBuf frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, ++id, 3000, RpcCodec.clockMillis(), ser,
+                comp, 0, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, service, method, null, args);
         channel.writeInbound(frame);
         Frame f = channel.readInbound();
         try {

@@ -57,8 +57,6 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     /** When the first byte of the partial frame in the buffer arrived (nanoTime); 0 when none. */
     private long partialSince;
     private ScheduledFuture<?> frameTimer;
-    /** Set while this side stopped reading: a frame held back in the socket is not the peer's fault. */
-    private boolean readingPaused;
     private ChannelHandlerContext ctx;
     /** The event loop's clock (a test's embedded loop can move it on). */
     private Ticker ticker = Ticker.systemTicker();
@@ -173,13 +171,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * This side stops (true) or resumes (false) reading the channel, for backpressure. While it
-     * does not read, the frame clock stands still; reading again gives a partial frame a whole
-     * frame timeout anew. Event loop.
+     * This side reads the channel again after it stopped (auto-read off, for backpressure). While
+     * it does not read, the frame clock stands still, since a frame held back in the socket is not
+     * the peer's fault; reading again gives a partial frame a whole frame timeout anew. Event loop.
      */
-    public void readingPaused(boolean paused) {
-        readingPaused = paused;
-        if (!paused && partialSince != 0) {
+    public void readingResumed() {
+        if (partialSince != 0) {
             partialSince = ticker.nanoTime();
         }
     }
@@ -191,7 +188,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         if (failed || since == 0 || !ctx.channel().isActive()) {
             return;
         }
-        if (readingPaused) {
+        if (!ctx.channel().config().isAutoRead()) { // this side stopped reading
             frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos, TimeUnit.NANOSECONDS);
             return;
         }

@@ -38,8 +38,6 @@ import java.util.Map;
  * is left allocated.
  */
 public final class RpcCodec {
-    /** Longest stack trace text sent with an application error. */
-    static final int MAX_STACK_CHARS = 16 * 1024;
     /** Largest error body sent, whatever the sender's frame limit: no receiver's limit is smaller. */
     static final int MAX_ERROR_BODY = ProtocolConstants.MIN_FRAME_LENGTH;
     /** Longest exception class name sent. */
@@ -57,11 +55,12 @@ public final class RpcCodec {
     }
 
     /**
+     * @param sentAtMillis  the sender's clock ({@link #clockMillis(long)}) read with the budget
      * @param maxBodyLength the sender's own frame limit: a body over it fails here with
      *                      {@link FrameTooLargeException} rather than making the receiver close
      *                      a connection other calls share
      */
-    public static ByteBuf encodeRequest(ByteBufAllocator alloc, long requestId, int budgetMillis,
+    public static ByteBuf encodeRequest(ByteBufAllocator alloc, long requestId, int budgetMillis, int sentAtMillis,
                                         Serializer serializer, Compressor compressor, int compressThreshold,
                                         int maxBodyLength, byte[] serviceKey, byte[] signature,
                                         Map<String, String> attachments, Object[] arguments) throws IOException {
@@ -69,7 +68,7 @@ public final class RpcCodec {
         try {
             writeHeader(buf, MessageType.REQUEST, serializer.id(), compressor.id(), (byte) 0, requestId, budgetMillis);
             buf.setByte(OFFSET_FLAGS, FLAG_TIMESTAMPED);
-            buf.writeInt(clockMillis());
+            buf.writeInt(sentAtMillis);
             buf.writeShort(serviceKey.length).writeBytes(serviceKey);
             buf.writeShort(signature.length).writeBytes(signature);
             if (attachments == null || attachments.isEmpty()) {
@@ -123,9 +122,7 @@ public final class RpcCodec {
         room -= utf8Length(cls);
         String msg = truncate(message, Math.max(0, room));
         room -= utf8Length(msg);
-        String stack = stackTrace == null || stackTrace.length() <= MAX_STACK_CHARS
-                ? stackTrace : stackTrace.substring(0, MAX_STACK_CHARS) + "\n\t... (truncated)";
-        stack = truncate(stack, Math.max(0, room));
+        String stack = truncate(stackTrace, Math.max(0, room));
         ByteBuf buf = alloc.ioBuffer(128);
         writeHeader(buf, MessageType.RESPONSE, serializerId, compressorId, status.code(), requestId, 0);
         writeLongString(buf, cls);
@@ -142,8 +139,8 @@ public final class RpcCodec {
         if (s == null || s.length() <= maxBytes / 3) {
             return s; // even at 3 bytes a char it fits
         }
-        if (ByteBufUtil.utf8Bytes(s) <= maxBytes) {
-            return s;
+        if (s.length() <= maxBytes && ByteBufUtil.utf8Bytes(s) <= maxBytes) {
+            return s; // (a longer string cannot fit: no need to measure all of it)
         }
         int budget = maxBytes - TRUNCATED.length();
         if (budget <= 0) {
@@ -212,7 +209,12 @@ public final class RpcCodec {
 
     /** This JVM's clock as frames carry it: milliseconds, an arbitrary origin, wrapping at 2^32. */
     public static int clockMillis() {
-        return (int) (System.nanoTime() / 1_000_000L);
+        return clockMillis(System.nanoTime());
+    }
+
+    /** {@link #clockMillis()} at {@code nanoTime}, a {@link System#nanoTime()} reading. */
+    public static int clockMillis(long nanoTime) {
+        return (int) (nanoTime / 1_000_000L);
     }
 
     private static void writeHeader(ByteBuf buf, MessageType type, byte serializer, byte compressor, byte status,

@@ -10,6 +10,7 @@ import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.PayloadLimitException;
+import io.xrpc.serialize.ReadGuard;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -26,9 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link ClassAllowList}, or one of Hessian's own handle classes for JDK values; it must name a
  * class that exists (Hessian would otherwise read an unknown class as a map, log a line and cache
  * the name in a JVM-wide map, for every name a peer invents); an array type may have at most
- * {@value #MAX_DIMENSIONS} dimensions; and a {@code java.time} name must be an enum, since
- * Hessian carries java.time values as its handles and would build a raw one field by field
- * without any check. Hessian's own class filter would quietly turn a refused class into a map;
+ * {@value ReadGuard#MAX_ARRAY_DIMENSIONS} dimensions; and a {@code java.time} name must be an
+ * enum, since Hessian carries java.time values as its handles and would build a raw one field by
+ * field without any check. Hessian's own class filter would quietly turn a refused class into a map;
  * this refuses it loudly.
  *
  * <p>The list and object readers it hands out claim their lengths and field counts against the
@@ -36,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * types get readers and writers of XRpc's ({@link HessianValues}): EnumSet (Hessian's needs
  * {@code java.lang.Class} on the allow-list, whose reader loads any class), BigInteger (Hessian
  * copies its private fields, invariants unchecked), BigDecimal (digit count bounded), Timestamp
- * (nanoseconds kept).
+ * (nanoseconds kept, except in an object's field, which Hessian writes itself).
  */
 final class AllowListSerializerFactory extends SerializerFactory {
     /** Hessian's built-in type names, the only names without a package it may read. */
@@ -47,7 +48,6 @@ final class AllowListSerializerFactory extends SerializerFactory {
     /** Hessian's stand-ins for JDK values, rebuilt in readResolve. */
     private static final Set<String> HANDLES = Set.of(HESSIAN + "BitSetHandle", HESSIAN + "LocaleHandle");
     private static final String TIME_HANDLES = HESSIAN + "java8.";
-    static final int MAX_DIMENSIONS = 32;
     /** Type names whose readers are kept; past it they are looked up anew each time. */
     private static final int MAX_CACHED = 4096;
 
@@ -78,9 +78,9 @@ final class AllowListSerializerFactory extends SerializerFactory {
             while (dims < type.length() && type.charAt(dims) == '[') {
                 dims++;
             }
-            if (dims > MAX_DIMENSIONS) {
+            if (dims > ReadGuard.MAX_ARRAY_DIMENSIONS) {
                 throw new PayloadLimitException("an array type of " + dims + " dimensions (expected: at most "
-                        + MAX_DIMENSIONS + ")");
+                        + ReadGuard.MAX_ARRAY_DIMENSIONS + ")");
             }
             d = new ArrayDeserializer(getDeserializer(type.substring(1)).getType());
         } else if (type.equals(HessianValues.ENUM_SET)) {

@@ -3,9 +3,9 @@ package io.xrpc.serialize.hessian;
 import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
+import io.xrpc.internal.Types;
 import io.xrpc.serialize.PayloadLimitException;
 import io.xrpc.serialize.ReadGuard;
-import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializationException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -61,6 +61,8 @@ final class GuardedHessianInput extends Hessian2Input {
     private final long total;
     private long claimed;
     private static final int NONE = Integer.MAX_VALUE;
+    /** Nesting levels the per-level arrays start with (they grow to what the guard allows). */
+    private static final int INITIAL_LEVELS = 16;
     /** What filling a value does with its children: nothing, hashes them all, hashes the keys. */
     private static final byte PLAIN = 0;
     private static final byte HASH_SET = 1;
@@ -84,27 +86,19 @@ final class GuardedHessianInput extends Hessian2Input {
      * weight of the references inside it (what hashing it would walk again); the earliest
      * unfinished value it refers to.
      */
-    private final long[] frameStart;
-    private final int[] frameRef;
-    private final byte[] frameKind;
-    private final byte[] frameNext;
-    private final int[] frameHeight;
-    private final long[] frameWeight;
-    private final int[] frameOpen;
+    private long[] frameStart = new long[INITIAL_LEVELS];
+    private int[] frameRef = new int[INITIAL_LEVELS];
+    private byte[] frameKind = new byte[INITIAL_LEVELS];
+    private byte[] frameNext = new byte[INITIAL_LEVELS];
+    private int[] frameHeight = new int[INITIAL_LEVELS];
+    private long[] frameWeight = new long[INITIAL_LEVELS];
+    private int[] frameOpen = new int[INITIAL_LEVELS];
     private int frames;
 
-    GuardedHessianInput(InputStream in, long total, ReadGuard guard, ReadLimits limits) {
+    GuardedHessianInput(InputStream in, long total, ReadGuard guard) {
         super(in);
         this.total = total;
         this.guard = guard;
-        int levels = limits.maxDepth() + 2;
-        this.frameStart = new long[levels];
-        this.frameRef = new int[levels];
-        this.frameKind = new byte[levels];
-        this.frameNext = new byte[levels];
-        this.frameHeight = new int[levels];
-        this.frameWeight = new long[levels];
-        this.frameOpen = new int[levels];
     }
 
     /** A list length or class field count read from the payload, before Hessian allocates for it. */
@@ -136,7 +130,7 @@ final class GuardedHessianInput extends Hessian2Input {
                 end(v);
             }
         }
-        if (v != null && !box(cl).isInstance(v)) {
+        if (v != null && !Types.box(cl).isInstance(v)) {
             throw new SerializationException("expected a " + cl.getName() + " but the payload holds a "
                     + v.getClass().getName());
         }
@@ -198,6 +192,9 @@ final class GuardedHessianInput extends Hessian2Input {
         long start = built;
         guard.enter(); // counts the value's first object
         int d = ++frames;
+        if (d == frameStart.length) {
+            growFrames();
+        }
         frameStart[d] = start;
         built++;
         frameRef[d] = -1;
@@ -206,6 +203,17 @@ final class GuardedHessianInput extends Hessian2Input {
         frameHeight[d] = 0;
         frameWeight[d] = 0;
         frameOpen[d] = NONE;
+    }
+
+    private void growFrames() {
+        int n = frameStart.length * 2; // the guard bounds the depth
+        frameStart = Arrays.copyOf(frameStart, n);
+        frameRef = Arrays.copyOf(frameRef, n);
+        frameKind = Arrays.copyOf(frameKind, n);
+        frameNext = Arrays.copyOf(frameNext, n);
+        frameHeight = Arrays.copyOf(frameHeight, n);
+        frameWeight = Arrays.copyOf(frameWeight, n);
+        frameOpen = Arrays.copyOf(frameOpen, n);
     }
 
     private void end(Object value) throws IOException {
@@ -327,29 +335,5 @@ final class GuardedHessianInput extends Hessian2Input {
     protected IOException expect(String expected, int ch) {
         return new HessianProtocolException(ch < 0 ? "expected " + expected + " at the end of the message"
                 : "expected " + expected + " at 0x" + Integer.toHexString(ch & 0xff));
-    }
-
-    private static Class<?> box(Class<?> c) {
-        if (!c.isPrimitive()) {
-            return c;
-        }
-        if (c == int.class) {
-            return Integer.class;
-        } else if (c == long.class) {
-            return Long.class;
-        } else if (c == boolean.class) {
-            return Boolean.class;
-        } else if (c == double.class) {
-            return Double.class;
-        } else if (c == float.class) {
-            return Float.class;
-        } else if (c == short.class) {
-            return Short.class;
-        } else if (c == byte.class) {
-            return Byte.class;
-        } else if (c == char.class) {
-            return Character.class;
-        }
-        return Void.class;
     }
 }

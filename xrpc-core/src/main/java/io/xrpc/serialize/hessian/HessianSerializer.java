@@ -27,13 +27,11 @@ public final class HessianSerializer implements Serializer {
     private static final long RETAIN_BELOW = 64 * 1024;
 
     private final AllowListSerializerFactory factory;
-    private final ReadLimits limits;
     private final ThreadLocal<Writer> writers;
     private final ThreadLocal<ReadGuard> guards;
 
     public HessianSerializer(ClassAllowList allowList, ReadLimits limits) {
         this.factory = new AllowListSerializerFactory(allowList);
-        this.limits = limits;
         this.writers = ThreadLocal.withInitial(() -> new Writer(factory));
         this.guards = ThreadLocal.withInitial(() -> new ReadGuard(limits));
     }
@@ -120,7 +118,7 @@ public final class HessianSerializer implements Serializer {
     private GuardedHessianInput input(InputStream in, long deadlineNanos) throws IOException {
         ReadGuard guard = guards.get();
         guard.begin(deadlineNanos);
-        GuardedHessianInput i = new GuardedHessianInput(in, in.available(), guard, limits);
+        GuardedHessianInput i = new GuardedHessianInput(in, in.available(), guard);
         i.setSerializerFactory(factory);
         AllowListSerializerFactory.READING.set(i);
         return i;

@@ -12,6 +12,7 @@ import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
 import com.alibaba.com.caucho.hessian.io.Serializer;
 import com.alibaba.com.caucho.hessian.io.StringValueSerializer;
+import io.xrpc.internal.EnumTypes;
 import io.xrpc.serialize.PayloadLimitException;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -30,7 +31,9 @@ import java.util.EnumSet;
  *   <li>{@code BigDecimal} and {@code BigInteger} text of at most {@value #MAX_DIGITS}
  *       characters: parsing is quadratic in it (200,000 digits took half a second).</li>
  *   <li>{@code java.sql.Timestamp}: milliseconds and nanoseconds; Hessian's form drops the
- *       nanoseconds below a millisecond.</li>
+ *       nanoseconds below a millisecond. Only as a value of its own or in a collection: a
+ *       Timestamp field of an object is written by Hessian's field serializers and still loses
+ *       them.</li>
  * </ul>
  */
 final class HessianValues {
@@ -52,20 +55,12 @@ final class HessianValues {
     static final Serializer ENUM_SET_WRITER = new AbstractSerializer() {
         @Override
         public void writeObject(Object obj, AbstractHessianOutput out) throws IOException {
-            if (obj == null) {
-                out.writeNull();
-                return;
-            }
-            if (out.addRef(obj)) {
+            if (out.addRef(obj)) { // Hessian2Output writes null itself
                 return;
             }
             EnumSet<?> set = (EnumSet<?>) obj;
-            EnumSet<?> some = set.isEmpty() ? EnumSet.complementOf(set) : set;
-            if (some.isEmpty()) {
-                throw new IOException("cannot write an EnumSet of an enum without constants");
-            }
             boolean hasEnd = out.writeListBegin(set.size() + 1, ENUM_SET);
-            out.writeString(some.iterator().next().getDeclaringClass().getName());
+            out.writeString(EnumTypes.elementType(set).getName());
             for (Enum<?> e : set) {
                 out.writeString(e.name());
             }
@@ -157,10 +152,6 @@ final class HessianValues {
     static final Serializer TIMESTAMP_WRITER = new AbstractSerializer() {
         @Override
         public void writeObject(Object obj, AbstractHessianOutput out) throws IOException {
-            if (obj == null) {
-                out.writeNull();
-                return;
-            }
             if (out.addRef(obj)) {
                 return;
             }

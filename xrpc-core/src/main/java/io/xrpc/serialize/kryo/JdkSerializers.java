@@ -6,8 +6,9 @@ import com.esotericsoftware.kryo.Registration;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
-import com.esotericsoftware.kryo.serializers.ImmutableSerializer;
+import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import io.xrpc.internal.EnumTypes;
+import io.xrpc.serialize.ReadGuard;
 import java.sql.Timestamp;
 import java.util.EnumMap;
 import java.util.Map;
@@ -27,87 +28,13 @@ final class JdkSerializers {
     }
 
     static void addDefaults(Kryo kryo) {
-        kryo.addDefaultSerializer(UUID.class, new UuidSerializer());
-        kryo.addDefaultSerializer(Timestamp.class, new TimestampSerializer());
-        kryo.addDefaultSerializer(AtomicInteger.class, new AtomicIntegerSerializer());
-        kryo.addDefaultSerializer(AtomicLong.class, new AtomicLongSerializer());
-        kryo.addDefaultSerializer(AtomicBoolean.class, new AtomicBooleanSerializer());
+        // Kryo ships these, but its defaults would use field serializers (closed to it on JDK 17).
+        kryo.addDefaultSerializer(UUID.class, DefaultSerializers.UUIDSerializer.class);
+        kryo.addDefaultSerializer(Timestamp.class, DefaultSerializers.TimestampSerializer.class);
+        kryo.addDefaultSerializer(AtomicInteger.class, DefaultSerializers.AtomicIntegerSerializer.class);
+        kryo.addDefaultSerializer(AtomicLong.class, DefaultSerializers.AtomicLongSerializer.class);
+        kryo.addDefaultSerializer(AtomicBoolean.class, DefaultSerializers.AtomicBooleanSerializer.class);
         kryo.addDefaultSerializer(EnumMap.class, new EnumMapSerializer());
-    }
-
-    static final class UuidSerializer extends ImmutableSerializer<UUID> {
-        @Override
-        public void write(Kryo kryo, Output output, UUID u) {
-            output.writeLong(u.getMostSignificantBits());
-            output.writeLong(u.getLeastSignificantBits());
-        }
-
-        @Override
-        public UUID read(Kryo kryo, Input input, Class<? extends UUID> type) {
-            return new UUID(input.readLong(), input.readLong());
-        }
-    }
-
-    static final class TimestampSerializer extends Serializer<Timestamp> {
-        @Override
-        public void write(Kryo kryo, Output output, Timestamp t) {
-            output.writeVarLong(t.getTime(), false);
-            output.writeVarInt(t.getNanos(), true);
-        }
-
-        @Override
-        public Timestamp read(Kryo kryo, Input input, Class<? extends Timestamp> type) {
-            Timestamp t = new Timestamp(input.readVarLong(false));
-            int nanos = input.readVarInt(true);
-            if (nanos < 0 || nanos > 999_999_999) {
-                throw new KryoException("java.sql.Timestamp with nanos " + nanos);
-            }
-            t.setNanos(nanos);
-            return t;
-        }
-
-        @Override
-        public Timestamp copy(Kryo kryo, Timestamp original) {
-            Timestamp t = new Timestamp(original.getTime());
-            t.setNanos(original.getNanos());
-            return t;
-        }
-    }
-
-    static final class AtomicIntegerSerializer extends Serializer<AtomicInteger> {
-        @Override
-        public void write(Kryo kryo, Output output, AtomicInteger v) {
-            output.writeVarInt(v.get(), false);
-        }
-
-        @Override
-        public AtomicInteger read(Kryo kryo, Input input, Class<? extends AtomicInteger> type) {
-            return new AtomicInteger(input.readVarInt(false));
-        }
-    }
-
-    static final class AtomicLongSerializer extends Serializer<AtomicLong> {
-        @Override
-        public void write(Kryo kryo, Output output, AtomicLong v) {
-            output.writeVarLong(v.get(), false);
-        }
-
-        @Override
-        public AtomicLong read(Kryo kryo, Input input, Class<? extends AtomicLong> type) {
-            return new AtomicLong(input.readVarLong(false));
-        }
-    }
-
-    static final class AtomicBooleanSerializer extends Serializer<AtomicBoolean> {
-        @Override
-        public void write(Kryo kryo, Output output, AtomicBoolean v) {
-            output.writeBoolean(v.get());
-        }
-
-        @Override
-        public AtomicBoolean read(Kryo kryo, Input input, Class<? extends AtomicBoolean> type) {
-            return new AtomicBoolean(input.readBoolean());
-        }
     }
 
     /** The key enum's class, then each entry as the key's ordinal and the value. */
@@ -134,7 +61,7 @@ final class JdkSerializers {
             Class keyType = r.getType();
             Object[] keys = keyType.getEnumConstants();
             int n = input.readVarInt(true);
-            io.xrpc.serialize.ReadGuard.checkLength(EnumMap.class.getName(), n, 2, ((GuardedInput) input).remaining());
+            ReadGuard.checkLength(EnumMap.class.getName(), n, 2, ((GuardedInput) input).remaining());
             EnumMap map = new EnumMap(keyType);
             for (int i = 0; i < n; i++) {
                 int ordinal = input.readVarInt(true);

@@ -81,7 +81,7 @@ public final class KryoSerializer implements Serializer {
             checkConsumed(i, args.length + " arguments");
             ok = true;
             return args;
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
             throw ReadGuard.failure("kryo arguments", e);
         } finally {
             done(s, ok);
@@ -115,7 +115,7 @@ public final class KryoSerializer implements Serializer {
             checkConsumed(s.input, "the result");
             ok = true;
             return value;
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
             throw ReadGuard.failure("a kryo result", e);
         } finally {
             done(s, ok);

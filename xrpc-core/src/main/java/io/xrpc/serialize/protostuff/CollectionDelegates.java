@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * Delegates for JDK collections protostuff's runtime cannot carry on JDK 17 without
@@ -35,43 +36,18 @@ final class CollectionDelegates {
         strategy.registerDelegate("java.util.RegularEnumSet", enumSet);
         strategy.registerDelegate("java.util.JumboEnumSet", enumSet);
         strategy.registerDelegate(new EnumMapDelegate(enumParts, allowList));
-        strategy.registerDelegate(new ElementsDelegate(Collections.emptyList().getClass(), elements, 0, 0) {
-            @Override
-            Object build(Object[] v, Object[] k) {
-                return Collections.emptyList();
-            }
-        });
-        strategy.registerDelegate(new ElementsDelegate(Collections.emptySet().getClass(), elements, 0, 0) {
-            @Override
-            Object build(Object[] v, Object[] k) {
-                return Collections.emptySet();
-            }
-        });
-        strategy.registerDelegate(new ElementsDelegate(Collections.emptyMap().getClass(), elements, 0, 0) {
-            @Override
-            Object build(Object[] v, Object[] k) {
-                return Collections.emptyMap();
-            }
-        });
-        strategy.registerDelegate(new ElementsDelegate(Collections.singletonList(null).getClass(), elements, 1, 0) {
-            @Override
-            Object build(Object[] v, Object[] k) {
-                return Collections.singletonList(v[0]);
-            }
-        });
-        strategy.registerDelegate(new ElementsDelegate(Collections.singleton(null).getClass(), elements, 1, 0) {
-            @Override
-            Object build(Object[] v, Object[] k) {
-                return Collections.singleton(v[0]);
-            }
-        });
+        strategy.registerDelegate(new ElementsDelegate(Collections.emptyList().getClass(), elements, 0, 0,
+                (v, k) -> Collections.emptyList()));
+        strategy.registerDelegate(new ElementsDelegate(Collections.emptySet().getClass(), elements, 0, 0,
+                (v, k) -> Collections.emptySet()));
+        strategy.registerDelegate(new ElementsDelegate(Collections.emptyMap().getClass(), elements, 0, 0,
+                (v, k) -> Collections.emptyMap()));
+        strategy.registerDelegate(new ElementsDelegate(Collections.singletonList(null).getClass(), elements, 1, 0,
+                (v, k) -> Collections.singletonList(v[0])));
+        strategy.registerDelegate(new ElementsDelegate(Collections.singleton(null).getClass(), elements, 1, 0,
+                (v, k) -> Collections.singleton(v[0])));
         strategy.registerDelegate(new ElementsDelegate(Collections.singletonMap(null, null).getClass(), elements,
-                1, 1) {
-            @Override
-            Object build(Object[] v, Object[] k) {
-                return Collections.singletonMap(k[0], v[0]);
-            }
-        });
+                1, 1, (v, k) -> Collections.singletonMap(k[0], v[0])));
     }
 
     /** An enum class by name, with the names of some of its constants and, for a map, a value each. */
@@ -205,17 +181,21 @@ final class CollectionDelegates {
     }
 
     /** One of the {@code Collections} singletons and empties, with its fixed number of elements. */
-    private abstract static class ElementsDelegate extends MessageDelegate<Object> {
+    private static final class ElementsDelegate extends MessageDelegate<Object> {
         private final Class<?> type;
         private final Schema<Elements> schema;
         private final int values;
         private final int keys;
+        /** Builds the collection from its values and keys. */
+        private final BiFunction<Object[], Object[], Object> build;
 
-        ElementsDelegate(Class<?> type, Schema<Elements> schema, int values, int keys) {
+        ElementsDelegate(Class<?> type, Schema<Elements> schema, int values, int keys,
+                         BiFunction<Object[], Object[], Object> build) {
             this.type = type;
             this.schema = schema;
             this.values = values;
             this.keys = keys;
+            this.build = build;
         }
 
         @Override
@@ -244,9 +224,7 @@ final class CollectionDelegates {
                 throw new SerializationException(type.getName() + " with " + v.length + " values and " + k.length
                         + " keys (expected: " + values + " and " + keys + ")");
             }
-            return build(v, k);
+            return build.apply(v, k);
         }
-
-        abstract Object build(Object[] values, Object[] keys);
     }
 }

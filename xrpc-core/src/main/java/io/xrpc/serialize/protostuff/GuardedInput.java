@@ -33,8 +33,8 @@ import java.util.Collection;
  *   <li>field 2 of a collection schema: a null run, counted against the object limit;</li>
  *   <li>the sequence 15|17, 3, 2 of an object schema (array type, length, dimensions) and 20|21, 2
  *       (class array, dimensions): the length counts against the object limit, the dimensions
- *       stay between 1 and {@link #MAX_DIMENSIONS}; the argument holder's length must be the
- *       number of parameters.</li>
+ *       stay between 1 and {@link ReadGuard#MAX_ARRAY_DIMENSIONS}; the argument holder's length
+ *       must be the number of parameters.</li>
  * </ul>
  *
  * <p>It is also the schema protostuff calls back for every nested message (the trampoline
@@ -44,7 +44,6 @@ import java.util.Collection;
  */
 final class GuardedInput extends FilterInput<CodedInput> implements Schema<Object> {
     /** Most array dimensions a payload may name; the JVM's own limit is 255. */
-    static final int MAX_DIMENSIONS = 32;
     /** Deepest unknown group skipped (iteratively, so only a sanity bound). */
     private static final int MAX_NESTED_UNKNOWN = 256;
 
@@ -193,9 +192,9 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
             }
             case NULL_RUN -> charge(v & 0xFFFFFFFFL, "a run of nulls");
             case DIMENSIONS -> {
-                if (v < 1 || v > MAX_DIMENSIONS) {
+                if (v < 1 || v > ReadGuard.MAX_ARRAY_DIMENSIONS) {
                     throw new PayloadLimitException("an array of " + (v & 0xFFFFFFFFL) + " dimensions (expected: 1 to "
-                            + MAX_DIMENSIONS + ")");
+                            + ReadGuard.MAX_ARRAY_DIMENSIONS + ")");
                 }
             }
             default -> {

@@ -43,10 +43,11 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     private volatile int done;
     private volatile ByteBuf frame;
     volatile ClientConnection connection;
-    /** Set once the call counts as active on its provider. */
+    /**
+     * Set once the call counts as active on its provider; from then on its frame counts against
+     * the provider's limit of unwritten request bytes too.
+     */
     volatile EndpointPool pool;
-    /** Set once its frame counts against its provider's limit of unwritten request bytes. */
-    volatile boolean counted;
     volatile Timeout timeout;
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
@@ -82,7 +83,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     /** The frame left the queue (written or released): it no longer counts against its provider. */
     private void unqueued() {
         EndpointPool p = pool;
-        if (counted && p != null) {
+        if (p != null) {
             p.queuedRequestBytes.addAndGet(-frameBytes);
         }
     }
@@ -94,8 +95,6 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
             p.health.succeeded();
         }
     }
-
-
 
     @Override
     public void operationComplete(ChannelFuture f) {

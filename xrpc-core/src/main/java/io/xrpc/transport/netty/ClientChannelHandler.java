@@ -8,6 +8,7 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.serialize.ReadDeadlineException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +84,9 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 call.fail(new RpcException(status, call.description + ": " + call.endpoint + " answered " + status
                         + ": " + e.message()));
             }
+        } catch (ReadDeadlineException t) {
+            call.fail(new RpcException(RpcStatus.DEADLINE_EXCEEDED, call.description + " to " + call.endpoint
+                    + " timed out after " + call.timeoutMillis + " ms while its response was read", t));
         } catch (Throwable t) {
             // Any failure to read a response, an Error included, ends that call now and no other.
             call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": cannot read the response from "

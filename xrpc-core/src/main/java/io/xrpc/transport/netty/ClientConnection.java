@@ -14,16 +14,22 @@ final class ClientConnection {
     final ConcurrentHashMap<Long, ClientCall> pending = new ConcurrentHashMap<>();
     /** Set when the server said GOAWAY: no new calls here; closed once the pending ones end. */
     volatile boolean goingAway;
-    /** Set once a response came on this connection: from then on a refusal cannot vouch that nothing ran. */
-    volatile boolean answeredAny;
+    /**
+     * Set once a response came on this connection: from then on a refusal cannot vouch that
+     * nothing ran. Event loop only.
+     */
+    boolean answeredAny;
 
     /** The provider's health record, told of a connection lost under calls. */
     final ProviderHealth health;
+    /** The pool it belongs to. */
+    final EndpointPool pool;
 
-    ClientConnection(Endpoint endpoint, Channel channel, ProviderHealth health) {
-        this.endpoint = endpoint;
+    ClientConnection(EndpointPool pool, Channel channel) {
+        this.pool = pool;
+        this.endpoint = pool.endpoint();
         this.channel = channel;
-        this.health = health;
+        this.health = pool.health;
         this.writes = new WriteQueue(channel);
     }
 

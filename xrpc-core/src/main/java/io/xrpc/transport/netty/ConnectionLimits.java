@@ -23,7 +23,7 @@ final class ConnectionLimits {
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perAddress = new ConcurrentHashMap<>();
     private final LogLimiter refusals = new LogLimiter(log, "connections refused");
 
-    /** @param max connections in all, 0 for no cap; @param maxPerAddress per remote address, 0 for no cap */
+    /** @param max connections in all (at least 1); @param maxPerAddress per remote address, 0 for no cap */
     ConnectionLimits(int max, int maxPerAddress) {
         this.max = max;
         this.maxPerAddress = maxPerAddress;
@@ -31,7 +31,7 @@ final class ConnectionLimits {
 
     /** Counts a new connection until it closes; returns why it is refused instead, or null. */
     String admit(Channel ch) {
-        if (open.incrementAndGet() > max && max > 0) {
+        if (open.incrementAndGet() > max) {
             open.decrementAndGet();
             return "it has " + max + " connections open, its limit (maxConnections)";
         }
@@ -60,9 +60,5 @@ final class ConnectionLimits {
 
     void logRefusal(SocketAddress peer, String why) {
         refusals.warn("Refusing connection from {}: {}", peer, why);
-    }
-
-    int open() {
-        return open.get();
     }
 }

@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * wait for a connect timeout.
  */
 final class EndpointPool {
-    static final AttributeKey<Endpoint> ENDPOINT = AttributeKey.valueOf("xrpc.endpoint");
-    static final AttributeKey<ProviderHealth> HEALTH = AttributeKey.valueOf("xrpc.providerHealth");
+    /** The pool a connection belongs to, for its channel's initializer. */
+    static final AttributeKey<EndpointPool> POOL = AttributeKey.valueOf("xrpc.endpointPool");
 
     private final Endpoint endpoint;
     private final Bootstrap bootstrap;
@@ -67,6 +67,10 @@ final class EndpointPool {
     }
 
     /** True while a recent connect failure's backoff runs: callers should prefer other providers. */
+    Endpoint endpoint() {
+        return endpoint;
+    }
+
     boolean isSetAside() {
         long until = setAsideUntil;
         return until != 0 && until - System.nanoTime() > 0 || health.isEjected();
@@ -160,8 +164,7 @@ final class EndpointPool {
                     return CompletableFuture.completedFuture(c);
                 }
                 Bootstrap b = bootstrap.clone();
-                b.attr(ENDPOINT, endpoint);
-                b.attr(HEALTH, health);
+                b.attr(POOL, EndpointPool.this);
                 b.connect(endpoint.host(), endpoint.port()).addListener(f -> {
                     if (f.isSuccess() && retired) {
                         // The pool was dropped (its provider left) while this connect ran.

@@ -29,9 +29,7 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
             if (e.state() == IdleState.WRITER_IDLE) {
                 ctx.writeAndFlush(RpcCodec.encodePing(ctx.alloc()), ctx.voidPromise());
             } else if (e.state() == IdleState.READER_IDLE) {
-                if (ctx.channel().hasAttr(ServerChannelHandler.READING_PAUSED)
-                        && ctx.channel().attr(ServerChannelHandler.READING_PAUSED).get() != null
-                        && ctx.channel().isWritable()) {
+                if (!ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
                     return; // we stopped reading (calls of this peer still run), not the peer its sending
                 }
                 log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",

@@ -81,13 +81,12 @@ public final class NettyClientTransport {
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        Endpoint ep = ch.attr(EndpointPool.ENDPOINT).get();
-                        ProviderHealth health = ch.attr(EndpointPool.HEALTH).get();
+                        EndpointPool pool = ch.attr(EndpointPool.POOL).get();
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new FrameDecoder(settings.maxFrameLength()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
-                                .addLast("responses", new ClientChannelHandler(new ClientConnection(ep, ch, health),
+                                .addLast("responses", new ClientChannelHandler(new ClientConnection(pool, ch),
                                         NettyClientTransport.this));
                     }
                 });
@@ -108,7 +107,8 @@ public final class NettyClientTransport {
             return CompletableFuture.failedFuture(new RpcException(RpcStatus.CANCELLED,
                     target.description() + ": the client is closed"));
         }
-        long remainingNanos = invocation.deadlineNanos() - System.nanoTime();
+        long now = System.nanoTime();
+        long remainingNanos = invocation.deadlineNanos() - now;
         if (remainingNanos <= 0) {
             return CompletableFuture.failedFuture(new RpcException(RpcStatus.DEADLINE_EXCEEDED,
                     target.description() + " to " + endpoint + " timed out after " + timeoutMillis
@@ -125,9 +125,9 @@ public final class NettyClientTransport {
         try {
             int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos));
             // The sender's own limit: an oversize frame would make the receiver close a shared connection.
-            frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, id, budget, serializer, compressor,
-                    settings.compressThreshold(), settings.maxFrameLength(), target.serviceKey(), target.signature(),
-                    invocation.attachmentsOrNull(), invocation.arguments());
+            frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, id, budget, RpcCodec.clockMillis(now),
+                    serializer, compressor, settings.compressThreshold(), settings.maxFrameLength(),
+                    target.serviceKey(), target.signature(), invocation.attachmentsOrNull(), invocation.arguments());
         } catch (Exception | StackOverflowError e) {
             callEnded();
             return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
@@ -147,16 +147,13 @@ public final class NettyClientTransport {
             pool.active.decrementAndGet(); // retainOnly() is removing it: take the next one
             Thread.onSpinWait();
         }
-        call.pool = pool;
-        int size = call.frameBytes();
-        if (pool.queuedRequestBytes.addAndGet(size) > settings.maxPendingRequestBytes()) {
-            pool.queuedRequestBytes.addAndGet(-size);
+        call.pool = pool; // nothing can end the call before its bytes count, so its end uncounts them
+        if (pool.queuedRequestBytes.addAndGet(call.frameBytes()) > settings.maxPendingRequestBytes()) {
             call.fail(new RpcException(RpcStatus.RESOURCE_EXHAUSTED, target.description() + ": "
                     + settings.maxPendingRequestBytes() + " bytes of requests already wait to be written to "
                     + endpoint + " (the limit, maxPendingRequestBytes); not sent"));
             return call.future;
         }
-        call.counted = true;
         try {
             call.timeout = timer.newTimeout(call, remainingNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
@@ -236,11 +233,8 @@ public final class NettyClientTransport {
     void refused(ClientConnection connection, String why) {
         String reason = Texts.cut(why, 500);
         connection.refused(reason);
-        EndpointPool p = pools.get(connection.endpoint);
-        if (p != null) {
-            p.refused(connection, reason);
-            p.health.eject("because it refused the connection: " + reason);
-        }
+        connection.pool.refused(connection, reason);
+        connection.health.eject("because it refused the connection: " + reason);
     }
 
     CompressorRegistry compressors() {

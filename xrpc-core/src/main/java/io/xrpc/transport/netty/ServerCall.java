@@ -11,6 +11,7 @@ import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.ReadDeadlineException;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.server.ServerMethod;
 import java.io.PrintWriter;
@@ -175,21 +176,18 @@ final class ServerCall implements Runnable {
                 answerError(RpcStatus.SERIALIZATION_ERROR, "request for " + method.descriptor() + " refused: "
                         + Texts.cut(e.getMessage(), MAX_DETAIL));
                 return;
+            } catch (ReadDeadlineException e) {
+                answerReadTooLong();
+                return;
             } catch (Exception | StackOverflowError e) {
-                if (expired()) {
-                    answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
-                            + " passed while its arguments were read on " + server.endpoint() + "; not run");
-                } else {
-                    answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
-                            + " with " + serializer.name() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL));
-                }
+                answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
+                        + " with " + serializer.name() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL));
                 return;
             } finally {
                 releaseFrame();
             }
-            if (expired()) {
-                answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
-                        + " passed while its arguments were read on " + server.endpoint() + "; not run");
+            if (expired()) { // a reader need not look at the deadline
+                answerReadTooLong();
                 return;
             }
             String bad = method.checkArguments(args);
@@ -332,6 +330,11 @@ final class ServerCall implements Runnable {
         if (dispatched) {
             connection.callDone(reserved);
         }
+    }
+
+    private void answerReadTooLong() {
+        answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
+                + " passed while its arguments were read on " + server.endpoint() + "; not run");
     }
 
     /** Answers a request that will not run (full executor, bad head, shutdown). */

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.DecoderException;
-import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcStatus;
@@ -44,8 +43,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * larger than their method's usual (a method's first calls, before any of its sizes is known).
  */
 final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
-    /** Set while this side stopped reading the channel itself; the heartbeat then does not blame the peer. */
-    static final AttributeKey<Boolean> READING_PAUSED = AttributeKey.valueOf("xrpc.readingPaused");
     private static final long PUMP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final NettyServerTransport server;
@@ -187,18 +184,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void pauseReading() {
         Channel ch = ctx.channel();
-        ch.config().setAutoRead(false);
-        ch.attr(READING_PAUSED).set(Boolean.TRUE);
-        if (decoder != null) {
-            decoder.readingPaused(true); // a frame the socket holds back is not the peer's fault
-        }
+        ch.config().setAutoRead(false); // the frame and idle clocks see this and stand still
     }
 
     private void resumeReading() {
         Channel ch = ctx.channel();
-        ch.attr(READING_PAUSED).set(null);
         if (decoder != null) {
-            decoder.readingPaused(false);
+            decoder.readingResumed();
         }
         ch.config().setAutoRead(true);
     }

@@ -94,12 +94,13 @@ class FrameDecoderTest {
         try {
             ByteBuf whole = frame(3, new byte[100], false);
             paused.writeInbound(whole.readRetainedSlice(50));
-            decoder.readingPaused(true); // the server stopped reading: the rest may be in its socket
+            paused.config().setAutoRead(false); // the server stopped reading: the rest may be in its socket
             paused.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
             paused.runScheduledPendingTasks();
             paused.checkException(); // not closed for a frame it did not let arrive
             assertThat(paused.isActive()).isTrue();
-            decoder.readingPaused(false);
+            paused.config().setAutoRead(true);
+            decoder.readingResumed();
             paused.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
             paused.runScheduledPendingTasks();
             assertThatThrownBy(paused::checkException).hasMessageContaining("frame timeout of 100 ms")

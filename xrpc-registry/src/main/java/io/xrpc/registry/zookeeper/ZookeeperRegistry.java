@@ -321,7 +321,7 @@ public final class ZookeeperRegistry implements Registry {
         private final CuratorCache cache;
         private volatile List<ServiceInstance> instances = List.of();
         private java.util.concurrent.ScheduledFuture<?> pendingEmpty;
-        private volatile boolean closedSub;
+        private boolean closedSub; // guarded by this, as pendingEmpty
         final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
         Sub(ServiceKey key, Listener listener) {
@@ -401,10 +401,10 @@ public final class ZookeeperRegistry implements Registry {
 
         @Override
         public void close() {
-            closedSub = true;
             subscriptions.remove(this);
             cache.close();
             synchronized (this) {
+                closedSub = true;
                 if (pendingEmpty != null) {
                     pendingEmpty.cancel(false);
                     pendingEmpty = null;
