@@ -18,6 +18,9 @@ import org.springframework.util.unit.DataSize;
  */
 @ConfigurationProperties(prefix = "xrpc")
 public class XrpcProperties implements InitializingBean {
+    // Defaults are written out rather than taken from the core's constants so that the generated
+    // configuration metadata shows them; XrpcPropertiesTest keeps the two equal.
+
     private static final Set<String> SERIALIZERS = Set.of("kryo", "hessian", "protostuff");
     private static final Set<String> COMPRESSORS = Set.of("none", "gzip");
     private static final Set<String> BALANCERS = Set.of("random", "round-robin", "least-active", "consistent-hash");
@@ -27,7 +30,7 @@ public class XrpcProperties implements InitializingBean {
     private boolean enabled = true;
 
     /** Largest frame body accepted, also after decompression. */
-    private DataSize maxFrameLength = DataSize.ofBytes(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
+    private DataSize maxFrameLength = DataSize.ofMegabytes(8);
 
     /** Bodies smaller than this are sent uncompressed even when a compressor is chosen. */
     private DataSize compressThreshold = DataSize.ofKilobytes(1);
@@ -42,10 +45,10 @@ public class XrpcProperties implements InitializingBean {
     private List<String> allowedPackages = new ArrayList<>();
 
     /** Objects one message may build, a shared object counted once per reference to it. */
-    private int maxObjectsPerMessage = ReadLimits.DEFAULT_MAX_OBJECTS;
+    private int maxObjectsPerMessage = 1_000_000;
 
     /** How deeply values in one message may nest. */
-    private int maxDepth = ReadLimits.DEFAULT_MAX_DEPTH;
+    private int maxDepth = 128;
 
     private final WriteBuffer writeBuffer = new WriteBuffer();
 

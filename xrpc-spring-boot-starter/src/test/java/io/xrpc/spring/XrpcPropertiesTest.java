@@ -1,0 +1,36 @@
+package io.xrpc.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.registry.RegistryConfig;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.server.RpcServer;
+import io.xrpc.spring.autoconfigure.XrpcProperties;
+import org.junit.jupiter.api.Test;
+
+/** The properties' defaults, written out for the configuration metadata, are the core's. */
+class XrpcPropertiesTest {
+    @Test
+    void defaultsAreTheCoresDefaults() {
+        XrpcProperties p = new XrpcProperties();
+        assertThat(p.getMaxFrameLength().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
+        assertThat(p.getMaxObjectsPerMessage()).isEqualTo(ReadLimits.DEFAULT_MAX_OBJECTS);
+        assertThat(p.getMaxDepth()).isEqualTo(ReadLimits.DEFAULT_MAX_DEPTH);
+        assertThat(p.getWriteBuffer().getLowWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW);
+        assertThat(p.getWriteBuffer().getHighWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH);
+        assertThat(p.getServer().getFrameTimeout()).isEqualTo(RpcServer.DEFAULT_FRAME_TIMEOUT);
+        assertThat(p.getServer().getMaxConnections()).isEqualTo(RpcServer.DEFAULT_MAX_CONNECTIONS);
+        assertThat(p.getClient().getMaxPendingRequestBytes().toBytes())
+                .isEqualTo(RpcClient.DEFAULT_MAX_PENDING_REQUEST_BYTES);
+        assertThat(p.getClient().getOutlierDetection().getConsecutiveFailures())
+                .isEqualTo(RpcClient.DEFAULT_OUTLIER_FAILURES);
+        assertThat(p.getClient().getOutlierDetection().getBaseEjection())
+                .isEqualTo(RpcClient.DEFAULT_OUTLIER_BASE_EJECTION);
+        assertThat(p.getClient().getOutlierDetection().getMaxEjection())
+                .isEqualTo(RpcClient.DEFAULT_OUTLIER_MAX_EJECTION);
+        assertThat(p.getRegistry().getEmptyListGrace())
+                .isEqualTo(RegistryConfig.builder("embedded").build().emptyListGrace());
+    }
+}
