@@ -138,6 +138,17 @@ class DefaultAllowListRoundTripTest {
         server.close();
     }
 
+    @Test
+    void theseTestsRunAsUsersDoWithNoPackageOpened() {
+        // What passes here must pass for a user, who starts the JVM without --add-opens.
+        for (String pkg : List.of("java.lang", "java.util", "java.util.concurrent", "java.time", "java.math")) {
+            assertThat(Object.class.getModule().isOpen(pkg, DefaultAllowListRoundTripTest.class.getModule()))
+                    .as(pkg + " opened to the tests").isFalse();
+        }
+        assertThat(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+                .noneMatch(a -> a.startsWith("--add-opens") || a.startsWith("--add-exports"));
+    }
+
     /** A sample of each default class, and how to compare it when its equals is identity or order-blind. */
     record Sample(Object value, Function<Object, Object> view) {
         static Sample of(Object value) {

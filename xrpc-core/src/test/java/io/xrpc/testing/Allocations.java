@@ -8,6 +8,13 @@ public final class Allocations {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
+    static {
+        // Without the counter every measure would read -1 and every allocation bound would hold.
+        if (!THREADS.isThreadAllocatedMemorySupported() || !THREADS.isThreadAllocatedMemoryEnabled()) {
+            throw new IllegalStateException("this JVM does not count the bytes each thread allocates");
+        }
+    }
+
     private Allocations() {
     }
 

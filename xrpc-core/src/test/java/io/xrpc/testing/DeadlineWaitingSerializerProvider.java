@@ -8,6 +8,7 @@ import io.xrpc.serialize.kryo.KryoSerializer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,14 +16,19 @@ import java.util.concurrent.locks.LockSupport;
  * deadline has passed: a stand-in for a payload that is slow to read, without a fixed sleep.
  */
 public final class DeadlineWaitingSerializerProvider implements SerializerProvider {
+    private static final String NAME = "slow-reader";
+    private static final byte ID = 42;
+    /** Argument reads finished (after their deadline), so a test can wait for one. */
+    public static final AtomicInteger READS = new AtomicInteger();
+
     @Override
     public String name() {
-        return "slow-reader";
+        return NAME;
     }
 
     @Override
     public byte id() {
-        return 42;
+        return ID;
     }
 
     @Override
@@ -31,12 +37,12 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
         return new Serializer() {
             @Override
             public String name() {
-                return "slow-reader";
+                return NAME;
             }
 
             @Override
             public byte id() {
-                return 42;
+                return ID;
             }
 
             @Override
@@ -51,7 +57,11 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
                         && System.nanoTime() - bound < 0) {
                     LockSupport.parkNanos(1_000_000);
                 }
-                return kryo.readArguments(in, types, NO_DEADLINE);
+                try {
+                    return kryo.readArguments(in, types, NO_DEADLINE);
+                } finally {
+                    READS.incrementAndGet();
+                }
             }
 
             @Override

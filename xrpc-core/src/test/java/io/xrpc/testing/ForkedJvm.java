@@ -43,11 +43,17 @@ public final class ForkedJvm implements AutoCloseable {
         }, "forked-jvm-output");
         reader.setDaemon(true);
         reader.start();
-        await().atMost(Duration.ofSeconds(60)).until(() -> ready.get() != null || !process.isAlive());
-        if (ready.get() == null) {
-            throw new IllegalStateException(main.getName() + " ended before it was ready: exit " + process.exitValue());
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> ready.get() != null || !process.isAlive());
+            if (ready.get() == null) {
+                throw new IllegalStateException(main.getName() + " ended before it was ready: exit "
+                        + process.exitValue());
+            }
+            port = Integer.parseInt(ready.get().substring(6).trim());
+        } catch (RuntimeException e) {
+            process.destroyForcibly(); // never leave a child behind
+            throw e;
         }
-        port = Integer.parseInt(ready.get().substring(6).trim());
     }
 
     public int port() {
@@ -71,7 +77,10 @@ public final class ForkedJvm implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        thaw();
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        try {
+            thaw();
+        } finally {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
     }
 }

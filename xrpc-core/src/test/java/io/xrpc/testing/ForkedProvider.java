@@ -3,18 +3,27 @@ package io.xrpc.testing;
 import io.xrpc.server.RpcServer;
 
 /**
- * A provider of {@link GateService} in a JVM of its own, named by its first argument: prints
- * {@code READY <port>} and serves until killed.
+ * A provider of {@link GateService} in a JVM of its own, named by its first argument (a second
+ * argument {@code serial} gives it one call thread): prints
+ * {@code READY <port>} and serves until killed, or until its standard input ends (the test JVM
+ * that started it is gone).
  */
 public final class ForkedProvider {
     private ForkedProvider() {
     }
 
     public static void main(String[] args) throws Exception {
-        RpcServer server = RpcServer.builder().host("127.0.0.1")
-                .service(GateService.class, new GateServiceImpl(args.length > 0 ? args[0] : "forked")).build().start();
+        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1")
+                .service(GateService.class, new GateServiceImpl(args.length > 0 ? args[0] : "forked"));
+        if (args.length > 1 && args[1].equals("serial")) {
+            b.executorThreads(1).executorQueue(64); // calls run one at a time, in the order they were read
+        }
+        RpcServer server = b.build().start();
         System.out.println("READY " + server.port());
         System.out.flush();
-        Thread.currentThread().join();
+        while (System.in.read() >= 0) {
+            // nothing is sent; end of input means the parent died
+        }
+        Runtime.getRuntime().halt(0);
     }
 }

@@ -136,6 +136,11 @@ class StarterTest {
                 assertThat(h[3]).as("frame type GOAWAY").isEqualTo((byte) 5);
                 assertThat(h[6]).as("status UNAVAILABLE").isEqualTo((byte) 7);
             }
+            // Half a frame header, then nothing: cut off after the 2 s frame timeout (the default,
+            // 10 s, would outlast the read timeout).
+            first.setSoTimeout(8_000);
+            first.getOutputStream().write(new byte[] {0x58, 0x52, 2, 1, 0}); // magic "XR", version 2, request
+            assertThat(first.getInputStream().read()).as("end of stream: the server closed it").isEqualTo(-1);
         }
     }
 

@@ -63,13 +63,16 @@ class RegistryClusterTest {
     @org.junit.jupiter.api.Timeout(180)
     void aProviderReRegisteringAfterAnOutageLongerThanItsSessionLosesNoCall() throws Exception {
         Duration session = Duration.ofSeconds(5);
+        // Long enough that the provider's old node outlives the restart until the provider is back,
+        // so that what is tested is the replacing of a stale node, whatever the machine's speed.
+        Duration providerSession = Duration.ofSeconds(15);
         try (TestingCluster ensemble = new TestingCluster(3)) {
             ensemble.start();
             InstanceSpec first = ensemble.getInstances().iterator().next();
             try (PausableProxy proxy = new PausableProxy("127.0.0.1", first.getPort())) {
                 // The provider reaches ZooKeeper only through the proxy, so the test can hold it back.
                 ZookeeperRegistry providerRegistry = new ZookeeperRegistry(RegistryConfig.builder(proxy.address())
-                        .sessionTimeout(session).connectTimeout(Duration.ofSeconds(20)).retry(Duration.ofMillis(100), 5)
+                        .sessionTimeout(providerSession).connectTimeout(Duration.ofSeconds(20)).retry(Duration.ofMillis(100), 5)
                         .build(), proxy.address(), null);
                 java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
                 providerRegistry.curator().getConnectionStateListenable().addListener((c, state) -> {
@@ -105,6 +108,8 @@ class RegistryClusterTest {
                         await().atMost(Duration.ofSeconds(60)).until(consumerRegistry::isConnected);
                         assertThat(providerRegistry.isConnected()).as("the provider is held back").isFalse();
                         load.awaitMore("only", 100, Duration.ofSeconds(30));
+                        assertThat(consumerRegistry.curator().checkExists().forPath(path))
+                                .as("the provider's old node, its session not yet expired").isNotNull();
                         proxy.resume();
                         // The provider comes back with a new session and replaces its old node.
                         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
