@@ -66,6 +66,9 @@ public final class ClassAllowList {
 
     private final Set<String> names = ConcurrentHashMap.newKeySet();
     private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
+    /** Allowed classes known as classes (walked, or given to {@link #allowClass}), not only by name. */
+    private final Set<Class<?>> known = ConcurrentHashMap.newKeySet();
+    private volatile int generation;
     private volatile String[] prefixes = new String[0];
 
     private ClassAllowList() {
@@ -104,6 +107,9 @@ public final class ClassAllowList {
             c = c.getComponentType();
         }
         names.add(c.getName());
+        if (known.add(c)) {
+            generation++;
+        }
         return this;
     }
 
@@ -134,8 +140,11 @@ public final class ClassAllowList {
     /**
      * Allows what the methods of {@code serviceInterface} exchange: parameter and return types,
      * their generic type arguments, and recursively the declared types of their non-static,
-     * non-transient fields. JDK types are not walked into; only the defaults and those named
-     * directly are allowed.
+     * non-transient fields (up to the first JDK superclass), the permitted subclasses of sealed
+     * types and the constant classes of enums. JDK types are not walked into; only the defaults
+     * and those named directly are allowed. A field declared {@code Object} or with an abstract,
+     * non-sealed type says nothing about what it holds: the classes it holds must be allowed by
+     * name or package.
      */
     public ClassAllowList allowTypesOf(Class<?> serviceInterface) {
         for (Method m : serviceInterface.getMethods()) {
@@ -159,7 +168,7 @@ public final class ClassAllowList {
                 return;
             }
             String name = c.getName();
-            if (name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")) {
+            if (isJdk(name)) {
                 // JDK interfaces such as List or CompletableFuture say nothing about what may be
                 // constructed; concrete JDK classes in signatures are value types we allow.
                 if (!c.isInterface() && !Modifier.isAbstract(c.getModifiers()) && !isJdkInfrastructure(c)) {
@@ -168,7 +177,22 @@ public final class ClassAllowList {
                 return;
             }
             names.add(name);
-            for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+            if (known.add(c)) {
+                generation++;
+            }
+            if (c.isEnum()) {
+                // A constant with a body is a class of its own, which kryo names on the wire.
+                for (Object constant : c.getEnumConstants()) {
+                    names.add(constant.getClass().getName());
+                }
+            }
+            if (c.isSealed()) {
+                // A sealed type names every class its values can be.
+                for (Class<?> permitted : c.getPermittedSubclasses()) {
+                    walk(permitted);
+                }
+            }
+            for (Class<?> k = c; k != null && !isJdk(k.getName()); k = k.getSuperclass()) {
                 if (k != c) {
                     names.add(k.getName());
                 }
@@ -195,6 +219,27 @@ public final class ClassAllowList {
                 walk(b);
             }
         }
+    }
+
+    /**
+     * A number that changes whenever {@link #knownClasses()} grows, so that a serializer which
+     * prepares something per class (protostuff's record schemas) can tell cheaply that it must
+     * look again.
+     */
+    public int generation() {
+        return generation;
+    }
+
+    /**
+     * The allowed classes this list knows as classes, not only by name or package: those walked
+     * from service interfaces and those given to {@link #allowClass}. A live view.
+     */
+    public Set<Class<?>> knownClasses() {
+        return java.util.Collections.unmodifiableSet(known);
+    }
+
+    private static boolean isJdk(String className) {
+        return className.startsWith("java.") || className.startsWith("javax.") || className.startsWith("jdk.");
     }
 
     private static boolean isJdkInfrastructure(Class<?> c) {

@@ -85,6 +85,8 @@ final class AllowListSerializerFactory extends SerializerFactory {
             d = new ArrayDeserializer(getDeserializer(type.substring(1)).getType());
         } else if (type.equals(HessianValues.ENUM_SET)) {
             d = HessianValues.ENUM_SET_READER;
+        } else if (type.equals(HessianValues.ENUM_MAP)) {
+            d = HessianValues.ENUM_MAP_READER;
         } else {
             Class<?> c;
             try {
@@ -129,6 +131,9 @@ final class AllowListSerializerFactory extends SerializerFactory {
         }
         if (cl == Timestamp.class) {
             return HessianValues.TIMESTAMP_READER;
+        }
+        if (cl == java.util.EnumMap.class) {
+            return HessianValues.ENUM_MAP_READER;
         }
         Deserializer d = super.loadDeserializer(cl);
         return d != null && d.getClass() == MapDeserializer.class ? new MapReader(cl) : d;
@@ -199,6 +204,9 @@ final class AllowListSerializerFactory extends SerializerFactory {
     protected Serializer loadSerializer(Class<?> cl) throws HessianProtocolException {
         if (EnumSet.class.isAssignableFrom(cl)) {
             return HessianValues.ENUM_SET_WRITER;
+        }
+        if (cl == java.util.EnumMap.class) {
+            return HessianValues.ENUM_MAP_WRITER;
         }
         if (cl == BigInteger.class) {
             return HessianValues.BIG_INTEGER_WRITER;

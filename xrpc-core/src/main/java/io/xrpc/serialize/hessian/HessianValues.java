@@ -17,7 +17,9 @@ import io.xrpc.serialize.PayloadLimitException;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.sql.Timestamp;
+import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Map;
 
 /**
  * Readers and writers of XRpc's for JDK values Hessian carries badly or unsafely.
@@ -26,6 +28,9 @@ import java.util.EnumSet;
  *   <li>{@code EnumSet}: a typed list {@code java.util.EnumSet} of the enum's class name and then
  *       its constants' names. Hessian's own form needs {@code java.lang.Class} on the allow-list,
  *       and its reader loads whatever class it is told.</li>
+ *   <li>{@code EnumMap}: a typed list {@code java.util.EnumMap} of the key enum's class name and
+ *       then each key's name followed by its value. Hessian writes it as a plain map, which
+ *       arrived as a {@code HashMap} and failed where an {@code EnumMap} was declared.</li>
  *   <li>{@code BigInteger}: its decimal text, like BigDecimal. Hessian copies the private fields,
  *       so a peer could send a value whose {@code equals} and {@code compareTo} disagree.</li>
  *   <li>{@code BigDecimal} and {@code BigInteger} text of at most {@value #MAX_DIGITS}
@@ -38,6 +43,7 @@ import java.util.EnumSet;
  */
 final class HessianValues {
     static final String ENUM_SET = "java.util.EnumSet";
+    static final String ENUM_MAP = "java.util.EnumMap";
     static final String TIMESTAMP = "java.sql.Timestamp";
     static final int MAX_DIGITS = 10_000;
 
@@ -122,6 +128,77 @@ final class HessianValues {
         private Class<?> enumClass(AbstractHessianInput in) throws IOException {
             String name = in.readString();
             return ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
+        }
+    };
+
+    static final Serializer ENUM_MAP_WRITER = new AbstractSerializer() {
+        @Override
+        public void writeObject(Object obj, AbstractHessianOutput out) throws IOException {
+            if (out.addRef(obj)) {
+                return;
+            }
+            EnumMap<?, ?> map = (EnumMap<?, ?>) obj;
+            boolean hasEnd = out.writeListBegin(2 * map.size() + 1, ENUM_MAP);
+            out.writeString(EnumTypes.keyType(map).getName());
+            for (Map.Entry<? extends Enum<?>, ?> e : map.entrySet()) {
+                out.writeString(e.getKey().name());
+                out.writeObject(e.getValue());
+            }
+            if (hasEnd) {
+                out.writeListEnd();
+            }
+        }
+    };
+
+    static final Deserializer ENUM_MAP_READER = new AbstractListDeserializer() {
+        @Override
+        public Class<?> getType() {
+            return EnumMap.class;
+        }
+
+        @Override
+        public Object readLengthList(AbstractHessianInput in, int length) throws IOException {
+            if (length < 1 || length % 2 == 0) {
+                throw new HessianProtocolException("EnumMap of " + length + " parts (expected: its key type and"
+                        + " pairs)");
+            }
+            return read(in, length);
+        }
+
+        @Override
+        public Object readList(AbstractHessianInput in, int length) throws IOException {
+            return read(in, -1);
+        }
+
+        @Override
+        public Object readList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
+            return read(in, -1);
+        }
+
+        @Override
+        public Object readLengthList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
+            return readLengthList(in, length);
+        }
+
+        /** {@code length} parts, or up to the list's end when it is negative. */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private Object read(AbstractHessianInput in, int length) throws IOException {
+            int ref = in.addRef(null);
+            if (length < 0 && in.isEnd()) {
+                throw new HessianProtocolException("EnumMap without its key type");
+            }
+            String name = in.readString();
+            Class type = ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
+            EnumMap map = new EnumMap(type);
+            for (int i = 1; length < 0 ? !in.isEnd() : i < length; i += 2) {
+                Enum key = Enum.valueOf(type, in.readString());
+                map.put(key, in.readObject());
+            }
+            if (length < 0) {
+                in.readEnd();
+            }
+            in.setRef(ref, map);
+            return map;
         }
     };
 

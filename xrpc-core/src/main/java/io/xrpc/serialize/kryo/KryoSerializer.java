@@ -8,6 +8,7 @@ import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.WriteDepth;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -150,11 +151,17 @@ public final class KryoSerializer implements Serializer {
         }
     }
 
-    /** Kryo wraps everything in KryoException with a serialization trace; keep our refusal visible. */
+    /**
+     * Kryo wraps everything in KryoException with a serialization trace (one line per level, so
+     * thousands for a cycle); keep our refusal visible and say what a stack overflow means here.
+     */
     private static RuntimeException unwrap(KryoException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof ClassNotAllowedException c) {
                 return c;
+            }
+            if (t instanceof StackOverflowError) {
+                return new IllegalArgumentException(WriteDepth.TOO_DEEP.formatted("kryo"));
             }
         }
         return e;

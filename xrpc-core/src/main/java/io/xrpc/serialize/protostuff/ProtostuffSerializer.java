@@ -10,6 +10,7 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.WriteDepth;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,7 +25,7 @@ import java.io.OutputStream;
  * {@link AllowListClassLoader}. Reading goes through a {@link GuardedInput}, which checks every
  * count before protostuff allocates for it and counts what the message builds against the
  * {@link ReadLimits}. JDK value types whose fields protostuff cannot copy travel through
- * {@link JdkDelegates}.
+ * {@link JdkDelegates}, records through {@link RecordAwareIdStrategy}.
  *
  * <p>Schemas are built once and cached by the id strategy. Each thread keeps a 512-byte
  * {@link LinkedBuffer} for writing (the original XRpc shared one static buffer between event-loop
@@ -57,6 +58,12 @@ public final class ProtostuffSerializer implements Serializer {
     }
 
     private final ClassAllowList allowList;
+    private final DefaultIdStrategy writing;
+    private final DefaultIdStrategy reading;
+    private final Schema<CollectionDelegates.Elements> writeComponents;
+    private final Schema<CollectionDelegates.Elements> readComponents;
+    /** The allow-list generation whose records have delegates. */
+    private volatile int recordsAt = -1;
     private final Schema<Arguments> writeArguments;
     private final Schema<Result> writeResult;
     private final Schema<Arguments> readArguments;
@@ -66,13 +73,15 @@ public final class ProtostuffSerializer implements Serializer {
 
     public ProtostuffSerializer(ClassAllowList allowList, ReadLimits limits) {
         this.allowList = allowList;
-        DefaultIdStrategy writing = new DefaultIdStrategy(FLAGS);
-        DefaultIdStrategy reading = new DefaultIdStrategy(FLAGS);
+        this.writing = new DefaultIdStrategy(FLAGS);
+        this.reading = new DefaultIdStrategy(FLAGS);
         JdkDelegates.registerAll(writing);
         JdkDelegates.registerAll(reading);
         CollectionDelegates.registerAll(writing, allowList);
         CollectionDelegates.registerAll(reading, allowList);
         ImmutableJdkCollections.readAsMutable(reading);
+        this.writeComponents = RuntimeSchema.createFrom(CollectionDelegates.Elements.class, writing);
+        this.readComponents = RuntimeSchema.createFrom(CollectionDelegates.Elements.class, reading);
         this.writeArguments = RuntimeSchema.createFrom(Arguments.class, writing);
         this.writeResult = RuntimeSchema.createFrom(Result.class, writing);
         this.readArguments = RuntimeSchema.createFrom(Arguments.class, reading);
@@ -122,10 +131,28 @@ public final class ProtostuffSerializer implements Serializer {
         return holder.value;
     }
 
+    /** Gives every record the allow-list knows a delegate, before protostuff can meet it. */
+    private void registerRecords() {
+        int g = allowList.generation();
+        if (g == recordsAt) {
+            return;
+        }
+        synchronized (this) {
+            for (Class<?> c : allowList.knownClasses()) {
+                RecordDelegate.register(writing, c, writeComponents);
+                RecordDelegate.register(reading, c, readComponents);
+            }
+            recordsAt = g;
+        }
+    }
+
     private <T> void write(OutputStream out, T message, Schema<T> schema) throws IOException {
+        registerRecords();
         LinkedBuffer buffer = slots.get().buffer;
         try {
             ProtostuffIOUtil.writeTo(out, message, schema, buffer);
+        } catch (StackOverflowError e) {
+            throw new IllegalArgumentException(WriteDepth.TOO_DEEP.formatted("protostuff"));
         } finally {
             buffer.clear();
         }
@@ -133,6 +160,7 @@ public final class ProtostuffSerializer implements Serializer {
 
     private <T> void read(InputStream in, T message, Schema<T> schema, int holderLength, long deadlineNanos,
                           String what) throws IOException {
+        registerRecords();
         Slot slot = slots.get();
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
