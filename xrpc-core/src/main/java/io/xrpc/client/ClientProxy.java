@@ -10,8 +10,10 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
+import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.registry.ServiceInstance;
+import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.netty.NettyClientTransport;
 import io.xrpc.transport.netty.NettyTransport;
@@ -28,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * The invocation handler behind a service proxy. Every interface method is parsed once, when the
@@ -57,7 +60,7 @@ final class ClientProxy implements InvocationHandler {
     }
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
-                Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
+                ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
                 NettyClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
         this.iface = iface;
         this.key = key;
@@ -77,8 +80,11 @@ final class ClientProxy implements InvocationHandler {
             }
             MethodDescriptor d = MethodDescriptor.of(method);
             Duration t = methodTimeouts.getOrDefault(method.getName(), timeout);
+            Class<?>[] declared = d.exceptionTypes();
+            Function<Object, Throwable> rebuild = declared.length == 0 ? null
+                    : carried -> RemoteExceptions.rebuild(carried, declared, allowList, iface.getClassLoader());
             m.put(method, new ClientMethod(d, NettyClientTransport.CallTarget.of(serviceKey, d.signature(),
-                    d.resultType()), t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
+                    d.resultType(), rebuild), t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
         }
         this.methods = Map.copyOf(m);
         Map<MethodDescriptor, ClientMethod> bd = new java.util.IdentityHashMap<>();
@@ -95,7 +101,23 @@ final class ClientProxy implements InvocationHandler {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
         Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
         if (m.descriptor().isAsync()) {
-            return call(m, inv);
+            CompletableFuture<Object> f = call(m, inv);
+            if (m.target().declaredExceptions() == null) {
+                return f;
+            }
+            // The caller's future fails with a declared exception as itself, as a sync call throws it.
+            CompletableFuture<Object> out = new CompletableFuture<>();
+            f.whenComplete((v, e) -> {
+                if (e == null) {
+                    out.complete(v);
+                } else {
+                    Throwable t = e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                            ? c.getCause() : e;
+                    out.completeExceptionally(t instanceof RpcException r && r.remoteException() != null
+                            ? r.remoteException() : t);
+                }
+            });
+            return out;
         }
         if (NettyTransport.isIoThread()) {
             throw new IllegalStateException("synchronous call " + m.descriptor() + " made on an XRpc event-loop thread"
@@ -109,7 +131,7 @@ final class ClientProxy implements InvocationHandler {
             return f.get(deadline - System.nanoTime() + bound - TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()),
                     TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
-            throw onCallerThread(e.getCause());
+            throw onCallerThread(e.getCause(), m);
         } catch (TimeoutException e) {
             // The deadline timer should have ended the call; this is the backstop that keeps a
             // caller from ever waiting forever.
@@ -210,8 +232,17 @@ final class ClientProxy implements InvocationHandler {
         }
     }
 
-    /** A fresh exception whose stack trace shows the caller, not the event loop that failed the call. */
-    private static Throwable onCallerThread(Throwable t) {
+    /**
+     * A fresh exception whose stack trace shows the caller, not the event loop that failed the call;
+     * for a declared remote exception, that exception itself, its remote frames followed by the
+     * caller's.
+     */
+    private static Throwable onCallerThread(Throwable t, ClientMethod m) {
+        if (t instanceof RpcException r && r.remoteException() != null) {
+            Throwable declared = r.remoteException();
+            RemoteExceptions.appendCallerStack(declared, m.target().description());
+            return declared;
+        }
         if (t instanceof RpcException r) {
             RpcException copy = r.status() == RpcStatus.APPLICATION_ERROR
                     ? new RpcException(r.getMessage(), r.remoteClassName(), r.remoteMessage(), r.remoteStackTrace())

@@ -18,6 +18,7 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
+import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyClientTransport;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -27,6 +28,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes proxies that call remote services. One client holds the event loops, connections and
@@ -46,6 +49,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * names the service, method, address and timeout. Thread-safe.
  */
 public final class RpcClient implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RpcClient.class);
     /** Default of {@link Builder#maxPendingRequestBytes}: 64 MiB. */
     public static final long DEFAULT_MAX_PENDING_REQUEST_BYTES = 64L * 1024 * 1024;
     /** Default consecutive failures of {@link Builder#outlierDetection}. */
@@ -142,10 +146,18 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
-        directories.add(directory);
         allowList.allowTypesOf(serviceInterface);
+        if (config.typeCheck != TypeCheck.Mode.OFF) {
+            List<String> problems = TypeCheck.problems(serviceInterface, serializer);
+            if (!problems.isEmpty() && config.typeCheck == TypeCheck.Mode.FAIL) {
+                throw new IllegalStateException("cannot reference " + key + ": " + String.join("; ", problems)
+                        + " (choose another serializer, or typeCheck(WARN) to go on)");
+            }
+            problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
+        }
+        directories.add(directory);
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
-                compressor, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
+                compressor, allowList, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
                 config.interceptors, transport, balancer, cluster, options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
@@ -203,6 +215,7 @@ public final class RpcClient implements AutoCloseable {
 
     /** Client-wide settings; every one has a default. Not thread-safe. */
     public static final class Builder {
+        private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
         private String serializer = "kryo";
         private String compressor = "none";
         private Duration timeout = Duration.ofSeconds(3);
@@ -359,6 +372,16 @@ public final class RpcClient implements AutoCloseable {
         }
 
         /** Lets responses construct {@code type} beyond what the service interfaces name. */
+        /**
+         * What to do when a serializer in use cannot carry a type a referenced interface exchanges
+         * ({@link TypeCheck}): {@code FAIL} (default) refuses the proxy naming the method, the type
+         * and the serializer; {@code WARN} logs that and goes on; {@code OFF} does not look.
+         */
+        public Builder typeCheck(TypeCheck.Mode mode) {
+            this.typeCheck = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
         public Builder allowClass(Class<?> type) {
             allowList.allowClass(type);
             return this;

@@ -3,6 +3,7 @@ package io.xrpc.common;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * One call as interceptors see it, on the client before it is sent and on the server before the
@@ -19,6 +20,7 @@ public final class Invocation {
     private Map<String, String> attachments;
     private Endpoint remote;
     private final long deadlineNanos;
+    private volatile Consumer<RpcStatus> onAnswered;
 
     public Invocation(ServiceKey serviceKey, MethodDescriptor method, Object[] arguments,
                       Map<String, String> attachments, Endpoint remote, long deadlineNanos) {
@@ -77,6 +79,28 @@ public final class Invocation {
     public long remainingMillis() {
         long left = deadlineNanos - System.nanoTime();
         return left <= 0 ? 0 : Math.max(1, left / 1_000_000);
+    }
+
+    /**
+     * On the server: runs {@code listener} once the call has been answered, with the status the
+     * caller receives. That can differ from how the implementation's future ended: a result that
+     * cannot be written is {@link RpcStatus#SERIALIZATION_ERROR}, a call whose deadline passed
+     * first is {@link RpcStatus#DEADLINE_EXCEEDED}, one whose connection closed is
+     * {@link RpcStatus#CONNECTION_CLOSED}. Metrics that count outcomes belong here. The listener
+     * runs on whichever thread answered, once; it must not block.
+     */
+    public void whenAnswered(Consumer<RpcStatus> listener) {
+        Consumer<RpcStatus> previous = onAnswered;
+        onAnswered = previous == null ? listener : previous.andThen(listener);
+    }
+
+    /** Called by the server transport when it has answered the call; see {@link #whenAnswered}. */
+    public void answered(RpcStatus status) {
+        Consumer<RpcStatus> l = onAnswered;
+        if (l != null) {
+            onAnswered = null;
+            l.accept(status);
+        }
     }
 
     @Override

@@ -21,9 +21,11 @@ public final class MethodDescriptor {
     private final boolean async;
     private final Class<?> resultType;
     private final Type genericResultType;
+    private final Class<?>[] exceptionTypes;
 
     private MethodDescriptor(Method method) {
         this.method = method;
+        this.exceptionTypes = method.getExceptionTypes();
         this.parameterTypes = method.getParameterTypes();
         this.signature = signatureOf(method);
         this.async = method.getReturnType() == CompletableFuture.class;
@@ -36,6 +38,14 @@ public final class MethodDescriptor {
             this.genericResultType = method.getGenericReturnType();
             this.resultType = method.getReturnType();
         }
+    }
+
+    /**
+     * The exceptions the method declares in its {@code throws} clause: those (and their subclasses)
+     * travel back to the caller as themselves. Shared: do not modify.
+     */
+    public Class<?>[] exceptionTypes() {
+        return exceptionTypes;
     }
 
     public static MethodDescriptor of(Method method) {

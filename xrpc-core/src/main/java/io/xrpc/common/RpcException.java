@@ -6,10 +6,12 @@ import java.util.Objects;
  * The one exception XRpc throws to callers. Its {@link #status()} says what went wrong and whether
  * retrying elsewhere is safe.
  *
- * <p>When the remote implementation threw ({@link RpcStatus#APPLICATION_ERROR}), the remote
- * exception is not deserialized (that would let a peer name any class to instantiate); its class
+ * <p>When the remote implementation threw ({@link RpcStatus#APPLICATION_ERROR}), its class
  * name, message and stack trace travel as text and are available from {@link #remoteClassName()},
- * {@link #remoteMessage()} and {@link #remoteStackTrace()}.
+ * {@link #remoteMessage()} and {@link #remoteStackTrace()}. An exception the interface method
+ * declares in its {@code throws} clause comes back as itself instead (see
+ * {@link #remoteException()}): the proxy throws it, so {@code catch (OutOfStockException e)}
+ * works. Nothing else from a peer is ever constructed as an exception.
  */
 public class RpcException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -18,6 +20,7 @@ public class RpcException extends RuntimeException {
     private final String remoteClassName;
     private final String remoteMessage;
     private final String remoteStackTrace;
+    private final Throwable remoteException;
 
     public RpcException(RpcStatus status, String message) {
         this(status, message, null);
@@ -29,15 +32,27 @@ public class RpcException extends RuntimeException {
         this.remoteClassName = null;
         this.remoteMessage = null;
         this.remoteStackTrace = null;
+        this.remoteException = null;
     }
 
     /** An exception thrown by a remote implementation, rebuilt from its textual form. */
     public RpcException(String message, String remoteClassName, String remoteMessage, String remoteStackTrace) {
-        super(message);
+        this(message, remoteClassName, remoteMessage, remoteStackTrace, null);
+    }
+
+    /**
+     * An exception thrown by a remote implementation and declared by the interface method, rebuilt
+     * as itself ({@code remoteException}, also the cause): a proxy throws that in place of this, so
+     * only interceptors and cluster strategies see this wrapper.
+     */
+    public RpcException(String message, String remoteClassName, String remoteMessage, String remoteStackTrace,
+                        Throwable remoteException) {
+        super(message, remoteException);
         this.status = RpcStatus.APPLICATION_ERROR;
         this.remoteClassName = remoteClassName;
         this.remoteMessage = remoteMessage;
         this.remoteStackTrace = remoteStackTrace;
+        this.remoteException = remoteException;
     }
 
     public RpcStatus status() {
@@ -57,6 +72,14 @@ public class RpcException extends RuntimeException {
     /** The remote exception's stack trace as printed by {@link Throwable#printStackTrace()}, or {@code null}. */
     public String remoteStackTrace() {
         return remoteStackTrace;
+    }
+
+    /**
+     * The remote exception rebuilt as its own class, when the interface method declares it and
+     * the caller's allow-list accepts it; otherwise {@code null}.
+     */
+    public Throwable remoteException() {
+        return remoteException;
     }
 
     /** True when the request certainly did not run (see {@link RpcStatus#isSafeToRetry()}). */

@@ -138,7 +138,8 @@ public final class ClassAllowList {
     }
 
     /**
-     * Allows what the methods of {@code serviceInterface} exchange: parameter and return types,
+     * Allows what the methods of {@code serviceInterface} exchange: parameter, return and declared
+     * exception types,
      * their generic type arguments, and recursively the declared types of their non-static,
      * non-transient fields (up to the first JDK superclass), the permitted subclasses of sealed
      * types and the constant classes of enums. JDK types are not walked into; only the defaults
@@ -155,6 +156,9 @@ public final class ClassAllowList {
                 walk(t);
             }
             walk(m.getGenericReturnType());
+            for (Class<?> e : m.getExceptionTypes()) {
+                walk(e); // declared exceptions come back as themselves
+            }
         }
         return this;
     }

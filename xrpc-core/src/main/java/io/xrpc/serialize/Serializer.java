@@ -50,6 +50,16 @@ public interface Serializer {
     void writeResult(Object value, OutputStream out) throws IOException;
 
     /**
+     * Why this serializer cannot carry values of the concrete class {@code type}, or {@code null}
+     * when it can or cannot tell. XRpc asks at export and reference time about every class an
+     * interface's methods exchange ({@link TypeCheck}), so that a type that would fail every call
+     * fails start-up instead, naming itself. Asking must not change what the serializer writes.
+     */
+    default String cannotCarry(Class<?> type) {
+        return null;
+    }
+
+    /**
      * Reads what {@link #writeResult} wrote; {@code type} is the declared result type.
      *
      * @param deadlineNanos as for {@link #readArguments}

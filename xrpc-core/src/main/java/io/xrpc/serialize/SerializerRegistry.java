@@ -49,6 +49,11 @@ public final class SerializerRegistry {
         return byId[id & 0xFF];
     }
 
+    /** Every serializer, in priority order. */
+    public java.util.Collection<Serializer> all() {
+        return byName.all();
+    }
+
     public ClassAllowList allowList() {
         return allowList;
     }

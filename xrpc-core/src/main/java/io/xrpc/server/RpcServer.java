@@ -13,7 +13,9 @@ import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
+import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyServerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +28,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Exports service implementations over XRpc.
@@ -45,6 +49,7 @@ import java.util.concurrent.TimeUnit;
  * Thread-safe.
  */
 public final class RpcServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RpcServer.class);
     /** Default of {@link Builder#frameTimeout}. */
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(10);
     /** Default of {@link Builder#maxConnections}. */
@@ -100,6 +105,44 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks each serializer the service accepts about the types it exchanges. A service that names
+     * its serializers fails or warns as {@link Builder#typeCheck} says; one that takes any only
+     * warns, since its callers may never use the serializer that cannot carry a type.
+     */
+    private void checkTypes(Class<?> serviceInterface, ServiceOptions options) {
+        if (config.typeCheck == TypeCheck.Mode.OFF) {
+            return;
+        }
+        serializers.allowList().allowTypesOf(serviceInterface); // record schemas first (protostuff)
+        List<String> problems = new ArrayList<>();
+        boolean named = !options.serializers().isEmpty();
+        for (Serializer s : named ? options.serializers().stream().map(serializers::get).toList() : serializers.all()) {
+            problems.addAll(TypeCheck.problems(serviceInterface, s));
+        }
+        if (problems.isEmpty()) {
+            return;
+        }
+        if (named && config.typeCheck == TypeCheck.Mode.FAIL) {
+            throw new IllegalStateException("cannot export " + serviceInterface.getName() + ": "
+                    + String.join("; ", problems) + " (typeCheck(WARN) exports it anyway)");
+        }
+        for (String p : problems) {
+            log.warn("Exporting {}: {}; calls in that serializer will fail", serviceInterface.getName(), p);
+        }
+    }
+
+    /** Netty's native transports report a taken port as an IOException of their own, not a BindException. */
+    private static boolean isAddressInUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.BindException
+                    || t.getMessage() != null && t.getMessage().contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -117,7 +160,12 @@ public final class RpcServer implements AutoCloseable {
             throw new IllegalStateException("interrupted while binding " + config.host + ":" + config.port, e);
         } catch (RuntimeException e) {
             closeOwnedRegistry(); // a server that never listened must not keep a registry session
-            throw e;
+            if (isAddressInUse(e)) {
+                throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port
+                        + ": address already in use (another server holds the port; choose another port,"
+                        + " or 0 for any free one)", e);
+            }
+            throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port + ": " + e, e);
         }
         started = true;
         // Only now, listening, may consumers hear of us.
@@ -136,6 +184,7 @@ public final class RpcServer implements AutoCloseable {
             throw new IllegalStateException("server " + transport.endpoint() + " is closed");
         }
         checkSerializers(options);
+        checkTypes(serviceInterface, options);
         ServiceKey key = dispatcher.export(serviceInterface, implementation, options);
         exported.put(key, options);
         if (started) {
@@ -249,7 +298,7 @@ public final class RpcServer implements AutoCloseable {
             try {
                 registry.unregister(instance);
             } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(RpcServer.class).warn("Could not unregister {}", instance, e);
+                log.warn("Could not unregister {}", instance, e);
             }
         }
         registered.clear();
@@ -267,7 +316,7 @@ public final class RpcServer implements AutoCloseable {
             }
             int left = transport.close(config.shutdownGrace);
             if (left > 0) {
-                org.slf4j.LoggerFactory.getLogger(RpcServer.class).warn(
+                log.warn(
                         "Closed {} with {} calls still running after the {} grace period", transport.endpoint(), left,
                         config.shutdownGrace);
             }
@@ -290,6 +339,7 @@ public final class RpcServer implements AutoCloseable {
 
     /** Server-wide settings; every one has a default. Not thread-safe. */
     public static final class Builder {
+        private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -453,6 +503,16 @@ public final class RpcServer implements AutoCloseable {
          */
         public Builder shutdownGrace(Duration grace) {
             this.shutdownGrace = Checks.notNegative("shutdownGrace", grace);
+            return this;
+        }
+
+        /**
+         * What to do when a serializer in use cannot carry a type an exported interface exchanges
+         * ({@link TypeCheck}): {@code FAIL} (default) refuses the export (for a service that names its serializers; with none named, problems are logged for each serializer) naming the method, the type
+         * and the serializer; {@code WARN} logs that and goes on; {@code OFF} does not look.
+         */
+        public Builder typeCheck(TypeCheck.Mode mode) {
+            this.typeCheck = Objects.requireNonNull(mode, "mode");
             return this;
         }
 

@@ -22,6 +22,7 @@ public final class ServerMethod {
     private final Set<String> acceptedSerializers;
     /** The largest of the recent response sizes, decaying; 0 until the first response. */
     private final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
+    private final java.util.concurrent.atomic.AtomicBoolean resultFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
                  Set<String> acceptedSerializers) {
@@ -64,6 +65,11 @@ public final class ServerMethod {
      */
     public int expectedResponseBytes() {
         return responseSize.get();
+    }
+
+    /** True the first time a result of this method could not be written, so that it is logged once. */
+    public boolean firstResultFailure() {
+        return !resultFailed.get() && resultFailed.compareAndSet(false, true);
     }
 
     /** Records the size of a response just encoded. */

@@ -10,4 +10,7 @@ public interface Greeter {
     String fail(String why);
 
     String whoAmI();
+
+    /** Returns a list that holds itself, which kryo cannot write: the method runs, its result fails. */
+    java.util.List<Object> unwritable();
 }

@@ -24,6 +24,13 @@ public class GreeterImpl implements Greeter {
     }
 
     @Override
+    public java.util.List<Object> unwritable() {
+        java.util.List<Object> self = new java.util.ArrayList<>();
+        self.add(self);
+        return self;
+    }
+
+    @Override
     public String whoAmI() {
         return name;
     }

@@ -83,7 +83,12 @@ class StarterTest {
 
     @Test
     void metricsAreRecordedWhenAMeterRegistryIsPresent() {
-        try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
+        try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                             "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
+                     .run();
              ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
                      .web(WebApplicationType.NONE)
@@ -93,6 +98,19 @@ class StarterTest {
             MeterRegistry meters = consumer.getBean(MeterRegistry.class);
             assertThat(meters.get("xrpc.client.calls").tag("status", "OK").tag("method", "hello(java.lang.String)")
                     .timer().count()).isEqualTo(1);
+            MeterRegistry providerMeters = provider.getBean(MeterRegistry.class);
+            assertThat(providerMeters.get("xrpc.server.calls").tag("status", "OK")
+                    .tag("method", "hello(java.lang.String)").timer().count()).isEqualTo(1);
+            // The method runs and returns; its result cannot be written. The provider counts what
+            // the caller got, not what the implementation returned.
+            assertThatThrownBy(() -> consumer.getBean(Apps.GreeterUser.class).greeter.unwritable())
+                    .isInstanceOfSatisfying(RpcException.class,
+                            e -> assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()")
+                            .tag("status", "SERIALIZATION_ERROR").timers()).hasSize(1));
+            assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()").tag("status", "OK")
+                    .timers()).isEmpty();
         }
     }
 

@@ -132,6 +132,36 @@ public final class RpcCodec {
         return buf;
     }
 
+    /**
+     * An {@link RpcStatus#APPLICATION_ERROR} response that also carries {@code carried}, the
+     * exception in the form {@link io.xrpc.internal.RemoteExceptions#describe} gives, written with
+     * the request's serializer after the three strings (the text stack is then left out: the
+     * carried form holds it). Receivers that know nothing of it read the strings and stop. When
+     * the carried form cannot be written or does not fit the error limit, the answer is the plain
+     * text one.
+     */
+    public static ByteBuf encodeApplicationError(ByteBufAllocator alloc, long requestId, Serializer serializer,
+                                                 byte compressorId, String className, String message,
+                                                 String stackTrace, int maxBodyLength, Object carried) {
+        if (carried != null) {
+            ByteBuf buf = encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR,
+                    className, message, null, maxBodyLength);
+            try {
+                serializer.writeResult(carried, new ByteBufOutputStream(buf));
+                int body = buf.readableBytes() - HEADER_LENGTH;
+                if (body <= Math.min(maxBodyLength, MAX_ERROR_BODY)) {
+                    buf.setInt(OFFSET_BODY_LENGTH, body);
+                    return buf;
+                }
+            } catch (IOException | RuntimeException | StackOverflowError e) {
+                // not carried: the text answer below says what was thrown
+            }
+            buf.release();
+        }
+        return encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR, className,
+                message, stackTrace, maxBodyLength);
+    }
+
     private static final String TRUNCATED = "... (truncated)";
 
     /** {@code s} cut, on a character boundary, so that its UTF-8 form takes at most {@code maxBytes}. */
@@ -323,6 +353,17 @@ public final class RpcCodec {
 
     public static RemoteError readError(ByteBuf body) {
         return new RemoteError(readLongString(body), readLongString(body), readLongString(body));
+    }
+
+    /**
+     * After {@link #readError}: the exception an {@link #encodeApplicationError} carried, or
+     * {@code null} when the body ends with the strings.
+     */
+    public static Object readCarriedError(ByteBuf body, Serializer serializer, long deadlineNanos) throws IOException {
+        if (!body.isReadable()) {
+            return null;
+        }
+        return serializer.readResult(new ByteBufInputStream(body), Object[].class, deadlineNanos);
     }
 
     /** UTF-8 bytes of a string that goes on the wire with a 16-bit length. */

@@ -123,6 +123,28 @@ public final class KryoSerializer implements Serializer {
         }
     }
 
+    /**
+     * Kryo picks a serializer for a class the first time it meets it; for a JDK class it has none
+     * of its own for, that is a field serializer, which cannot open {@code java.*} fields on JDK 17+
+     * without {@code --add-opens}. Asking for the serializer here fails the same way a call would.
+     */
+    @Override
+    public String cannotCarry(Class<?> type) {
+        if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()) {
+            return null;
+        }
+        try {
+            new GuardedKryo(ClassAllowList.withDefaults(), ReadLimits.defaults()).getSerializer(type);
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return root.getClass().getSimpleName() + ": " + root.getMessage();
+        }
+    }
+
     /** Characters of string scratch this thread keeps between messages. */
     int retainedScratchChars() {
         return slots.get().input.scratchChars();

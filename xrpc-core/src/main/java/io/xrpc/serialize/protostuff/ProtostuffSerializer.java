@@ -131,6 +131,35 @@ public final class ProtostuffSerializer implements Serializer {
         return holder.value;
     }
 
+    /**
+     * A record whose constructor or accessors this module may not reach (a named module that does
+     * not open its package) cannot be read back; any other class protostuff reaches through
+     * {@code Unsafe}, and a schema that fails to build fails here as it would on a call.
+     */
+    @Override
+    public String cannotCarry(Class<?> type) {
+        if (type.isRecord()) {
+            try {
+                new RecordDelegate<>(type, writeComponents);
+                return null;
+            } catch (IllegalStateException e) {
+                return e.getMessage();
+            }
+        }
+        String name = type.getName();
+        if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
+                || type.isArray() || type.isEnum() || name.startsWith("java.") || name.startsWith("javax.")) {
+            return null;
+        }
+        registerRecords();
+        try {
+            RuntimeSchema.createFrom(type, writing);
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
     /** Gives every record the allow-list knows a delegate, before protostuff can meet it. */
     private void registerRecords() {
         int g = allowList.generation();

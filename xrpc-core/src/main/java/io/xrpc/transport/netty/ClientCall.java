@@ -34,6 +34,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final long timeoutMillis;
     final Serializer serializer;
     final Class<?> resultType;
+    /** Rebuilds an exception the method declares; null when it declares none. */
+    final java.util.function.Function<Object, Throwable> declaredExceptions;
     /** The call's deadline ({@link System#nanoTime()}); reading its response stops there too. */
     final long deadlineNanos;
     /** Bytes of the encoded request, counted against the client's limit of unwritten request bytes. */
@@ -52,17 +54,18 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
 
-    ClientCall(NettyClientTransport transport, long id, String description, Endpoint endpoint, long timeoutMillis,
-               Serializer serializer, Class<?> resultType, long deadlineNanos, ByteBuf frame) {
+    ClientCall(NettyClientTransport transport, long id, NettyClientTransport.CallTarget target, Endpoint endpoint,
+               long timeoutMillis, Serializer serializer, long deadlineNanos, ByteBuf frame) {
         this.transport = transport;
         this.deadlineNanos = deadlineNanos;
         this.frameBytes = frame.readableBytes();
         this.id = id;
-        this.description = description;
+        this.description = target.description();
         this.endpoint = endpoint;
         this.timeoutMillis = timeoutMillis;
         this.serializer = serializer;
-        this.resultType = resultType;
+        this.resultType = target.resultType();
+        this.declaredExceptions = target.declaredExceptions();
         this.frame = frame;
     }
 

@@ -5,10 +5,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ReadDeadlineException;
+import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,8 +80,25 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             }
             RpcCodec.RemoteError e = RpcCodec.readError(frame.body());
             if (status == RpcStatus.APPLICATION_ERROR) {
+                String stack = e.stackTrace();
+                Throwable declared = null;
+                if (frame.body().isReadable()) {
+                    Object carried;
+                    try {
+                        carried = RpcCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
+                    } catch (IOException | RuntimeException bad) {
+                        carried = null; // what was thrown is still the text above
+                    }
+                    if (call.declaredExceptions != null && carried != null) {
+                        declared = call.declaredExceptions.apply(carried);
+                    }
+                    if (stack == null) {
+                        stack = RemoteExceptions.stackText(carried);
+                    }
+                }
                 call.fail(new RpcException(call.description + " on " + call.endpoint + " threw " + e.className()
-                        + (e.message() != null ? ": " + e.message() : ""), e.className(), e.message(), e.stackTrace()));
+                        + (e.message() != null ? ": " + e.message() : ""), e.className(), e.message(), stack,
+                        declared));
             } else {
                 call.fail(new RpcException(status, call.description + ": " + call.endpoint + " answered " + status
                         + ": " + e.message()));

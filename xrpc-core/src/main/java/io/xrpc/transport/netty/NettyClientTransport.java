@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -45,11 +46,21 @@ public final class NettyClientTransport {
                            Duration outlierBaseEjection, Duration outlierMaxEjection) {
     }
 
-    /** Per-method constants a caller prepares once: the encoded routing strings. */
-    public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType) {
+    /**
+     * Per-method constants a caller prepares once: the encoded routing strings, and for a method
+     * that declares exceptions, what rebuilds a carried one ({@code null} otherwise; it returns
+     * {@code null} for one it may not rebuild).
+     */
+    public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType,
+                             Function<Object, Throwable> declaredExceptions) {
         public static CallTarget of(String serviceKey, String signature, Class<?> resultType) {
+            return of(serviceKey, signature, resultType, null);
+        }
+
+        public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
+                                    Function<Object, Throwable> declaredExceptions) {
             return new CallTarget(serviceKey + "#" + signature, RpcCodec.shortStringBytes(serviceKey),
-                    RpcCodec.shortStringBytes(signature), resultType);
+                    RpcCodec.shortStringBytes(signature), resultType, declaredExceptions);
         }
     }
 
@@ -134,8 +145,8 @@ public final class NettyClientTransport {
                     target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e
                             + "; not sent", e));
         }
-        ClientCall call = new ClientCall(this, id, target.description(), endpoint, timeoutMillis, serializer,
-                target.resultType(), invocation.deadlineNanos(), frame);
+        ClientCall call = new ClientCall(this, id, target, endpoint, timeoutMillis, serializer,
+                invocation.deadlineNanos(), frame);
         EndpointPool pool;
         for (;;) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));

@@ -5,6 +5,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.internal.Texts;
@@ -58,6 +59,8 @@ final class ServerCall implements Runnable {
     private boolean dispatched;
     private long reserved;
     private Object result;
+    /** Set once dispatched: told the status the call was answered with. */
+    private volatile Invocation invocation;
 
     ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, long received,
                int waitedMillis) {
@@ -197,6 +200,7 @@ final class ServerCall implements Runnable {
             }
             Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
                     head.attachments().isEmpty() ? null : head.attachments(), connection.peer, deadline);
+            invocation = inv;
             CompletableFuture<Object> f = server.dispatcher().dispatch(method, inv);
             if (f.isDone()) {
                 f.whenComplete(this::complete); // runs now, on this thread
@@ -241,7 +245,7 @@ final class ServerCall implements Runnable {
     void dropResult() {
         result = null;
         if (answered.compareAndSet(false, true)) {
-            finished();
+            finished(RpcStatus.CONNECTION_CLOSED);
         }
     }
 
@@ -257,8 +261,12 @@ final class ServerCall implements Runnable {
             out = RpcCodec.encodeResponse(connection.alloc(), id, serializer, compressor,
                     server.compressThreshold(), server.maxFrameLength(), value);
         } catch (Exception | StackOverflowError e) {
-            answerError(RpcStatus.SERIALIZATION_ERROR, "cannot write the result of " + method.descriptor()
-                    + " with " + serializer.name() + ": " + e.getMessage());
+            String problem = "cannot write the result of " + method.descriptor() + " with " + serializer.name()
+                    + ": " + e.getMessage();
+            if (method.firstResultFailure()) {
+                log.warn("{} (the method ran; its callers get SERIALIZATION_ERROR; logged once per method)", problem);
+            }
+            answerError(RpcStatus.SERIALIZATION_ERROR, problem);
             return;
         } catch (Throwable t) {
             log.error("Failed to answer {} from {}", method.descriptor(), connection.peer, t);
@@ -295,7 +303,27 @@ final class ServerCall implements Runnable {
             message = "(its getMessage() threw " + e.getClass().getName() + ")";
             text = null;
         }
-        answerErrorFull(RpcStatus.APPLICATION_ERROR, message, className, text);
+        Class<?>[] declared = method.descriptor().exceptionTypes();
+        Object carried = null;
+        if (declared.length > 0 && RemoteExceptions.isDeclared(cause, declared)) {
+            try {
+                carried = RemoteExceptions.describe(cause, declared);
+            } catch (RuntimeException | StackOverflowError e) {
+                // its getMessage() or getStackTrace() threw: the text answer says what it could
+            }
+        }
+        if (carried == null) {
+            answerErrorFull(RpcStatus.APPLICATION_ERROR, message, className, text);
+            return;
+        }
+        if (answered.compareAndSet(false, true)) {
+            try {
+                connection.writes.enqueue(RpcCodec.encodeApplicationError(connection.alloc(), id, serializer,
+                        compressorId, className, message, text, server.maxFrameLength(), carried));
+            } finally {
+                finished(RpcStatus.APPLICATION_ERROR);
+            }
+        }
     }
 
     void answerError(RpcStatus status, String message) {
@@ -308,7 +336,7 @@ final class ServerCall implements Runnable {
                 connection.writes.enqueue(RpcCodec.encodeError(connection.alloc(), id, serializerId,
                         compressorId, status, remoteClass, message, stack, server.maxFrameLength()));
             } finally {
-                finished();
+                finished(status);
             }
         }
     }
@@ -318,17 +346,25 @@ final class ServerCall implements Runnable {
             try {
                 connection.writes.enqueue(out);
             } finally {
-                finished();
+                finished(RpcStatus.OK);
             }
         } else {
             out.release();
         }
     }
 
-    private void finished() {
+    private void finished(RpcStatus status) {
         server.callFinished();
         if (dispatched) {
             connection.callDone(reserved);
+        }
+        Invocation inv = invocation;
+        if (inv != null) {
+            try {
+                inv.answered(status);
+            } catch (RuntimeException e) {
+                log.warn("A listener of {} threw", method.descriptor(), e);
+            }
         }
     }
 

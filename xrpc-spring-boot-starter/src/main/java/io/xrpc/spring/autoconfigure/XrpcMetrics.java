@@ -40,8 +40,22 @@ public class XrpcMetrics {
         return (inv, next) -> timed("xrpc.client.calls", clientTimers, inv, next);
     }
 
+    /**
+     * Server calls are timed until answered and tagged with the status the caller receives, which
+     * for a result that cannot be written is SERIALIZATION_ERROR though the implementation returned.
+     */
     ServerInterceptor server() {
-        return (inv, next) -> timed("xrpc.server.calls", serverTimers, inv, next::proceed);
+        return (inv, next) -> {
+            MeterRegistry r = registry();
+            if (r == null) {
+                return next.proceed(inv);
+            }
+            long start = System.nanoTime();
+            Timer[] byStatus = serverTimers.computeIfAbsent(inv.method(), m -> new Timer[RpcStatus.values().length]);
+            inv.whenAnswered(status -> timer(r, "xrpc.server.calls", byStatus, inv, status)
+                    .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+            return next.proceed(inv);
+        };
     }
 
     private CompletableFuture<Object> timed(String name, Map<MethodDescriptor, Timer[]> timers, Invocation inv,

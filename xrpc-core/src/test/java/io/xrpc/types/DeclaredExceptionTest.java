@@ -1,0 +1,183 @@
+package io.xrpc.types;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.server.RpcServer;
+import io.xrpc.types.Inventory.DiscontinuedException;
+import io.xrpc.types.Inventory.OutOfStockException;
+import io.xrpc.types.Inventory.WarehouseException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** An exception the interface method declares comes back as itself; anything else stays an RpcException. */
+class DeclaredExceptionTest {
+    static final class Warehouse implements Inventory {
+        @Override
+        public int reserve(String sku, int count) throws OutOfStockException {
+            return switch (sku) {
+                case "gone" -> throw new DiscontinuedException(sku, (short) 2019);
+                case "broken" -> throw new WarehouseException("shelf unreachable",
+                        new IllegalStateException("robot stuck", new SQLException("deadlock", "40001")));
+                case "npe" -> throw new NullPointerException("no sku " + sku);
+                default -> {
+                    if (count > 3) {
+                        throw new OutOfStockException(sku, 3);
+                    }
+                    yield count;
+                }
+            };
+        }
+
+        @Override
+        public CompletableFuture<Integer> reserveAsync(String sku, int count) {
+            return CompletableFuture.failedFuture(new OutOfStockException(sku, 1));
+        }
+
+        @Override
+        public int count(String sku) {
+            throw new IllegalArgumentException("unknown sku " + sku);
+        }
+    }
+
+    static RpcServer server;
+    static RpcClient client;
+
+    @BeforeAll
+    static void start() {
+        server = RpcServer.builder().host("127.0.0.1").port(0).service(Inventory.class, new Warehouse()).build()
+                .start();
+        // IllegalStateException is allowed as a class, so that cause comes back as itself; the
+        // SQLException under it is allowed nowhere and stands in as an RpcException.
+        client = RpcClient.builder().allowClass(DiscontinuedException.class).allowClass(IllegalStateException.class)
+                .build();
+    }
+
+    @AfterAll
+    static void stop() {
+        client.close();
+        server.close();
+    }
+
+    static Inventory proxy(String serializer) {
+        return client.proxy(Inventory.class, ReferenceOptions.builder().address(server.endpoint())
+                .serializer(serializer).timeout(Duration.ofSeconds(10)).build());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void aDeclaredCheckedExceptionIsCaughtAsItselfWithItsFields(String serializer) throws Exception {
+        Inventory inventory = proxy(serializer);
+        assertThat(inventory.reserve("apple", 2)).isEqualTo(2);
+        try {
+            inventory.reserve("apple", 5);
+            throw new AssertionError("no exception");
+        } catch (OutOfStockException e) {
+            assertThat(e.getClass()).isEqualTo(OutOfStockException.class);
+            assertThat(e.available()).isEqualTo(3);
+            assertThat(e.sku()).isEqualTo("apple");
+            assertThat(e.getMessage()).isEqualTo("only 3 of apple left");
+            StackTraceElement[] stack = e.getStackTrace();
+            assertThat(stack).as("remote frames first").anyMatch(f -> f.getClassName().equals(Warehouse.class.getName())
+                    && f.getMethodName().equals("reserve"));
+            assertThat(stack).as("then the call, then the caller")
+                    .anyMatch(f -> f.getClassName().equals("<xrpc>") && f.getMethodName().contains("reserve"))
+                    .anyMatch(f -> f.getMethodName().equals("aDeclaredCheckedExceptionIsCaughtAsItselfWithItsFields"));
+            int remote = indexOf(stack, Warehouse.class.getName());
+            int local = indexOf(stack, DeclaredExceptionTest.class.getName());
+            assertThat(remote).isLessThan(local);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void aSubclassTheCallerAllowsComesBackAsTheSubclass(String serializer) {
+        Throwable t = catchThrowable(() -> proxy(serializer).reserve("gone", 1));
+        assertThat(t).isInstanceOf(DiscontinuedException.class);
+        assertThat(((DiscontinuedException) t).sinceYear()).isEqualTo((short) 2019);
+        assertThat(((DiscontinuedException) t).sku()).isEqualTo("gone");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void theCauseChainComesBackAsFarAsAllowed(String serializer) {
+        Throwable t = catchThrowable(() -> proxy(serializer).reserve("broken", 1));
+        assertThat(t).isInstanceOf(WarehouseException.class).hasMessage("shelf unreachable");
+        assertThat(t.getCause()).isInstanceOf(IllegalStateException.class).hasMessage("robot stuck");
+        Throwable sql = t.getCause().getCause();
+        assertThat(sql).as("not allowed: a stand-in naming it").isInstanceOf(RpcException.class);
+        assertThat(((RpcException) sql).remoteClassName()).isEqualTo(SQLException.class.getName());
+        assertThat(((RpcException) sql).remoteMessage()).isEqualTo("deadlock");
+        StringWriter w = new StringWriter();
+        t.printStackTrace(new PrintWriter(w));
+        assertThat(w.toString()).contains("Caused by: java.lang.IllegalStateException: robot stuck")
+                .contains(SQLException.class.getName() + ": deadlock");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void anAsyncMethodsFutureFailsWithTheDeclaredException(String serializer) throws Exception {
+        CompletableFuture<Integer> f = proxy(serializer).reserveAsync("pear", 9);
+        assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(OutOfStockException.class).hasMessage("only 1 of pear left");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void undeclaredExceptionsStayRpcExceptions(String serializer) throws Exception {
+        Inventory inventory = proxy(serializer);
+        assertThatThrownBy(() -> inventory.count("x")).isInstanceOfSatisfying(RpcException.class, e -> {
+            assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
+            assertThat(e.remoteClassName()).isEqualTo(IllegalArgumentException.class.getName());
+            assertThat(e.remoteException()).isNull();
+            assertThat(e.remoteStackTrace()).contains(Warehouse.class.getName() + ".count");
+        });
+        // A declaring method that throws something it does not declare: the same.
+        assertThatThrownBy(() -> inventory.reserve("npe", 1)).isInstanceOfSatisfying(RpcException.class,
+                e -> assertThat(e.remoteClassName()).isEqualTo(NullPointerException.class.getName()));
+    }
+
+    @Test
+    void aCarriedExceptionIsRebuiltOnlyWhenAllowedAndDeclared() {
+        Class<?>[] declared = {OutOfStockException.class};
+        Object[] carried = RemoteExceptions.describe(new DiscontinuedException("sku", (short) 1), declared);
+        ClassLoader loader = getClass().getClassLoader();
+        ClassAllowList walked = ClassAllowList.withDefaults().allowTypesOf(Inventory.class);
+        assertThat(RemoteExceptions.rebuild(carried, declared, walked, loader))
+                .as("a subclass the allow-list does not name").isNull();
+        assertThat(RemoteExceptions.rebuild(carried, new Class<?>[] {WarehouseException.class},
+                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class), loader))
+                .as("allowed but not declared by the caller's method").isNull();
+        Object[] forged = carried.clone();
+        forged[0] = "java.lang.String";
+        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked, loader))
+                .as("not a Throwable").isNull();
+        forged[0] = "java.net.URL";
+        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked, loader)).isNull();
+        assertThat(RemoteExceptions.rebuild(carried, declared,
+                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class), loader))
+                .isInstanceOf(DiscontinuedException.class);
+    }
+
+    private static int indexOf(StackTraceElement[] stack, String className) {
+        return Arrays.asList(stack).stream().map(StackTraceElement::getClassName).toList().indexOf(className);
+    }
+}

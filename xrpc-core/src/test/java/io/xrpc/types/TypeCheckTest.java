@@ -1,0 +1,67 @@
+package io.xrpc.types;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.SerializerRegistry;
+import io.xrpc.serialize.TypeCheck;
+import io.xrpc.server.RpcServer;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** A type a serializer cannot carry fails the export or reference, not the first call. */
+class TypeCheckTest {
+    /** Kryo reaches Pattern through its private fields, which java.base does not open. */
+    public record Rule(String name, Pattern pattern) {
+    }
+
+    public interface Rules {
+        Rule rule(String name);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void everyTypeOfTheMatrixPassesTheCheck(String serializer) {
+        ClassAllowList list = ClassAllowList.withDefaults().allowTypesOf(CatalogService.class)
+                .allowTypesOf(Inventory.class);
+        SerializerRegistry serializers = SerializerRegistry.load(list, ReadLimits.defaults());
+        assertThat(TypeCheck.problems(CatalogService.class, serializers.get(serializer))).isEmpty();
+        assertThat(TypeCheck.problems(Inventory.class, serializers.get(serializer))).isEmpty();
+    }
+
+    @Test
+    void aReferenceWhoseSerializerCannotCarryATypeFailsNamingMethodTypeAndSerializer() {
+        try (RpcClient client = RpcClient.builder().build()) {
+            assertThatThrownBy(() -> client.proxy(Rules.class, ReferenceOptions.builder().address("127.0.0.1:1")
+                    .serializer("kryo").build()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("kryo cannot carry java.util.regex.Pattern")
+                    .hasMessageContaining(Rules.class.getName() + "#rule");
+        }
+        try (RpcClient client = RpcClient.builder().typeCheck(TypeCheck.Mode.WARN).build()) {
+            assertThat(client.proxy(Rules.class, ReferenceOptions.builder().address("127.0.0.1:1")
+                    .serializer("kryo").build())).isNotNull();
+        }
+    }
+
+    @Test
+    void anExportThatNamesItsSerializersFailsTooAndOneThatTakesAnyOnlyWarns() {
+        RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).build();
+        try {
+            assertThatThrownBy(() -> server.export(Rules.class, name -> null, ServiceOptions.builder()
+                    .serializers("kryo").build()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("kryo cannot carry java.util.regex.Pattern");
+            assertThat(server.export(Rules.class, name -> null, ServiceOptions.defaults())).isNotNull();
+        } finally {
+            server.close();
+        }
+    }
+}
