@@ -101,10 +101,17 @@ public final class NettyServerTransport {
                 });
         try {
             serverChannel = b.bind(settings.host(), settings.port()).sync().channel();
-        } catch (InterruptedException | RuntimeException e) {
-            boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            throw e;
+        } catch (Exception e) {
+            // Netty rethrows a bind failure (a checked IOException of its own) without declaring it,
+            // which once slipped past a narrower catch and left the non-daemon accept thread up.
+            // Wait for the threads to end: a failed start must leave nothing that keeps the JVM up.
+            boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            if (e instanceof InterruptedException || e instanceof RuntimeException) {
+                throw e;
+            }
+            throw new IllegalStateException("cannot bind " + settings.host() + ":" + settings.port() + ": "
+                    + e.getMessage(), e);
         }
         InetSocketAddress local = (InetSocketAddress) serverChannel.localAddress();
         endpoint = new Endpoint(settings.host(), local.getPort());
