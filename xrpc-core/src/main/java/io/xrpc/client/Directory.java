@@ -16,6 +16,9 @@ interface Directory extends AutoCloseable {
     /** Why the list is empty, appended to the "no provider for ..." message. */
     String emptyReason();
 
+    /** The service whose providers these are. */
+    ServiceKey key();
+
     @Override
     void close();
 
@@ -34,6 +37,11 @@ interface Directory extends AutoCloseable {
             @Override
             public String emptyReason() {
                 return " (no address given)";
+            }
+
+            @Override
+            public ServiceKey key() {
+                return key;
             }
 
             @Override
@@ -60,6 +68,11 @@ interface Directory extends AutoCloseable {
             public String emptyReason() {
                 return discovery.isConnected() ? " in the registry"
                         : " known yet: the registry is not connected";
+            }
+
+            @Override
+            public ServiceKey key() {
+                return key;
             }
 
             @Override

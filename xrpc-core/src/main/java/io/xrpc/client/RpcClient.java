@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -156,6 +157,9 @@ public final class RpcClient implements AutoCloseable {
             problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
         }
         directories.add(directory);
+        log.info("Referencing {} through {} with {}/{}: {} providers", key,
+                options.addresses().isEmpty() ? "the registry" : options.addresses(), serializer.name(),
+                compressor.name(), directory.instances().size());
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
                 compressor, allowList, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
                 config.interceptors, transport, balancer, cluster, options.retries());
@@ -180,6 +184,18 @@ public final class RpcClient implements AutoCloseable {
      */
     public long queuedRequestBytes() {
         return transport.queuedRequestBytes();
+    }
+
+    /**
+     * For each reference made by {@link #proxy}, in the order made, its service key and how many
+     * providers it sees now (several references to one service appear once each).
+     */
+    public List<Map.Entry<String, Integer>> providerCounts() {
+        List<Map.Entry<String, Integer>> counts = new ArrayList<>();
+        for (Directory d : directories) {
+            counts.add(Map.entry(d.key().toString(), d.instances().size()));
+        }
+        return counts;
     }
 
     /** Open provider connections. */
@@ -211,6 +227,7 @@ public final class RpcClient implements AutoCloseable {
         if (ownsDiscovery) {
             discovery.close();
         }
+        log.info("XRpc client stopped ({} references)", directories.size());
     }
 
     /** Client-wide settings; every one has a default. Not thread-safe. */

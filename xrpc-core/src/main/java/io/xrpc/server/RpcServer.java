@@ -75,7 +75,10 @@ public final class RpcServer implements AutoCloseable {
         this.serializers = serializers;
         for (Export<?> e : b.exports) {
             checkSerializers(e.options());
-            exported.put(e.exportTo(dispatcher), e.options());
+            checkTypes(e.type(), e.options());
+            ServiceKey key = e.exportTo(dispatcher);
+            exported.put(key, e.options());
+            logExport(key, e.type(), e.options());
         }
         if (b.registry != null) {
             this.registry = b.registry;
@@ -132,6 +135,11 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
+    private static void logExport(ServiceKey key, Class<?> serviceInterface, ServiceOptions options) {
+        log.info("Exported {} ({} methods, serializers {})", key, serviceInterface.getMethods().length,
+                options.serializers().isEmpty() ? "any" : options.serializers());
+    }
+
     /** Netty's native transports report a taken port as an IOException of their own, not a BindException. */
     private static boolean isAddressInUse(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -168,6 +176,8 @@ public final class RpcServer implements AutoCloseable {
             throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port + ": " + e, e);
         }
         started = true;
+        log.info("XRpc server listening on {}:{}{}", config.host, transport.endpoint().port(),
+                exported.isEmpty() ? "" : ", serving " + exported.keySet());
         // Only now, listening, may consumers hear of us.
         try {
             exported.forEach(this::register);
@@ -187,6 +197,7 @@ public final class RpcServer implements AutoCloseable {
         checkTypes(serviceInterface, options);
         ServiceKey key = dispatcher.export(serviceInterface, implementation, options);
         exported.put(key, options);
+        logExport(key, serviceInterface, options);
         if (started) {
             register(key, options);
         }
@@ -223,6 +234,12 @@ public final class RpcServer implements AutoCloseable {
         // close() must then withdraw it.
         registered.put(key, instance);
         registry.register(instance);
+        log.info("Registered {} as {}", key, instance.endpoint());
+    }
+
+    /** The services this server exports, in no particular order. */
+    public java.util.Set<ServiceKey> exportedServices() {
+        return java.util.Set.copyOf(exported.keySet());
     }
 
     /** The address registered for consumers: {@code advertisedHost} and the bound port. */
@@ -323,6 +340,7 @@ public final class RpcServer implements AutoCloseable {
         } finally {
             closeOwnedRegistry();
         }
+        log.info("XRpc server {} stopped", transport.endpoint());
     }
 
     private void closeOwnedRegistry() {

@@ -68,6 +68,10 @@ class StarterTest {
 
             XrpcHealthIndicator health = provider.getBean(XrpcHealthIndicator.class);
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+            assertThat(health.health(true).getDetails().get("services").toString()).contains(Greeter.class.getName());
+            Object references = consumer.getBean(XrpcHealthIndicator.class).health(true).getDetails().get("references");
+            assertThat(references).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry(Greeter.class.getName(), 1);
             assertThat(provider.getBeanFactory().containsSingleton("xrpcClient"))
                     .as("a provider-only app opens no client").isFalse();
         }
@@ -111,6 +115,26 @@ class StarterTest {
                             .tag("status", "SERIALIZATION_ERROR").timers()).hasSize(1));
             assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()").tag("status", "OK")
                     .timers()).isEmpty();
+        }
+    }
+
+    @Test
+    void aProviderOnATakenPortFailsNamingThePropertyAndLeavesNoThreadBehind() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (ConfigurableApplicationContext first = start(Apps.Provider.class, "xrpc.server.port=" + port)) {
+            java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+            assertThatThrownBy(() -> start(Apps.Provider.class, "xrpc.server.port=" + port))
+                    .hasStackTraceContaining("xrpc.server.port=" + port)
+                    .hasStackTraceContaining("already in use");
+            // Spring's failure closed the second context; nothing of its server may keep the JVM up.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(Thread.getAllStackTraces().keySet().stream()
+                            .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()
+                                    && t.getName().startsWith("xrpc-"))
+                            .map(Thread::getName)).isEmpty());
         }
     }
 

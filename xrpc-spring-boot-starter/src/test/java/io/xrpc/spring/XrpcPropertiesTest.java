@@ -33,4 +33,20 @@ class XrpcPropertiesTest {
         assertThat(p.getRegistry().getEmptyListGrace())
                 .isEqualTo(RegistryConfig.builder("embedded").build().emptyListGrace());
     }
+
+    @Test
+    void theMetadataGivesIdesNamesDefaultsAndPlainDescriptions() throws Exception {
+        String json;
+        try (java.io.InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        for (String name : java.util.List.of("xrpc.client.serializer", "xrpc.client.compressor",
+                "xrpc.client.load-balancer", "xrpc.client.cluster")) {
+            assertThat(json).as("hints for " + name).containsPattern("\\{\\s*\"name\"\\s*:\\s*\"" + name.replace(".", "\\.")
+                    + "\"\\s*,\\s*\"values\"");
+        }
+        assertThat(json).containsPattern("\"name\"\\s*:\\s*\"xrpc\\.max-frame-length\"[^}]*\"defaultValue\"\\s*:\\s*\"8MB\"");
+        assertThat(json).as("Javadoc markup in descriptions").doesNotContain("{@");
+    }
 }

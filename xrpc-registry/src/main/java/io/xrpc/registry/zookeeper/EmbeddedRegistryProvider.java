@@ -5,9 +5,9 @@ import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.RegistryProvider;
 
 /**
- * {@code embedded}: a ZooKeeper started inside this JVM ({@link EmbeddedZooKeeper}), shared by
- * every embedded registry of the JVM. For development and demos on one machine; point separate
- * processes at a real ZooKeeper instead.
+ * {@code embedded}: a ZooKeeper inside the first JVM on this machine that asks for one, on a fixed
+ * local port that later JVMs connect to ({@link EmbeddedZooKeeper}). For development and demos on
+ * one machine; point anything else at a real ZooKeeper.
  */
 public final class EmbeddedRegistryProvider implements RegistryProvider {
     @Override
@@ -17,9 +17,9 @@ public final class EmbeddedRegistryProvider implements RegistryProvider {
 
     @Override
     public Registry create(RegistryConfig config) {
-        EmbeddedZooKeeper zk = EmbeddedZooKeeper.acquire();
+        String connectString = EmbeddedZooKeeper.acquire();
         try {
-            return new ZookeeperRegistry(config, zk.connectString(), EmbeddedZooKeeper::release);
+            return new ZookeeperRegistry(config, connectString, EmbeddedZooKeeper::release);
         } catch (RuntimeException e) {
             EmbeddedZooKeeper.release();
             throw e;

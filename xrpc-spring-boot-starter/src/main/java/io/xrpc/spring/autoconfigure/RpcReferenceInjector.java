@@ -33,6 +33,8 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
 
     private final ObjectProvider<XrpcProperties> properties;
     private final ObjectProvider<RpcClient> client;
+    /** The client, once a reference made it (it is lazy: a provider-only application has none). */
+    private volatile RpcClient created;
     private final Map<Key, Object> proxies = new ConcurrentHashMap<>();
     private ConfigurableBeanFactory beanFactory;
 
@@ -101,7 +103,11 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
         }
         Object proxy;
         try {
-            proxy = proxies.computeIfAbsent(Key.of(type, r), k -> client.getObject().proxy(type, options(r)));
+            proxy = proxies.computeIfAbsent(Key.of(type, r), k -> {
+                RpcClient c = client.getObject();
+                created = c;
+                return c.proxy(type, options(r));
+            });
         } catch (RuntimeException e) {
             throw new BeanCreationException(beanName, "cannot create the XRpc reference for " + where + ": "
                     + e.getMessage(), e);
@@ -123,5 +129,10 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 .compressor(r.compressor().isEmpty() ? c.getCompressor() : r.compressor());
         XrpcProperties.parseUrl(r.url()).forEach(b::address);
         return b.build();
+    }
+
+    /** The client references were made with, or {@code null} when there is none yet. */
+    RpcClient clientIfCreated() {
+        return created;
     }
 }

@@ -113,9 +113,16 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                     .version(annotation.version()).group(annotation.group()).weight(annotation.weight())
                     .serializers(annotation.serializers()).build());
         }
+        b.typeCheck(properties.getTypeCheck());
         RpcServer built = b.build();
         properties.getAllowedClasses().forEach(built.allowList()::allowClassName);
-        server = built.start();
+        try {
+            server = built.start();
+        } catch (RuntimeException e) {
+            // The start failed whole (nothing listens, no thread is left); say which properties to change.
+            throw new IllegalStateException("XRpc provider cannot start with xrpc.server.host=" + s.getHost()
+                    + " and xrpc.server.port=" + s.getPort() + ": " + e.getMessage(), e);
+        }
     }
 
     @Override

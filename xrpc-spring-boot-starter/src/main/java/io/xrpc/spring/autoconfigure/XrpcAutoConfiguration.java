@@ -46,7 +46,8 @@ public class XrpcAutoConfiguration {
     public RpcClient xrpcClient(XrpcProperties properties, ObjectProvider<Registry> registry,
                                 ObjectProvider<ClientInterceptor> interceptors) {
         XrpcProperties.Client c = properties.getClient();
-        RpcClient.Builder b = RpcClient.builder().serializer(c.getSerializer()).compressor(c.getCompressor())
+        RpcClient.Builder b = RpcClient.builder().typeCheck(properties.getTypeCheck())
+                .serializer(c.getSerializer()).compressor(c.getCompressor())
                 .timeout(c.getTimeout()).connectionsPerEndpoint(c.getConnectionsPerEndpoint())
                 .maxPendingCalls(c.getMaxPendingCalls()).maxFrameLength((int) properties.getMaxFrameLength().toBytes())
                 .compressThreshold((int) properties.getCompressThreshold().toBytes())
@@ -86,8 +87,9 @@ public class XrpcAutoConfiguration {
     static class HealthConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "xrpcHealthIndicator")
-        XrpcHealthIndicator xrpcHealthIndicator(RpcServiceExporter exporter, ObjectProvider<Registry> registry) {
-            return new XrpcHealthIndicator(exporter, registry);
+        XrpcHealthIndicator xrpcHealthIndicator(RpcServiceExporter exporter, RpcReferenceInjector references,
+                                                ObjectProvider<Registry> registry) {
+            return new XrpcHealthIndicator(exporter, references, registry);
         }
     }
 

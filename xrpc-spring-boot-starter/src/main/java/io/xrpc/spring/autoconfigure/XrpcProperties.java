@@ -3,6 +3,7 @@ package io.xrpc.spring.autoconfigure;
 import io.xrpc.common.Endpoint;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.TypeCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,12 @@ public class XrpcProperties implements InitializingBean {
     /** How deeply values in one message may nest. */
     private int maxDepth = 128;
 
+    /**
+     * What to do when a serializer in use cannot carry a type a service interface exchanges: FAIL
+     * stops start-up naming the method, type and serializer; WARN logs it; OFF does not look.
+     */
+    private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
+
     private final WriteBuffer writeBuffer = new WriteBuffer();
 
     /** Output per connection, both sides: above the high mark this side holds back, below the low mark it goes on. */
@@ -83,8 +90,9 @@ public class XrpcProperties implements InitializingBean {
 
     public static class Registry {
         /**
-         * Registry address: {@code zookeeper://host:2181[,host:2181]}, {@code host:2181}, or
-         * {@code embedded} for an in-process ZooKeeper. Empty: no registry, references need a url.
+         * Registry address: zookeeper://host:2181[,host:2181], host:2181, or embedded for a
+         * ZooKeeper inside the first JVM on this machine that asks, which later JVMs on the
+         * machine connect to. Empty: no registry, references need a url.
          */
         private String address = "";
 
@@ -566,6 +574,14 @@ public class XrpcProperties implements InitializingBean {
 
     public void setMaxDepth(int maxDepth) {
         this.maxDepth = maxDepth;
+    }
+
+    public TypeCheck.Mode getTypeCheck() {
+        return typeCheck;
+    }
+
+    public void setTypeCheck(TypeCheck.Mode typeCheck) {
+        this.typeCheck = typeCheck;
     }
 
     public WriteBuffer getWriteBuffer() {

@@ -1,0 +1,46 @@
+package io.xrpc.registry.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.Registry;
+import io.xrpc.registry.ServiceInstance;
+import io.xrpc.testing.GateService;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code embedded} in several JVMs on one machine: the first serves on the shared port, later ones
+ * connect to it. The JVM that got there first is played by a server started on that port here;
+ * the registry under test finds the port taken and must use that server rather than one of its own
+ * (before, each JVM started its own ZooKeeper and a consumer answered "no provider").
+ */
+class EmbeddedAcrossJvmsTest {
+    @AfterEach
+    void clearPort() {
+        System.clearProperty(EmbeddedZooKeeper.PORT_PROPERTY);
+    }
+
+    @Test
+    void aLaterJvmConnectsToTheEmbeddedZooKeeperAnEarlierOneServes() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        System.setProperty(EmbeddedZooKeeper.PORT_PROPERTY, Integer.toString(port));
+        ServiceKey key = ServiceKey.of(GateService.class, "", "");
+        try (EmbeddedZooKeeper earlierJvm = EmbeddedZooKeeper.start(port);
+             Registry provider = Registries.create("embedded");
+             Registry consumer = Registries.create("zookeeper://" + earlierJvm.connectString())) {
+            provider.register(new ServiceInstance(key, new Endpoint("127.0.0.1", 20880), 100, List.of("kryo"),
+                    Map.of()));
+            List<ServiceInstance> seen = consumer.subscribe(key, instances -> { }).instances();
+            assertThat(seen).extracting(ServiceInstance::endpoint).containsExactly(new Endpoint("127.0.0.1", 20880));
+        }
+    }
+}
