@@ -19,6 +19,7 @@ import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
+import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.netty.NettyClientTransport;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -417,6 +418,7 @@ public final class RpcClient implements AutoCloseable {
         }
 
         public RpcClient build() {
+            NettyVersion.require();
             return new RpcClient(this);
         }
     }

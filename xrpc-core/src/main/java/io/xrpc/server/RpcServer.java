@@ -16,6 +16,7 @@ import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
+import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.netty.NettyServerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -564,6 +565,7 @@ public final class RpcServer implements AutoCloseable {
         }
 
         public RpcServer build() {
+            NettyVersion.require();
             return new RpcServer(this);
         }
     }
