@@ -7,6 +7,9 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.ServiceInstance;
+import io.xrpc.client.RpcClient;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
 import java.net.ServerSocket;
 import java.util.List;
@@ -16,14 +19,33 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code embedded} in several JVMs on one machine: the first serves on the shared port, later ones
- * connect to it. The JVM that got there first is played by a server started on that port here;
- * the registry under test finds the port taken and must use that server rather than one of its own
- * (before, each JVM started its own ZooKeeper and a consumer answered "no provider").
+ * connect to it (before, each JVM started its own ZooKeeper and a consumer answered "no provider"
+ * while health said UP). One test runs the provider in a JVM of its own, as a user would; the other
+ * plays the earlier JVM with a server started on the port here and checks the registry under test
+ * uses it rather than one of its own.
  */
 class EmbeddedAcrossJvmsTest {
     @AfterEach
     void clearPort() {
         System.clearProperty(EmbeddedZooKeeper.PORT_PROPERTY);
+    }
+
+    @Test
+    void aConsumerJvmFindsAProviderJvmThroughEmbedded() throws Exception {
+        int port = freePort();
+        try (ForkedJvm provider = new ForkedJvm(EmbeddedProviderProcess.class, Integer.toString(port))) {
+            System.setProperty(EmbeddedZooKeeper.PORT_PROPERTY, Integer.toString(port));
+            try (RpcClient client = RpcClient.builder().registry("embedded").build()) {
+                GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+                assertThat(gate.whoAmI()).isEqualTo("other-jvm");
+            }
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
     }
 
     @Test
