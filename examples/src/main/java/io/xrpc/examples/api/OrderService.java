@@ -11,23 +11,31 @@ public interface OrderService {
 
     Order place(String customer, List<Line> lines);
 
-    Order find(long id);
+    Order find(long id) throws OrderNotFoundException;
 
     CompletableFuture<List<Order>> recent(int count);
 
-    /** A line of an order. */
-    class Line {
-        public String sku;
-        public int quantity;
-        public BigDecimal unitPrice;
+    /** A line of an order: a record, as a new service would write it. */
+    record Line(String sku, int quantity, BigDecimal unitPrice) {
+        public Line {
+            if (quantity < 1) {
+                throw new IllegalArgumentException("quantity " + quantity + " (expected: at least 1)");
+            }
+        }
+    }
 
-        public Line() {
+    /** Declared by {@link #find}: the caller catches it as itself, with its field. */
+    class OrderNotFoundException extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final long id;
+
+        public OrderNotFoundException(long id) {
+            super("no order #" + id);
+            this.id = id;
         }
 
-        public Line(String sku, int quantity, BigDecimal unitPrice) {
-            this.sku = sku;
-            this.quantity = quantity;
-            this.unitPrice = unitPrice;
+        public long id() {
+            return id;
         }
     }
 

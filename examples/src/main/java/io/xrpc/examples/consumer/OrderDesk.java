@@ -48,6 +48,15 @@ public class OrderDesk {
             ok &= call(e.getKey(), "find", () -> orders.find(1));
             ok &= call(e.getKey(), "recent", () -> orders.recent(3).get(3, TimeUnit.SECONDS));
             try {
+                orders.find(404);
+                System.out.printf("%-16s %-7s -> did not fail%n", e.getKey(), "missing");
+                ok = false;
+            } catch (OrderService.OrderNotFoundException ex) {
+                // declared by find: it arrives as itself, with its field
+                System.out.printf("%-16s %-7s -> %s (id %d)%n", e.getKey(), "missing", ex, ex.id());
+                ok &= ex.id() == 404;
+            }
+            try {
                 orders.place("Nobody", List.of());
                 System.out.printf("%-16s %-7s -> did not fail%n", e.getKey(), "invalid");
                 ok = false;

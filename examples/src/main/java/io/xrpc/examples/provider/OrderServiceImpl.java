@@ -27,7 +27,7 @@ public class OrderServiceImpl implements OrderService {
         o.id = ids.incrementAndGet();
         o.customer = customer;
         o.lines = new ArrayList<>(lines);
-        o.total = lines.stream().map(l -> l.unitPrice.multiply(BigDecimal.valueOf(l.quantity)))
+        o.total = lines.stream().map(l -> l.unitPrice().multiply(BigDecimal.valueOf(l.quantity())))
                 .reduce(BigDecimal.ZERO, BigDecimal::add);
         o.placedAt = LocalDateTime.of(2026, 11, 22, 12, 0).plusMinutes(o.id);
         orders.put(o.id, o);
@@ -35,8 +35,12 @@ public class OrderServiceImpl implements OrderService {
     }
 
     @Override
-    public Order find(long id) {
-        return orders.get(id);
+    public Order find(long id) throws OrderNotFoundException {
+        Order o = orders.get(id);
+        if (o == null) {
+            throw new OrderNotFoundException(id);
+        }
+        return o;
     }
 
     @Override
