@@ -158,7 +158,7 @@ public final class RpcClient implements AutoCloseable {
             problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
         }
         directories.add(directory);
-        log.info("Referencing {} through {} with {}/{}: {} providers", key,
+        log.info("Referencing {} through {} with {}/{}; providers now: {}", key,
                 options.addresses().isEmpty() ? "the registry" : options.addresses(), serializer.name(),
                 compressor.name(), directory.instances().size());
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
