@@ -389,7 +389,6 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** Lets responses construct {@code type} beyond what the service interfaces name. */
         /**
          * What to do when a serializer in use cannot carry a type a referenced interface exchanges
          * ({@link TypeCheck}): {@code FAIL} (default) refuses the proxy naming the method, the type
@@ -400,6 +399,7 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
+        /** Lets responses construct {@code type} beyond what the service interfaces name. */
         public Builder allowClass(Class<?> type) {
             allowList.allowClass(type);
             return this;

@@ -20,7 +20,10 @@ public final class Invocation {
     private Map<String, String> attachments;
     private Endpoint remote;
     private final long deadlineNanos;
-    private volatile Consumer<RpcStatus> onAnswered;
+    /** Null, the listeners (a Consumer) waiting for the answer, or the RpcStatus answered. */
+    private volatile Object answer;
+    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Invocation, Object> ANSWER =
+            java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Invocation.class, Object.class, "answer");
 
     public Invocation(ServiceKey serviceKey, MethodDescriptor method, Object[] arguments,
                       Map<String, String> attachments, Endpoint remote, long deadlineNanos) {
@@ -87,19 +90,30 @@ public final class Invocation {
      * cannot be written is {@link RpcStatus#SERIALIZATION_ERROR}, a call whose deadline passed
      * first is {@link RpcStatus#DEADLINE_EXCEEDED}, one whose connection closed is
      * {@link RpcStatus#CONNECTION_CLOSED}. Metrics that count outcomes belong here. The listener
-     * runs on whichever thread answered, once; it must not block.
+     * runs once, on whichever thread answered (or at once, when the call was answered before the
+     * listener was added); it must not block.
      */
+    @SuppressWarnings("unchecked")
     public void whenAnswered(Consumer<RpcStatus> listener) {
-        Consumer<RpcStatus> previous = onAnswered;
-        onAnswered = previous == null ? listener : previous.andThen(listener);
+        while (true) {
+            Object a = answer;
+            if (a instanceof RpcStatus status) {
+                listener.accept(status); // answered already (its deadline passed first, say)
+                return;
+            }
+            Object next = a == null ? listener : ((Consumer<RpcStatus>) a).andThen(listener);
+            if (ANSWER.compareAndSet(this, a, next)) {
+                return;
+            }
+        }
     }
 
     /** Called by the server transport when it has answered the call; see {@link #whenAnswered}. */
+    @SuppressWarnings("unchecked")
     public void answered(RpcStatus status) {
-        Consumer<RpcStatus> l = onAnswered;
-        if (l != null) {
-            onAnswered = null;
-            l.accept(status);
+        Object a = ANSWER.getAndSet(this, status);
+        if (a instanceof Consumer<?> listeners) {
+            ((Consumer<RpcStatus>) listeners).accept(status);
         }
     }
 

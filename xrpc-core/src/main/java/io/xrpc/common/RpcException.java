@@ -37,7 +37,12 @@ public class RpcException extends RuntimeException {
 
     /** An exception thrown by a remote implementation, rebuilt from its textual form. */
     public RpcException(String message, String remoteClassName, String remoteMessage, String remoteStackTrace) {
-        this(message, remoteClassName, remoteMessage, remoteStackTrace, null);
+        super(message); // no cause yet: initCause may still set one
+        this.status = RpcStatus.APPLICATION_ERROR;
+        this.remoteClassName = remoteClassName;
+        this.remoteMessage = remoteMessage;
+        this.remoteStackTrace = remoteStackTrace;
+        this.remoteException = null;
     }
 
     /**

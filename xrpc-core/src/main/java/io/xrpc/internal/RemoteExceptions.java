@@ -20,8 +20,13 @@ import java.util.List;
  * of) a type the caller's interface method declares; a cause is rebuilt when its class is on the
  * allow-list, and otherwise stands in as an {@link RpcException} naming the remote class. No
  * constructor of the exception's own classes runs: like Java serialization, the instance is made
- * through the constructor of its nearest JDK superclass ({@code Exception(String, Throwable)} and
- * the like), and its own fields are then set from the values that came.
+ * through the {@code (String, Throwable)} or {@code (String)} constructor of its nearest JDK
+ * superclass (one the boot or platform loader defined), and its own fields are then set from the
+ * values that came. What a peer sends is capped on reading as on writing.
+ *
+ * <p>A clause as broad as {@code throws Exception} (or {@code Throwable}, {@code RuntimeException},
+ * {@code Error}) does not count as declaring: it would send the fields of whatever a library threw
+ * (SQL text, response bodies) to every caller.
  */
 public final class RemoteExceptions {
     /** Causes carried below the exception itself. */
@@ -31,6 +36,8 @@ public final class RemoteExceptions {
     static final int MAX_CAUSE_FRAMES = 8;
     /** Longest message carried, in characters. */
     static final int MAX_MESSAGE = 2048;
+    /** Most fields carried for one exception. */
+    static final int MAX_FIELDS = 32;
 
     private static final int CLASS = 0;
     private static final int MESSAGE = 1;
@@ -40,13 +47,25 @@ public final class RemoteExceptions {
     private static final int CAUSE = 5;
     private static final int PARTS = 6;
 
+    /** Too broad to declare anything. */
+    private static final List<Class<?>> BROAD = List.of(Throwable.class, Exception.class, RuntimeException.class,
+            Error.class);
+
+    /** Per exception class, resolved once: its own fields and how to make one. */
+    private static final ClassValue<Shape> SHAPES = new ClassValue<>() {
+        @Override
+        protected Shape computeValue(Class<?> type) {
+            return Shape.of(type);
+        }
+    };
+
     private RemoteExceptions() {
     }
 
-    /** Whether {@code t} is an instance of one of {@code declared}. */
+    /** Whether {@code t} is an instance of one of {@code declared}, broad clauses left out. */
     public static boolean isDeclared(Throwable t, Class<?>[] declared) {
         for (Class<?> d : declared) {
-            if (d.isInstance(t)) {
+            if (d.isInstance(t) && !BROAD.contains(d)) {
                 return true;
             }
         }
@@ -64,19 +83,18 @@ public final class RemoteExceptions {
     private static Object[] describe(Throwable t, Class<?>[] declared, int depth) {
         Object[] v = new Object[PARTS];
         v[CLASS] = t.getClass().getName();
-        String message = t.getMessage();
-        v[MESSAGE] = message != null && message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) : message;
+        v[MESSAGE] = cut(t.getMessage());
         if (isDeclared(t, declared)) {
-            List<String> names = new ArrayList<>();
-            List<Object> values = new ArrayList<>();
-            for (Field f : ownFields(t.getClass())) {
+            Field[] fields = SHAPES.get(t.getClass()).fields;
+            List<String> names = new ArrayList<>(fields.length);
+            List<Object> values = new ArrayList<>(fields.length);
+            for (Field f : fields) {
                 try {
-                    f.setAccessible(true);
                     Object value = f.get(t);
-                    names.add(f.getName());
+                    names.add(key(f));
                     values.add(value);
                 } catch (RuntimeException | IllegalAccessException e) {
-                    // a module that is not open to us keeps its fields
+                    // not readable: the caller keeps that field's default
                 }
             }
             if (!names.isEmpty()) {
@@ -84,16 +102,7 @@ public final class RemoteExceptions {
                 v[FIELD_VALUES] = values.toArray();
             }
         }
-        StackTraceElement[] stack = t.getStackTrace();
-        int frames = Math.min(stack.length, depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES);
-        String[] s = new String[frames * 4];
-        for (int i = 0; i < frames; i++) {
-            s[4 * i] = stack[i].getClassName();
-            s[4 * i + 1] = stack[i].getMethodName();
-            s[4 * i + 2] = stack[i].getFileName();
-            s[4 * i + 3] = Integer.toString(stack[i].getLineNumber());
-        }
-        v[STACK] = s;
+        v[STACK] = frames(t.getStackTrace(), depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES);
         Throwable cause = t.getCause();
         if (cause != null && cause != t && depth < MAX_CAUSES) {
             v[CAUSE] = describe(cause, declared, depth + 1);
@@ -101,23 +110,31 @@ public final class RemoteExceptions {
         return v;
     }
 
-    /** The non-static, non-transient fields of {@code c} and its superclasses below the first JDK one. */
-    private static List<Field> ownFields(Class<?> c) {
-        List<Field> fields = new ArrayList<>();
-        for (Class<?> k = c; k != null && !isJdk(k); k = k.getSuperclass()) {
-            for (Field f : k.getDeclaredFields()) {
-                int mod = f.getModifiers();
-                if (!Modifier.isStatic(mod) && !Modifier.isTransient(mod) && !f.isSynthetic()) {
-                    fields.add(f);
-                }
-            }
+    private static String[] frames(StackTraceElement[] stack, int max) {
+        int frames = Math.min(stack.length, max);
+        String[] s = new String[frames * 4];
+        for (int i = 0; i < frames; i++) {
+            s[4 * i] = stack[i].getClassName();
+            s[4 * i + 1] = stack[i].getMethodName();
+            s[4 * i + 2] = stack[i].getFileName();
+            s[4 * i + 3] = Integer.toString(stack[i].getLineNumber());
         }
-        return fields;
+        return s;
     }
 
+    /** A field by its declaring class and name, so that a subclass's field shadowing a parent's stays apart. */
+    private static String key(Field f) {
+        return f.getDeclaringClass().getName() + "." + f.getName();
+    }
+
+    private static String cut(String message) {
+        return message != null && message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) : message;
+    }
+
+    /** Defined by the boot or platform loader: the JDK itself, not a library in a javax package. */
     private static boolean isJdk(Class<?> c) {
-        String n = c.getName();
-        return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("jdk.");
+        ClassLoader l = c.getClassLoader();
+        return l == null || l == ClassLoader.getPlatformClassLoader();
     }
 
     /**
@@ -128,15 +145,14 @@ public final class RemoteExceptions {
      * @param loader the loader of the service interface, which loads the exception's class
      */
     public static Throwable rebuild(Object value, Class<?>[] declared, ClassAllowList allowList, ClassLoader loader) {
-        if (!(value instanceof Object[] v) || v.length != PARTS || !(v[CLASS] instanceof String)) {
+        if (!(value instanceof Object[] v) || v.length != PARTS || !(v[CLASS] instanceof String name)) {
             return null;
         }
-        Throwable cause = rebuildCause(v[CAUSE], allowList, loader, 1);
-        Class<?> c = allowedThrowable((String) v[CLASS], allowList, loader);
+        Class<?> c = allowedThrowable(name, allowList, loader);
         if (c == null || !isAssignableToAny(c, declared)) {
             return null;
         }
-        return instantiate(c, v, cause);
+        return instantiate(c, v, rebuildCause(v[CAUSE], allowList, loader, 1));
     }
 
     private static Throwable rebuildCause(Object value, ClassAllowList allowList, ClassLoader loader, int depth) {
@@ -148,20 +164,20 @@ public final class RemoteExceptions {
         Class<?> c = allowedThrowable(name, allowList, loader);
         Throwable t = c == null ? null : instantiate(c, v, cause);
         if (t == null) {
-            String message = v[MESSAGE] instanceof String m ? m : null;
+            String message = v[MESSAGE] instanceof String m ? cut(m) : null;
             t = new RpcException("remote " + name + (message != null ? ": " + message : ""), name, message,
                     stackText(v));
             if (cause != null) {
                 t.initCause(cause);
             }
-            t.setStackTrace(stack(v));
+            t.setStackTrace(stack(v, MAX_CAUSE_FRAMES));
         }
         return t;
     }
 
     private static boolean isAssignableToAny(Class<?> c, Class<?>[] declared) {
         for (Class<?> d : declared) {
-            if (d.isAssignableFrom(c)) {
+            if (d.isAssignableFrom(c) && !BROAD.contains(d)) {
                 return true;
             }
         }
@@ -169,7 +185,7 @@ public final class RemoteExceptions {
     }
 
     private static Class<?> allowedThrowable(String name, ClassAllowList allowList, ClassLoader loader) {
-        if (!allowList.isAllowed(name) || name.startsWith("[")) {
+        if (name.startsWith("[") || !allowList.isAllowed(name)) {
             return null;
         }
         try {
@@ -181,59 +197,87 @@ public final class RemoteExceptions {
     }
 
     private static Throwable instantiate(Class<?> c, Object[] v, Throwable cause) {
-        String message = v[MESSAGE] instanceof String m ? m : null;
+        String message = v[MESSAGE] instanceof String m ? cut(m) : null;
+        Shape shape;
         Throwable t;
         try {
-            t = construct(c, message, cause);
+            shape = SHAPES.get(c);
+            if (shape.maker == null) {
+                return null;
+            }
+            t = (Throwable) (shape.withCause ? shape.maker.newInstance(message, cause)
+                    : shape.maker.newInstance(message));
+            if (!shape.withCause && cause != null) {
+                t.initCause(cause);
+            }
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            return null;
-        }
-        if (t == null) {
             return null;
         }
         if (v[FIELD_NAMES] instanceof String[] names && v[FIELD_VALUES] instanceof Object[] values
                 && names.length == values.length) {
-            List<Field> fields = ownFields(c);
-            for (int i = 0; i < names.length; i++) {
-                for (Field f : fields) {
-                    if (f.getName().equals(names[i])) {
+            for (int i = 0; i < Math.min(names.length, MAX_FIELDS); i++) {
+                for (Field f : shape.fields) {
+                    if (key(f).equals(names[i])) {
                         set(t, f, values[i]);
                         break;
                     }
                 }
             }
         }
-        t.setStackTrace(stack(v));
+        t.setStackTrace(stack(v, MAX_FRAMES));
         return t;
     }
 
-    /**
-     * A new {@code c} made through its nearest JDK superclass's {@code (String, Throwable)} or
-     * {@code (String)} constructor; none of {@code c}'s own constructors runs.
-     */
-    private static Throwable construct(Class<?> c, String message, Throwable cause)
-            throws ReflectiveOperationException {
-        Class<?> base = c;
-        while (!isJdk(base)) {
-            base = base.getSuperclass();
+    /** An exception class's own fields (accessible, up to its first JDK superclass) and its maker. */
+    private static final class Shape {
+        final Field[] fields;
+        /** Makes an instance through the nearest JDK superclass's constructor; null when there is none. */
+        final Constructor<?> maker;
+        final boolean withCause;
+
+        private Shape(Field[] fields, Constructor<?> maker, boolean withCause) {
+            this.fields = fields;
+            this.maker = maker;
+            this.withCause = withCause;
         }
-        Constructor<?> withCause = publicConstructor(base, String.class, Throwable.class);
-        Constructor<?> plain = withCause != null ? null : publicConstructor(base, String.class);
-        Constructor<?> target = withCause != null ? withCause : plain;
-        if (target == null) {
-            return null;
+
+        static Shape of(Class<?> c) {
+            List<Field> fields = new ArrayList<>();
+            for (Class<?> k = c; k != null && !isJdk(k); k = k.getSuperclass()) {
+                for (Field f : k.getDeclaredFields()) {
+                    int mod = f.getModifiers();
+                    if (!Modifier.isStatic(mod) && !Modifier.isTransient(mod) && !f.isSynthetic()
+                            && fields.size() < MAX_FIELDS && f.trySetAccessible()) {
+                        fields.add(f);
+                    }
+                }
+            }
+            Constructor<?> maker = null;
+            boolean withCause = false;
+            if (Throwable.class.isAssignableFrom(c)) {
+                Class<?> base = c;
+                while (!isJdk(base)) {
+                    base = base.getSuperclass();
+                }
+                Constructor<?> target = publicConstructor(base, String.class, Throwable.class);
+                withCause = target != null;
+                if (target == null) {
+                    target = publicConstructor(base, String.class);
+                }
+                if (target != null) {
+                    try {
+                        maker = c == base ? target : sun.reflect.ReflectionFactory.getReflectionFactory()
+                                .newConstructorForSerialization(c, target);
+                        if (maker != null && !maker.trySetAccessible()) {
+                            maker = null;
+                        }
+                    } catch (RuntimeException | LinkageError e) {
+                        maker = null; // not constructible here: the caller gets an RpcException
+                    }
+                }
+            }
+            return new Shape(fields.toArray(new Field[0]), maker, withCause);
         }
-        Constructor<?> k = c == base ? target
-                : sun.reflect.ReflectionFactory.getReflectionFactory().newConstructorForSerialization(c, target);
-        if (k == null) {
-            return null;
-        }
-        k.setAccessible(true);
-        Throwable t = (Throwable) (withCause != null ? k.newInstance(message, cause) : k.newInstance(message));
-        if (withCause == null && cause != null) {
-            t.initCause(cause);
-        }
-        return t;
     }
 
     private static Constructor<?> publicConstructor(Class<?> c, Class<?>... types) {
@@ -268,22 +312,22 @@ public final class RemoteExceptions {
             return; // a field of another shape (another version of the class): left as constructed
         }
         try {
-            f.setAccessible(true);
             f.set(target, v);
         } catch (RuntimeException | IllegalAccessException e) {
-            // a module that is not open to us: the field keeps its default
+            // a final field of a record or hidden class: it keeps its default
         }
     }
 
-    private static StackTraceElement[] stack(Object[] v) {
+    /** The carried frames, at most {@code max} of them whatever the peer sent. */
+    private static StackTraceElement[] stack(Object[] v, int max) {
         if (!(v[STACK] instanceof String[] s)) {
             return new StackTraceElement[0];
         }
-        StackTraceElement[] frames = new StackTraceElement[s.length / 4];
+        StackTraceElement[] frames = new StackTraceElement[Math.min(s.length / 4, max)];
         for (int i = 0; i < frames.length; i++) {
             int line;
             try {
-                line = Integer.parseInt(s[4 * i + 3]);
+                line = Integer.parseInt(String.valueOf(s[4 * i + 3]));
             } catch (NumberFormatException e) {
                 line = -1;
             }
@@ -302,11 +346,11 @@ public final class RemoteExceptions {
         Object[] e = v;
         for (int depth = 0; e != null && depth <= MAX_CAUSES; depth++) {
             b.append(depth == 0 ? "" : "Caused by: ").append(e[CLASS]);
-            if (e[MESSAGE] != null) {
-                b.append(": ").append(e[MESSAGE]);
+            if (e[MESSAGE] instanceof String m) {
+                b.append(": ").append(cut(m));
             }
             b.append('\n');
-            for (StackTraceElement f : stack(e)) {
+            for (StackTraceElement f : stack(e, depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES)) {
                 b.append("\tat ").append(f).append('\n');
             }
             e = e[CAUSE] instanceof Object[] next && next.length == PARTS ? next : null;

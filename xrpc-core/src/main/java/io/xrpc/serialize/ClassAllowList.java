@@ -68,7 +68,7 @@ public final class ClassAllowList {
     private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
     /** Allowed classes known as classes (walked, or given to {@link #allowClass}), not only by name. */
     private final Set<Class<?>> known = ConcurrentHashMap.newKeySet();
-    private volatile int generation;
+    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
     private volatile String[] prefixes = new String[0];
 
     private ClassAllowList() {
@@ -108,7 +108,7 @@ public final class ClassAllowList {
         }
         names.add(c.getName());
         if (known.add(c)) {
-            generation++;
+            generation.incrementAndGet();
         }
         return this;
     }
@@ -116,6 +116,17 @@ public final class ClassAllowList {
     /** Allows one class by name, such as {@code com.acme.Order} or {@code com.acme.Outer$Inner}. */
     public ClassAllowList allowClassName(String className) {
         names.add(Objects.requireNonNull(className, "className"));
+        // Known as a class too when this thread's loader has it, for serializers that prepare
+        // per class (protostuff's records); one it cannot find is allowed by name all the same.
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        try {
+            Class<?> c = Class.forName(className, false, loader != null ? loader : ClassAllowList.class.getClassLoader());
+            if (known.add(c)) {
+                generation.incrementAndGet();
+            }
+        } catch (ClassNotFoundException | LinkageError e) {
+            // allowed by name only
+        }
         return this;
     }
 
@@ -182,7 +193,7 @@ public final class ClassAllowList {
             }
             names.add(name);
             if (known.add(c)) {
-                generation++;
+                generation.incrementAndGet();
             }
             if (c.isEnum()) {
                 // A constant with a body is a class of its own, which kryo names on the wire.
@@ -231,12 +242,13 @@ public final class ClassAllowList {
      * look again.
      */
     public int generation() {
-        return generation;
+        return generation.get();
     }
 
     /**
-     * The allowed classes this list knows as classes, not only by name or package: those walked
-     * from service interfaces and those given to {@link #allowClass}. A live view.
+     * The allowed classes this list knows as classes, not only by package: those walked from
+     * service interfaces, given to {@link #allowClass}, or named to {@link #allowClassName} and
+     * found by the thread's class loader. A live view.
      */
     public Set<Class<?>> knownClasses() {
         return java.util.Collections.unmodifiableSet(known);

@@ -178,6 +178,10 @@ public final class Catalog {
         }
     }
 
+    /** A record no service method names: it can only travel in an Object field, allowed by name. */
+    public record Note(String text, Category category) {
+    }
+
     /** The same item held twice. */
     public record Pair(Item left, Item right) {
     }

@@ -35,8 +35,8 @@ class DeclaredExceptionTest {
         public int reserve(String sku, int count) throws OutOfStockException {
             return switch (sku) {
                 case "gone" -> throw new DiscontinuedException(sku, (short) 2019);
-                case "broken" -> throw new WarehouseException("shelf unreachable",
-                        new IllegalStateException("robot stuck", new SQLException("deadlock", "40001")));
+                case "broken" -> throw new WarehouseException("shelf unreachable", new IllegalStateException(
+                        "robot stuck", new SQLException("deadlock", "40001", new java.io.IOException("disk"))));
                 case "npe" -> throw new NullPointerException("no sku " + sku);
                 default -> {
                     if (count > 3) {
@@ -50,6 +50,11 @@ class DeclaredExceptionTest {
         @Override
         public CompletableFuture<Integer> reserveAsync(String sku, int count) {
             return CompletableFuture.failedFuture(new OutOfStockException(sku, 1));
+        }
+
+        @Override
+        public int broadlyDeclared(String sku) throws Exception {
+            throw new OutOfStockException(sku, 7);
         }
 
         @Override
@@ -126,6 +131,9 @@ class DeclaredExceptionTest {
         assertThat(sql).as("not allowed: a stand-in naming it").isInstanceOf(RpcException.class);
         assertThat(((RpcException) sql).remoteClassName()).isEqualTo(SQLException.class.getName());
         assertThat(((RpcException) sql).remoteMessage()).isEqualTo("deadlock");
+        // A stand-in keeps its own cause (once, this failed the whole answer: initCause on a set cause).
+        assertThat(sql.getCause()).isInstanceOfSatisfying(RpcException.class,
+                io -> assertThat(io.remoteClassName()).isEqualTo(java.io.IOException.class.getName()));
         StringWriter w = new StringWriter();
         t.printStackTrace(new PrintWriter(w));
         assertThat(w.toString()).contains("Caused by: java.lang.IllegalStateException: robot stuck")
@@ -153,6 +161,32 @@ class DeclaredExceptionTest {
         // A declaring method that throws something it does not declare: the same.
         assertThatThrownBy(() -> inventory.reserve("npe", 1)).isInstanceOfSatisfying(RpcException.class,
                 e -> assertThat(e.remoteClassName()).isEqualTo(NullPointerException.class.getName()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void throwsExceptionIsTooBroadToCarryFields(String serializer) {
+        // "throws Exception" would send the fields of whatever a library threw to every caller.
+        assertThatThrownBy(() -> proxy(serializer).broadlyDeclared("x")).isInstanceOfSatisfying(RpcException.class,
+                e -> {
+                    assertThat(e.remoteClassName()).isEqualTo(OutOfStockException.class.getName());
+                    assertThat(e.remoteException()).isNull();
+                    assertThat(e.remoteStackTrace()).contains(Warehouse.class.getName() + ".broadlyDeclared");
+                });
+    }
+
+    @Test
+    void whatAPeerSendsIsCappedOnReading() {
+        Class<?>[] declared = {OutOfStockException.class};
+        Object[] carried = RemoteExceptions.describe(new OutOfStockException("sku", 1), declared);
+        carried[4] = new String[400_000]; // 100,000 frames claimed
+        java.util.Arrays.fill((String[]) carried[4], "x");
+        carried[1] = "m".repeat(1_000_000);
+        Throwable t = RemoteExceptions.rebuild(carried, declared,
+                ClassAllowList.withDefaults().allowTypesOf(Inventory.class), getClass().getClassLoader());
+        assertThat(t).isInstanceOf(OutOfStockException.class);
+        assertThat(t.getStackTrace()).hasSize(64);
+        assertThat(t.getMessage()).hasSize(2048);
     }
 
     @Test

@@ -54,6 +54,9 @@ public interface Inventory {
 
     CompletableFuture<Integer> reserveAsync(String sku, int count) throws OutOfStockException;
 
+    /** Declares everything, which is to say nothing: what it throws stays an RpcException. */
+    int broadlyDeclared(String sku) throws Exception;
+
     /** Declares nothing: whatever it throws stays an RpcException. */
     int count(String sku);
 }

@@ -136,6 +136,8 @@ class TypeMatrixTest {
         // Circle and Square are found on their own, as the permitted subclasses of Shape.
         rows.add(Row.of("Object, sealed-interface and abstract fields holding subtypes", "holder",
                 new Holder(item(5), new Square(2.0), List.of(new Circle(1.0), new Square(3.0)), new Dog("rex", 3))));
+        rows.add(Row.of("Object field holding a record allowed by name only (xrpc.allowed-classes)", "holder",
+                new Holder(new Catalog.Note("hello", Category.FOOD), null, List.of(), null)));
         byte[] big = new byte[1 << 20];
         new java.util.Random(1).nextBytes(big);
         rows.add(Row.of("record holding a 1 MiB byte[]", "blob", new Blob("big", big)));
@@ -176,6 +178,9 @@ class TypeMatrixTest {
         server = RpcServer.builder().host("127.0.0.1").port(0).compressThreshold(0).allowClass(Dog.class)
                 .service(CatalogService.class, (CatalogService) echo).build().start();
         client = RpcClient.builder().compressThreshold(0).allowClass(Dog.class).build();
+        // As the starter passes xrpc.allowed-classes: by name, after building.
+        server.allowList().allowClassName(Catalog.Note.class.getName());
+        client.allowList().allowClassName(Catalog.Note.class.getName());
     }
 
     @AfterAll

@@ -39,7 +39,9 @@ import java.util.Map;
  */
 public final class RpcCodec {
     /** Largest error body sent, whatever the sender's frame limit: no receiver's limit is smaller. */
-    static final int MAX_ERROR_BODY = ProtocolConstants.MIN_FRAME_LENGTH;
+    public static final int MAX_ERROR_BODY = ProtocolConstants.MIN_FRAME_LENGTH;
+    /** Text stack sent beside a carried exception, for a caller that cannot rebuild it. */
+    private static final int CARRIED_TEXT_STACK = 4096;
     /** Longest exception class name sent. */
     private static final int MAX_CLASS_NAME_BYTES = 1024;
 
@@ -135,8 +137,9 @@ public final class RpcCodec {
     /**
      * An {@link RpcStatus#APPLICATION_ERROR} response that also carries {@code carried}, the
      * exception in the form {@link io.xrpc.internal.RemoteExceptions#describe} gives, written with
-     * the request's serializer after the three strings (the text stack is then left out: the
-     * carried form holds it). Receivers that know nothing of it read the strings and stop. When
+     * the request's serializer after the three strings (the text stack is then cut to 4 KiB, for
+     * a caller that cannot rebuild the exception). Receivers that know nothing of it read the
+     * strings and stop. When
      * the carried form cannot be written or does not fit the error limit, the answer is the plain
      * text one.
      */
@@ -145,7 +148,7 @@ public final class RpcCodec {
                                                  String stackTrace, int maxBodyLength, Object carried) {
         if (carried != null) {
             ByteBuf buf = encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR,
-                    className, message, null, maxBodyLength);
+                    className, message, truncate(stackTrace, CARRIED_TEXT_STACK), maxBodyLength);
             try {
                 serializer.writeResult(carried, new ByteBufOutputStream(buf));
                 int body = buf.readableBytes() - HEADER_LENGTH;
@@ -153,7 +156,7 @@ public final class RpcCodec {
                     buf.setInt(OFFSET_BODY_LENGTH, body);
                     return buf;
                 }
-            } catch (IOException | RuntimeException | StackOverflowError e) {
+            } catch (IOException | RuntimeException | Error e) {
                 // not carried: the text answer below says what was thrown
             }
             buf.release();

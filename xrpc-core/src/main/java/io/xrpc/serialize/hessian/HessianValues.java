@@ -188,11 +188,21 @@ final class HessianValues {
                 throw new HessianProtocolException("EnumMap without its key type");
             }
             String name = in.readString();
+            if (name == null) {
+                throw new HessianProtocolException("EnumMap without its key type");
+            }
             Class type = ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
             EnumMap map = new EnumMap(type);
             for (int i = 1; length < 0 ? !in.isEnd() : i < length; i += 2) {
-                Enum key = Enum.valueOf(type, in.readString());
-                map.put(key, in.readObject());
+                String key = in.readString();
+                Enum constant;
+                try {
+                    constant = Enum.valueOf(type, key);
+                } catch (IllegalArgumentException | NullPointerException e) {
+                    throw new HessianProtocolException("EnumMap keyed by " + name + " with key " + key
+                            + ", which is not one of its constants");
+                }
+                map.put(constant, in.readObject());
             }
             if (length < 0) {
                 in.readEnd();

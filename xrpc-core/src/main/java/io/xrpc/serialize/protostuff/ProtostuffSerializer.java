@@ -9,6 +9,7 @@ import io.protostuff.runtime.RuntimeSchema;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.WriteDepth;
 import java.io.IOException;
@@ -56,6 +57,11 @@ public final class ProtostuffSerializer implements Serializer {
             t.setContextClassLoader(previous);
         }
     }
+
+    /** Said when protostuff meets a record it has no delegate for. */
+    private static final String UNKNOWN_RECORD = "protostuff carries a record only when XRpc knows its class:"
+            + " a type of an exported or referenced interface, or allowed by class (allowClass, or"
+            + " xrpc.allowed-classes), not only by package";
 
     private final ClassAllowList allowList;
     private final DefaultIdStrategy writing;
@@ -182,6 +188,11 @@ public final class ProtostuffSerializer implements Serializer {
             ProtostuffIOUtil.writeTo(out, message, schema, buffer);
         } catch (StackOverflowError e) {
             throw new IllegalArgumentException(WriteDepth.TOO_DEEP.formatted("protostuff"));
+        } catch (UnsupportedOperationException e) {
+            if (String.valueOf(e.getMessage()).contains("record class")) {
+                throw new IllegalArgumentException(UNKNOWN_RECORD + " (" + e.getMessage() + ")", e);
+            }
+            throw e;
         } finally {
             buffer.clear();
         }
@@ -198,6 +209,9 @@ public final class ProtostuffSerializer implements Serializer {
             slot.guard.begin(deadlineNanos);
             GuardedInput.mergeFrom(in, slot.readBuffer, message, schema, slot.guard, holderLength);
         } catch (IOException | RuntimeException | StackOverflowError | LinkageError e) {
+            if (String.valueOf(e.getMessage()).contains("Outdated registry")) {
+                throw new SerializationException(what + ": " + UNKNOWN_RECORD + " (" + e.getMessage() + ")", e);
+            }
             throw ReadGuard.failure(what, e); // protostuff's own IOExceptions included (found by PayloadFuzzTest)
         } finally {
             thread.setContextClassLoader(previous);

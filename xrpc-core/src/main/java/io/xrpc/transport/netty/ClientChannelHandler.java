@@ -82,18 +82,22 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             if (status == RpcStatus.APPLICATION_ERROR) {
                 String stack = e.stackTrace();
                 Throwable declared = null;
-                if (frame.body().isReadable()) {
+                // Read only for a method that declares exceptions, and only as much as an honest
+                // provider sends (the whole error answer fits 16 KiB): a peer cannot make an
+                // error cost more than that.
+                if (call.declaredExceptions != null && frame.body().isReadable()
+                        && frame.body().readableBytes() <= RpcCodec.MAX_ERROR_BODY) {
                     Object carried;
                     try {
                         carried = RpcCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
                     } catch (IOException | RuntimeException bad) {
                         carried = null; // what was thrown is still the text above
                     }
-                    if (call.declaredExceptions != null && carried != null) {
+                    if (carried != null) {
                         declared = call.declaredExceptions.apply(carried);
-                    }
-                    if (stack == null) {
-                        stack = RemoteExceptions.stackText(carried);
+                        if (stack == null || stack.isEmpty()) {
+                            stack = RemoteExceptions.stackText(carried);
+                        }
                     }
                 }
                 call.fail(new RpcException(call.description + " on " + call.endpoint + " threw " + e.className()

@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * the port and serves, every later one finds the port taken and connects to it (two starting at
  * once settle the same way: one binds, the other connects). Inside a JVM, every embedded registry
  * shares the one server and the last to close stops it. When the serving JVM stops, the others
- * lose their registry until it runs again: this is for a laptop, not for anything else.
+ * lose their registry until it runs again. Any local process that binds the port first is taken
+ * for the registry, and unrelated projects on one machine share it: this is for a laptop, not for
+ * anything else.
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
@@ -52,7 +54,15 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             deleteData();
             throw e;
         }
-        factory.startup(server);
+        try {
+            factory.startup(server);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            factory.shutdown(); // do not leave the port bound to a server that never ran
+            server.shutdown();
+            server.getTxnLogFactory().close();
+            deleteData();
+            throw e;
+        }
         log.info("Embedded ZooKeeper listening on {} (data in {})", connectString(), dir);
     }
 
