@@ -383,7 +383,11 @@ class HostilePayloadTest {
                         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+) objects so far\\)")
                                 .matcher(e.getMessage());
                         assertThat(m.find()).as(e.getMessage()).isTrue();
-                        assertThat(Long.parseLong(m.group(1))).isLessThan(20_000);
+                        // Fewer than the whole payload builds: kryo and hessian count about one
+                        // object per BitSet, protostuff over three (the whole set is more than
+                        // 60,000 there, measured with a lower maxObjects). On JDK 25 protostuff got
+                        // past 20,000 before its 100 ms ran out, about 6,000 BitSets in.
+                        assertThat(Long.parseLong(m.group(1))).isLessThan(s == PROTOSTUFF ? 40_000 : 20_000);
                     });
         }
     }
