@@ -10,13 +10,14 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
+import io.xrpc.internal.InterceptorChain;
 import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.transport.netty.NettyClientTransport;
-import io.xrpc.transport.netty.NettyTransport;
+import io.xrpc.transport.CallTarget;
+import io.xrpc.transport.ClientTransport;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -48,26 +49,26 @@ final class ClientProxy implements InvocationHandler {
     private final Directory directory;
     private final Serializer serializer;
     private final Compressor compressor;
-    private final List<ClientInterceptor> interceptors;
-    private final NettyClientTransport transport;
+    private final InterceptorChain<ClientInterceptor> chain;
+    private final ClientTransport transport;
     private final LoadBalancer loadBalancer;
     private final Cluster cluster;
     private final int retries;
     private final Attempts attempts = new ProxyAttempts();
 
-    record ClientMethod(MethodDescriptor descriptor, NettyClientTransport.CallTarget target, long timeoutMillis,
+    record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeoutMillis,
                         boolean idempotent) {
     }
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                NettyClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
+                ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
         this.iface = iface;
         this.key = key;
         this.directory = directory;
         this.serializer = serializer;
         this.compressor = compressor;
-        this.interceptors = List.copyOf(interceptors);
+        this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "client");
         this.transport = transport;
         this.loadBalancer = loadBalancer;
         this.cluster = cluster;
@@ -82,8 +83,9 @@ final class ClientProxy implements InvocationHandler {
             Duration t = methodTimeouts.getOrDefault(method.getName(), timeout);
             Class<?>[] declared = d.exceptionTypes();
             Function<Object, Throwable> rebuild = declared.length == 0 ? null
-                    : carried -> RemoteExceptions.rebuild(carried, declared, allowList, iface.getClassLoader());
-            m.put(method, new ClientMethod(d, NettyClientTransport.CallTarget.of(serviceKey, d.signature(),
+                    : carried -> RemoteExceptions.rebuild(carried, declared, allowList::isAllowed,
+                            iface.getClassLoader());
+            m.put(method, new ClientMethod(d, CallTarget.of(serviceKey, d.signature(),
                     d.resultType(), rebuild), t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
         }
         this.methods = Map.copyOf(m);
@@ -119,7 +121,7 @@ final class ClientProxy implements InvocationHandler {
             });
             return out;
         }
-        if (NettyTransport.isIoThread()) {
+        if (transport.isTransportThread()) {
             throw new IllegalStateException("synchronous call " + m.descriptor() + " made on an XRpc event-loop thread"
                     + " would block the loop that must read its response; call it from another thread or use a"
                     + " method returning CompletableFuture");
@@ -145,26 +147,10 @@ final class ClientProxy implements InvocationHandler {
     }
 
     private CompletableFuture<Object> call(ClientMethod m, Invocation inv) {
-        try {
-            return proceed(0, m, inv);
-        } catch (Throwable t) {
-            return CompletableFuture.failedFuture(t);
-        }
+        return chain.run(inv, this::send);
     }
 
-    private CompletableFuture<Object> proceed(int index, ClientMethod m, Invocation inv) {
-        if (index == interceptors.size()) {
-            return send(m, inv);
-        }
-        CompletableFuture<Object> f = interceptors.get(index).intercept(inv, next -> proceed(index + 1, m, next));
-        if (f == null) {
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.INTERNAL, "client interceptor "
-                    + interceptors.get(index).getClass().getName() + " returned null (expected: a future)"));
-        }
-        return f;
-    }
-
-    private CompletableFuture<Object> send(ClientMethod m, Invocation inv) {
+    private CompletableFuture<Object> send(Invocation inv) {
         return cluster.invoke(inv, attempts);
     }
 

@@ -20,6 +20,8 @@ import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
+import io.xrpc.transport.ClientTransport;
+import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.netty.NettyClientTransport;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -65,7 +67,7 @@ public final class RpcClient implements AutoCloseable {
     private final ClassAllowList allowList;
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
-    private final NettyClientTransport transport;
+    private final ClientTransport transport;
     private final ServiceDiscovery discovery;
     private final boolean ownsDiscovery;
     private final NamedExtensions<LoadBalancerProvider> loadBalancers;
@@ -88,7 +90,7 @@ public final class RpcClient implements AutoCloseable {
                 b.connectionsPerEndpoint, b.connectTimeout, b.maxFrameLength, b.heartbeatInterval, b.compressThreshold,
                 b.maxPendingCalls, b.maxPendingRequestBytes, b.reconnectBackoff, b.maxReconnectBackoff,
                 b.writeBufferLowWaterMark, b.writeBufferHighWaterMark, b.outlierFailures, b.outlierBaseEjection,
-                b.outlierMaxEjection), compressors);
+                b.outlierMaxEjection, b.tls), compressors);
         if (b.discovery != null) {
             this.discovery = b.discovery;
             this.ownsDiscovery = false;
@@ -234,6 +236,7 @@ public final class RpcClient implements AutoCloseable {
     /** Client-wide settings; every one has a default. Not thread-safe. */
     public static final class Builder {
         private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
+        private TlsConfig tls;
         private String serializer = "kryo";
         private String compressor = "none";
         private Duration timeout = Duration.ofSeconds(3);
@@ -396,6 +399,18 @@ public final class RpcClient implements AutoCloseable {
          */
         public Builder typeCheck(TypeCheck.Mode mode) {
             this.typeCheck = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * Talks TLS to every provider ({@link TlsConfig#client()}); default plaintext. A provider
+         * without TLS fails the connect naming that, and the call goes to another provider.
+         */
+        public Builder tls(TlsConfig tls) {
+            if (tls != null && tls.isServer()) {
+                throw new IllegalArgumentException("tls: a server's configuration (expected: TlsConfig.client())");
+            }
+            this.tls = tls;
             return this;
         }
 

@@ -1,12 +1,12 @@
 package io.xrpc.internal;
 
 import io.xrpc.common.RpcException;
-import io.xrpc.serialize.ClassAllowList;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Carries an exception a service method declares from the provider to the caller, so that the
@@ -142,26 +142,27 @@ public final class RemoteExceptions {
      * rebuilt here (not allowed, not declared by {@code declared}, not a Throwable, not
      * constructible): the caller then gets an {@link RpcException} as for any other failure.
      *
-     * @param loader the loader of the service interface, which loads the exception's class
+     * @param allowed the caller's allow-list
+     * @param loader  the loader of the service interface, which loads the exception's class
      */
-    public static Throwable rebuild(Object value, Class<?>[] declared, ClassAllowList allowList, ClassLoader loader) {
+    public static Throwable rebuild(Object value, Class<?>[] declared, Predicate<String> allowed, ClassLoader loader) {
         if (!(value instanceof Object[] v) || v.length != PARTS || !(v[CLASS] instanceof String name)) {
             return null;
         }
-        Class<?> c = allowedThrowable(name, allowList, loader);
+        Class<?> c = allowedThrowable(name, allowed, loader);
         if (c == null || !isAssignableToAny(c, declared)) {
             return null;
         }
-        return instantiate(c, v, rebuildCause(v[CAUSE], allowList, loader, 1));
+        return instantiate(c, v, rebuildCause(v[CAUSE], allowed, loader, 1));
     }
 
-    private static Throwable rebuildCause(Object value, ClassAllowList allowList, ClassLoader loader, int depth) {
+    private static Throwable rebuildCause(Object value, Predicate<String> allowed, ClassLoader loader, int depth) {
         if (!(value instanceof Object[] v) || v.length != PARTS || !(v[CLASS] instanceof String name)
                 || depth > MAX_CAUSES) {
             return null;
         }
-        Throwable cause = rebuildCause(v[CAUSE], allowList, loader, depth + 1);
-        Class<?> c = allowedThrowable(name, allowList, loader);
+        Throwable cause = rebuildCause(v[CAUSE], allowed, loader, depth + 1);
+        Class<?> c = allowedThrowable(name, allowed, loader);
         Throwable t = c == null ? null : instantiate(c, v, cause);
         if (t == null) {
             String message = v[MESSAGE] instanceof String m ? cut(m) : null;
@@ -184,8 +185,8 @@ public final class RemoteExceptions {
         return false;
     }
 
-    private static Class<?> allowedThrowable(String name, ClassAllowList allowList, ClassLoader loader) {
-        if (name.startsWith("[") || !allowList.isAllowed(name)) {
+    private static Class<?> allowedThrowable(String name, Predicate<String> allowed, ClassLoader loader) {
+        if (name.startsWith("[") || !allowed.test(name)) {
             return null;
         }
         try {

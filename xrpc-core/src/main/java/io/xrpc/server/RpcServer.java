@@ -1,6 +1,5 @@
 package io.xrpc.server;
 
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.CompressorRegistry;
@@ -17,7 +16,10 @@ import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
+import io.xrpc.transport.ServerTransport;
+import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
+import io.xrpc.transport.netty.NettyTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +60,7 @@ public final class RpcServer implements AutoCloseable {
 
     private final Builder config;
     private final ServiceDispatcher dispatcher;
-    private final NettyServerTransport transport;
+    private final ServerTransport transport;
     private final ClassAllowList allowList;
     private final SerializerRegistry serializers;
     private final ServiceRegistry registry;
@@ -94,12 +96,12 @@ public final class RpcServer implements AutoCloseable {
         BlockingQueue<Runnable> queue = b.executorQueue == 0 ? new SynchronousQueue<>()
                 : new ArrayBlockingQueue<>(b.executorQueue);
         ThreadPoolExecutor executor = new ThreadPoolExecutor(b.executorThreads, b.executorThreads, 60, TimeUnit.SECONDS,
-                queue, new DefaultThreadFactory("xrpc-server-call", true), new ThreadPoolExecutor.AbortPolicy());
+                queue, NettyTransport.callThreadFactory("xrpc-server-call"), new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(b.host, b.port, b.ioThreads,
                 b.maxFrameLength, b.heartbeatInterval, b.compressThreshold, b.executorThreads, b.executorQueue,
                 b.frameTimeout, b.maxConnections, b.maxConnectionsPerAddress, b.writeBufferLowWaterMark,
-                b.writeBufferHighWaterMark), dispatcher, serializers, CompressorRegistry.load(), executor);
+                b.writeBufferHighWaterMark, b.tls), dispatcher, serializers, CompressorRegistry.load(), executor);
     }
 
     /** Fails on a serializer name this server does not have, listing those it has. */
@@ -359,6 +361,7 @@ public final class RpcServer implements AutoCloseable {
     /** Server-wide settings; every one has a default. Not thread-safe. */
     public static final class Builder {
         private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
+        private TlsConfig tls;
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -543,6 +546,18 @@ public final class RpcServer implements AutoCloseable {
         public <T> Builder service(Class<T> serviceInterface, T implementation, ServiceOptions options) {
             exports.add(new Export<>(Objects.requireNonNull(serviceInterface, "serviceInterface"),
                     Objects.requireNonNull(implementation, "implementation"), Objects.requireNonNull(options, "options")));
+            return this;
+        }
+
+        /**
+         * Serves TLS only ({@link TlsConfig#server}); default plaintext. A plaintext client is
+         * answered with a refusal saying the server requires TLS.
+         */
+        public Builder tls(TlsConfig tls) {
+            if (tls != null && !tls.isServer()) {
+                throw new IllegalArgumentException("tls: a client's configuration (expected: TlsConfig.server(keys))");
+            }
+            this.tls = tls;
             return this;
         }
 

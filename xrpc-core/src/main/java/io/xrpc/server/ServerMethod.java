@@ -3,6 +3,7 @@ package io.xrpc.server;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.internal.Types;
+import io.xrpc.transport.RequestHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
@@ -13,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * declared by the exported interface exist here, so a peer cannot reach any other public method
  * of the implementation class.
  */
-public final class ServerMethod {
+public final class ServerMethod implements RequestHandler.Route {
     private final ServiceKey serviceKey;
     private final MethodDescriptor descriptor;
     private final Object implementation;
@@ -40,20 +41,24 @@ public final class ServerMethod {
         }
     }
 
+    @Override
     public ServiceKey serviceKey() {
         return serviceKey;
     }
 
+    @Override
     public MethodDescriptor descriptor() {
         return descriptor;
     }
 
     /** Whether the service takes requests in serializer {@code name} ({@code ServiceOptions.serializers}). */
+    @Override
     public boolean accepts(String name) {
         return acceptedSerializers.isEmpty() || acceptedSerializers.contains(name);
     }
 
     /** The serializers the service accepts; empty for any. */
+    @Override
     public Set<String> acceptedSerializers() {
         return acceptedSerializers;
     }
@@ -63,11 +68,13 @@ public final class ServerMethod {
      * ({@link ResponseSizeEstimate}). The server admits a connection's requests while their
      * expected responses fit its write buffer.
      */
+    @Override
     public int expectedResponseBytes() {
         return responseSize.get();
     }
 
     /** True the first time a result of this method could not be written, so that it is logged once. */
+    @Override
     public boolean firstResultFailure() {
         return !resultFailed.get() && resultFailed.compareAndSet(false, true);
     }
@@ -81,6 +88,7 @@ public final class ServerMethod {
      * Checks that decoded arguments fit the declared parameters, so a confused or hostile peer gets
      * a clear error rather than a reflection failure. Returns the problem, or {@code null}.
      */
+    @Override
     public String checkArguments(Object[] args) {
         if (args.length != boxedParameterTypes.length) {
             return descriptor + " takes " + boxedParameterTypes.length + " arguments, got " + args.length;

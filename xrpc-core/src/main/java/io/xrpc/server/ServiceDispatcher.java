@@ -2,11 +2,11 @@ package io.xrpc.server;
 
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
-import io.xrpc.common.RpcException;
-import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ServiceOptions;
+import io.xrpc.internal.InterceptorChain;
 import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.transport.RequestHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashMap;
@@ -20,13 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * The services a server exports, and the path of one call through the server interceptors to
  * its implementation. Lookups are two hash probes; exporting may happen while the server runs.
  */
-public final class ServiceDispatcher {
+public final class ServiceDispatcher implements RequestHandler {
     private final Map<String, Map<String, ServerMethod>> services = new ConcurrentHashMap<>();
-    private final List<ServerInterceptor> interceptors;
+    private final InterceptorChain<ServerInterceptor> chain;
     private final ClassAllowList allowList;
 
     ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList) {
-        this.interceptors = List.copyOf(interceptors);
+        this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "server");
         this.allowList = allowList;
     }
 
@@ -59,12 +59,12 @@ public final class ServiceDispatcher {
         return services.remove(key.toString()) != null;
     }
 
-    /** Whether any method is exported under {@code serviceKey}. */
+    @Override
     public boolean hasService(String serviceKey) {
         return services.containsKey(serviceKey);
     }
 
-    /** The method, or {@code null} when the service or the signature is unknown. */
+    @Override
     public ServerMethod find(String serviceKey, String signature) {
         Map<String, ServerMethod> methods = services.get(serviceKey);
         return methods == null ? null : methods.get(signature);
@@ -74,37 +74,22 @@ public final class ServiceDispatcher {
      * About how large any method's responses are lately, for a request whose method is not yet
      * known (its head is compressed): follows the responses like each method's own estimate.
      */
+    @Override
     public int largestExpectedResponse() {
         return anyResponseSize.get();
     }
 
-    /** Records the size of a response of {@code method}. */
-    public void recordResponse(ServerMethod method, int bytes) {
-        method.recordResponseBytes(bytes);
+    @Override
+    public void recordResponse(Route route, int bytes) {
+        ((ServerMethod) route).recordResponseBytes(bytes); // routes come from find()
         anyResponseSize.record(bytes);
     }
 
     private final ResponseSizeEstimate anyResponseSize = new ResponseSizeEstimate();
 
-    /** Runs a call through the interceptors; the future fails rather than this method throwing. */
-    public CompletableFuture<Object> dispatch(ServerMethod method, Invocation invocation) {
-        try {
-            return proceed(0, method, invocation);
-        } catch (Throwable t) {
-            return CompletableFuture.failedFuture(t);
-        }
-    }
-
-    private CompletableFuture<Object> proceed(int index, ServerMethod method, Invocation invocation) {
-        if (index == interceptors.size()) {
-            return method.invoke(invocation.arguments());
-        }
-        CompletableFuture<Object> f = interceptors.get(index).intercept(invocation,
-                inv -> proceed(index + 1, method, inv));
-        if (f == null) {
-            throw new RpcException(RpcStatus.INTERNAL, "server interceptor " + interceptors.get(index).getClass().getName()
-                    + " returned null (expected: a future)");
-        }
-        return f;
+    @Override
+    public CompletableFuture<Object> dispatch(Route route, Invocation invocation) {
+        ServerMethod method = (ServerMethod) route; // routes come from find()
+        return chain.run(invocation, inv -> method.invoke(inv.arguments()));
     }
 }

@@ -183,7 +183,7 @@ class DeclaredExceptionTest {
         java.util.Arrays.fill((String[]) carried[4], "x");
         carried[1] = "m".repeat(1_000_000);
         Throwable t = RemoteExceptions.rebuild(carried, declared,
-                ClassAllowList.withDefaults().allowTypesOf(Inventory.class), getClass().getClassLoader());
+                ClassAllowList.withDefaults().allowTypesOf(Inventory.class)::isAllowed, getClass().getClassLoader());
         assertThat(t).isInstanceOf(OutOfStockException.class);
         assertThat(t.getStackTrace()).hasSize(64);
         assertThat(t.getMessage()).hasSize(2048);
@@ -195,19 +195,19 @@ class DeclaredExceptionTest {
         Object[] carried = RemoteExceptions.describe(new DiscontinuedException("sku", (short) 1), declared);
         ClassLoader loader = getClass().getClassLoader();
         ClassAllowList walked = ClassAllowList.withDefaults().allowTypesOf(Inventory.class);
-        assertThat(RemoteExceptions.rebuild(carried, declared, walked, loader))
+        assertThat(RemoteExceptions.rebuild(carried, declared, walked::isAllowed, loader))
                 .as("a subclass the allow-list does not name").isNull();
         assertThat(RemoteExceptions.rebuild(carried, new Class<?>[] {WarehouseException.class},
-                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class), loader))
+                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class)::isAllowed, loader))
                 .as("allowed but not declared by the caller's method").isNull();
         Object[] forged = carried.clone();
         forged[0] = "java.lang.String";
-        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked, loader))
+        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked::isAllowed, loader))
                 .as("not a Throwable").isNull();
         forged[0] = "java.net.URL";
-        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked, loader)).isNull();
+        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked::isAllowed, loader)).isNull();
         assertThat(RemoteExceptions.rebuild(carried, declared,
-                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class), loader))
+                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class)::isAllowed, loader))
                 .isInstanceOf(DiscontinuedException.class);
     }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.pkitesting.CertificateBuilder;
+import io.netty.pkitesting.X509Bundle;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
@@ -135,6 +137,32 @@ class StarterTest {
                             .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()
                                     && t.getName().startsWith("xrpc-"))
                             .map(Thread::getName)).isEmpty());
+        }
+    }
+
+    @Test
+    void mutualTlsFromSpringSslBundles() throws Exception {
+        X509Bundle ca = new CertificateBuilder().subject("CN=test CA").setIsCertificateAuthority(true).ecp256()
+                .buildSelfSigned();
+        X509Bundle server = new CertificateBuilder().subject("CN=localhost").addSanIpAddress("127.0.0.1")
+                .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
+        X509Bundle client = new CertificateBuilder().subject("CN=consumer").addExtendedKeyUsageClientAuth().ecp256()
+                .buildIssuedBy(ca);
+        String caPem = "file:" + ca.toTempRootCertPem();
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class,
+                "spring.ssl.bundle.pem.provider.keystore.certificate=file:" + server.toTempCertChainPem(),
+                "spring.ssl.bundle.pem.provider.keystore.private-key=file:" + server.toTempPrivateKeyPem(),
+                "spring.ssl.bundle.pem.provider.truststore.certificate=" + caPem,
+                "xrpc.server.ssl.bundle=provider", "xrpc.server.ssl.client-auth=require");
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class,
+                     "spring.ssl.bundle.pem.consumer.keystore.certificate=file:" + client.toTempCertChainPem(),
+                     "spring.ssl.bundle.pem.consumer.keystore.private-key=file:" + client.toTempPrivateKeyPem(),
+                     "spring.ssl.bundle.pem.consumer.truststore.certificate=" + caPem,
+                     "xrpc.client.ssl.bundle=consumer");
+             ConfigurableApplicationContext plaintext = start(Apps.Consumer.class)) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("tls")).isEqualTo("hello tls");
+            assertThatThrownBy(() -> plaintext.getBean(Apps.GreeterUser.class).greeter.hello("plain"))
+                    .isInstanceOf(RpcException.class).hasStackTraceContaining("requires TLS");
         }
     }
 

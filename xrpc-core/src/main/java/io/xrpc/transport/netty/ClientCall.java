@@ -9,6 +9,7 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.serialize.Serializer;
+import io.xrpc.transport.CallTarget;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
@@ -54,7 +55,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
 
-    ClientCall(NettyClientTransport transport, long id, NettyClientTransport.CallTarget target, Endpoint endpoint,
+    ClientCall(NettyClientTransport transport, long id, CallTarget target, Endpoint endpoint,
                long timeoutMillis, Serializer serializer, long deadlineNanos, ByteBuf frame) {
         this.transport = transport;
         this.deadlineNanos = deadlineNanos;

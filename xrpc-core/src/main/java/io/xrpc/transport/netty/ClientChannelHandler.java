@@ -132,6 +132,16 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        javax.net.ssl.SSLException tls = cause.getCause() instanceof javax.net.ssl.SSLException s ? s
+                : cause instanceof javax.net.ssl.SSLException s ? s : null;
+        if (tls != null && !connection.answeredAny) {
+            // The server ended the TLS session before answering anything (with TLS 1.3 a client
+            // learns only now that its certificate was refused): nothing sent here ran.
+            transport.refused(connection, "TLS refused by " + connection.endpoint + ": " + tls.getMessage()
+                    + " (a server that requires a client certificate refuses a missing or untrusted one)");
+            ctx.close();
+            return;
+        }
         if (cause instanceof DecoderException) {
             closeReason = "closed on a bad frame (" + (cause.getCause() != null ? cause.getCause().getMessage()
                     : cause.getMessage()) + ")";

@@ -174,12 +174,25 @@ final class EndpointPool {
                                 + " left the provider list while connecting; not sent"));
                     } else if (f.isSuccess()) {
                         Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
-                        ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
-                        failures = 0;
-                        setAsideUntil = 0;
-                        current = conn;
-                        connecting.set(null);
-                        mine.complete(conn);
+                        io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                        if (ssl == null) {
+                            connected(ch, mine);
+                        } else {
+                            // Connected only once the handshake is done: a call must not wait in a
+                            // handshake that fails, and a failed one means nothing was sent.
+                            ssl.handshakeFuture().addListener(h -> {
+                                if (h.isSuccess()) {
+                                    connected(ch, mine);
+                                } else {
+                                    ch.close();
+                                    backOff(h.cause());
+                                    connecting.set(null);
+                                    mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE,
+                                            "cannot connect to " + endpoint + ": TLS handshake failed: "
+                                                    + NettyTls.describe(h.cause()) + "; not sent", h.cause()));
+                                }
+                            });
+                        }
                     } else {
                         backOff(f.cause());
                         connecting.set(null);
@@ -189,6 +202,15 @@ final class EndpointPool {
                 });
                 return mine;
             }
+        }
+
+        private void connected(Channel ch, CompletableFuture<ClientConnection> mine) {
+            ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
+            failures = 0;
+            setAsideUntil = 0;
+            current = conn;
+            connecting.set(null);
+            mine.complete(conn);
         }
     }
 }

@@ -8,6 +8,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -21,13 +23,15 @@ import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
+import io.xrpc.transport.CallTarget;
+import io.xrpc.transport.ClientTransport;
+import io.xrpc.transport.TlsConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,35 +40,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * opened on first use, a request id counter, and one timer wheel for every call's deadline.
  * Created and driven by {@link io.xrpc.client.RpcClient}.
  */
-public final class NettyClientTransport {
+public final class NettyClientTransport implements ClientTransport {
 
     /** What the transport needs from the client's configuration. */
     public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxFrameLength,
                            Duration heartbeatInterval, int compressThreshold, int maxPendingCalls,
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
                            int writeBufferLowWaterMark, int writeBufferHighWaterMark, int outlierFailures,
-                           Duration outlierBaseEjection, Duration outlierMaxEjection) {
-    }
-
-    /**
-     * Per-method constants a caller prepares once: the encoded routing strings, and for a method
-     * that declares exceptions, what rebuilds a carried one ({@code null} otherwise; it returns
-     * {@code null} for one it may not rebuild).
-     */
-    public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType,
-                             Function<Object, Throwable> declaredExceptions) {
-        public static CallTarget of(String serviceKey, String signature, Class<?> resultType) {
-            return of(serviceKey, signature, resultType, null);
-        }
-
-        public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
-                                    Function<Object, Throwable> declaredExceptions) {
-            return new CallTarget(serviceKey + "#" + signature, RpcCodec.shortStringBytes(serviceKey),
-                    RpcCodec.shortStringBytes(signature), resultType, declaredExceptions);
-        }
+                           Duration outlierBaseEjection, Duration outlierMaxEjection, TlsConfig tls) {
     }
 
     private final Settings settings;
+    /** The client's TLS, or null for plaintext. */
+    private final SslContext tls;
     private final CompressorRegistry compressors;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
@@ -76,6 +64,7 @@ public final class NettyClientTransport {
 
     public NettyClientTransport(Settings settings, CompressorRegistry compressors) {
         this.settings = settings;
+        this.tls = settings.tls() == null ? null : NettyTls.clientContext(settings.tls());
         this.compressors = compressors;
         this.group = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-client-io", true);
         this.timer = new HashedWheelTimer(new DefaultThreadFactory("xrpc-client-deadlines", true),
@@ -93,6 +82,12 @@ public final class NettyClientTransport {
                     @Override
                     protected void initChannel(Channel ch) {
                         EndpointPool pool = ch.attr(EndpointPool.POOL).get();
+                        if (tls != null) {
+                            // The handshake is part of connecting: EndpointPool waits for it.
+                            SslHandler ssl = tls.newHandler(ch.alloc(), pool.endpoint().host(), pool.endpoint().port());
+                            ssl.setHandshakeTimeoutMillis(settings.connectTimeout().toMillis());
+                            ch.pipeline().addLast("tls", ssl);
+                        }
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new FrameDecoder(settings.maxFrameLength()))
@@ -112,6 +107,7 @@ public final class NettyClientTransport {
      * @param endpoint     the provider
      * @param timeoutMillis the call's whole timeout, named in its deadline error
      */
+    @Override
     public CompletableFuture<Object> send(Invocation invocation, CallTarget target, Endpoint endpoint,
                                           Serializer serializer, Compressor compressor, long timeoutMillis) {
         if (closed) {
@@ -189,12 +185,14 @@ public final class NettyClientTransport {
     }
 
     /** Calls to {@code endpoint} in flight from this client. */
+    @Override
     public int activeCalls(Endpoint endpoint) {
         EndpointPool p = pools.get(endpoint);
         return p == null ? 0 : p.active.get();
     }
 
     /** Whether connecting to {@code endpoint} failed recently and its reconnect backoff still runs. */
+    @Override
     public boolean isSetAside(Endpoint endpoint) {
         EndpointPool p = pools.get(endpoint);
         return p != null && p.isSetAside();
@@ -204,6 +202,7 @@ public final class NettyClientTransport {
      * Closes the connections of providers not in {@code keep} that have no call in flight, so
      * that providers which left the registry do not hold sockets and memory forever.
      */
+    @Override
     public void retainOnly(java.util.Set<Endpoint> keep) {
         for (java.util.Map.Entry<Endpoint, EndpointPool> e : pools.entrySet()) {
             EndpointPool p = e.getValue();
@@ -232,6 +231,7 @@ public final class NettyClientTransport {
     }
 
     /** Bytes of encoded requests waiting to be handed to a socket, over all providers. */
+    @Override
     public long queuedRequestBytes() {
         long n = 0;
         for (EndpointPool p : pools.values()) {
@@ -257,11 +257,13 @@ public final class NettyClientTransport {
     }
 
     /** Calls sent or being sent and not yet ended, over all connections. */
+    @Override
     public int pendingCalls() {
         return pendingCalls.get();
     }
 
     /** Open connections over all providers. */
+    @Override
     public int openConnections() {
         int n = 0;
         for (EndpointPool p : pools.values()) {
@@ -271,6 +273,7 @@ public final class NettyClientTransport {
     }
 
     /** Fails every pending call with CANCELLED, closes every connection and stops the threads. */
+    @Override
     public void close() {
         if (closed) {
             return;
@@ -295,5 +298,10 @@ public final class NettyClientTransport {
             }
         }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public boolean isTransportThread() {
+        return NettyTransport.isIoThread();
     }
 }

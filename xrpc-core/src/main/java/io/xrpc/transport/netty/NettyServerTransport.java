@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.xrpc.common.Endpoint;
@@ -16,7 +17,9 @@ import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
-import io.xrpc.server.ServiceDispatcher;
+import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.ServerTransport;
+import io.xrpc.transport.TlsConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -28,22 +31,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Netty side of a server: accepts connections, frames them and feeds requests to the
- * {@link ServiceDispatcher} on a bounded business executor. Created and driven by
+ * {@link RequestHandler} on a bounded business executor. Created and driven by
  * {@link io.xrpc.server.RpcServer}.
  */
-public final class NettyServerTransport {
+public final class NettyServerTransport implements ServerTransport {
 
     /** What the transport needs from the server's configuration. */
     public record Settings(String host, int port, int ioThreads, int maxFrameLength, Duration heartbeatInterval,
                            int compressThreshold, int executorThreads, int executorQueue, Duration frameTimeout,
                            int maxConnections, int maxConnectionsPerAddress, int writeBufferLowWaterMark,
-                           int writeBufferHighWaterMark) {
+                           int writeBufferHighWaterMark, TlsConfig tls) {
     }
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
 
     private final Settings settings;
-    private final ServiceDispatcher dispatcher;
+    /** The server's TLS, or null for plaintext. */
+    private final SslContext tls;
+    private final RequestHandler dispatcher;
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
     private final ThreadPoolExecutor executor;
@@ -57,7 +62,7 @@ public final class NettyServerTransport {
     private ChannelGroup children;
     private volatile Endpoint endpoint;
 
-    public NettyServerTransport(Settings settings, ServiceDispatcher dispatcher, SerializerRegistry serializers,
+    public NettyServerTransport(Settings settings, RequestHandler dispatcher, SerializerRegistry serializers,
                                 CompressorRegistry compressors, ThreadPoolExecutor executor) {
         this.settings = settings;
         this.dispatcher = dispatcher;
@@ -65,9 +70,11 @@ public final class NettyServerTransport {
         this.compressors = compressors;
         this.executor = executor;
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
+        this.tls = settings.tls() == null ? null : NettyTls.serverContext(settings.tls());
     }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */
+    @Override
     public Endpoint start() throws InterruptedException {
         boss = NettyTransport.newEventLoopGroup(1, "xrpc-server-accept", false);
         workers = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-server-io", false);
@@ -92,6 +99,7 @@ public final class NettyServerTransport {
                         }
                         children.add(ch);
                         ch.pipeline()
+                                .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint)))
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new FrameDecoder(settings.maxFrameLength(),
                                         settings.frameTimeout().toMillis()))
@@ -127,6 +135,7 @@ public final class NettyServerTransport {
      *
      * @return the number of calls that were still running, and so unanswered, when it closed
      */
+    @Override
     public int close(Duration grace) {
         boolean interrupted = false;
         draining = true;
@@ -205,6 +214,7 @@ public final class NettyServerTransport {
         return inFlight.get();
     }
 
+    @Override
     public Endpoint endpoint() {
         return endpoint;
     }
@@ -214,6 +224,7 @@ public final class NettyServerTransport {
     }
 
     /** Encoded output waiting to be read by clients, over all connections. */
+    @Override
     public long pendingOutputBytes() {
         long n = 0;
         if (children != null) {
@@ -257,6 +268,7 @@ public final class NettyServerTransport {
     }
 
     /** Number of open client connections. */
+    @Override
     public int connectionCount() {
         return children == null ? 0 : children.size();
     }
@@ -278,11 +290,12 @@ public final class NettyServerTransport {
     }
 
     /** Calls accepted and not yet answered. */
+    @Override
     public int inFlight() {
         return inFlight.get();
     }
 
-    ServiceDispatcher dispatcher() {
+    RequestHandler dispatcher() {
         return dispatcher;
     }
 

@@ -41,6 +41,14 @@ public final class NettyTransport {
         return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
+    /**
+     * Threads for a server's calls: daemon, and Netty's own kind, so that encoding an answer on
+     * them uses the allocator's per-thread caches as the event loops do.
+     */
+    public static java.util.concurrent.ThreadFactory callThreadFactory(String name) {
+        return new DefaultThreadFactory(name, true);
+    }
+
     /** True on an XRpc event-loop thread, where blocking for a response would deadlock. */
     public static boolean isIoThread() {
         return Thread.currentThread() instanceof IoThread;

@@ -14,7 +14,7 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.ReadDeadlineException;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.server.ServerMethod;
+import io.xrpc.transport.RequestHandler;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +54,7 @@ final class ServerCall implements Runnable {
     private long deadline;
     private Serializer serializer;
     private Compressor compressor = IdentityCompressor.INSTANCE;
-    private ServerMethod method;
+    private RequestHandler.Route method;
     private RpcCodec.RequestHead head;
     private boolean dispatched;
     private long reserved;

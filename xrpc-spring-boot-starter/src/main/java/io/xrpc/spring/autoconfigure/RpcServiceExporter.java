@@ -12,6 +12,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.ClassUtils;
 
@@ -26,16 +27,18 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
     private final ObjectProvider<XrpcProperties> properties;
     private final ObjectProvider<Registry> registry;
     private final ObjectProvider<ServerInterceptor> interceptors;
+    private final ObjectProvider<SslBundles> sslBundles;
     private ListableBeanFactory beanFactory;
     private volatile boolean hasServices;
     private volatile RpcServer server;
 
     /** Takes providers so that nothing is pulled in before the context starts. */
     public RpcServiceExporter(ObjectProvider<XrpcProperties> properties, ObjectProvider<Registry> registry,
-                              ObjectProvider<ServerInterceptor> interceptors) {
+                              ObjectProvider<ServerInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles) {
         this.properties = properties;
         this.registry = registry;
         this.interceptors = interceptors;
+        this.sslBundles = sslBundles;
     }
 
     @Override
@@ -114,6 +117,9 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                     .serializers(annotation.serializers()).build());
         }
         b.typeCheck(properties.getTypeCheck());
+        if (!s.getSsl().getBundle().isBlank()) {
+            b.tls(XrpcTls.server(sslBundles.getIfAvailable(), s.getSsl()));
+        }
         RpcServer built = b.build();
         properties.getAllowedClasses().forEach(built.allowList()::allowClassName);
         try {

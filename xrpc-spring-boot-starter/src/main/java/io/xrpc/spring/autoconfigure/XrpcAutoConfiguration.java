@@ -7,6 +7,7 @@ import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
 import io.xrpc.server.ServerInterceptor;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
@@ -44,7 +45,7 @@ public class XrpcAutoConfiguration {
     @Lazy
     @ConditionalOnMissingBean(RpcClient.class)
     public RpcClient xrpcClient(XrpcProperties properties, ObjectProvider<Registry> registry,
-                                ObjectProvider<ClientInterceptor> interceptors) {
+                                ObjectProvider<ClientInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles) {
         XrpcProperties.Client c = properties.getClient();
         RpcClient.Builder b = RpcClient.builder().typeCheck(properties.getTypeCheck())
                 .serializer(c.getSerializer()).compressor(c.getCompressor())
@@ -62,6 +63,9 @@ public class XrpcAutoConfiguration {
         if (r != null) {
             b.registry(r);
         }
+        if (!c.getSsl().getBundle().isBlank()) {
+            b.tls(XrpcTls.client(sslBundles.getIfAvailable(), c.getSsl()));
+        }
         properties.getAllowedPackages().forEach(b::allowPackage);
         interceptors.orderedStream().forEach(b::interceptor);
         RpcClient client = b.build();
@@ -78,8 +82,9 @@ public class XrpcAutoConfiguration {
     @Bean
     public static RpcServiceExporter xrpcServiceExporter(ObjectProvider<XrpcProperties> properties,
                                                          ObjectProvider<Registry> registry,
-                                                         ObjectProvider<ServerInterceptor> interceptors) {
-        return new RpcServiceExporter(properties, registry, interceptors);
+                                                         ObjectProvider<ServerInterceptor> interceptors,
+                                                         ObjectProvider<SslBundles> sslBundles) {
+        return new RpcServiceExporter(properties, registry, interceptors, sslBundles);
     }
 
     @Configuration(proxyBeanMethods = false)

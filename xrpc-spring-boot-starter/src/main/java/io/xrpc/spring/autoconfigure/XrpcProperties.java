@@ -4,6 +4,7 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
+import io.xrpc.transport.TlsConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -153,6 +154,12 @@ public class XrpcProperties implements InitializingBean {
         /** Address to bind. */
         private String host = "0.0.0.0";
 
+        private final ServerSsl ssl = new ServerSsl();
+
+        public ServerSsl getSsl() {
+            return ssl;
+        }
+
         /** Port to bind; 0 picks a free one. */
         private int port = 20880;
 
@@ -272,9 +279,71 @@ public class XrpcProperties implements InitializingBean {
         }
     }
 
+    /** TLS of the provider, from a Spring Boot SSL bundle (spring.ssl.bundle.*). */
+    public static class ServerSsl {
+        /** Name of the SSL bundle whose key store the server serves; empty: plaintext. */
+        private String bundle = "";
+
+        /**
+         * Whether clients must present a certificate the bundle's trust store accepts: none,
+         * optional or require (mutual TLS).
+         */
+        private TlsConfig.ClientAuth clientAuth = TlsConfig.ClientAuth.NONE;
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        public TlsConfig.ClientAuth getClientAuth() {
+            return clientAuth;
+        }
+
+        public void setClientAuth(TlsConfig.ClientAuth clientAuth) {
+            this.clientAuth = clientAuth;
+        }
+    }
+
+    /** TLS of the consumer, from a Spring Boot SSL bundle (spring.ssl.bundle.*). */
+    public static class ClientSsl {
+        /**
+         * Name of the SSL bundle whose trust store the client checks providers against, and whose
+         * key store (if any) it presents for mutual TLS; empty: plaintext.
+         */
+        private String bundle = "";
+
+        /** Whether a provider's certificate must name the host connected to. */
+        private boolean verifyHostname = true;
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        public boolean isVerifyHostname() {
+            return verifyHostname;
+        }
+
+        public void setVerifyHostname(boolean verifyHostname) {
+            this.verifyHostname = verifyHostname;
+        }
+    }
+
     public static class Client {
         /** Default serializer: kryo, hessian or protostuff. */
         private String serializer = "kryo";
+
+        private final ClientSsl ssl = new ClientSsl();
+
+        public ClientSsl getSsl() {
+            return ssl;
+        }
 
         /** Default compressor: none or gzip. */
         private String compressor = "none";

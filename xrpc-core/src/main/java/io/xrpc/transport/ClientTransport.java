@@ -1,0 +1,46 @@
+package io.xrpc.transport;
+
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.Invocation;
+import io.xrpc.compress.Compressor;
+import io.xrpc.serialize.Serializer;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The network side of a client: connections to providers, requests out and answers back.
+ * {@code io.xrpc.transport.netty} has the one implementation.
+ */
+public interface ClientTransport extends AutoCloseable {
+
+    /**
+     * Sends one call to {@code endpoint}; the future completes with the result or fails with an
+     * {@code RpcException}, at the latest when the invocation's deadline passes.
+     */
+    CompletableFuture<Object> send(Invocation invocation, CallTarget target, Endpoint endpoint, Serializer serializer,
+                                   Compressor compressor, long timeoutMillis);
+
+    /** Whether {@code endpoint} is set aside (failed connects or unanswered calls) for now. */
+    boolean isSetAside(Endpoint endpoint);
+
+    /** Calls in flight to {@code endpoint}. */
+    int activeCalls(Endpoint endpoint);
+
+    /** Calls waiting for an answer, over every provider. */
+    int pendingCalls();
+
+    /** Bytes of requests waiting to be written, over every provider. */
+    long queuedRequestBytes();
+
+    /** Open connections. */
+    int openConnections();
+
+    /** Closes the connections to providers outside {@code endpoints}. */
+    void retainOnly(Set<Endpoint> endpoints);
+
+    /** True on one of this transport's I/O threads, where waiting for an answer would deadlock. */
+    boolean isTransportThread();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,55 @@
+package io.xrpc.transport;
+
+import io.xrpc.common.Invocation;
+import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.ServiceKey;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a server transport asks of the server: where a request goes, and running it. The server
+ * implements it ({@code io.xrpc.server.ServiceDispatcher}); a transport knows only this, so the
+ * server may depend on a transport and never the other way round.
+ */
+public interface RequestHandler {
+
+    /** The exported method for {@code signature} of {@code serviceKey}, or {@code null}. */
+    Route find(String serviceKey, String signature);
+
+    /** Whether any method is exported under {@code serviceKey}. */
+    boolean hasService(String serviceKey);
+
+    /**
+     * About how large any method's responses are lately, for a request whose method is not known
+     * yet (its head is compressed).
+     */
+    int largestExpectedResponse();
+
+    /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
+    CompletableFuture<Object> dispatch(Route route, Invocation invocation);
+
+    /** Records the size of a response of {@code route}, which admission of later requests uses. */
+    void recordResponse(Route route, int bytes);
+
+    /** One exported method, as a transport sees it. */
+    interface Route {
+        ServiceKey serviceKey();
+
+        MethodDescriptor descriptor();
+
+        /** Whether the service takes requests in serializer {@code name}. */
+        boolean accepts(String name);
+
+        /** The serializers the service accepts; empty for any. */
+        Set<String> acceptedSerializers();
+
+        /** About how large this method's responses are lately; 0 before the first. */
+        int expectedResponseBytes();
+
+        /** What is wrong with decoded arguments for this method, or {@code null}. */
+        String checkArguments(Object[] args);
+
+        /** True the first time a result of this method could not be written, so that it is logged once. */
+        boolean firstResultFailure();
+    }
+}

@@ -1,0 +1,33 @@
+package io.xrpc.transport;
+
+import io.xrpc.common.Endpoint;
+import java.time.Duration;
+
+/**
+ * The network side of a server: it accepts connections, frames requests and hands them to a
+ * {@link RequestHandler}, and writes the answers. {@code io.xrpc.transport.netty} has the one
+ * implementation.
+ */
+public interface ServerTransport {
+
+    /** Binds and returns the bound address (the real port when 0 was asked for). */
+    Endpoint start() throws InterruptedException;
+
+    /** The bound address, or {@code null} before {@link #start()}. */
+    Endpoint endpoint();
+
+    /** Calls accepted and not yet answered. */
+    int inFlight();
+
+    /** Open connections. */
+    int connectionCount();
+
+    /** Bytes of answers written and not yet sent, over every connection. */
+    long pendingOutputBytes();
+
+    /**
+     * Stops accepting, tells clients to go away, lets calls in flight finish and clients close
+     * for up to {@code grace}, then closes. Returns the calls still running when it gave up.
+     */
+    int close(Duration grace);
+}

@@ -1,0 +1,114 @@
+package io.xrpc.transport.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.transport.TlsConfig;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+
+/** {@link TlsConfig} in Netty's terms: the contexts, and the gate that names a peer on the other protocol. */
+final class NettyTls {
+    private NettyTls() {
+    }
+
+    /** The JDK's TLS: OpenSSL through netty-tcnative is not among XRpc's dependencies. */
+    static SslContext serverContext(TlsConfig tls) {
+        try {
+            SslContextBuilder b = SslContextBuilder.forServer(tls.keys()).sslProvider(SslProvider.JDK)
+                    .clientAuth(switch (tls.clientAuth()) {
+                        case NONE -> ClientAuth.NONE;
+                        case OPTIONAL -> ClientAuth.OPTIONAL;
+                        case REQUIRE -> ClientAuth.REQUIRE;
+                    });
+            if (tls.trust() != null) {
+                b.trustManager(tls.trust());
+            }
+            return b.build();
+        } catch (SSLException e) {
+            throw new IllegalArgumentException("server TLS: " + e.getMessage(), e);
+        }
+    }
+
+    static SslContext clientContext(TlsConfig tls) {
+        try {
+            SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                    .endpointIdentificationAlgorithm(tls.verifyHostname() ? "HTTPS" : null);
+            if (tls.trust() != null) {
+                b.trustManager(tls.trust());
+            }
+            if (tls.keys() != null) {
+                b.keyManager(tls.keys());
+            }
+            return b.build();
+        } catch (SSLException e) {
+            throw new IllegalArgumentException("client TLS: " + e.getMessage(), e);
+        }
+    }
+
+    /** What a failed client handshake means, in words. */
+    static String describe(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof NotSslRecordException) {
+                return "the provider answered in plaintext: it is not configured for TLS";
+            }
+        }
+        return String.valueOf(cause);
+    }
+
+    /**
+     * First on a server's pipeline: looks at the first bytes of a connection. A peer on the other
+     * protocol (plaintext XRpc on a TLS server, a TLS handshake on a plaintext one) is answered
+     * with a refusal naming the problem and closed, instead of a handshake or framing error it
+     * cannot read; any other peer goes on to TLS (or straight to the frames) and this leaves.
+     */
+    static final class Gate extends ByteToMessageDecoder {
+        /** Bytes {@link SslHandler#isEncrypted} needs. */
+        private static final int LOOK = 5;
+        private final SslContext context;
+        private final String endpoint;
+        private boolean refused;
+
+        /** @param context the server's TLS, or null for a plaintext server */
+        Gate(SslContext context, String endpoint) {
+            this.context = context;
+            this.endpoint = endpoint;
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+            if (refused) {
+                in.skipBytes(in.readableBytes()); // nothing more is read from this peer
+                return;
+            }
+            if (in.readableBytes() < LOOK) {
+                return;
+            }
+            boolean tls = SslHandler.isEncrypted(in, false);
+            if (tls == (context != null)) {
+                if (context != null) {
+                    ctx.pipeline().addAfter(ctx.name(), "tls", context.newHandler(ctx.alloc()));
+                }
+                ctx.pipeline().remove(this); // what it holds goes on to the next handler
+                return;
+            }
+            refused = true;
+            in.skipBytes(in.readableBytes());
+            String why = context != null
+                    ? "server " + endpoint + " requires TLS; this client connected in plaintext"
+                    : "server " + endpoint + " does not use TLS; this client started a TLS handshake";
+            ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), why));
+            ctx.executor().schedule(() -> {
+                ctx.close();
+            }, 1, TimeUnit.SECONDS);
+        }
+    }
+}

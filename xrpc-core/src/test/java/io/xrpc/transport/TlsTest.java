@@ -1,0 +1,152 @@
+package io.xrpc.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.pkitesting.CertificateBuilder;
+import io.netty.pkitesting.X509Bundle;
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.server.RpcServer;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * TLS and mutual TLS between a real server and client on loopback, with certificates made here
+ * (netty-pkitesting): no key material is in the repository.
+ */
+class TlsTest {
+    public interface Echo {
+        String echo(String s);
+    }
+
+    static X509Bundle ca;
+    static X509Bundle otherCa;
+    static X509Bundle serverCert;
+    static X509Bundle elsewhereCert;
+    static X509Bundle clientCert;
+    static X509Bundle strangerCert;
+
+    @BeforeAll
+    static void makeCertificates() throws Exception {
+        ca = new CertificateBuilder().subject("CN=XRpc test CA").setIsCertificateAuthority(true).ecp256()
+                .buildSelfSigned();
+        otherCa = new CertificateBuilder().subject("CN=Someone else's CA").setIsCertificateAuthority(true).ecp256()
+                .buildSelfSigned();
+        serverCert = new CertificateBuilder().subject("CN=localhost").addSanDnsName("localhost")
+                .addSanIpAddress("127.0.0.1").addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
+        elsewhereCert = new CertificateBuilder().subject("CN=elsewhere.example").addSanDnsName("elsewhere.example")
+                .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
+        clientCert = new CertificateBuilder().subject("CN=checkout").addExtendedKeyUsageClientAuth().ecp256()
+                .buildIssuedBy(ca);
+        strangerCert = new CertificateBuilder().subject("CN=stranger").addExtendedKeyUsageClientAuth().ecp256()
+                .buildIssuedBy(otherCa);
+    }
+
+    private static RpcServer server(TlsConfig tls) {
+        return RpcServer.builder().host("127.0.0.1").port(0).tls(tls).service(Echo.class, s -> "echo " + s)
+                .build().start();
+    }
+
+    private static Echo proxy(RpcClient client, RpcServer server) {
+        // A long timeout: a refusal must come from the peer, never from waiting the deadline out.
+        return client.proxy(Echo.class, ReferenceOptions.builder().address(server.endpoint())
+                .timeout(Duration.ofSeconds(20)).retries(0).build());
+    }
+
+    private static void failsSaying(Echo echo, String words) {
+        assertThatThrownBy(() -> echo.echo("x")).isInstanceOfSatisfying(RpcException.class, e -> {
+            assertThat(e.status()).as("refused at once, safe to send elsewhere").isEqualTo(RpcStatus.UNAVAILABLE);
+            assertThat(e.getMessage()).containsIgnoringCase(words);
+            System.out.println("TLS refusal: " + e.status() + ": " + e.getMessage());
+        });
+    }
+
+    @Test
+    void callsGoOverTlsToAProviderTheClientVerifies() throws Exception {
+        RpcServer server = server(TlsConfig.server(serverCert.toKeyManagerFactory()).build());
+        try (RpcClient client = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory()).build())
+                .build()) {
+            assertThat(proxy(client, server).echo("secret")).isEqualTo("echo secret");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aProviderWhoseCertificateNamesAnotherHostIsRefusedUnlessHostnameCheckingIsOff() throws Exception {
+        RpcServer server = server(TlsConfig.server(elsewhereCert.toKeyManagerFactory()).build());
+        try (RpcClient verifying = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory())
+                .build()).build();
+             RpcClient lax = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory())
+                     .verifyHostname(false).build()).build()) {
+            failsSaying(proxy(verifying, server), "TLS handshake failed");
+            assertThat(proxy(lax, server).echo("anyway")).isEqualTo("echo anyway");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aProviderSignedByAnUntrustedAuthorityIsRefused() throws Exception {
+        RpcServer server = server(TlsConfig.server(serverCert.toKeyManagerFactory()).build());
+        try (RpcClient client = RpcClient.builder().tls(TlsConfig.client().trust(otherCa.toTrustManagerFactory())
+                .build()).build()) {
+            failsSaying(proxy(client, server), "TLS handshake failed");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aPlaintextClientIsToldTheServerRequiresTls() throws Exception {
+        RpcServer server = server(TlsConfig.server(serverCert.toKeyManagerFactory()).build());
+        try (RpcClient client = RpcClient.builder().build()) {
+            failsSaying(proxy(client, server), "requires TLS");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aTlsClientIsToldTheProviderIsNotConfiguredForTls() throws Exception {
+        RpcServer server = server(null);
+        try (RpcClient client = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory()).build())
+                .build()) {
+            failsSaying(proxy(client, server), "not configured for TLS");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void mutualTlsAdmitsOnlyClientsWithATrustedCertificate() throws Exception {
+        RpcServer server = server(TlsConfig.server(serverCert.toKeyManagerFactory()).trust(ca.toTrustManagerFactory())
+                .clientAuth(TlsConfig.ClientAuth.REQUIRE).build());
+        TlsConfig.Builder base = TlsConfig.client().trust(ca.toTrustManagerFactory());
+        try (RpcClient withCert = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory())
+                .keys(clientCert.toKeyManagerFactory()).build()).build();
+             RpcClient without = RpcClient.builder().tls(base.build()).build();
+             RpcClient stranger = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory())
+                     .keys(strangerCert.toKeyManagerFactory()).build()).build()) {
+            assertThat(proxy(withCert, server).echo("trusted")).isEqualTo("echo trusted");
+            failsSaying(proxy(without, server), "certificate");
+            failsSaying(proxy(stranger, server), "certificate");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void configurationsAreCheckedWhenBuilt() throws Exception {
+        assertThatThrownBy(() -> TlsConfig.server(serverCert.toKeyManagerFactory())
+                .clientAuth(TlsConfig.ClientAuth.REQUIRE).build()).hasMessageContaining("needs trust");
+        assertThatThrownBy(() -> RpcServer.builder().tls(TlsConfig.client().build()))
+                .hasMessageContaining("expected: TlsConfig.server");
+        assertThatThrownBy(() -> RpcClient.builder().tls(TlsConfig.server(serverCert.toKeyManagerFactory()).build()))
+                .hasMessageContaining("expected: TlsConfig.client");
+    }
+}
