@@ -50,6 +50,8 @@ final class ClientProxy implements InvocationHandler {
     private final Serializer serializer;
     private final Compressor compressor;
     private final InterceptorChain<ClientInterceptor> chain;
+    /** Null when calls carry no credentials. */
+    private final CallCredentials credentials;
     private final ClientTransport transport;
     private final LoadBalancer loadBalancer;
     private final Cluster cluster;
@@ -62,12 +64,13 @@ final class ClientProxy implements InvocationHandler {
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
+                CallCredentials credentials, ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
         this.iface = iface;
         this.key = key;
         this.directory = directory;
         this.serializer = serializer;
         this.compressor = compressor;
+        this.credentials = credentials;
         this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "client");
         this.transport = transport;
         this.loadBalancer = loadBalancer;
@@ -147,6 +150,18 @@ final class ClientProxy implements InvocationHandler {
     }
 
     private CompletableFuture<Object> call(ClientMethod m, Invocation inv) {
+        if (credentials != null) {
+            String c;
+            try {
+                c = credentials.credentials(inv);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAUTHENTICATED,
+                        m.target().description() + ": the call credentials failed: " + e, e));
+            }
+            if (c != null) {
+                inv.attachments().put(Invocation.CREDENTIALS, c);
+            }
+        }
         return chain.run(inv, this::send);
     }
 

@@ -165,7 +165,7 @@ public final class RpcClient implements AutoCloseable {
                 compressor.name(), directory.instances().size());
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
                 compressor, allowList, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
-                config.interceptors, transport, balancer, cluster, options.retries());
+                config.interceptors, config.credentials, transport, balancer, cluster, options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
     }
@@ -237,6 +237,7 @@ public final class RpcClient implements AutoCloseable {
     public static final class Builder {
         private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
         private TlsConfig tls;
+        private CallCredentials credentials;
         private String serializer = "kryo";
         private String compressor = "none";
         private Duration timeout = Duration.ofSeconds(3);
@@ -411,6 +412,12 @@ public final class RpcClient implements AutoCloseable {
                 throw new IllegalArgumentException("tls: a server's configuration (expected: TlsConfig.client())");
             }
             this.tls = tls;
+            return this;
+        }
+
+        /** Credentials sent with every call, such as a bearer token; default none. */
+        public Builder credentials(CallCredentials credentials) {
+            this.credentials = credentials;
             return this;
         }
 

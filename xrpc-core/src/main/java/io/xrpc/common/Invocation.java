@@ -14,6 +14,9 @@ import java.util.function.Consumer;
  * An invocation belongs to one call and is used by one thread at a time; it is not thread-safe.
  */
 public final class Invocation {
+    /** The attachment that carries a call's credentials (see {@code CallCredentials}, {@code Authenticator}). */
+    public static final String CREDENTIALS = "authorization";
+
     private final ServiceKey serviceKey;
     private final MethodDescriptor method;
     private final Object[] arguments;

@@ -55,7 +55,13 @@ public enum RpcStatus {
      */
     CONNECTION_CLOSED(10, false),
     /** The client already had its limit of calls pending; the request was not sent. Safe to retry later. */
-    RESOURCE_EXHAUSTED(11, true);
+    RESOURCE_EXHAUSTED(11, true),
+    /**
+     * The server's authenticator refused the call's credentials, before reading its arguments;
+     * the message says why. Not run, but not retried either: another provider would refuse the
+     * same credentials.
+     */
+    UNAUTHENTICATED(12, false);
 
     private static final RpcStatus[] BY_CODE = new RpcStatus[256];
 

@@ -73,7 +73,7 @@ public final class RpcServer implements AutoCloseable {
     private RpcServer(Builder b) {
         this.config = b;
         this.allowList = b.allowList;
-        this.dispatcher = new ServiceDispatcher(b.interceptors, allowList);
+        this.dispatcher = new ServiceDispatcher(b.interceptors, allowList, b.authenticator);
         SerializerRegistry serializers = SerializerRegistry.load(allowList, b.readLimits);
         this.serializers = serializers;
         for (Export<?> e : b.exports) {
@@ -362,6 +362,7 @@ public final class RpcServer implements AutoCloseable {
     public static final class Builder {
         private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
         private TlsConfig tls;
+        private Authenticator authenticator;
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -558,6 +559,15 @@ public final class RpcServer implements AutoCloseable {
                 throw new IllegalArgumentException("tls: a client's configuration (expected: TlsConfig.server(keys))");
             }
             this.tls = tls;
+            return this;
+        }
+
+        /**
+         * Checks every request's credentials before its arguments are read; a refused one is
+         * answered {@code UNAUTHENTICATED}. Default: none, every call admitted.
+         */
+        public Builder authenticator(Authenticator authenticator) {
+            this.authenticator = authenticator;
             return this;
         }
 

@@ -25,7 +25,11 @@ public final class ServiceDispatcher implements RequestHandler {
     private final InterceptorChain<ServerInterceptor> chain;
     private final ClassAllowList allowList;
 
-    ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList) {
+    /** Null when every call is admitted. */
+    private final Authenticator authenticator;
+
+    ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList, Authenticator authenticator) {
+        this.authenticator = authenticator;
         this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "server");
         this.allowList = allowList;
     }
@@ -86,6 +90,19 @@ public final class ServiceDispatcher implements RequestHandler {
     }
 
     private final ResponseSizeEstimate anyResponseSize = new ResponseSizeEstimate();
+
+    @Override
+    public String authenticate(Route route, Map<String, String> attachments, io.xrpc.common.Endpoint peer) {
+        if (authenticator == null) {
+            return null;
+        }
+        try {
+            return authenticator.refuse(attachments.get(Invocation.CREDENTIALS), route.serviceKey(),
+                    route.descriptor(), peer);
+        } catch (RuntimeException e) {
+            return "the authenticator failed: " + e; // refused, never admitted by accident
+        }
+    }
 
     @Override
     public CompletableFuture<Object> dispatch(Route route, Invocation invocation) {

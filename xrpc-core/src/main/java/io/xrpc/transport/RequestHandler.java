@@ -25,6 +25,12 @@ public interface RequestHandler {
      */
     int largestExpectedResponse();
 
+    /**
+     * Whether the request may go on, decided from its head alone before its arguments are read:
+     * {@code null} to go on, else why it is refused (answered {@code UNAUTHENTICATED}).
+     */
+    String authenticate(Route route, java.util.Map<String, String> attachments, io.xrpc.common.Endpoint peer);
+
     /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
     CompletableFuture<Object> dispatch(Route route, Invocation invocation);
 

@@ -141,6 +141,47 @@ class StarterTest {
     }
 
     @Test
+    void anApplicationsOwnSerializerAddedAsTheReadmeSaysIsAValidName() {
+        // Before, the starter accepted only kryo, hessian and protostuff: this stopped start-up
+        // with "expected one of [hessian, kryo, protostuff]".
+        int writes = io.xrpc.spring.custom.ShoutingSerializerProvider.WRITES.get();
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class, "xrpc.client.serializer=shouting")) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("custom")).isEqualTo("hello custom");
+            assertThat(io.xrpc.spring.custom.ShoutingSerializerProvider.WRITES.get() - writes)
+                    .as("the request and its answer written by it").isGreaterThanOrEqualTo(2);
+        }
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=json"))
+                .hasStackTraceContaining("expected one of [hessian, kryo, protostuff, shouting");
+    }
+
+    @Test
+    void credentialsAndAnAuthenticatorAreTakenFromBeans() {
+        io.xrpc.server.Authenticator onlyGood = (credentials, service, method, peer) ->
+                "Bearer good".equals(credentials) ? null : "bearer token required";
+        try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("auth", onlyGood))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                             "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
+                     .run();
+             ConfigurableApplicationContext good = new SpringApplicationBuilder(Apps.Consumer.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
+                             (io.xrpc.client.CallCredentials) inv -> "Bearer good"))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off")
+                     .run();
+             ConfigurableApplicationContext anonymous = start(Apps.Consumer.class)) {
+            assertThat(good.getBean(Apps.GreeterUser.class).greeter.hello("me")).isEqualTo("hello me");
+            assertThatThrownBy(() -> anonymous.getBean(Apps.GreeterUser.class).greeter.hello("me"))
+                    .isInstanceOfSatisfying(RpcException.class, e -> {
+                        assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
+                        assertThat(e.getMessage()).contains("bearer token required");
+                    });
+        }
+    }
+
+    @Test
     void mutualTlsFromSpringSslBundles() throws Exception {
         X509Bundle ca = new CertificateBuilder().subject("CN=test CA").setIsCertificateAuthority(true).ecp256()
                 .buildSelfSigned();
@@ -179,7 +220,7 @@ class StarterTest {
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=json"))
                 .hasStackTraceContaining("xrpc.client.serializer")
-                .hasStackTraceContaining("expected one of [hessian, kryo, protostuff]");
+                .hasStackTraceContaining("expected one of [hessian, kryo, protostuff"); // and the tests' own
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
                 .hasStackTraceContaining("xrpc.server.port");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-depth=0"))

@@ -172,6 +172,13 @@ final class ServerCall implements Runnable {
                         + " passed while it waited for a thread on " + server.endpoint() + "; not run");
                 return;
             }
+            String refusal = server.dispatcher().authenticate(method, head.attachments(), connection.peer);
+            if (refusal != null) { // before a byte of the arguments is read
+                releaseFrame();
+                answerError(RpcStatus.UNAUTHENTICATED, method.descriptor() + " refused: "
+                        + Texts.cut(refusal, MAX_DETAIL));
+                return;
+            }
             Object[] args;
             try {
                 args = RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
@@ -245,7 +252,8 @@ final class ServerCall implements Runnable {
     void dropResult() {
         result = null;
         if (answered.compareAndSet(false, true)) {
-            finished(RpcStatus.CONNECTION_CLOSED);
+            notifyAnswered(RpcStatus.CONNECTION_CLOSED);
+            finished();
         }
     }
 
@@ -317,11 +325,12 @@ final class ServerCall implements Runnable {
             return;
         }
         if (answered.compareAndSet(false, true)) {
+            notifyAnswered(RpcStatus.APPLICATION_ERROR);
             try {
                 connection.writes.enqueue(RpcCodec.encodeApplicationError(connection.alloc(), id, serializer,
                         compressorId, className, message, text, server.maxFrameLength(), carried));
             } finally {
-                finished(RpcStatus.APPLICATION_ERROR);
+                finished();
             }
         }
     }
@@ -332,32 +341,41 @@ final class ServerCall implements Runnable {
 
     private void answerErrorFull(RpcStatus status, String message, String remoteClass, String stack) {
         if (answered.compareAndSet(false, true)) {
+            notifyAnswered(status);
             try {
                 connection.writes.enqueue(RpcCodec.encodeError(connection.alloc(), id, serializerId,
                         compressorId, status, remoteClass, message, stack, server.maxFrameLength()));
             } finally {
-                finished(status);
+                finished();
             }
         }
     }
 
     private void answer(ByteBuf out) {
         if (answered.compareAndSet(false, true)) {
+            notifyAnswered(RpcStatus.OK);
             try {
                 connection.writes.enqueue(out);
             } finally {
-                finished(RpcStatus.OK);
+                finished();
             }
         } else {
             out.release();
         }
     }
 
-    private void finished(RpcStatus status) {
+    private void finished() {
         server.callFinished();
         if (dispatched) {
             connection.callDone(reserved);
         }
+    }
+
+    /**
+     * Tells the invocation's listeners the status the caller is about to receive; before the
+     * answer is queued, so that what they record is there by the time the caller has its answer.
+     */
+    private void notifyAnswered(RpcStatus status) {
         Invocation inv = invocation;
         if (inv != null) {
             try {

@@ -11,6 +11,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
+import io.xrpc.server.Authenticator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.SmartLifecycle;
@@ -28,13 +29,16 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
     private final ObjectProvider<Registry> registry;
     private final ObjectProvider<ServerInterceptor> interceptors;
     private final ObjectProvider<SslBundles> sslBundles;
+    private final ObjectProvider<Authenticator> authenticator;
     private ListableBeanFactory beanFactory;
     private volatile boolean hasServices;
     private volatile RpcServer server;
 
     /** Takes providers so that nothing is pulled in before the context starts. */
     public RpcServiceExporter(ObjectProvider<XrpcProperties> properties, ObjectProvider<Registry> registry,
-                              ObjectProvider<ServerInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles) {
+                              ObjectProvider<ServerInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles,
+                              ObjectProvider<Authenticator> authenticator) {
+        this.authenticator = authenticator;
         this.properties = properties;
         this.registry = registry;
         this.interceptors = interceptors;
@@ -117,6 +121,7 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                     .serializers(annotation.serializers()).build());
         }
         b.typeCheck(properties.getTypeCheck());
+        authenticator.ifAvailable(b::authenticator);
         if (!s.getSsl().getBundle().isBlank()) {
             b.tls(XrpcTls.server(sslBundles.getIfAvailable(), s.getSsl()));
         }

@@ -6,6 +6,8 @@ import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
 import io.xrpc.server.ServerInterceptor;
+import io.xrpc.client.CallCredentials;
+import io.xrpc.server.Authenticator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -45,7 +47,8 @@ public class XrpcAutoConfiguration {
     @Lazy
     @ConditionalOnMissingBean(RpcClient.class)
     public RpcClient xrpcClient(XrpcProperties properties, ObjectProvider<Registry> registry,
-                                ObjectProvider<ClientInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles) {
+                                ObjectProvider<ClientInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles,
+                                ObjectProvider<CallCredentials> credentials) {
         XrpcProperties.Client c = properties.getClient();
         RpcClient.Builder b = RpcClient.builder().typeCheck(properties.getTypeCheck())
                 .serializer(c.getSerializer()).compressor(c.getCompressor())
@@ -66,6 +69,7 @@ public class XrpcAutoConfiguration {
         if (!c.getSsl().getBundle().isBlank()) {
             b.tls(XrpcTls.client(sslBundles.getIfAvailable(), c.getSsl()));
         }
+        credentials.ifAvailable(b::credentials);
         properties.getAllowedPackages().forEach(b::allowPackage);
         interceptors.orderedStream().forEach(b::interceptor);
         RpcClient client = b.build();
@@ -83,8 +87,9 @@ public class XrpcAutoConfiguration {
     public static RpcServiceExporter xrpcServiceExporter(ObjectProvider<XrpcProperties> properties,
                                                          ObjectProvider<Registry> registry,
                                                          ObjectProvider<ServerInterceptor> interceptors,
-                                                         ObjectProvider<SslBundles> sslBundles) {
-        return new RpcServiceExporter(properties, registry, interceptors, sslBundles);
+                                                         ObjectProvider<SslBundles> sslBundles,
+                                                         ObjectProvider<Authenticator> authenticator) {
+        return new RpcServiceExporter(properties, registry, interceptors, sslBundles, authenticator);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,6 +1,7 @@
 package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.common.Endpoint;
+import io.xrpc.config.Extensions;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
@@ -23,10 +24,6 @@ public class XrpcProperties implements InitializingBean {
     // Defaults are written out rather than taken from the core's constants so that the generated
     // configuration metadata shows them; XrpcPropertiesTest keeps the two equal.
 
-    private static final Set<String> SERIALIZERS = Set.of("kryo", "hessian", "protostuff");
-    private static final Set<String> COMPRESSORS = Set.of("none", "gzip");
-    private static final Set<String> BALANCERS = Set.of("random", "round-robin", "least-active", "consistent-hash");
-    private static final Set<String> CLUSTERS = Set.of("failover", "failfast", "failsafe");
 
     /** Whether XRpc is configured at all. */
     private boolean enabled = true;
@@ -486,10 +483,12 @@ public class XrpcProperties implements InitializingBean {
 
     @Override
     public void afterPropertiesSet() {
-        oneOf("xrpc.client.serializer", client.serializer, SERIALIZERS);
-        oneOf("xrpc.client.compressor", client.compressor, COMPRESSORS);
-        oneOf("xrpc.client.load-balancer", client.loadBalancer, BALANCERS);
-        oneOf("xrpc.client.cluster", client.cluster, CLUSTERS);
+        // Checked against what ServiceLoader finds, so an application's own serializer (or
+        // compressor, balancer, cluster) is a valid name as soon as it is on the classpath.
+        oneOf("xrpc.client.serializer", client.serializer, Extensions.serializers());
+        oneOf("xrpc.client.compressor", client.compressor, Extensions.compressors());
+        oneOf("xrpc.client.load-balancer", client.loadBalancer, Extensions.loadBalancers());
+        oneOf("xrpc.client.cluster", client.cluster, Extensions.clusters());
         positive("xrpc.client.timeout", client.timeout);
         atLeast("xrpc.client.retries", client.retries, 0);
         atLeast("xrpc.client.connections-per-endpoint", client.connectionsPerEndpoint, 1);
