@@ -1,153 +1,114 @@
 package io.xrpc.registry;
 
-import io.xrpc.internal.Checks;
-import java.time.Duration;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where the registry is and how to talk to it. The address is {@code scheme://hosts}, such as
- * {@code zookeeper://zk1:2181,zk2:2181,zk3:2181}; a bare {@code host:port[,host:port]} means
- * ZooKeeper, and {@code embedded} starts an in-process ZooKeeper for development. Immutable.
+ * Which registry, and its settings as strings: {@code scheme://address?name=value&...}, such as
+ * {@code zookeeper://zk1:2181,zk2:2181?session-timeout=15s&root-path=/shop}. The scheme picks the
+ * {@link RegistryProvider}; the address and the parameters mean what that provider says (the
+ * ZooKeeper provider documents its own in {@code docs/REGISTRY.md}), so a new registry (Nacos,
+ * etcd) needs nothing here. Two short forms stay for compatibility: a bare
+ * {@code host:port[,host:port]} is a ZooKeeper ensemble, and {@code embedded} names the embedded
+ * ZooKeeper. Immutable.
  */
 public final class RegistryConfig {
     private final String scheme;
-    private final String hosts;
-    private final Duration sessionTimeout;
-    private final Duration connectTimeout;
-    private final String rootPath;
-    private final Duration retryBaseSleep;
-    private final int maxRetries;
-    private final Duration emptyListGrace;
+    private final String address;
+    private final Map<String, String> parameters;
 
-    private RegistryConfig(Builder b) {
-        String a = b.address.trim();
-        int sep = a.indexOf("://");
-        if (sep > 0) {
-            this.scheme = a.substring(0, sep);
-            this.hosts = a.substring(sep + 3);
-        } else if (a.equals("embedded")) {
-            this.scheme = "embedded";
-            this.hosts = "";
-        } else {
-            this.scheme = "zookeeper";
-            this.hosts = a;
-        }
-        this.sessionTimeout = b.sessionTimeout;
-        this.connectTimeout = b.connectTimeout;
-        this.emptyListGrace = b.emptyListGrace;
-        this.rootPath = b.rootPath;
-        this.retryBaseSleep = b.retryBaseSleep;
-        this.maxRetries = b.maxRetries;
+    private RegistryConfig(String scheme, String address, Map<String, String> parameters) {
+        this.scheme = scheme;
+        this.address = address;
+        this.parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
     }
 
+    /** A builder for {@code address}, whose {@code ?name=value} parameters it takes in too. */
     public static Builder builder(String address) {
         return new Builder(address);
     }
 
+    /** Which {@link RegistryProvider} serves this registry, such as {@code zookeeper}. */
     public String scheme() {
         return scheme;
     }
 
-    /** The part after {@code scheme://}: for ZooKeeper, its connect string. */
-    public String hosts() {
-        return hosts;
+    /** The part after {@code scheme://} and before {@code ?}: for ZooKeeper, its connect string. */
+    public String address() {
+        return address;
     }
 
-    public Duration sessionTimeout() {
-        return sessionTimeout;
+    /** Every parameter, in the order given; names are the provider's. */
+    public Map<String, String> parameters() {
+        return parameters;
     }
 
-    public Duration connectTimeout() {
-        return connectTimeout;
-    }
-
-    /** Root node under which everything lives, default {@code /xrpc}. */
-    public String rootPath() {
-        return rootPath;
-    }
-
-    public Duration retryBaseSleep() {
-        return retryBaseSleep;
-    }
-
-    public int maxRetries() {
-        return maxRetries;
-    }
-
-    /** How long a consumer keeps its last providers when the registry suddenly lists none. */
-    public Duration emptyListGrace() {
-        return emptyListGrace;
+    /** One parameter, or {@code null}. */
+    public String parameter(String name) {
+        return parameters.get(name);
     }
 
     @Override
     public String toString() {
-        return scheme + "://" + hosts + rootPath;
+        return scheme + "://" + address + (parameters.isEmpty() ? "" : "?" + parameters);
     }
 
     public static final class Builder {
+        private final String scheme;
         private final String address;
-        private Duration sessionTimeout = Duration.ofSeconds(30);
-        private Duration connectTimeout = Duration.ofSeconds(10);
-        private String rootPath = "/xrpc";
-        private Duration retryBaseSleep = Duration.ofMillis(500);
-        private int maxRetries = 10;
-        private Duration emptyListGrace = Duration.ofSeconds(1);
+        private final Map<String, String> parameters = new LinkedHashMap<>();
 
         private Builder(String address) {
             Objects.requireNonNull(address, "address");
-            if (address.isBlank()) {
+            String a = address.trim();
+            if (a.isEmpty()) {
                 throw new IllegalArgumentException("registry address: empty (expected: zookeeper://host:port,"
                         + " host:port or embedded)");
             }
-            this.address = address;
-        }
-
-        /** How long a provider may be silent before its registration disappears: default 30 s. */
-        public Builder sessionTimeout(Duration d) {
-            this.sessionTimeout = Checks.checkPositive("sessionTimeout", d);
-            return this;
-        }
-
-        /**
-         * How long start-up waits for the registry: default 10 s. ZooKeeper's client is given the
-         * shorter of this and the session timeout as its own connection timeout, so a short
-         * session (5 s, say) needs no matching connect timeout.
-         */
-        public Builder connectTimeout(Duration d) {
-            this.connectTimeout = Checks.checkPositive("connectTimeout", d);
-            return this;
-        }
-
-        /**
-         * How long a consumer keeps its last non-empty provider list when the registry suddenly
-         * lists none, before it believes it: default 1 s. A provider that replaces its node after
-         * a session expiry deletes and creates it, and a consumer watching sees an empty moment
-         * although the provider never went away; a provider that really left is gone 1 s later.
-         * 0 believes every list at once.
-         */
-        public Builder emptyListGrace(Duration d) {
-            this.emptyListGrace = Checks.notNegative("emptyListGrace", d);
-            return this;
-        }
-
-        public Builder rootPath(String rootPath) {
-            Objects.requireNonNull(rootPath, "rootPath");
-            if (!rootPath.startsWith("/") || rootPath.length() < 2 || rootPath.endsWith("/")) {
-                throw new IllegalArgumentException("rootPath: '" + rootPath + "' (expected: /name, no trailing /)");
+            int q = a.indexOf('?');
+            if (q >= 0) {
+                for (String pair : a.substring(q + 1).split("&")) {
+                    if (pair.isEmpty()) {
+                        continue;
+                    }
+                    int eq = pair.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("registry address " + address + ": parameter '" + pair
+                                + "' (expected: name=value)");
+                    }
+                    parameters.put(decode(pair.substring(0, eq)), decode(pair.substring(eq + 1)));
+                }
+                a = a.substring(0, q);
             }
-            this.rootPath = rootPath;
-            return this;
+            int sep = a.indexOf("://");
+            if (sep > 0) {
+                this.scheme = a.substring(0, sep);
+                this.address = a.substring(sep + 3);
+            } else if (a.equals("embedded")) {
+                this.scheme = "embedded";
+                this.address = "";
+            } else {
+                this.scheme = "zookeeper"; // the documented short form: a bare ensemble
+                this.address = a;
+            }
         }
 
-        /** Exponential backoff of ZooKeeper operation retries: first sleep and number of retries. */
-        public Builder retry(Duration baseSleep, int maxRetries) {
-            this.retryBaseSleep = Checks.checkPositive("retryBaseSleep", baseSleep);
-            this.maxRetries = Checks.atLeast("maxRetries", maxRetries, 0);
+        private static String decode(String s) {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        }
+
+        /** Sets one parameter; it replaces one of the same name from the address. */
+        public Builder parameter(String name, String value) {
+            parameters.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
             return this;
         }
 
         public RegistryConfig build() {
-            return new RegistryConfig(this);
+            return new RegistryConfig(scheme, address, parameters);
         }
     }
 }

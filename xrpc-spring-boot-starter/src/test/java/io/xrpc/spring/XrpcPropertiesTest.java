@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.xrpc.client.RpcClient;
 import io.xrpc.protocol.ProtocolConstants;
-import io.xrpc.registry.RegistryConfig;
+import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.server.RpcServer;
 import io.xrpc.spring.autoconfigure.XrpcProperties;
@@ -30,8 +30,11 @@ class XrpcPropertiesTest {
                 .isEqualTo(RpcClient.DEFAULT_OUTLIER_BASE_EJECTION);
         assertThat(p.getClient().getOutlierDetection().getMaxEjection())
                 .isEqualTo(RpcClient.DEFAULT_OUTLIER_MAX_EJECTION);
-        assertThat(p.getRegistry().getEmptyListGrace())
-                .isEqualTo(RegistryConfig.builder("embedded").build().emptyListGrace());
+        ZookeeperSettings zk = ZookeeperSettings.defaults();
+        assertThat(p.getRegistry().getEmptyListGrace()).isEqualTo(zk.emptyListGrace());
+        assertThat(p.getRegistry().getSessionTimeout()).isEqualTo(zk.sessionTimeout());
+        assertThat(p.getRegistry().getConnectTimeout()).isEqualTo(zk.connectTimeout());
+        assertThat(p.getRegistry().getRootPath()).isEqualTo(zk.rootPath());
     }
 
     @Test

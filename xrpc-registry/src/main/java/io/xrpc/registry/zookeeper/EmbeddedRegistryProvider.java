@@ -17,9 +17,10 @@ public final class EmbeddedRegistryProvider implements RegistryProvider {
 
     @Override
     public Registry create(RegistryConfig config) {
+        ZookeeperSettings settings = ZookeeperSettings.of(config); // checked before a server starts
         String connectString = EmbeddedZooKeeper.acquire();
         try {
-            return new ZookeeperRegistry(config, connectString, EmbeddedZooKeeper::release);
+            return new ZookeeperRegistry(settings, connectString, EmbeddedZooKeeper::release);
         } catch (RuntimeException e) {
             EmbeddedZooKeeper.release();
             throw e;

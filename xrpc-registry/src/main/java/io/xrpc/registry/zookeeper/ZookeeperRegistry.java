@@ -2,7 +2,6 @@ package io.xrpc.registry.zookeeper;
 
 import io.xrpc.common.ServiceKey;
 import io.xrpc.registry.Registry;
-import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceInstance;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +65,7 @@ public final class ZookeeperRegistry implements Registry {
      *
      * @param onClose run after the client closed (the embedded server stops there)
      */
-    public ZookeeperRegistry(RegistryConfig config, String connectString, Runnable onClose) {
+    public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
         this.connectString = connectString;
         this.connectTimeoutMillis = config.connectTimeout().toMillis();
         this.root = config.rootPath();
@@ -207,7 +206,7 @@ public final class ZookeeperRegistry implements Registry {
      * Deletes the node of an earlier session and creates ours in one transaction, so that no
      * reader of ZooKeeper sees the path without a node in between. (Watchers still get the
      * deletion and the creation as two events; consumers hold their list over such a moment, see
-     * {@link RegistryConfig#emptyListGrace()}.)
+     * {@link ZookeeperSettings#emptyListGrace()}.)
      */
     private void replace(String path, Stat old, byte[] data) throws Exception {
         try {

@@ -4,7 +4,10 @@ import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.RegistryProvider;
 
-/** {@code zookeeper://host:port[,host:port...]}: an existing ZooKeeper server or ensemble. */
+/**
+ * {@code zookeeper://host:port[,host:port...][?name=value&...]}: an existing ZooKeeper server or
+ * ensemble; the parameters are {@link ZookeeperSettings}'.
+ */
 public final class ZookeeperRegistryProvider implements RegistryProvider {
     @Override
     public String scheme() {
@@ -13,10 +16,10 @@ public final class ZookeeperRegistryProvider implements RegistryProvider {
 
     @Override
     public Registry create(RegistryConfig config) {
-        if (config.hosts().isBlank()) {
+        if (config.address().isBlank()) {
             throw new IllegalArgumentException("registry address: " + config
                     + " (expected: zookeeper://host:port[,host:port...])");
         }
-        return new ZookeeperRegistry(config, config.hosts(), null);
+        return new ZookeeperRegistry(ZookeeperSettings.of(config), config.address(), null);
     }
 }

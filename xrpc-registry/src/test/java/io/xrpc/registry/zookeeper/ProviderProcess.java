@@ -1,6 +1,5 @@
 package io.xrpc.registry.zookeeper;
 
-import io.xrpc.registry.RegistryConfig;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
@@ -13,8 +12,8 @@ import java.time.Duration;
  */
 public final class ProviderProcess {
     public static void main(String[] args) throws Exception {
-        ZookeeperRegistry registry = new ZookeeperRegistry(RegistryConfig.builder(args[0])
-                .sessionTimeout(Duration.ofMillis(Long.parseLong(args[1]))).build(), args[0], null);
+        ZookeeperRegistry registry = new ZookeeperRegistry(ZookeeperSettings.defaults()
+                .withSessionTimeout(Duration.ofMillis(Long.parseLong(args[1]))), args[0], null);
         RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry)
                 .service(GateService.class, new GateServiceImpl("child")).build().start();
         System.out.println("READY " + server.port());

@@ -8,7 +8,6 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ReferenceOptions;
-import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.server.RpcServer;
@@ -26,8 +25,8 @@ import org.junit.jupiter.api.Test;
 class RegistryClusterTest {
 
     private static ZookeeperRegistry registry(String connect) {
-        return new ZookeeperRegistry(RegistryConfig.builder(connect).sessionTimeout(Duration.ofSeconds(10))
-                .connectTimeout(Duration.ofSeconds(20)).retry(Duration.ofMillis(100), 5).build(), connect, null);
+        return new ZookeeperRegistry(ZookeeperSettings.defaults().withSessionTimeout(Duration.ofSeconds(10))
+                .withConnectTimeout(Duration.ofSeconds(20)).withRetry(Duration.ofMillis(100), 5), connect, null);
     }
 
     @Test
@@ -71,18 +70,18 @@ class RegistryClusterTest {
             InstanceSpec first = ensemble.getInstances().iterator().next();
             try (PausableProxy proxy = new PausableProxy("127.0.0.1", first.getPort())) {
                 // The provider reaches ZooKeeper only through the proxy, so the test can hold it back.
-                ZookeeperRegistry providerRegistry = new ZookeeperRegistry(RegistryConfig.builder(proxy.address())
-                        .sessionTimeout(providerSession).connectTimeout(Duration.ofSeconds(20)).retry(Duration.ofMillis(100), 5)
-                        .build(), proxy.address(), null);
+                ZookeeperRegistry providerRegistry = new ZookeeperRegistry(ZookeeperSettings.defaults()
+                        .withSessionTimeout(providerSession).withConnectTimeout(Duration.ofSeconds(20))
+                        .withRetry(Duration.ofMillis(100), 5), proxy.address(), null);
                 java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
                 providerRegistry.curator().getConnectionStateListenable().addListener((c, state) -> {
                     if (state == org.apache.curator.framework.state.ConnectionState.LOST) {
                         lost.countDown();
                     }
                 });
-                ZookeeperRegistry consumerRegistry = new ZookeeperRegistry(RegistryConfig.builder(
-                        ensemble.getConnectString()).sessionTimeout(session).connectTimeout(Duration.ofSeconds(20))
-                        .retry(Duration.ofMillis(100), 5).build(), ensemble.getConnectString(), null);
+                ZookeeperRegistry consumerRegistry = new ZookeeperRegistry(ZookeeperSettings.defaults()
+                        .withSessionTimeout(session).withConnectTimeout(Duration.ofSeconds(20))
+                        .withRetry(Duration.ofMillis(100), 5), ensemble.getConnectString(), null);
                 GateServiceImpl impl = new GateServiceImpl("only");
                 try (RpcServer provider = RpcServer.builder().host("127.0.0.1").registry(providerRegistry)
                         .service(GateService.class, impl).build().start();
@@ -131,8 +130,8 @@ class RegistryClusterTest {
     @Test
     void aShortSessionGivesCuratorAConnectionTimeoutNoLongerThanIt() throws Exception {
         try (TestingServer zk = new TestingServer(true);
-             ZookeeperRegistry r = new ZookeeperRegistry(RegistryConfig.builder(zk.getConnectString())
-                     .sessionTimeout(Duration.ofSeconds(5)).build(), zk.getConnectString(), null)) {
+             ZookeeperRegistry r = new ZookeeperRegistry(ZookeeperSettings.defaults()
+                     .withSessionTimeout(Duration.ofSeconds(5)), zk.getConnectString(), null)) {
             // Curator warns in every process when its connection timeout exceeds the session.
             assertThat(r.curator().getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(5000);
         }

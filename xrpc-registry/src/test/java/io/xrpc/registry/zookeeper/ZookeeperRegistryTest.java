@@ -13,7 +13,6 @@ import io.xrpc.config.ReferenceOptions;
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
-import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.server.RpcServer;
@@ -56,8 +55,8 @@ class ZookeeperRegistryTest {
     }
 
     private ZookeeperRegistry registry(Duration sessionTimeout) {
-        return new ZookeeperRegistry(RegistryConfig.builder(zk.getConnectString()).sessionTimeout(sessionTimeout)
-                .connectTimeout(Duration.ofSeconds(10)).retry(Duration.ofMillis(100), 3).build(),
+        return new ZookeeperRegistry(ZookeeperSettings.defaults().withSessionTimeout(sessionTimeout)
+                .withConnectTimeout(Duration.ofSeconds(10)).withRetry(Duration.ofMillis(100), 3),
                 zk.getConnectString(), null);
     }
 

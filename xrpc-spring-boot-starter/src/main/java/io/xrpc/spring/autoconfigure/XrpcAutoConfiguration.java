@@ -5,6 +5,7 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
+import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.server.ServerInterceptor;
 import io.xrpc.client.CallCredentials;
 import io.xrpc.server.Authenticator;
@@ -37,9 +38,17 @@ public class XrpcAutoConfiguration {
     @ConditionalOnExpression("!'${xrpc.registry.address:}'.isBlank()")
     public Registry xrpcRegistry(XrpcProperties properties) {
         XrpcProperties.Registry r = properties.getRegistry();
-        return Registries.create(RegistryConfig.builder(r.getAddress()).sessionTimeout(r.getSessionTimeout())
-                .connectTimeout(r.getConnectTimeout()).rootPath(r.getRootPath()).emptyListGrace(r.getEmptyListGrace())
-                .build());
+        RegistryConfig.Builder b = RegistryConfig.builder(r.getAddress());
+        String scheme = b.build().scheme();
+        if (scheme.equals("zookeeper") || scheme.equals("embedded")) {
+            // The typed xrpc.registry.* settings are ZooKeeper's parameters; others go through as given.
+            b.parameter(ZookeeperSettings.SESSION_TIMEOUT, r.getSessionTimeout().toString())
+                    .parameter(ZookeeperSettings.CONNECT_TIMEOUT, r.getConnectTimeout().toString())
+                    .parameter(ZookeeperSettings.ROOT_PATH, r.getRootPath())
+                    .parameter(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+        }
+        r.getParameters().forEach(b::parameter);
+        return Registries.create(b.build());
     }
 
     /** Created on the first {@code @RpcReference}: a provider-only application opens no client. */

@@ -94,16 +94,22 @@ public class XrpcProperties implements InitializingBean {
          */
         private String address = "";
 
-        /** How long a silent provider stays registered. */
+        /**
+         * Parameters passed to the registry as they are, for a registry of another scheme (a
+         * ZooKeeper registry takes the four settings below; see docs/REGISTRY.md).
+         */
+        private java.util.Map<String, String> parameters = new java.util.LinkedHashMap<>();
+
+        /** How long a silent provider stays registered (ZooKeeper). */
         private Duration sessionTimeout = Duration.ofSeconds(30);
 
-        /** How long start-up waits for the registry. */
+        /** How long start-up waits for the registry (ZooKeeper). */
         private Duration connectTimeout = Duration.ofSeconds(10);
 
-        /** Root node of every XRpc path. */
+        /** Root node of every XRpc path (ZooKeeper). */
         private String rootPath = "/xrpc";
 
-        /** How long a consumer keeps its last providers when the registry suddenly lists none. */
+        /** How long a consumer keeps its last providers when the registry suddenly lists none (ZooKeeper). */
         private Duration emptyListGrace = Duration.ofSeconds(1);
 
         public Duration getEmptyListGrace() {
@@ -120,6 +126,14 @@ public class XrpcProperties implements InitializingBean {
 
         public void setAddress(String address) {
             this.address = address;
+        }
+
+        public java.util.Map<String, String> getParameters() {
+            return parameters;
+        }
+
+        public void setParameters(java.util.Map<String, String> parameters) {
+            this.parameters = parameters;
         }
 
         public Duration getSessionTimeout() {

@@ -1,0 +1,145 @@
+package io.xrpc.registry.zookeeper;
+
+import io.xrpc.registry.RegistryConfig;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The ZooKeeper registry's settings, read from a {@link RegistryConfig}'s parameters (the
+ * {@code ?name=value} of {@code zookeeper://...} and {@code embedded}, or what the starter maps
+ * from {@code xrpc.registry.*}). Durations are written {@code 500ms}, {@code 30s}, {@code 2m} or
+ * ISO-8601 ({@code PT30S}). An unknown name fails, listing the known ones.
+ *
+ * @param sessionTimeout how long a provider may be silent before its registration disappears
+ * @param connectTimeout how long start-up waits for ZooKeeper (its client gets the shorter of this
+ *                       and the session timeout)
+ * @param rootPath       the node everything lives under
+ * @param retryBaseSleep first sleep of the exponential retry of ZooKeeper operations
+ * @param maxRetries     retries of one operation
+ * @param emptyListGrace how long a consumer keeps its last providers when the registry suddenly
+ *                       lists none (a provider replacing its node after a session expiry
+ *                       deletes and creates it); 0 believes every list at once
+ */
+public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout, String rootPath,
+                                Duration retryBaseSleep, int maxRetries, Duration emptyListGrace) {
+
+    public static final String SESSION_TIMEOUT = "session-timeout";
+    public static final String CONNECT_TIMEOUT = "connect-timeout";
+    public static final String ROOT_PATH = "root-path";
+    public static final String RETRY_BASE_SLEEP = "retry-base-sleep";
+    public static final String MAX_RETRIES = "max-retries";
+    public static final String EMPTY_LIST_GRACE = "empty-list-grace";
+    private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,
+            MAX_RETRIES, EMPTY_LIST_GRACE);
+
+    private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(Duration.ofSeconds(30),
+            Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1));
+
+    public ZookeeperSettings {
+        positive(SESSION_TIMEOUT, sessionTimeout);
+        positive(CONNECT_TIMEOUT, connectTimeout);
+        positive(RETRY_BASE_SLEEP, retryBaseSleep);
+        Objects.requireNonNull(emptyListGrace, EMPTY_LIST_GRACE);
+        if (emptyListGrace.isNegative()) {
+            throw new IllegalArgumentException(EMPTY_LIST_GRACE + ": " + emptyListGrace + " (expected: >= 0)");
+        }
+        if (maxRetries < 0) {
+            throw new IllegalArgumentException(MAX_RETRIES + ": " + maxRetries + " (expected: >= 0)");
+        }
+        Objects.requireNonNull(rootPath, ROOT_PATH);
+        if (!rootPath.startsWith("/") || rootPath.length() < 2 || rootPath.endsWith("/")) {
+            throw new IllegalArgumentException(ROOT_PATH + ": '" + rootPath + "' (expected: /name, no trailing /)");
+        }
+    }
+
+    /** Every setting at its default. */
+    public static ZookeeperSettings defaults() {
+        return DEFAULTS;
+    }
+
+    /** The settings {@code config}'s parameters give, the defaults for the rest. */
+    public static ZookeeperSettings of(RegistryConfig config) {
+        Map<String, String> p = config.parameters();
+        for (String name : p.keySet()) {
+            if (!NAMES.contains(name)) {
+                throw new IllegalArgumentException("registry " + config + ": unknown parameter '" + name
+                        + "' (expected one of " + NAMES + ")");
+            }
+        }
+        ZookeeperSettings d = DEFAULTS;
+        return new ZookeeperSettings(duration(p, SESSION_TIMEOUT, d.sessionTimeout),
+                duration(p, CONNECT_TIMEOUT, d.connectTimeout), p.getOrDefault(ROOT_PATH, d.rootPath),
+                duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep), integer(p, MAX_RETRIES, d.maxRetries),
+                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace));
+    }
+
+    /** These settings with the session timeout {@code d}, and so on: for code that builds them. */
+    public ZookeeperSettings withSessionTimeout(Duration d) {
+        return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace);
+    }
+
+    public ZookeeperSettings withConnectTimeout(Duration d) {
+        return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace);
+    }
+
+    public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace);
+    }
+
+    public ZookeeperSettings withEmptyListGrace(Duration d) {
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d);
+    }
+
+    private static void positive(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        }
+    }
+
+    private static int integer(Map<String, String> p, String name, int fallback) {
+        String v = p.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": '" + v + "' (expected: a whole number)");
+        }
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601. */
+    static Duration duration(Map<String, String> p, String name, Duration fallback) {
+        String v = p.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        String s = v.trim().toLowerCase(java.util.Locale.ROOT);
+        try {
+            if (s.startsWith("p")) {
+                return Duration.parse(s.toUpperCase(java.util.Locale.ROOT));
+            }
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            }
+            long n = Long.parseLong(s.substring(0, s.length() - 1));
+            switch (s.charAt(s.length() - 1)) {
+                case 's':
+                    return Duration.ofSeconds(n);
+                case 'm':
+                    return Duration.ofMinutes(n);
+                case 'h':
+                    return Duration.ofHours(n);
+                default:
+                    break;
+            }
+        } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(name + ": '" + v + "' (expected: a duration such as 500ms, 30s or 2m)");
+    }
+}
