@@ -2,8 +2,6 @@ package io.xrpc.client;
 
 import io.xrpc.cluster.Attempts;
 import io.xrpc.cluster.Cluster;
-import io.xrpc.common.Endpoint;
-import io.xrpc.common.Idempotent;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
@@ -13,30 +11,27 @@ import io.xrpc.compress.Compressor;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.loadbalance.LoadBalancer;
-import io.xrpc.registry.ServiceInstance;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 /**
- * The invocation handler behind a service proxy. Every interface method is parsed once, when the
- * proxy is made; a call then costs a map probe, the interceptor chain and the transport.
- * {@code Object} methods are answered locally and default methods run locally.
+ * The invocation handler behind a service proxy: the bridge between a Java call and the RPC. It
+ * blocks a synchronous caller until the answer (rethrowing a declared exception as itself) or
+ * hands back the future of an asynchronous method, and adds the call's credentials before the
+ * interceptors run. The method model is {@link ClientMethod} (every interface method is parsed
+ * once, when the proxy is made), provider choice and sending are {@link ReferenceAttempts}, and
+ * the cluster strategy sits between them. {@code Object} methods are answered locally and default
+ * methods run locally.
  */
 final class ClientProxy implements InvocationHandler {
     /** Extra wait beyond a call's last deadline before a blocked caller gives up on its own. */
@@ -45,7 +40,6 @@ final class ClientProxy implements InvocationHandler {
     private final Class<?> iface;
     private final ServiceKey key;
     private final Map<Method, ClientMethod> methods;
-    private final Map<MethodDescriptor, ClientMethod> byDescriptor;
     private final Directory directory;
     private final Serializer serializer;
     private final Compressor compressor;
@@ -53,14 +47,9 @@ final class ClientProxy implements InvocationHandler {
     /** Null when calls carry no credentials. */
     private final CallCredentials credentials;
     private final ClientTransport transport;
-    private final LoadBalancer loadBalancer;
     private final Cluster cluster;
     private final int retries;
-    private final Attempts attempts = new ProxyAttempts();
-
-    record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeoutMillis,
-                        boolean idempotent) {
-    }
+    private final Attempts attempts;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
@@ -73,28 +62,13 @@ final class ClientProxy implements InvocationHandler {
         this.credentials = credentials;
         this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "client");
         this.transport = transport;
-        this.loadBalancer = loadBalancer;
         this.cluster = cluster;
         this.retries = retries;
-        Map<Method, ClientMethod> m = new HashMap<>();
-        String serviceKey = key.toString();
-        for (Method method : iface.getMethods()) {
-            if (Modifier.isStatic(method.getModifiers()) || method.isDefault()) {
-                continue;
-            }
-            MethodDescriptor d = MethodDescriptor.of(method);
-            Duration t = methodTimeouts.getOrDefault(method.getName(), timeout);
-            Class<?>[] declared = d.exceptionTypes();
-            Function<Object, Throwable> rebuild = declared.length == 0 ? null
-                    : carried -> RemoteExceptions.rebuild(carried, declared, allowList::isAllowed,
-                            iface.getClassLoader());
-            m.put(method, new ClientMethod(d, CallTarget.of(serviceKey, d.signature(),
-                    d.resultType(), rebuild), t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
-        }
-        this.methods = Map.copyOf(m);
+        this.methods = ClientMethod.modelOf(iface, key, timeout, methodTimeouts, allowList);
         Map<MethodDescriptor, ClientMethod> bd = new java.util.IdentityHashMap<>();
-        m.values().forEach(cm -> bd.put(cm.descriptor(), cm));
-        this.byDescriptor = bd;
+        methods.values().forEach(cm -> bd.put(cm.descriptor(), cm));
+        this.attempts = new ReferenceAttempts(key, directory, serializer, compressor, transport, loadBalancer, retries,
+                bd);
     }
 
     @Override
@@ -167,70 +141,6 @@ final class ClientProxy implements InvocationHandler {
 
     private CompletableFuture<Object> send(Invocation inv) {
         return cluster.invoke(inv, attempts);
-    }
-
-    /** The reference as its cluster strategy sees it. */
-    private final class ProxyAttempts implements Attempts {
-        @Override
-        public ServiceInstance select(Invocation inv, Set<Endpoint> excluded) {
-            List<ServiceInstance> all = directory.instances();
-            List<ServiceInstance> usable = all;
-            // Drop what the caller excluded, what does not take our serializer, and (while others
-            // remain) what is set aside after failed connects; allocate only when dropping.
-            for (int i = 0; i < all.size(); i++) {
-                ServiceInstance c = all.get(i);
-                if (excluded.contains(c.endpoint()) || !c.accepts(serializer.name())
-                        || transport.isSetAside(c.endpoint())) {
-                    usable = filter(all, excluded);
-                    break;
-                }
-            }
-            if (usable.isEmpty()) {
-                throw new RpcException(RpcStatus.UNAVAILABLE, all.isEmpty()
-                        ? "no provider for " + key + directory.emptyReason()
-                        : "no provider for " + key + " left to try (tried " + excluded + ")");
-            }
-            ServiceInstance chosen = loadBalancer.select(usable, inv);
-            inv.remote(chosen.endpoint());
-            return chosen;
-        }
-
-        private List<ServiceInstance> filter(List<ServiceInstance> all, Set<Endpoint> excluded) {
-            List<ServiceInstance> healthy = new ArrayList<>(all.size());
-            List<ServiceInstance> setAside = new ArrayList<>(2);
-            for (ServiceInstance c : all) {
-                if (excluded.contains(c.endpoint()) || !c.accepts(serializer.name())) {
-                    continue;
-                }
-                (transport.isSetAside(c.endpoint()) ? setAside : healthy).add(c);
-            }
-            // Providers set aside are probed again when nothing else is left.
-            return healthy.isEmpty() ? setAside : healthy;
-        }
-
-        @Override
-        public CompletableFuture<Object> send(Invocation inv, ServiceInstance target) {
-            ClientMethod m = byDescriptor.get(inv.method());
-            inv.remote(target.endpoint());
-            return transport.send(inv, m.target(), target.endpoint(), serializer, compressor, m.timeoutMillis());
-        }
-
-        @Override
-        public Invocation nextAttempt(Invocation inv) {
-            ClientMethod m = byDescriptor.get(inv.method());
-            return new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null,
-                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()));
-        }
-
-        @Override
-        public int retries() {
-            return retries;
-        }
-
-        @Override
-        public boolean isIdempotent(Invocation inv) {
-            return byDescriptor.get(inv.method()).idempotent();
-        }
     }
 
     /**

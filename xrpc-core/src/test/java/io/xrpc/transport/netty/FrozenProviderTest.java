@@ -1,4 +1,4 @@
-package io.xrpc;
+package io.xrpc.transport.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.xrpc;
+package io.xrpc.serialize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

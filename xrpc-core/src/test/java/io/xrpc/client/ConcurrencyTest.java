@@ -1,4 +1,4 @@
-package io.xrpc;
+package io.xrpc.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,39 @@
+package io.xrpc.client;
+
+import io.xrpc.common.Idempotent;
+import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.transport.CallTarget;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
+
+/** One method of a reference, resolved once: its model, routing, timeout and whether it may be retried. */
+record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeoutMillis, boolean idempotent) {
+
+    /** The remote methods of {@code iface} (default and static ones run locally). */
+    static Map<Method, ClientMethod> modelOf(Class<?> iface, ServiceKey key, Duration timeout,
+                                             Map<String, Duration> methodTimeouts, ClassAllowList allowList) {
+        Map<Method, ClientMethod> m = new HashMap<>();
+        String serviceKey = key.toString();
+        for (Method method : iface.getMethods()) {
+            if (Modifier.isStatic(method.getModifiers()) || method.isDefault()) {
+                continue;
+            }
+            MethodDescriptor d = MethodDescriptor.of(method);
+            Duration t = methodTimeouts.getOrDefault(method.getName(), timeout);
+            Class<?>[] declared = d.exceptionTypes();
+            Function<Object, Throwable> rebuild = declared.length == 0 ? null
+                    : carried -> RemoteExceptions.rebuild(carried, declared, allowList::isAllowed,
+                            iface.getClassLoader());
+            m.put(method, new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), d.resultType(), rebuild),
+                    t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
+        }
+        return Map.copyOf(m);
+    }
+}

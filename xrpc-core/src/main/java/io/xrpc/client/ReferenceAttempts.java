@@ -1,0 +1,110 @@
+package io.xrpc.client;
+
+import io.xrpc.cluster.Attempts;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.compress.Compressor;
+import io.xrpc.loadbalance.LoadBalancer;
+import io.xrpc.registry.ServiceInstance;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.transport.ClientTransport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One reference as its cluster strategy sees it: which providers may take a call (not excluded,
+ * accepting the reference's serializer, and while others remain not set aside), the load
+ * balancer's pick among them, and sending through the transport.
+ */
+final class ReferenceAttempts implements Attempts {
+    private final ServiceKey key;
+    private final Directory directory;
+    private final Serializer serializer;
+    private final Compressor compressor;
+    private final ClientTransport transport;
+    private final LoadBalancer loadBalancer;
+    private final int retries;
+    private final Map<MethodDescriptor, ClientMethod> byDescriptor;
+
+    ReferenceAttempts(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
+                      ClientTransport transport, LoadBalancer loadBalancer, int retries,
+                      Map<MethodDescriptor, ClientMethod> byDescriptor) {
+        this.key = key;
+        this.directory = directory;
+        this.serializer = serializer;
+        this.compressor = compressor;
+        this.transport = transport;
+        this.loadBalancer = loadBalancer;
+        this.retries = retries;
+        this.byDescriptor = byDescriptor;
+    }
+
+    @Override
+    public ServiceInstance select(Invocation inv, Set<Endpoint> excluded) {
+        List<ServiceInstance> all = directory.instances();
+        List<ServiceInstance> usable = all;
+        // Drop what the caller excluded, what does not take our serializer, and (while others
+        // remain) what is set aside after failed connects; allocate only when dropping.
+        for (int i = 0; i < all.size(); i++) {
+            ServiceInstance c = all.get(i);
+            if (excluded.contains(c.endpoint()) || !c.accepts(serializer.name())
+                    || transport.isSetAside(c.endpoint())) {
+                usable = filter(all, excluded);
+                break;
+            }
+        }
+        if (usable.isEmpty()) {
+            throw new RpcException(RpcStatus.UNAVAILABLE, all.isEmpty()
+                    ? "no provider for " + key + directory.emptyReason()
+                    : "no provider for " + key + " left to try (tried " + excluded + ")");
+        }
+        ServiceInstance chosen = loadBalancer.select(usable, inv);
+        inv.remote(chosen.endpoint());
+        return chosen;
+    }
+
+    private List<ServiceInstance> filter(List<ServiceInstance> all, Set<Endpoint> excluded) {
+        List<ServiceInstance> healthy = new ArrayList<>(all.size());
+        List<ServiceInstance> setAside = new ArrayList<>(2);
+        for (ServiceInstance c : all) {
+            if (excluded.contains(c.endpoint()) || !c.accepts(serializer.name())) {
+                continue;
+            }
+            (transport.isSetAside(c.endpoint()) ? setAside : healthy).add(c);
+        }
+        // Providers set aside are probed again when nothing else is left.
+        return healthy.isEmpty() ? setAside : healthy;
+    }
+
+    @Override
+    public CompletableFuture<Object> send(Invocation inv, ServiceInstance target) {
+        ClientMethod m = byDescriptor.get(inv.method());
+        inv.remote(target.endpoint());
+        return transport.send(inv, m.target(), target.endpoint(), serializer, compressor, m.timeoutMillis());
+    }
+
+    @Override
+    public Invocation nextAttempt(Invocation inv) {
+        ClientMethod m = byDescriptor.get(inv.method());
+        return new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()));
+    }
+
+    @Override
+    public int retries() {
+        return retries;
+    }
+
+    @Override
+    public boolean isIdempotent(Invocation inv) {
+        return byDescriptor.get(inv.method()).idempotent();
+    }
+}
