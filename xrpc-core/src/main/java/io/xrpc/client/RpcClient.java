@@ -13,7 +13,6 @@ import io.xrpc.loadbalance.LoadBalancerProvider;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
@@ -22,6 +21,7 @@ import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ClientTransport;
 import io.xrpc.transport.TlsConfig;
+import io.xrpc.transport.TransportConfig;
 import io.xrpc.transport.netty.NettyClientTransport;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -63,7 +63,7 @@ public final class RpcClient implements AutoCloseable {
     /** Default longest ejection of {@link Builder#outlierDetection}. */
     public static final Duration DEFAULT_OUTLIER_MAX_EJECTION = Duration.ofSeconds(60);
 
-    private final Builder config;
+    private final ClientConfig config;
     private final ClassAllowList allowList;
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
@@ -74,30 +74,29 @@ public final class RpcClient implements AutoCloseable {
     private final NamedExtensions<Cluster> clusters;
     private final List<Directory> directories = new CopyOnWriteArrayList<>();
 
-    private RpcClient(Builder b) {
-        this.config = b;
-        this.allowList = b.allowList;
-        this.serializers = SerializerRegistry.load(allowList, b.readLimits);
+    private RpcClient(ClientConfig c, ClassAllowList allowList) {
+        this.config = c;
+        this.allowList = allowList;
+        this.serializers = SerializerRegistry.load(allowList, c.readLimits());
         this.compressors = CompressorRegistry.load();
         // Fail at build time, with the list of known names, rather than on the first call.
-        serializers.get(b.serializer);
-        compressors.get(b.compressor);
+        serializers.get(c.serializer());
+        compressors.get(c.compressor());
         ClassLoader loader = RpcClient.class.getClassLoader();
         this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class, loader,
                 LoadBalancerProvider::name, LoadBalancerProvider::priority);
         this.clusters = NamedExtensions.load("cluster", Cluster.class, loader, Cluster::name, Cluster::priority);
-        this.transport = new NettyClientTransport(new NettyClientTransport.Settings(b.ioThreads,
-                b.connectionsPerEndpoint, b.connectTimeout, b.maxFrameLength, b.heartbeatInterval, b.compressThreshold,
-                b.maxPendingCalls, b.maxPendingRequestBytes, b.reconnectBackoff, b.maxReconnectBackoff,
-                b.writeBufferLowWaterMark, b.writeBufferHighWaterMark, b.outlierFailures, b.outlierBaseEjection,
-                b.outlierMaxEjection, b.tls), compressors);
-        if (b.discovery != null) {
-            this.discovery = b.discovery;
+        this.transport = new NettyClientTransport(new NettyClientTransport.Settings(c.ioThreads(),
+                c.connectionsPerEndpoint(), c.connectTimeout(), c.maxPendingCalls(), c.maxPendingRequestBytes(),
+                c.reconnectBackoff(), c.maxReconnectBackoff(), c.outlierFailures(), c.outlierBaseEjection(),
+                c.outlierMaxEjection(), c.transport()), compressors);
+        if (c.discovery() != null) {
+            this.discovery = c.discovery();
             this.ownsDiscovery = false;
-        } else if (b.registryAddress != null) {
+        } else if (c.registryAddress() != null) {
             ServiceDiscovery d;
             try {
-                d = Registries.create(b.registryAddress);
+                d = Registries.create(c.registryAddress());
             } catch (RuntimeException e) {
                 transport.close();
                 throw e;
@@ -126,8 +125,8 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("serviceInterface: " + serviceInterface.getName()
                     + " (expected: an interface)");
         }
-        Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
-        Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
+        Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer());
+        Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor());
         Cluster cluster = clusters.get(options.cluster());
         LoadBalancer balancer = loadBalancers.get(options.loadBalancer()).create(new LoadBalancerProvider.Context() {
             @Override
@@ -151,9 +150,9 @@ public final class RpcClient implements AutoCloseable {
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
         allowList.allowTypesOf(serviceInterface);
-        if (config.typeCheck != TypeCheck.Mode.OFF) {
+        if (config.typeCheck() != TypeCheck.Mode.OFF) {
             List<String> problems = TypeCheck.problems(serviceInterface, serializer);
-            if (!problems.isEmpty() && config.typeCheck == TypeCheck.Mode.FAIL) {
+            if (!problems.isEmpty() && config.typeCheck() == TypeCheck.Mode.FAIL) {
                 throw new IllegalStateException("cannot reference " + key + ": " + String.join("; ", problems)
                         + " (choose another serializer, or typeCheck(WARN) to go on)");
             }
@@ -164,8 +163,8 @@ public final class RpcClient implements AutoCloseable {
                 options.addresses().isEmpty() ? "the registry" : options.addresses(), serializer.name(),
                 compressor.name(), directory.instances().size());
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
-                compressor, allowList, options.timeout() != null ? options.timeout() : config.timeout, options.methodTimeouts(),
-                config.interceptors, config.credentials, transport, balancer, cluster, options.retries());
+                compressor, allowList, options.timeout() != null ? options.timeout() : config.timeout(), options.methodTimeouts(),
+                config.interceptors(), config.credentials(), transport, balancer, cluster, options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
     }
@@ -236,7 +235,8 @@ public final class RpcClient implements AutoCloseable {
     /** Client-wide settings; every one has a default. Not thread-safe. */
     public static final class Builder {
         private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
-        private TlsConfig tls;
+        /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
+        private final TransportConfig.Builder transport = TransportConfig.builder();
         private CallCredentials credentials;
         private String serializer = "kryo";
         private String compressor = "none";
@@ -244,15 +244,10 @@ public final class RpcClient implements AutoCloseable {
         private int ioThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
         private int connectionsPerEndpoint = 1;
         private Duration connectTimeout = Duration.ofSeconds(3);
-        private int maxFrameLength = ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH;
-        private Duration heartbeatInterval = Duration.ofSeconds(30);
-        private int compressThreshold = 1024;
         private int maxPendingCalls = 65_536;
         private Duration reconnectBackoff = Duration.ofMillis(100);
         private Duration maxReconnectBackoff = Duration.ofSeconds(10);
         private long maxPendingRequestBytes = DEFAULT_MAX_PENDING_REQUEST_BYTES;
-        private int writeBufferLowWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW;
-        private int writeBufferHighWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH;
         private int outlierFailures = DEFAULT_OUTLIER_FAILURES;
         private Duration outlierBaseEjection = DEFAULT_OUTLIER_BASE_EJECTION;
         private Duration outlierMaxEjection = DEFAULT_OUTLIER_MAX_EJECTION;
@@ -282,8 +277,7 @@ public final class RpcClient implements AutoCloseable {
          * {@code low}. Default 512 KiB and 1 MiB.
          */
         public Builder writeBufferWaterMark(int low, int high) {
-            this.writeBufferLowWaterMark = Checks.atLeast("writeBufferLowWaterMark", low, 1);
-            this.writeBufferHighWaterMark = Checks.atLeast("writeBufferHighWaterMark", high, low);
+            transport.writeBufferWaterMark(low, high);
             return this;
         }
 
@@ -363,19 +357,19 @@ public final class RpcClient implements AutoCloseable {
 
         /** Largest response body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
         public Builder maxFrameLength(int bytes) {
-            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, ProtocolConstants.MIN_FRAME_LENGTH);
+            transport.maxFrameLength(bytes);
             return this;
         }
 
         /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
         public Builder heartbeatInterval(Duration interval) {
-            this.heartbeatInterval = Checks.checkPositive("heartbeatInterval", interval);
+            transport.heartbeatInterval(interval);
             return this;
         }
 
         /** Request bodies smaller than this are sent uncompressed even with a compressor: default 1024. */
         public Builder compressThreshold(int bytes) {
-            this.compressThreshold = Checks.atLeast("compressThreshold", bytes, 0);
+            transport.compressThreshold(bytes);
             return this;
         }
 
@@ -411,7 +405,7 @@ public final class RpcClient implements AutoCloseable {
             if (tls != null && tls.isServer()) {
                 throw new IllegalArgumentException("tls: a server's configuration (expected: TlsConfig.client())");
             }
-            this.tls = tls;
+            transport.tls(tls);
             return this;
         }
 
@@ -439,9 +433,14 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
+        /** Checks and freezes the settings; building twice gives two independent clients. */
         public RpcClient build() {
             NettyVersion.require();
-            return new RpcClient(this);
+            ClientConfig c = new ClientConfig(serializer, compressor, timeout, ioThreads, connectionsPerEndpoint,
+                    connectTimeout, maxPendingCalls, maxPendingRequestBytes, reconnectBackoff, maxReconnectBackoff,
+                    outlierFailures, outlierBaseEjection, outlierMaxEjection, readLimits, typeCheck, credentials,
+                    interceptors, registryAddress, discovery, transport.build());
+            return new RpcClient(c, allowList.copy());
         }
     }
 }

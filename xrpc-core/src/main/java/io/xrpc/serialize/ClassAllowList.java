@@ -100,6 +100,20 @@ public final class ClassAllowList {
         return list;
     }
 
+    /**
+     * An independent list holding what this one does now: a builder hands each client or server
+     * it builds a copy, so that what one of them allows later is not allowed by the others.
+     */
+    public ClassAllowList copy() {
+        ClassAllowList c = new ClassAllowList();
+        c.names.addAll(names);
+        c.scanned.addAll(scanned);
+        c.known.addAll(known);
+        c.prefixes = prefixes;
+        c.generation.set(generation.get());
+        return c;
+    }
+
     /** Allows one class (and arrays of it). */
     public ClassAllowList allowClass(Class<?> type) {
         Class<?> c = type;

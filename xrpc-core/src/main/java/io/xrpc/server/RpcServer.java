@@ -9,7 +9,6 @@ import io.xrpc.internal.LocalAddress;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.ServiceRegistry;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
@@ -18,6 +17,7 @@ import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.TlsConfig;
+import io.xrpc.transport.TransportConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
 import io.xrpc.transport.netty.NettyTransport;
 import java.time.Duration;
@@ -58,7 +58,7 @@ public final class RpcServer implements AutoCloseable {
     /** Default of {@link Builder#maxConnections}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
 
-    private final Builder config;
+    private final ServerConfig config;
     private final ServiceDispatcher dispatcher;
     private final ServerTransport transport;
     private final ClassAllowList allowList;
@@ -70,38 +70,39 @@ public final class RpcServer implements AutoCloseable {
     private volatile boolean started;
     private volatile boolean closed;
 
-    private RpcServer(Builder b) {
-        this.config = b;
-        this.allowList = b.allowList;
-        this.dispatcher = new ServiceDispatcher(b.interceptors, allowList, b.authenticator);
-        SerializerRegistry serializers = SerializerRegistry.load(allowList, b.readLimits);
+    private RpcServer(ServerConfig c, ClassAllowList allowList, List<Export<?>> exports) {
+        this.config = c;
+        this.allowList = allowList;
+        this.dispatcher = new ServiceDispatcher(c.interceptors(), allowList, c.authenticator());
+        SerializerRegistry serializers = SerializerRegistry.load(allowList, c.readLimits());
         this.serializers = serializers;
-        for (Export<?> e : b.exports) {
+        for (Export<?> e : exports) {
             checkSerializers(e.options());
             checkTypes(e.type(), e.options());
             ServiceKey key = e.exportTo(dispatcher);
             exported.put(key, e.options());
             logExport(key, e.type(), e.options());
         }
-        if (b.registry != null) {
-            this.registry = b.registry;
+        if (c.registry() != null) {
+            this.registry = c.registry();
             this.ownsRegistry = false;
-        } else if (b.registryAddress != null) {
-            this.registry = Registries.create(b.registryAddress);
+        } else if (c.registryAddress() != null) {
+            this.registry = Registries.create(c.registryAddress());
             this.ownsRegistry = true;
         } else {
             this.registry = null;
             this.ownsRegistry = false;
         }
-        BlockingQueue<Runnable> queue = b.executorQueue == 0 ? new SynchronousQueue<>()
-                : new ArrayBlockingQueue<>(b.executorQueue);
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(b.executorThreads, b.executorThreads, 60, TimeUnit.SECONDS,
-                queue, NettyTransport.callThreadFactory("xrpc-server-call"), new ThreadPoolExecutor.AbortPolicy());
+        BlockingQueue<Runnable> queue = c.executorQueue() == 0 ? new SynchronousQueue<>()
+                : new ArrayBlockingQueue<>(c.executorQueue());
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(c.executorThreads(), c.executorThreads(), 60,
+                TimeUnit.SECONDS, queue, NettyTransport.callThreadFactory("xrpc-server-call"),
+                new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
-        this.transport = new NettyServerTransport(new NettyServerTransport.Settings(b.host, b.port, b.ioThreads,
-                b.maxFrameLength, b.heartbeatInterval, b.compressThreshold, b.executorThreads, b.executorQueue,
-                b.frameTimeout, b.maxConnections, b.maxConnectionsPerAddress, b.writeBufferLowWaterMark,
-                b.writeBufferHighWaterMark, b.tls), dispatcher, serializers, CompressorRegistry.load(), executor);
+        this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
+                c.executorThreads(), c.executorQueue(), c.frameTimeout(), c.maxConnections(),
+                c.maxConnectionsPerAddress(), c.transport()), dispatcher, serializers, CompressorRegistry.load(),
+                executor);
     }
 
     /** Fails on a serializer name this server does not have, listing those it has. */
@@ -117,7 +118,7 @@ public final class RpcServer implements AutoCloseable {
      * warns, since its callers may never use the serializer that cannot carry a type.
      */
     private void checkTypes(Class<?> serviceInterface, ServiceOptions options) {
-        if (config.typeCheck == TypeCheck.Mode.OFF) {
+        if (config.typeCheck() == TypeCheck.Mode.OFF) {
             return;
         }
         serializers.allowList().allowTypesOf(serviceInterface); // record schemas first (protostuff)
@@ -129,7 +130,7 @@ public final class RpcServer implements AutoCloseable {
         if (problems.isEmpty()) {
             return;
         }
-        if (named && config.typeCheck == TypeCheck.Mode.FAIL) {
+        if (named && config.typeCheck() == TypeCheck.Mode.FAIL) {
             throw new IllegalStateException("cannot export " + serviceInterface.getName() + ": "
                     + String.join("; ", problems) + " (typeCheck(WARN) exports it anyway)");
         }
@@ -168,18 +169,18 @@ public final class RpcServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeOwnedRegistry();
-            throw new IllegalStateException("interrupted while binding " + config.host + ":" + config.port, e);
+            throw new IllegalStateException("interrupted while binding " + config.host() + ":" + config.port(), e);
         } catch (RuntimeException e) {
             closeOwnedRegistry(); // a server that never listened must not keep a registry session
             if (isAddressInUse(e)) {
-                throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port
+                throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                         + ": address already in use (another server holds the port; choose another port,"
                         + " or 0 for any free one)", e);
             }
-            throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port + ": " + e, e);
+            throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port() + ": " + e, e);
         }
         started = true;
-        log.info("XRpc server listening on {}:{}{}", config.host, transport.endpoint().port(),
+        log.info("XRpc server listening on {}:{}{}", config.host(), transport.endpoint().port(),
                 exported.isEmpty() ? "" : ", serving " + exported.keySet());
         // Only now, listening, may consumers hear of us.
         try {
@@ -215,9 +216,9 @@ public final class RpcServer implements AutoCloseable {
         ServiceInstance instance = registered.remove(key);
         if (instance != null) {
             registry.unregister(instance);
-            if (!config.unregisterDelay.isZero()) {
+            if (!config.unregisterDelay().isZero()) {
                 try {
-                    Thread.sleep(config.unregisterDelay.toMillis());
+                    Thread.sleep(config.unregisterDelay().toMillis());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -251,7 +252,7 @@ public final class RpcServer implements AutoCloseable {
         if (bound == null) {
             throw new IllegalStateException("server not started");
         }
-        String host = config.advertisedHost != null ? config.advertisedHost
+        String host = config.advertisedHost() != null ? config.advertisedHost()
                 : LocalAddress.isWildcard(bound.host()) ? LocalAddress.pick() : bound.host();
         return new Endpoint(host, bound.port());
     }
@@ -324,9 +325,9 @@ public final class RpcServer implements AutoCloseable {
         registered.clear();
         try {
             boolean interrupted = false;
-            if (registry != null && !config.unregisterDelay.isZero()) {
+            if (registry != null && !config.unregisterDelay().isZero()) {
                 try {
-                    Thread.sleep(config.unregisterDelay.toMillis());
+                    Thread.sleep(config.unregisterDelay().toMillis());
                 } catch (InterruptedException e) {
                     interrupted = true; // wait no more, but still shut down
                 }
@@ -334,11 +335,11 @@ public final class RpcServer implements AutoCloseable {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            int left = transport.close(config.shutdownGrace);
+            int left = transport.close(config.shutdownGrace());
             if (left > 0) {
                 log.warn(
                         "Closed {} with {} calls still running after the {} grace period", transport.endpoint(), left,
-                        config.shutdownGrace);
+                        config.shutdownGrace());
             }
         } finally {
             closeOwnedRegistry();
@@ -361,16 +362,14 @@ public final class RpcServer implements AutoCloseable {
     /** Server-wide settings; every one has a default. Not thread-safe. */
     public static final class Builder {
         private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
-        private TlsConfig tls;
+        /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
+        private final TransportConfig.Builder transport = TransportConfig.builder();
         private Authenticator authenticator;
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private int executorThreads = 200;
         private int executorQueue = 0;
-        private int maxFrameLength = ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH;
-        private Duration heartbeatInterval = Duration.ofSeconds(30);
-        private int compressThreshold = 1024;
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -382,8 +381,6 @@ public final class RpcServer implements AutoCloseable {
         private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = 0;
-        private int writeBufferLowWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW;
-        private int writeBufferHighWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH;
         private ReadLimits readLimits = ReadLimits.defaults();
 
         private Builder() {
@@ -420,8 +417,7 @@ public final class RpcServer implements AutoCloseable {
          * output is below {@code low}. Default 512 KiB and 1 MiB.
          */
         public Builder writeBufferWaterMark(int low, int high) {
-            this.writeBufferLowWaterMark = Checks.atLeast("writeBufferLowWaterMark", low, 1);
-            this.writeBufferHighWaterMark = Checks.atLeast("writeBufferHighWaterMark", high, low);
+            transport.writeBufferWaterMark(low, high);
             return this;
         }
 
@@ -503,19 +499,19 @@ public final class RpcServer implements AutoCloseable {
 
         /** Largest request body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
         public Builder maxFrameLength(int bytes) {
-            this.maxFrameLength = Checks.atLeast("maxFrameLength", bytes, ProtocolConstants.MIN_FRAME_LENGTH);
+            transport.maxFrameLength(bytes);
             return this;
         }
 
         /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
         public Builder heartbeatInterval(Duration interval) {
-            this.heartbeatInterval = Checks.checkPositive("heartbeatInterval", interval);
+            transport.heartbeatInterval(interval);
             return this;
         }
 
         /** Response bodies smaller than this are sent uncompressed: default 1024. */
         public Builder compressThreshold(int bytes) {
-            this.compressThreshold = Checks.atLeast("compressThreshold", bytes, 0);
+            transport.compressThreshold(bytes);
             return this;
         }
 
@@ -558,7 +554,7 @@ public final class RpcServer implements AutoCloseable {
             if (tls != null && !tls.isServer()) {
                 throw new IllegalArgumentException("tls: a client's configuration (expected: TlsConfig.server(keys))");
             }
-            this.tls = tls;
+            transport.tls(tls);
             return this;
         }
 
@@ -589,9 +585,13 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
+        /** Checks and freezes the settings; building twice gives two independent servers. */
         public RpcServer build() {
             NettyVersion.require();
-            return new RpcServer(this);
+            ServerConfig c = new ServerConfig(host, port, advertisedHost, ioThreads, executorThreads, executorQueue,
+                    shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
+                    typeCheck, authenticator, interceptors, registryAddress, registry, transport.build());
+            return new RpcServer(c, allowList.copy(), List.copyOf(exports));
         }
     }
 }

@@ -6,6 +6,7 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.serialize.ReadLimits;
+import io.xrpc.transport.TransportConfig;
 import io.xrpc.server.RpcServer;
 import io.xrpc.spring.autoconfigure.XrpcProperties;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,8 @@ class XrpcPropertiesTest {
     void defaultsAreTheCoresDefaults() {
         XrpcProperties p = new XrpcProperties();
         assertThat(p.getMaxFrameLength().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
+        assertThat(p.getHeartbeatInterval()).isEqualTo(TransportConfig.DEFAULT_HEARTBEAT_INTERVAL);
+        assertThat(p.getCompressThreshold().toBytes()).isEqualTo(TransportConfig.DEFAULT_COMPRESS_THRESHOLD);
         assertThat(p.getMaxObjectsPerMessage()).isEqualTo(ReadLimits.DEFAULT_MAX_OBJECTS);
         assertThat(p.getMaxDepth()).isEqualTo(ReadLimits.DEFAULT_MAX_DEPTH);
         assertThat(p.getWriteBuffer().getLowWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW);

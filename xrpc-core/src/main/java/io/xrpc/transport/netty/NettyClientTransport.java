@@ -26,6 +26,7 @@ import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
 import io.xrpc.transport.TlsConfig;
+import io.xrpc.transport.TransportConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,11 +44,33 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class NettyClientTransport implements ClientTransport {
 
     /** What the transport needs from the client's configuration. */
-    public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxFrameLength,
-                           Duration heartbeatInterval, int compressThreshold, int maxPendingCalls,
+    public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxPendingCalls,
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
-                           int writeBufferLowWaterMark, int writeBufferHighWaterMark, int outlierFailures,
-                           Duration outlierBaseEjection, Duration outlierMaxEjection, TlsConfig tls) {
+                           int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
+                           TransportConfig transport) {
+        public int maxFrameLength() {
+            return transport.maxFrameLength();
+        }
+
+        public java.time.Duration heartbeatInterval() {
+            return transport.heartbeatInterval();
+        }
+
+        public int compressThreshold() {
+            return transport.compressThreshold();
+        }
+
+        public int writeBufferLowWaterMark() {
+            return transport.writeBufferLowWaterMark();
+        }
+
+        public int writeBufferHighWaterMark() {
+            return transport.writeBufferHighWaterMark();
+        }
+
+        public TlsConfig tls() {
+            return transport.tls();
+        }
     }
 
     private final Settings settings;

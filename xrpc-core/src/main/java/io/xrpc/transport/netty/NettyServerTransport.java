@@ -20,6 +20,7 @@ import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.TlsConfig;
+import io.xrpc.transport.TransportConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -37,10 +38,32 @@ import org.slf4j.LoggerFactory;
 public final class NettyServerTransport implements ServerTransport {
 
     /** What the transport needs from the server's configuration. */
-    public record Settings(String host, int port, int ioThreads, int maxFrameLength, Duration heartbeatInterval,
-                           int compressThreshold, int executorThreads, int executorQueue, Duration frameTimeout,
-                           int maxConnections, int maxConnectionsPerAddress, int writeBufferLowWaterMark,
-                           int writeBufferHighWaterMark, TlsConfig tls) {
+    public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
+                           Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
+                           TransportConfig transport) {
+        public int maxFrameLength() {
+            return transport.maxFrameLength();
+        }
+
+        public java.time.Duration heartbeatInterval() {
+            return transport.heartbeatInterval();
+        }
+
+        public int compressThreshold() {
+            return transport.compressThreshold();
+        }
+
+        public int writeBufferLowWaterMark() {
+            return transport.writeBufferLowWaterMark();
+        }
+
+        public int writeBufferHighWaterMark() {
+            return transport.writeBufferHighWaterMark();
+        }
+
+        public TlsConfig tls() {
+            return transport.tls();
+        }
     }
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);

@@ -1,0 +1,24 @@
+package io.xrpc.client;
+
+import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.TypeCheck;
+import io.xrpc.transport.TransportConfig;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A client's settings as {@link RpcClient.Builder#build()} checked and froze them; the
+ * connection settings it shares with servers are in {@link #transport()}. Immutable.
+ */
+public record ClientConfig(String serializer, String compressor, Duration timeout, int ioThreads,
+                           int connectionsPerEndpoint, Duration connectTimeout, int maxPendingCalls,
+                           long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
+                           int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
+                           ReadLimits readLimits, TypeCheck.Mode typeCheck, CallCredentials credentials,
+                           List<ClientInterceptor> interceptors, String registryAddress, ServiceDiscovery discovery,
+                           TransportConfig transport) {
+    public ClientConfig {
+        interceptors = List.copyOf(interceptors);
+    }
+}

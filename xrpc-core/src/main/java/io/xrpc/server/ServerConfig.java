@@ -1,0 +1,23 @@
+package io.xrpc.server;
+
+import io.xrpc.registry.ServiceRegistry;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.TypeCheck;
+import io.xrpc.transport.TransportConfig;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A server's settings as {@link RpcServer.Builder#build()} checked and froze them; the
+ * connection settings it shares with clients are in {@link #transport()}. Immutable.
+ */
+public record ServerConfig(String host, int port, String advertisedHost, int ioThreads, int executorThreads,
+                           int executorQueue, Duration shutdownGrace, Duration unregisterDelay, Duration frameTimeout,
+                           int maxConnections, int maxConnectionsPerAddress, ReadLimits readLimits,
+                           TypeCheck.Mode typeCheck, Authenticator authenticator,
+                           List<ServerInterceptor> interceptors, String registryAddress, ServiceRegistry registry,
+                           TransportConfig transport) {
+    public ServerConfig {
+        interceptors = List.copyOf(interceptors);
+    }
+}
