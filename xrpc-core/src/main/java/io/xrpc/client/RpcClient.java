@@ -82,10 +82,8 @@ public final class RpcClient implements AutoCloseable {
         // Fail at build time, with the list of known names, rather than on the first call.
         serializers.get(c.serializer());
         compressors.get(c.compressor());
-        ClassLoader loader = RpcClient.class.getClassLoader();
-        this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class, loader,
-                LoadBalancerProvider::name, LoadBalancerProvider::priority);
-        this.clusters = NamedExtensions.load("cluster", Cluster.class, loader, Cluster::name, Cluster::priority);
+        this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class);
+        this.clusters = NamedExtensions.load("cluster", Cluster.class);
         this.transport = new NettyClientTransport(new NettyClientTransport.Settings(c.ioThreads(),
                 c.connectionsPerEndpoint(), c.connectTimeout(), c.maxPendingCalls(), c.maxPendingRequestBytes(),
                 c.reconnectBackoff(), c.maxReconnectBackoff(), c.outlierFailures(), c.outlierBaseEjection(),

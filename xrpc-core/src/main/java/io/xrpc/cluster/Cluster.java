@@ -1,5 +1,6 @@
 package io.xrpc.cluster;
 
+import io.xrpc.common.Extension;
 import io.xrpc.common.Invocation;
 import java.util.concurrent.CompletableFuture;
 
@@ -9,14 +10,10 @@ import java.util.concurrent.CompletableFuture;
  * ({@code failsafe}). Found with {@link java.util.ServiceLoader} under
  * {@code META-INF/services/io.xrpc.cluster.Cluster}; stateless and thread-safe.
  */
-public interface Cluster {
+public interface Cluster extends Extension {
 
     String name();
 
-    /** Ties between clusters of one name go to the higher priority; built-ins use 0. */
-    default int priority() {
-        return 0;
-    }
 
     /** Runs one call; the future fails with an {@link io.xrpc.common.RpcException}, never throws. */
     CompletableFuture<Object> invoke(Invocation invocation, Attempts attempts);

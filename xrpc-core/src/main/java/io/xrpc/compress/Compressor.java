@@ -1,5 +1,6 @@
 package io.xrpc.compress;
 
+import io.xrpc.common.Extension;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,7 +12,7 @@ import java.io.OutputStream;
  * <p>Implementations are stateless and thread-safe. The receiver bounds what decompression may
  * produce, so a small compressed body cannot expand into an {@link OutOfMemoryError}.
  */
-public interface Compressor {
+public interface Compressor extends Extension {
 
     /** Stable lower-case name: {@code none}, {@code gzip}. */
     String name();
@@ -19,10 +20,6 @@ public interface Compressor {
     /** Header byte id; 0 is reserved for {@code none}. */
     byte id();
 
-    /** Ties between compressors of one name go to the higher priority; built-ins use 0. */
-    default int priority() {
-        return 0;
-    }
 
     /** A stream that compresses into {@code out}; closing it finishes the compressed data but leaves {@code out} open. */
     OutputStream compress(OutputStream out) throws IOException;

@@ -23,10 +23,7 @@ public final class CompressorRegistry {
     }
 
     public static CompressorRegistry load() {
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        return new CompressorRegistry(NamedExtensions.load("compressor", Compressor.class,
-                loader != null ? loader : CompressorRegistry.class.getClassLoader(),
-                Compressor::name, Compressor::priority));
+        return new CompressorRegistry(NamedExtensions.load("compressor", Compressor.class));
     }
 
     /** The compressor called {@code name}; an unknown name fails with the list of known ones. */

@@ -1,14 +1,15 @@
 package io.xrpc.config;
 
 import io.xrpc.cluster.Cluster;
+import io.xrpc.common.Extension;
 import io.xrpc.compress.Compressor;
+import io.xrpc.internal.NamedExtensions;
 import io.xrpc.loadbalance.LoadBalancerProvider;
 import io.xrpc.registry.RegistryProvider;
 import io.xrpc.serialize.SerializerProvider;
 import java.util.ServiceLoader;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 /**
  * The names of the extensions visible to this thread's class loader, as {@link ServiceLoader}
@@ -20,30 +21,28 @@ public final class Extensions {
     }
 
     public static SortedSet<String> serializers() {
-        return names(SerializerProvider.class, SerializerProvider::name);
+        return names(SerializerProvider.class);
     }
 
     public static SortedSet<String> compressors() {
-        return names(Compressor.class, Compressor::name);
+        return names(Compressor.class);
     }
 
     public static SortedSet<String> loadBalancers() {
-        return names(LoadBalancerProvider.class, LoadBalancerProvider::name);
+        return names(LoadBalancerProvider.class);
     }
 
     public static SortedSet<String> clusters() {
-        return names(Cluster.class, Cluster::name);
+        return names(Cluster.class);
     }
 
     public static SortedSet<String> registrySchemes() {
-        return names(RegistryProvider.class, RegistryProvider::scheme);
+        return names(RegistryProvider.class);
     }
 
-    private static <T> SortedSet<String> names(Class<T> type, Function<T, String> name) {
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    private static SortedSet<String> names(Class<? extends Extension> type) {
         SortedSet<String> names = new TreeSet<>();
-        ServiceLoader.load(type, loader != null ? loader : Extensions.class.getClassLoader())
-                .forEach(e -> names.add(name.apply(e)));
+        ServiceLoader.load(type, NamedExtensions.loader()).forEach(e -> names.add(e.name()));
         return names;
     }
 }

@@ -1,5 +1,6 @@
 package io.xrpc.internal;
 
+import io.xrpc.common.Extension;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,11 +26,20 @@ public final class NamedExtensions<T> {
         this.byName = byName;
     }
 
-    public static <T> NamedExtensions<T> load(String kind, Class<T> type, ClassLoader loader,
-                                              Function<T, String> name, ToIntFunction<T> priority) {
+    /**
+     * The extensions of {@code type} that {@link ServiceLoader} finds through {@link #loader()}:
+     * the one class-loader rule of every extension point.
+     */
+    public static <T extends Extension> NamedExtensions<T> load(String kind, Class<T> type) {
         List<T> found = new ArrayList<>();
-        ServiceLoader.load(type, loader).forEach(found::add);
-        return of(kind, found, name, priority);
+        ServiceLoader.load(type, loader()).forEach(found::add);
+        return of(kind, found, Extension::name, Extension::priority);
+    }
+
+    /** The thread's context class loader, or XRpc's own when it has none. */
+    public static ClassLoader loader() {
+        ClassLoader l = Thread.currentThread().getContextClassLoader();
+        return l != null ? l : NamedExtensions.class.getClassLoader();
     }
 
     public static <T> NamedExtensions<T> of(String kind, Collection<T> candidates,

@@ -1,19 +1,17 @@
 package io.xrpc.loadbalance;
 
+import io.xrpc.common.Extension;
+
 /**
  * Creates {@link LoadBalancer}s of one strategy, chosen by {@link #name()}; found with
  * {@link java.util.ServiceLoader} under {@code META-INF/services/io.xrpc.loadbalance.LoadBalancerProvider}.
  * Built-ins: {@code random} (weighted), {@code round-robin} (smooth weighted),
  * {@code least-active}, {@code consistent-hash}.
  */
-public interface LoadBalancerProvider {
+public interface LoadBalancerProvider extends Extension {
 
     String name();
 
-    /** Ties between providers of one name go to the higher priority; built-ins use 0. */
-    default int priority() {
-        return 0;
-    }
 
     /** A balancer for one reference. */
     LoadBalancer create(Context context);

@@ -9,11 +9,7 @@ public final class Registries {
 
     /** A registry for {@code config}; an unknown scheme fails with the list of known ones. */
     public static Registry create(RegistryConfig config) {
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        NamedExtensions<RegistryProvider> providers = NamedExtensions.load("registry scheme", RegistryProvider.class,
-                loader != null ? loader : Registries.class.getClassLoader(), RegistryProvider::scheme,
-                RegistryProvider::priority);
-        return providers.get(config.scheme()).create(config);
+        return NamedExtensions.load("registry scheme", RegistryProvider.class).get(config.scheme()).create(config);
     }
 
     /** Shorthand for {@code create(RegistryConfig.builder(address).build())}. */

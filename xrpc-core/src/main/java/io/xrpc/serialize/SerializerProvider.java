@@ -1,5 +1,7 @@
 package io.xrpc.serialize;
 
+import io.xrpc.common.Extension;
+
 /**
  * Creates a {@link Serializer}; found with {@link java.util.ServiceLoader} (list implementations in
  * {@code META-INF/services/io.xrpc.serialize.SerializerProvider}).
@@ -7,18 +9,12 @@ package io.xrpc.serialize;
  * <p>Where two providers have one name, the higher {@link #priority()} wins, so an application can
  * replace a built-in serializer without removing it.
  */
-public interface SerializerProvider {
+public interface SerializerProvider extends Extension {
 
     /** Stable lower-case name, such as {@code kryo}. */
     String name();
 
-    /** The header byte id. Built-ins: kryo 1, hessian 2, protostuff 3. */
-    byte id();
 
-    /** Ties between providers of one name go to the higher priority; built-ins use 0. */
-    default int priority() {
-        return 0;
-    }
 
     /**
      * A new serializer that instantiates only what {@code allowList} allows and builds no more per

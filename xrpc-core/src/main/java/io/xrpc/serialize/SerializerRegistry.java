@@ -33,10 +33,7 @@ public final class SerializerRegistry {
 
     /** Loads every {@link SerializerProvider} visible to the context class loader (else this class's). */
     public static SerializerRegistry load(ClassAllowList allowList, ReadLimits limits) {
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        return new SerializerRegistry(allowList, limits, NamedExtensions.load("serializer", SerializerProvider.class,
-                loader != null ? loader : SerializerRegistry.class.getClassLoader(),
-                SerializerProvider::name, SerializerProvider::priority));
+        return new SerializerRegistry(allowList, limits, NamedExtensions.load("serializer", SerializerProvider.class));
     }
 
     /** The serializer called {@code name}; an unknown name fails with the list of known ones. */

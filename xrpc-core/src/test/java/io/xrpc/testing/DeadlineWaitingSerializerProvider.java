@@ -27,11 +27,6 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
     }
 
     @Override
-    public byte id() {
-        return ID;
-    }
-
-    @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
         KryoSerializer kryo = new KryoSerializer(allowList, limits);
         return new Serializer() {

@@ -12,10 +12,6 @@ public final class HessianSerializerProvider implements SerializerProvider {
         return "hessian";
     }
 
-    @Override
-    public byte id() {
-        return HessianSerializer.ID;
-    }
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {

@@ -12,10 +12,6 @@ public final class KryoSerializerProvider implements SerializerProvider {
         return "kryo";
     }
 
-    @Override
-    public byte id() {
-        return KryoSerializer.ID;
-    }
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {

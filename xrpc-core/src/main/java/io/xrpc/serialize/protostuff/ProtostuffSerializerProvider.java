@@ -12,10 +12,6 @@ public final class ProtostuffSerializerProvider implements SerializerProvider {
         return "protostuff";
     }
 
-    @Override
-    public byte id() {
-        return ProtostuffSerializer.ID;
-    }
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {

@@ -11,7 +11,7 @@ import io.xrpc.registry.RegistryProvider;
  */
 public final class EmbeddedRegistryProvider implements RegistryProvider {
     @Override
-    public String scheme() {
+    public String name() {
         return "embedded";
     }
 

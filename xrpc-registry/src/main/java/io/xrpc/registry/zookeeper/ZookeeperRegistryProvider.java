@@ -10,7 +10,7 @@ import io.xrpc.registry.RegistryProvider;
  */
 public final class ZookeeperRegistryProvider implements RegistryProvider {
     @Override
-    public String scheme() {
+    public String name() {
         return "zookeeper";
     }
 

@@ -23,11 +23,6 @@ public final class ShoutingSerializerProvider implements SerializerProvider {
     }
 
     @Override
-    public byte id() {
-        return 77;
-    }
-
-    @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
         KryoSerializer kryo = new KryoSerializer(allowList, limits);
         return new Serializer() {
