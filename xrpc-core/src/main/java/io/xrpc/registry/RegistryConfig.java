@@ -80,7 +80,11 @@ public final class RegistryConfig {
                         throw new IllegalArgumentException("registry address " + address + ": parameter '" + pair
                                 + "' (expected: name=value)");
                     }
-                    parameters.put(decode(pair.substring(0, eq)), decode(pair.substring(eq + 1)));
+                    String name = decode(pair.substring(0, eq), address);
+                    if (parameters.put(name, decode(pair.substring(eq + 1), address)) != null) {
+                        throw new IllegalArgumentException("registry address " + address + ": parameter '" + name
+                                + "' given twice");
+                    }
                 }
                 a = a.substring(0, q);
             }
@@ -97,8 +101,14 @@ public final class RegistryConfig {
             }
         }
 
-        private static String decode(String s) {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        /** Percent-decoded ({@code %2F} is {@code /}); a {@code +} stays a plus. */
+        private static String decode(String s, String address) {
+            try {
+                return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("registry address " + address + ": '" + s + "' is not"
+                        + " percent-encoded correctly (" + e.getMessage() + ")");
+            }
         }
 
         /** Sets one parameter; it replaces one of the same name from the address. */

@@ -25,8 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * recursively, the types of their fields ({@link #allowTypesOf(Class)}). Users add more classes or
  * whole packages.
  *
- * <p>Thread-safe; it only grows. A lookup is a hash-set probe plus a scan of the (few) package
- * prefixes, with no allocation for plain class names.
+ * <p>Thread-safe; it only grows. Additions are serialized (they happen at start-up); a lookup
+ * takes no lock: a hash-set probe plus a scan of the (few) package prefixes, with no allocation
+ * for plain class names.
  */
 public final class ClassAllowList {
 
@@ -104,7 +105,7 @@ public final class ClassAllowList {
      * An independent list holding what this one does now: a builder hands each client or server
      * it builds a copy, so that what one of them allows later is not allowed by the others.
      */
-    public ClassAllowList copy() {
+    public synchronized ClassAllowList copy() {
         ClassAllowList c = new ClassAllowList();
         c.names.addAll(names);
         c.scanned.addAll(scanned);
@@ -115,7 +116,7 @@ public final class ClassAllowList {
     }
 
     /** Allows one class (and arrays of it). */
-    public ClassAllowList allowClass(Class<?> type) {
+    public synchronized ClassAllowList allowClass(Class<?> type) {
         Class<?> c = type;
         while (c.isArray()) {
             c = c.getComponentType();
@@ -128,7 +129,7 @@ public final class ClassAllowList {
     }
 
     /** Allows one class by name, such as {@code com.acme.Order} or {@code com.acme.Outer$Inner}. */
-    public ClassAllowList allowClassName(String className) {
+    public synchronized ClassAllowList allowClassName(String className) {
         names.add(Objects.requireNonNull(className, "className"));
         // Known as a class too when this thread's loader has it, for serializers that prepare
         // per class (protostuff's records); one it cannot find is allowed by name all the same.
@@ -172,7 +173,7 @@ public final class ClassAllowList {
      * non-sealed type says nothing about what it holds: the classes it holds must be allowed by
      * name or package.
      */
-    public ClassAllowList allowTypesOf(Class<?> serviceInterface) {
+    public synchronized ClassAllowList allowTypesOf(Class<?> serviceInterface) {
         for (Method m : serviceInterface.getMethods()) {
             if (Modifier.isStatic(m.getModifiers())) {
                 continue;

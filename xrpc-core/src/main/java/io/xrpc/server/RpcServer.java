@@ -83,16 +83,6 @@ public final class RpcServer implements AutoCloseable {
             exported.put(key, e.options());
             logExport(key, e.type(), e.options());
         }
-        if (c.registry() != null) {
-            this.registry = c.registry();
-            this.ownsRegistry = false;
-        } else if (c.registryAddress() != null) {
-            this.registry = Registries.create(c.registryAddress());
-            this.ownsRegistry = true;
-        } else {
-            this.registry = null;
-            this.ownsRegistry = false;
-        }
         BlockingQueue<Runnable> queue = c.executorQueue() == 0 ? new SynchronousQueue<>()
                 : new ArrayBlockingQueue<>(c.executorQueue());
         ThreadPoolExecutor executor = new ThreadPoolExecutor(c.executorThreads(), c.executorThreads(), 60,
@@ -103,6 +93,17 @@ public final class RpcServer implements AutoCloseable {
                 c.executorThreads(), c.executorQueue(), c.frameTimeout(), c.maxConnections(),
                 c.maxConnectionsPerAddress(), c.transport()), dispatcher, serializers, CompressorRegistry.load(),
                 executor);
+        // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
+        if (c.registry() != null) {
+            this.registry = c.registry();
+            this.ownsRegistry = false;
+        } else if (c.registryAddress() != null) {
+            this.registry = Registries.create(c.registryAddress());
+            this.ownsRegistry = true;
+        } else {
+            this.registry = null;
+            this.ownsRegistry = false;
+        }
     }
 
     /** Fails on a serializer name this server does not have, listing those it has. */

@@ -100,7 +100,9 @@ public final class ServiceDispatcher implements RequestHandler {
             return authenticator.refuse(attachments.get(Invocation.CREDENTIALS), route.serviceKey(),
                     route.descriptor(), peer);
         } catch (RuntimeException e) {
-            return "the authenticator failed: " + e; // refused, never admitted by accident
+            // Refused, never admitted by accident. Its message stays here: a token parser's
+            // message may quote the token, and the peer is not yet trusted.
+            return "the authenticator failed (" + e.getClass().getSimpleName() + ")";
         }
     }
 

@@ -141,6 +141,38 @@ class TlsTest {
     }
 
     @Test
+    void aPeerThatSendsTooFewBytesToBeToldApartIsClosedAfterTheFrameTimeout() throws Exception {
+        RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).frameTimeout(Duration.ofMillis(300))
+                .tls(TlsConfig.server(serverCert.toKeyManagerFactory()).build())
+                .service(Echo.class, s -> s).build().start();
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(new byte[] {0x16, 0x03}); // two bytes, then silence
+            socket.getOutputStream().flush();
+            // Before: held until the reader went idle, three heartbeats (90 s by default).
+            assertThat(socket.getInputStream().read()).as("closed by the server").isEqualTo(-1);
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aTlsServerOverItsConnectionLimitRefusesInsideTls() throws Exception {
+        RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).maxConnections(1)
+                .tls(TlsConfig.server(serverCert.toKeyManagerFactory()).build())
+                .service(Echo.class, s -> "echo " + s).build().start();
+        TlsConfig tls = TlsConfig.client().trust(ca.toTrustManagerFactory()).build();
+        try (RpcClient first = RpcClient.builder().tls(tls).build();
+             RpcClient second = RpcClient.builder().tls(tls).build()) {
+            assertThat(proxy(first, server).echo("in")).isEqualTo("echo in");
+            // Before: the refusal went out in plaintext and this client read "not configured for TLS".
+            failsSaying(proxy(second, server), "refused the connection");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
     void configurationsAreCheckedWhenBuilt() throws Exception {
         assertThatThrownBy(() -> TlsConfig.server(serverCert.toKeyManagerFactory())
                 .clientAuth(TlsConfig.ClientAuth.REQUIRE).build()).hasMessageContaining("needs trust");

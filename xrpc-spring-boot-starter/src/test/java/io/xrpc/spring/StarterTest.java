@@ -182,6 +182,38 @@ class StarterTest {
     }
 
     @Test
+    void registryParametersInTheAddressWinOverTheTypedDefaults() throws Exception {
+        try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=zookeeper://" + zk.getConnectString() + "?root-path=/shop",
+                             "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0s",
+                             "spring.main.banner-mode=off")
+                     .run();
+             org.apache.curator.framework.CuratorFramework inspector = org.apache.curator.framework
+                     .CuratorFrameworkFactory.newClient(zk.getConnectString(),
+                             new org.apache.curator.retry.RetryOneTime(100))) {
+            inspector.start();
+            // Before: the typed xrpc.registry.root-path default (/xrpc) replaced the address's.
+            assertThat(inspector.checkExists().forPath("/shop")).isNotNull();
+            assertThat(inspector.checkExists().forPath("/xrpc")).isNull();
+        }
+    }
+
+    @Test
+    void requiringClientCertificatesWithoutATrustStoreStopsStartUp() throws Exception {
+        X509Bundle ca = new CertificateBuilder().subject("CN=test CA").setIsCertificateAuthority(true).ecp256()
+                .buildSelfSigned();
+        X509Bundle server = new CertificateBuilder().subject("CN=localhost").addSanIpAddress("127.0.0.1")
+                .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
+        // Spring would otherwise trust the JDK's public authorities for client certificates.
+        assertThatThrownBy(() -> start(Apps.Provider.class,
+                "spring.ssl.bundle.pem.provider.keystore.certificate=file:" + server.toTempCertChainPem(),
+                "spring.ssl.bundle.pem.provider.keystore.private-key=file:" + server.toTempPrivateKeyPem(),
+                "xrpc.server.ssl.bundle=provider", "xrpc.server.ssl.client-auth=require"))
+                .hasStackTraceContaining("xrpc.server.ssl.client-auth=require needs a trust store");
+    }
+
+    @Test
     void mutualTlsFromSpringSslBundles() throws Exception {
         X509Bundle ca = new CertificateBuilder().subject("CN=test CA").setIsCertificateAuthority(true).ecp256()
                 .buildSelfSigned();

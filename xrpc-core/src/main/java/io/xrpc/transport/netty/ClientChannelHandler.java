@@ -132,12 +132,12 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        javax.net.ssl.SSLException tls = cause.getCause() instanceof javax.net.ssl.SSLException s ? s
-                : cause instanceof javax.net.ssl.SSLException s ? s : null;
-        if (tls != null && !connection.answeredAny) {
-            // The server ended the TLS session before answering anything (with TLS 1.3 a client
-            // learns only now that its certificate was refused): nothing sent here ran.
-            transport.refused(connection, "TLS refused by " + connection.endpoint + ": " + tls.getMessage()
+        String refusal = NettyTls.certificateRefusal(ctx, cause);
+        if (refusal != null && !connection.answeredAny) {
+            // With TLS 1.3 a client learns that the server refused its certificate only after its
+            // own handshake finished, from the server's alert (encrypted, so not forgeable on the
+            // path): the server read nothing, so nothing sent here ran.
+            transport.refused(connection, "TLS refused by " + connection.endpoint + ": " + refusal
                     + " (a server that requires a client certificate refuses a missing or untrusted one)");
             ctx.close();
             return;

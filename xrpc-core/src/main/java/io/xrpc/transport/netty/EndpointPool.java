@@ -205,6 +205,14 @@ final class EndpointPool {
         }
 
         private void connected(Channel ch, CompletableFuture<ClientConnection> mine) {
+            if (retired) {
+                // The pool was dropped (its provider left) while the TLS handshake ran.
+                ch.close();
+                connecting.set(null);
+                mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint
+                        + " left the provider list while connecting; not sent"));
+                return;
+            }
             ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
             failures = 0;
             setAsideUntil = 0;

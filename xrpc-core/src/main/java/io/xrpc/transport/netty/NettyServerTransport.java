@@ -122,7 +122,7 @@ public final class NettyServerTransport implements ServerTransport {
                         }
                         children.add(ch);
                         ch.pipeline()
-                                .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint)))
+                                .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint), settings.frameTimeout().toMillis()))
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
                                 .addLast("frames", new FrameDecoder(settings.maxFrameLength(),
                                         settings.frameTimeout().toMillis()))
@@ -269,6 +269,10 @@ public final class NettyServerTransport implements ServerTransport {
      */
     private void refuse(Channel ch, String why) {
         limits.logRefusal(ch.remoteAddress(), why);
+        if (tls != null) {
+            // Said inside TLS: the refusal below waits in the handler until the handshake is done.
+            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+        }
         ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {

@@ -54,6 +54,30 @@ final class NettyTls {
         }
     }
 
+    /** The alerts a server sends when it refuses a client's certificate. */
+    private static final java.util.List<String> CERTIFICATE_ALERTS = java.util.List.of("certificate_required",
+            "bad_certificate", "unknown_ca", "certificate_unknown", "unsupported_certificate", "access_denied");
+
+    /**
+     * The alert, when {@code cause} is the server refusing this client's certificate after a
+     * handshake that completed on the client's side (TLS 1.3); {@code null} for anything else,
+     * including any failure during the handshake, which connecting reports itself.
+     */
+    static String certificateRefusal(ChannelHandlerContext ctx, Throwable cause) {
+        SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+        if (ssl == null || !ssl.handshakeFuture().isSuccess()) {
+            return null;
+        }
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException && t.getMessage() != null
+                    && t.getMessage().startsWith("Received fatal alert: ")) {
+                String alert = t.getMessage().substring("Received fatal alert: ".length()).trim();
+                return CERTIFICATE_ALERTS.contains(alert) ? t.getMessage() : null;
+            }
+        }
+        return null;
+    }
+
     /** What a failed client handshake means, in words. */
     static String describe(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
@@ -77,10 +101,32 @@ final class NettyTls {
         private final String endpoint;
         private boolean refused;
 
-        /** @param context the server's TLS, or null for a plaintext server */
-        Gate(SslContext context, String endpoint) {
+        private final long timeoutMillis;
+        private io.netty.util.concurrent.ScheduledFuture<?> timeout;
+
+        /**
+         * @param context       the server's TLS, or null for a plaintext server
+         * @param timeoutMillis how long a peer has to send its first bytes (the frame timeout);
+         *                      a peer that sends fewer than five and waits is closed after it
+         */
+        Gate(SslContext context, String endpoint, long timeoutMillis) {
             this.context = context;
             this.endpoint = endpoint;
+            this.timeoutMillis = timeoutMillis;
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            timeout = ctx.executor().schedule(() -> {
+                ctx.close(); // nothing else is read or written before the gate decides
+            }, timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        protected void handlerRemoved0(ChannelHandlerContext ctx) {
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
         }
 
         @Override
@@ -101,6 +147,9 @@ final class NettyTls {
                 return;
             }
             refused = true;
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
             in.skipBytes(in.readableBytes());
             String why = context != null
                     ? "server " + endpoint + " requires TLS; this client connected in plaintext"

@@ -43,8 +43,9 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         positive(CONNECT_TIMEOUT, connectTimeout);
         positive(RETRY_BASE_SLEEP, retryBaseSleep);
         Objects.requireNonNull(emptyListGrace, EMPTY_LIST_GRACE);
-        if (emptyListGrace.isNegative()) {
-            throw new IllegalArgumentException(EMPTY_LIST_GRACE + ": " + emptyListGrace + " (expected: >= 0)");
+        if (emptyListGrace.isNegative() || emptyListGrace.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException(EMPTY_LIST_GRACE + ": " + emptyListGrace + " (expected: >= 0 and at"
+                    + " most " + Duration.ofMillis(Integer.MAX_VALUE) + ")");
         }
         if (maxRetries < 0) {
             throw new IllegalArgumentException(MAX_RETRIES + ": " + maxRetries + " (expected: >= 0)");
@@ -93,10 +94,12 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d);
     }
 
+    /** Above zero and within an int of milliseconds, which is what ZooKeeper's client takes. */
     private static void positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        if (d.isNegative() || d.isZero() || d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0 and at most "
+                    + Duration.ofMillis(Integer.MAX_VALUE) + ")");
         }
     }
 
@@ -137,7 +140,8 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                 default:
                     break;
             }
-        } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
+        } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException
+                 | ArithmeticException e) {
             // reported below
         }
         throw new IllegalArgumentException(name + ": '" + v + "' (expected: a duration such as 500ms, 30s or 2m)");

@@ -52,6 +52,13 @@ class ZookeeperSettingsTest {
                 .hasMessageContaining("unknown parameter 'sesion-timeout'").hasMessageContaining("session-timeout");
         assertThatThrownBy(() -> ZookeeperSettings.of(RegistryConfig.builder("zk:1?root-path=shop").build()))
                 .hasMessageContaining("root-path: 'shop'");
+        assertThatThrownBy(() -> ZookeeperSettings.of(RegistryConfig.builder("zk:1?session-timeout=999999999999999h")
+                .build())).hasMessageContaining("session-timeout: PT999999999999999H (expected: > 0 and at most");
+        assertThatThrownBy(() -> RegistryConfig.builder("zk:1?root-path=/a&root-path=/b"))
+                .hasMessageContaining("parameter 'root-path' given twice");
+        assertThatThrownBy(() -> RegistryConfig.builder("zk:1?root-path=%zz"))
+                .hasMessageContaining("registry address zk:1?root-path=%zz");
+        assertThat(RegistryConfig.builder("zk:1?root-path=/a+b").build().parameter("root-path")).isEqualTo("/a+b");
     }
 
     @Test

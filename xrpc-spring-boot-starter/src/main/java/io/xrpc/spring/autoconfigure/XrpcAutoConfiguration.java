@@ -39,13 +39,20 @@ public class XrpcAutoConfiguration {
     public Registry xrpcRegistry(XrpcProperties properties) {
         XrpcProperties.Registry r = properties.getRegistry();
         RegistryConfig.Builder b = RegistryConfig.builder(r.getAddress());
-        String scheme = b.build().scheme();
-        if (scheme.equals("zookeeper") || scheme.equals("embedded")) {
-            // The typed xrpc.registry.* settings are ZooKeeper's parameters; others go through as given.
-            b.parameter(ZookeeperSettings.SESSION_TIMEOUT, r.getSessionTimeout().toString())
-                    .parameter(ZookeeperSettings.CONNECT_TIMEOUT, r.getConnectTimeout().toString())
-                    .parameter(ZookeeperSettings.ROOT_PATH, r.getRootPath())
-                    .parameter(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+        RegistryConfig fromAddress = b.build();
+        if (fromAddress.scheme().equals("zookeeper") || fromAddress.scheme().equals("embedded")) {
+            // The typed xrpc.registry.* settings are ZooKeeper's parameters, where the address
+            // does not set them itself; other schemes get xrpc.registry.parameters as given.
+            java.util.Map<String, String> typed = new java.util.LinkedHashMap<>();
+            typed.put(ZookeeperSettings.SESSION_TIMEOUT, r.getSessionTimeout().toString());
+            typed.put(ZookeeperSettings.CONNECT_TIMEOUT, r.getConnectTimeout().toString());
+            typed.put(ZookeeperSettings.ROOT_PATH, r.getRootPath());
+            typed.put(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+            typed.forEach((name, value) -> {
+                if (fromAddress.parameter(name) == null) {
+                    b.parameter(name, value);
+                }
+            });
         }
         r.getParameters().forEach(b::parameter);
         return Registries.create(b.build());

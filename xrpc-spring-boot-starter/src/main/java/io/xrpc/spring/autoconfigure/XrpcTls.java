@@ -4,16 +4,32 @@ import io.xrpc.transport.TlsConfig;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 
-/** XRpc's TLS from Spring Boot SSL bundles, the way Boot's own servers and clients take theirs. */
+/**
+ * XRpc's TLS from Spring Boot SSL bundles: the bundle's key store and trust store. Its protocol
+ * and cipher options are not applied (the JDK's defaults are used); a bundle that sets them is
+ * refused rather than silently weakened or narrowed differently from what it says.
+ */
 final class XrpcTls {
     private XrpcTls() {
     }
 
     static TlsConfig server(SslBundles bundles, XrpcProperties.ServerSsl ssl) {
         SslBundle bundle = bundle(bundles, ssl.getBundle(), "xrpc.server.ssl.bundle");
+        if (bundle.getStores().getKeyStore() == null) {
+            throw new IllegalStateException("xrpc.server.ssl.bundle=" + ssl.getBundle() + " has no key store: a"
+                    + " server needs its certificate and private key (spring.ssl.bundle.*." + ssl.getBundle()
+                    + ".keystore)");
+        }
         TlsConfig.Builder b = TlsConfig.server(bundle.getManagers().getKeyManagerFactory())
                 .clientAuth(ssl.getClientAuth());
         if (ssl.getClientAuth() != TlsConfig.ClientAuth.NONE) {
+            if (bundle.getStores().getTrustStore() == null) {
+                // Spring would hand over the JDK's public authorities: any public certificate would pass.
+                throw new IllegalStateException("xrpc.server.ssl.client-auth=" + ssl.getClientAuth().name()
+                        .toLowerCase(java.util.Locale.ROOT) + " needs a trust store in bundle " + ssl.getBundle()
+                        + " (spring.ssl.bundle.*." + ssl.getBundle() + ".truststore): the authorities client"
+                        + " certificates must come from");
+            }
             b.trust(bundle.getManagers().getTrustManagerFactory());
         }
         return b.build();
@@ -34,6 +50,11 @@ final class XrpcTls {
             throw new IllegalStateException(property + "=" + name + " names an SSL bundle, but there are none:"
                     + " define it under spring.ssl.bundle.pem." + name + " or spring.ssl.bundle.jks." + name);
         }
-        return bundles.getBundle(name); // an unknown name fails naming it
+        SslBundle bundle = bundles.getBundle(name); // an unknown name fails naming it
+        if (bundle.getOptions().getCiphers() != null || bundle.getOptions().getEnabledProtocols() != null) {
+            throw new IllegalStateException(property + "=" + name + ": the bundle's ciphers and enabled-protocols"
+                    + " options are not supported by XRpc yet (it uses the JDK's defaults); remove them");
+        }
+        return bundle;
     }
 }
