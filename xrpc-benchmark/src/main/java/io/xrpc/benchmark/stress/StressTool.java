@@ -1,7 +1,6 @@
 package io.xrpc.benchmark.stress;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.xrpc.benchmark.model.Payloads;
@@ -9,7 +8,6 @@ import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.client.RpcClient;
-import io.xrpc.common.RpcException;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
 
@@ -30,18 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -49,7 +36,9 @@ import picocli.CommandLine.Option;
 /**
  * The invoke stress test, done right: every call's latency goes into an HdrHistogram, every error
  * is counted by type (none is swallowed), throughput is successful calls divided by the measured
- * time, and every run stops by itself. Talks to 127.0.0.1 only.
+ * time, and every run stops by itself. Talks to 127.0.0.1 only. This class is the command line and
+ * the orchestration (which contender, provider and callers run where, forked or not);
+ * {@link LevelRunner} measures a level, {@link StressReport} writes the results.
  *
  * <pre>java -cp benchmarks.jar io.xrpc.benchmark.stress.StressTool --threads 1,32 --duration 10s</pre>
  */
@@ -171,14 +160,15 @@ public final class StressTool implements Callable<Integer> {
     }
 
     private void runContender(String contender, EmbeddedZooKeeper zk) throws Exception {
+        LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             int port = startProvider(contender, zk, resources);
             for (String scenario : scenarios) {
                 Call call = caller(contender, scenario, port, zk, resources);
                 for (int n : threads) {
-                    runLevel(contender, scenario, n, call, warmup, false);
-                    results.add(runLevel(contender, scenario, n, call, duration, true));
+                    levels.run(contender, scenario, n, call, warmup, false);
+                    results.add(levels.run(contender, scenario, n, call, duration, true));
                 }
             }
         } finally {
@@ -327,165 +317,16 @@ public final class StressTool implements Callable<Integer> {
         }
     }
 
-    private Level runLevel(String contender, String scenario, int n, Call call, Duration length, boolean measured)
-            throws InterruptedException {
-        Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
-        Map<String, LongAdder> errors = new ConcurrentHashMap<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong calls = new AtomicLong();
-        CountDownLatch done = new CountDownLatch(n);
-        long intervalNanos = rate > 0 ? (long) (1e9 * n / rate) : 0;
-        long start = System.nanoTime();
-        for (int t = 0; t < n; t++) {
-            Thread th = new Thread(() -> {
-                try {
-                    long intended = System.nanoTime();
-                    while (!stop.get()) {
-                        long begin;
-                        if (intervalNanos > 0) {
-                            long wait = intended - System.nanoTime();
-                            if (wait > 0) {
-                                LockSupport.parkNanos(wait);
-                            }
-                            begin = intended; // latency counts from when the call should have started
-                            intended += intervalNanos;
-                        } else {
-                            begin = System.nanoTime();
-                        }
-                        try {
-                            call.run();
-                            recorder.recordValue(Math.min(System.nanoTime() - begin, TimeUnit.SECONDS.toNanos(60)));
-                            if (maxCalls > 0 && calls.incrementAndGet() >= maxCalls) {
-                                stop.set(true);
-                            }
-                        } catch (Exception e) {
-                            String type = e instanceof RpcException r ? "RpcException " + r.status()
-                                    : e.getClass().getSimpleName();
-                            errors.computeIfAbsent(type, k -> {
-                                System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
-                                return new LongAdder();
-                            }).increment();
-                        }
-                    }
-                } finally {
-                    done.countDown();
-                }
-            }, "caller-" + t);
-            th.setDaemon(true);
-            th.start();
-        }
-        long end = start + length.toNanos();
-        Histogram total = null;
-        while (System.nanoTime() < end && !stop.get()) {
-            Thread.sleep(Math.min(1000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
-            Histogram interval = recorder.getIntervalHistogram();
-            total = total == null ? interval.copy() : add(total, interval);
-            if (measured && !quiet) {
-                System.out.printf("  %-9s %-10s %4d threads  %8.0f calls/s  p99 %8.1f us  errors %d%n", contender,
-                        scenario, n, interval.getTotalCount() * 1e9 / Math.max(1, interval.getEndTimeStamp() * 1e6
-                                - interval.getStartTimeStamp() * 1e6),
-                        interval.getValueAtPercentile(99) / 1e3, errors.values().stream().mapToLong(LongAdder::sum).sum());
-            }
-        }
-        stop.set(true);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        if (!done.await(timeout.toMillis() * 2 + 10_000, TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("callers did not stop within their deadline: a call hangs");
-        }
-        total = total == null ? recorder.getIntervalHistogram() : add(total, recorder.getIntervalHistogram());
-        Map<String, Long> errorCounts = new LinkedHashMap<>();
-        errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
-        long errorCount = errorCounts.values().stream().mapToLong(Long::longValue).sum();
-        Level level = new Level(contender, scenario, n, total.getTotalCount(), errorCount, errorCounts, seconds,
-                total.getTotalCount() / seconds, total.getValueAtPercentile(50) / 1e3,
-                total.getValueAtPercentile(90) / 1e3, total.getValueAtPercentile(99) / 1e3,
-                total.getValueAtPercentile(99.9) / 1e3, total.getMaxValue() / 1e3);
-        if (measured) {
-            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, max %.1f us, %d errors %s%n",
-                    contender, scenario, n, level.throughput(), level.p50Micros(), level.p99Micros(), level.maxMicros(),
-                    errorCount, errorCounts);
-        }
-        return level;
-    }
-
-    private static Histogram add(Histogram total, Histogram interval) {
-        total.add(interval);
-        return total;
-    }
-
     private void write() throws Exception {
-        Files.createDirectories(out);
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-        doc.put("cores", Runtime.getRuntime().availableProcessors());
-        doc.put("serializer", serializer);
-        doc.put("compressor", compressor);
-        doc.put("provider", provider);
-        doc.put("client", client);
-        doc.put("registry", registry);
-        doc.put("mode", rate > 0 ? "fixed rate " + rate + "/s (coordinated omission corrected)" : "closed loop");
-        doc.put("levels", results);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), doc);
-        Files.writeString(out.resolve("results.md"), markdown(), StandardCharsets.UTF_8);
-        chart();
-        System.out.println("results: " + out.toAbsolutePath().resolve("results.{json,md,png}"));
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        header.put("cores", Runtime.getRuntime().availableProcessors());
+        header.put("serializer", serializer);
+        header.put("compressor", compressor);
+        header.put("provider", provider);
+        header.put("client", client);
+        header.put("registry", registry);
+        header.put("mode", rate > 0 ? "fixed rate " + rate + "/s (coordinated omission corrected)" : "closed loop");
+        StressReport.write(out, header, results);
     }
-
-    /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
-    String markdown() {
-        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw | p50 us | vs raw | p90 us"
-                + " | p99 us | p99.9 us | max us | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Level l : results) {
-            Level base = results.stream().filter(b -> b.contender().equals("raw-netty")
-                    && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
-            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d |%n",
-                    l.contender(), l.scenario(), l.threads(), l.throughput(),
-                    base == null ? "-" : String.format("%.2fx", l.throughput() / base.throughput()), l.p50Micros(),
-                    base == null ? "-" : String.format("%.2fx", l.p50Micros() / base.p50Micros()), l.p90Micros(),
-                    l.p99Micros(), l.p999Micros(), l.maxMicros(), l.errorCount()));
-        }
-        return sb.toString();
-    }
-
-    private void chart() throws Exception {
-        XYChart throughput = new XYChartBuilder().width(900).height(500).title("Throughput")
-                .xAxisTitle("caller threads").yAxisTitle("calls/s").build();
-        XYChart p99 = new XYChartBuilder().width(900).height(500).title("p99 latency")
-                .xAxisTitle("caller threads").yAxisTitle("microseconds").build();
-        Map<String, List<Level>> series = new LinkedHashMap<>();
-        for (Level l : results) {
-            series.computeIfAbsent(l.contender() + " " + l.scenario(), k -> new ArrayList<>()).add(l);
-        }
-        for (Map.Entry<String, List<Level>> e : series.entrySet()) {
-            double[] x = e.getValue().stream().mapToDouble(Level::threads).toArray();
-            throughput.addSeries(e.getKey(), x, e.getValue().stream().mapToDouble(Level::throughput).toArray());
-            p99.addSeries(e.getKey(), x, e.getValue().stream().mapToDouble(Level::p99Micros).toArray());
-        }
-        if (!series.isEmpty()) {
-            BitmapEncoder.saveBitmap(List.of(throughput, p99), 2, 1, out.resolve("results").toString(),
-                    BitmapEncoder.BitmapFormat.PNG);
-        }
-    }
-
-    /** Reads {@code 10s}, {@code 500ms}, {@code 2m} or an ISO-8601 duration. */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String v) {
-            String s = v.trim().toLowerCase();
-            if (s.startsWith("pt")) {
-                return Duration.parse(v);
-            }
-            if (s.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
-            }
-            if (s.endsWith("s")) {
-                return Duration.ofMillis((long) (Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
-            }
-            if (s.endsWith("m")) {
-                return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1)) * 60);
-            }
-            throw new CommandLine.TypeConversionException("'" + v + "' (expected: 10s, 500ms, 2m or PT10S)");
-        }
-    }
-
 }

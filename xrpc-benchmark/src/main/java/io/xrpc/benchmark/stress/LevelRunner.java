@@ -1,0 +1,125 @@
+package io.xrpc.benchmark.stress;
+
+import io.xrpc.common.RpcException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Measures one level: {@code n} caller threads running one call in a closed loop (or at a fixed
+ * rate, latency then counted from each call's intended start), every latency into an
+ * HdrHistogram, every error counted by type, and every caller stopped within its deadline.
+ */
+final class LevelRunner {
+    private final double rate;
+    private final long maxCalls;
+    private final Duration timeout;
+    private final boolean quiet;
+
+    /**
+     * @param rate     calls per second over all callers; 0 for a closed loop
+     * @param maxCalls stop after this many calls; 0 for no limit
+     * @param timeout  the calls' deadline: callers that do not stop within twice it mean a call hangs
+     */
+    LevelRunner(double rate, long maxCalls, Duration timeout, boolean quiet) {
+        this.rate = rate;
+        this.maxCalls = maxCalls;
+        this.timeout = timeout;
+        this.quiet = quiet;
+    }
+
+    Level run(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured)
+            throws InterruptedException {
+        Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
+        Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong calls = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(n);
+        long intervalNanos = rate > 0 ? (long) (1e9 * n / rate) : 0;
+        long start = System.nanoTime();
+        for (int t = 0; t < n; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    long intended = System.nanoTime();
+                    while (!stop.get()) {
+                        long begin;
+                        if (intervalNanos > 0) {
+                            long wait = intended - System.nanoTime();
+                            if (wait > 0) {
+                                LockSupport.parkNanos(wait);
+                            }
+                            begin = intended; // latency counts from when the call should have started
+                            intended += intervalNanos;
+                        } else {
+                            begin = System.nanoTime();
+                        }
+                        try {
+                            call.run();
+                            recorder.recordValue(Math.min(System.nanoTime() - begin, TimeUnit.SECONDS.toNanos(60)));
+                            if (maxCalls > 0 && calls.incrementAndGet() >= maxCalls) {
+                                stop.set(true);
+                            }
+                        } catch (Exception e) {
+                            String type = e instanceof RpcException r ? "RpcException " + r.status()
+                                    : e.getClass().getSimpleName();
+                            errors.computeIfAbsent(type, k -> {
+                                System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
+                                return new LongAdder();
+                            }).increment();
+                        }
+                    }
+                } finally {
+                    done.countDown();
+                }
+            }, "caller-" + t);
+            th.setDaemon(true);
+            th.start();
+        }
+        long end = start + length.toNanos();
+        Histogram total = null;
+        while (System.nanoTime() < end && !stop.get()) {
+            Thread.sleep(Math.min(1000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
+            Histogram interval = recorder.getIntervalHistogram();
+            total = total == null ? interval.copy() : add(total, interval);
+            if (measured && !quiet) {
+                System.out.printf("  %-9s %-10s %4d threads  %8.0f calls/s  p99 %8.1f us  errors %d%n", contender,
+                        scenario, n, interval.getTotalCount() * 1e9 / Math.max(1, interval.getEndTimeStamp() * 1e6
+                                - interval.getStartTimeStamp() * 1e6),
+                        interval.getValueAtPercentile(99) / 1e3, errors.values().stream().mapToLong(LongAdder::sum).sum());
+            }
+        }
+        stop.set(true);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (!done.await(timeout.toMillis() * 2 + 10_000, TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("callers did not stop within their deadline: a call hangs");
+        }
+        total = total == null ? recorder.getIntervalHistogram() : add(total, recorder.getIntervalHistogram());
+        Map<String, Long> errorCounts = new LinkedHashMap<>();
+        errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
+        long errorCount = errorCounts.values().stream().mapToLong(Long::longValue).sum();
+        Level level = new Level(contender, scenario, n, total.getTotalCount(), errorCount, errorCounts, seconds,
+                total.getTotalCount() / seconds, total.getValueAtPercentile(50) / 1e3,
+                total.getValueAtPercentile(90) / 1e3, total.getValueAtPercentile(99) / 1e3,
+                total.getValueAtPercentile(99.9) / 1e3, total.getMaxValue() / 1e3);
+        if (measured) {
+            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, max %.1f us, %d errors %s%n",
+                    contender, scenario, n, level.throughput(), level.p50Micros(), level.p99Micros(), level.maxMicros(),
+                    errorCount, errorCounts);
+        }
+        return level;
+    }
+
+    private static Histogram add(Histogram total, Histogram interval) {
+        total.add(interval);
+        return total;
+    }
+}

@@ -1,0 +1,66 @@
+package io.xrpc.benchmark.stress;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+
+/** A run's results as results.json, results.md (ratios to raw Netty in the same run) and results.png. */
+final class StressReport {
+    private StressReport() {
+    }
+
+    static void write(Path out, Map<String, Object> header, List<Level> results) throws Exception {
+        Files.createDirectories(out);
+        Map<String, Object> doc = new LinkedHashMap<>(header);
+        doc.put("levels", results);
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), doc);
+        Files.writeString(out.resolve("results.md"), markdown(results), StandardCharsets.UTF_8);
+        chart(out, results);
+        System.out.println("results: " + out.toAbsolutePath().resolve("results.{json,md,png}"));
+    }
+
+    /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
+    static String markdown(List<Level> results) {
+        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw | p50 us | vs raw | p90 us"
+                + " | p99 us | p99.9 us | max us | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Level l : results) {
+            Level base = results.stream().filter(b -> b.contender().equals("raw-netty")
+                    && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
+            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d |%n",
+                    l.contender(), l.scenario(), l.threads(), l.throughput(),
+                    base == null ? "-" : String.format("%.2fx", l.throughput() / base.throughput()), l.p50Micros(),
+                    base == null ? "-" : String.format("%.2fx", l.p50Micros() / base.p50Micros()), l.p90Micros(),
+                    l.p99Micros(), l.p999Micros(), l.maxMicros(), l.errorCount()));
+        }
+        return sb.toString();
+    }
+
+    private static void chart(Path out, List<Level> results) throws Exception {
+        XYChart throughput = new XYChartBuilder().width(900).height(500).title("Throughput")
+                .xAxisTitle("caller threads").yAxisTitle("calls/s").build();
+        XYChart p99 = new XYChartBuilder().width(900).height(500).title("p99 latency")
+                .xAxisTitle("caller threads").yAxisTitle("microseconds").build();
+        Map<String, List<Level>> series = new LinkedHashMap<>();
+        for (Level l : results) {
+            series.computeIfAbsent(l.contender() + " " + l.scenario(), k -> new ArrayList<>()).add(l);
+        }
+        for (Map.Entry<String, List<Level>> e : series.entrySet()) {
+            double[] x = e.getValue().stream().mapToDouble(Level::threads).toArray();
+            throughput.addSeries(e.getKey(), x, e.getValue().stream().mapToDouble(Level::throughput).toArray());
+            p99.addSeries(e.getKey(), x, e.getValue().stream().mapToDouble(Level::p99Micros).toArray());
+        }
+        if (!series.isEmpty()) {
+            BitmapEncoder.saveBitmap(List.of(throughput, p99), 2, 1, out.resolve("results").toString(),
+                    BitmapEncoder.BitmapFormat.PNG);
+        }
+    }
+}
