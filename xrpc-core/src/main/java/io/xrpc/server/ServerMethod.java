@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * declared by the exported interface exist here, so a peer cannot reach any other public method
  * of the implementation class.
  */
-public final class ServerMethod implements RequestHandler.Route {
+final class ServerMethod implements RequestHandler.Route {
     private final ServiceKey serviceKey;
     private final MethodDescriptor descriptor;
     private final Object implementation;

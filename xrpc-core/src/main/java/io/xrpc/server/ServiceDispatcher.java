@@ -7,6 +7,7 @@ import io.xrpc.config.ServiceOptions;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.ServerExchange;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashMap;
@@ -20,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The services a server exports, and the path of one call through the server interceptors to
  * its implementation. Lookups are two hash probes; exporting may happen while the server runs.
  */
-public final class ServiceDispatcher implements RequestHandler {
+final class ServiceDispatcher implements RequestHandler {
     private final Map<String, Map<String, ServerMethod>> services = new ConcurrentHashMap<>();
     private final InterceptorChain<ServerInterceptor> chain;
     private final ClassAllowList allowList;
@@ -92,7 +93,12 @@ public final class ServiceDispatcher implements RequestHandler {
     private final ResponseSizeEstimate anyResponseSize = new ResponseSizeEstimate();
 
     @Override
-    public String authenticate(Route route, Map<String, String> attachments, io.xrpc.common.Endpoint peer) {
+    public void handle(ServerExchange exchange) {
+        CallPolicy.handle(this, exchange);
+    }
+
+    /** {@code null} to let the call go on, else why it is refused: decided before its arguments are read. */
+    String authenticate(Route route, Map<String, String> attachments, io.xrpc.common.Endpoint peer) {
         if (authenticator == null) {
             return null;
         }
@@ -106,8 +112,8 @@ public final class ServiceDispatcher implements RequestHandler {
         }
     }
 
-    @Override
-    public CompletableFuture<Object> dispatch(Route route, Invocation invocation) {
+    /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
+    CompletableFuture<Object> dispatch(Route route, Invocation invocation) {
         ServerMethod method = (ServerMethod) route; // routes come from find()
         return chain.run(invocation, inv -> method.invoke(inv.arguments()));
     }

@@ -26,13 +26,11 @@ public interface RequestHandler {
     int largestExpectedResponse();
 
     /**
-     * Whether the request may go on, decided from its head alone before its arguments are read:
-     * {@code null} to go on, else why it is refused (answered {@code UNAUTHENTICATED}).
+     * Runs one routed request from a thread of the call executor to its answer: the server's
+     * policy (deadline, authentication, arguments, interceptors, implementation, statuses). The
+     * exchange answers it; this never throws for anything the request did.
      */
-    String authenticate(Route route, java.util.Map<String, String> attachments, io.xrpc.common.Endpoint peer);
-
-    /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
-    CompletableFuture<Object> dispatch(Route route, Invocation invocation);
+    void handle(ServerExchange exchange);
 
     /** Records the size of a response of {@code route}, which admission of later requests uses. */
     void recordResponse(Route route, int bytes);

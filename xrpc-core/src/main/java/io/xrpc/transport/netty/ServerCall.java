@@ -2,23 +2,19 @@ package io.xrpc.transport.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
-import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
-import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
-import io.xrpc.serialize.ClassNotAllowedException;
-import io.xrpc.serialize.ReadDeadlineException;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.RequestHandler;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import io.xrpc.transport.ServerExchange;
+import java.io.IOException;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -35,12 +31,10 @@ import org.slf4j.LoggerFactory;
  * thread takes it, and again after its arguments are read: a call whose deadline passed is
  * answered {@code DEADLINE_EXCEEDED} and never runs.
  */
-final class ServerCall implements Runnable {
+final class ServerCall implements Runnable, ServerExchange {
     private static final Logger log = LoggerFactory.getLogger(ServerCall.class);
     /** Longest piece of a peer's service key or signature quoted back in an error. */
     private static final int MAX_QUOTE = 200;
-    /** Longest explanation of a refused payload (it may quote the payload) sent back. */
-    private static final int MAX_DETAIL = 1000;
 
     private final NettyServerTransport server;
     private final ServerChannelHandler connection;
@@ -104,11 +98,11 @@ final class ServerCall implements Runnable {
         if (frame.isCompressed()) {
             return true; // routed on the call thread, after decompressing
         }
-        return route();
+        return findRoute();
     }
 
     /** Reads the request head and finds the method; answers and returns false when it cannot. */
-    private boolean route() {
+    private boolean findRoute() {
         int bodyLength = frame.body().readableBytes();
         try {
             head = RpcCodec.readRequestHead(frame.body());
@@ -162,65 +156,11 @@ final class ServerCall implements Runnable {
                     answerError(RpcStatus.SERIALIZATION_ERROR, "bad request body: " + error);
                     return;
                 }
-                if (!route()) {
+                if (!findRoute()) {
                     return;
                 }
             }
-            if (expired()) {
-                releaseFrame();
-                answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
-                        + " passed while it waited for a thread on " + server.endpoint() + "; not run");
-                return;
-            }
-            String refusal = server.dispatcher().authenticate(method, head.attachments(), connection.peer);
-            if (refusal != null) { // before a byte of the arguments is read
-                releaseFrame();
-                answerError(RpcStatus.UNAUTHENTICATED, method.descriptor() + " refused: "
-                        + Texts.cut(refusal, MAX_DETAIL));
-                return;
-            }
-            Object[] args;
-            try {
-                args = RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
-            } catch (ClassNotAllowedException e) {
-                answerError(RpcStatus.SERIALIZATION_ERROR, "request for " + method.descriptor() + " refused: "
-                        + Texts.cut(e.getMessage(), MAX_DETAIL));
-                return;
-            } catch (ReadDeadlineException e) {
-                answerReadTooLong();
-                return;
-            } catch (Exception | StackOverflowError e) {
-                answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
-                        + " with " + serializer.name() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL));
-                return;
-            } finally {
-                releaseFrame();
-            }
-            if (expired()) { // a reader need not look at the deadline
-                answerReadTooLong();
-                return;
-            }
-            String bad = method.checkArguments(args);
-            if (bad != null) {
-                answerError(RpcStatus.SERIALIZATION_ERROR, bad);
-                return;
-            }
-            Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
-                    head.attachments().isEmpty() ? null : head.attachments(), connection.peer, deadline);
-            invocation = inv;
-            CompletableFuture<Object> f = server.dispatcher().dispatch(method, inv);
-            if (f.isDone()) {
-                f.whenComplete(this::complete); // runs now, on this thread
-                return;
-            }
-            // An asynchronous result that never completes must not hold the call open forever.
-            ScheduledFuture<?> timer = connection.schedule(() -> answerError(RpcStatus.DEADLINE_EXCEEDED,
-                    method.descriptor() + " did not complete before its deadline on " + server.endpoint()),
-                    Math.max(0, deadline - System.nanoTime()));
-            f.whenComplete((v, t) -> {
-                timer.cancel(false);
-                complete(v, t);
-            });
+            server.dispatcher().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
             releaseFrame();
             log.error("Failed to serve {} from {}", method != null ? method.descriptor() : "request " + id,
@@ -229,23 +169,68 @@ final class ServerCall implements Runnable {
         }
     }
 
-    private boolean expired() {
-        return System.nanoTime() - deadline >= 0;
+    // ServerExchange: what the server's policy (io.xrpc.server.CallPolicy) sees of this request.
+
+    @Override
+    public RequestHandler.Route route() {
+        return method;
     }
 
-    /** Answers with the outcome; never throws (it runs inside {@code whenComplete}, which would swallow it). */
-    private void complete(Object value, Throwable error) {
+    @Override
+    public Map<String, String> attachments() {
+        return head.attachments();
+    }
+
+    @Override
+    public Endpoint peer() {
+        return connection.peer;
+    }
+
+    @Override
+    public String server() {
+        return String.valueOf(server.endpoint());
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadline;
+    }
+
+    @Override
+    public String serializerName() {
+        return serializer.name();
+    }
+
+    @Override
+    public Object[] readArguments() throws IOException {
         try {
-            if (error != null) {
-                failed(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
-                return;
-            }
-            result = value;
-            connection.deliver(this);
-        } catch (Throwable t) {
-            log.error("Failed to answer {} from {}", method.descriptor(), connection.peer, t);
-            answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
+            return RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
+        } finally {
+            releaseFrame();
         }
+    }
+
+    @Override
+    public void discardArguments() {
+        releaseFrame();
+    }
+
+    @Override
+    public Runnable schedule(Runnable task, long delayNanos) {
+        ScheduledFuture<?> f = connection.schedule(task, delayNanos);
+        return () -> f.cancel(false);
+    }
+
+    @Override
+    public void invocation(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
+    /** The result goes to the connection, which has it encoded once there is room ({@link #encodeAndAnswer}). */
+    @Override
+    public void answer(Object value) {
+        result = value;
+        connection.deliver(this);
     }
 
     /** The connection is gone: the call is done, its result is not encoded. */
@@ -285,41 +270,8 @@ final class ServerCall implements Runnable {
         answer(out);
     }
 
-    private void failed(Throwable cause) {
-        if (cause instanceof RpcException r && r.status() != RpcStatus.APPLICATION_ERROR) {
-            RpcStatus status = r.status();
-            String message = r.getMessage();
-            if (status.isSafeToRetry() || status == RpcStatus.DEADLINE_EXCEEDED
-                    || status == RpcStatus.CONNECTION_CLOSED) {
-                // The call ran and failed on a call of its own; passing that status on would tell
-                // our caller it is safe to run this call again somewhere else.
-                message = method.descriptor() + " failed on a downstream call: " + status + ": " + message;
-                status = RpcStatus.INTERNAL;
-            }
-            answerError(status, message);
-            return;
-        }
-        String text;
-        String className = cause.getClass().getName();
-        String message;
-        try {
-            message = cause.getMessage();
-            StringWriter w = new StringWriter(1024);
-            cause.printStackTrace(new PrintWriter(w));
-            text = w.toString();
-        } catch (RuntimeException e) {
-            message = "(its getMessage() threw " + e.getClass().getName() + ")";
-            text = null;
-        }
-        Class<?>[] declared = method.descriptor().exceptionTypes();
-        Object carried = null;
-        if (declared.length > 0 && RemoteExceptions.isDeclared(cause, declared)) {
-            try {
-                carried = RemoteExceptions.describe(cause, declared);
-            } catch (RuntimeException | StackOverflowError e) {
-                // its getMessage() or getStackTrace() threw: the text answer says what it could
-            }
-        }
+    @Override
+    public void answerApplicationError(String className, String message, String text, Object carried) {
         if (carried == null) {
             answerErrorFull(RpcStatus.APPLICATION_ERROR, message, className, text);
             return;
@@ -335,7 +287,8 @@ final class ServerCall implements Runnable {
         }
     }
 
-    void answerError(RpcStatus status, String message) {
+    @Override
+    public void answerError(RpcStatus status, String message) {
         answerErrorFull(status, message, null, null);
     }
 
@@ -384,11 +337,6 @@ final class ServerCall implements Runnable {
                 log.warn("A listener of {} threw", method.descriptor(), e);
             }
         }
-    }
-
-    private void answerReadTooLong() {
-        answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
-                + " passed while its arguments were read on " + server.endpoint() + "; not run");
     }
 
     /** Answers a request that will not run (full executor, bad head, shutdown). */

@@ -1,0 +1,154 @@
+package io.xrpc.server;
+
+import io.xrpc.common.Invocation;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.internal.Texts;
+import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.ReadDeadlineException;
+import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.ServerExchange;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's policy for one routed request, from a thread of the call executor to its answer:
+ * the deadline (checked when a thread takes the call and again after its arguments are read: a
+ * call whose budget ran out never runs), authentication before the arguments are read, reading
+ * and checking the arguments, running the interceptors and the implementation, a deadline for an
+ * asynchronous result, and turning every outcome into a status: a declared exception carried as
+ * itself, any other as text, and a downstream call's retry-safe status never passed on as if
+ * this call had not run. The transport ({@link ServerExchange}) does the bytes.
+ */
+final class CallPolicy {
+    private static final Logger log = LoggerFactory.getLogger(CallPolicy.class);
+    /** Longest explanation of a refused payload (it may quote the payload) sent back. */
+    private static final int MAX_DETAIL = 1000;
+
+    private CallPolicy() {
+    }
+
+    static void handle(ServiceDispatcher dispatcher, ServerExchange ex) {
+        RequestHandler.Route method = ex.route();
+        if (expired(ex)) {
+            ex.discardArguments();
+            ex.answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
+                    + " passed while it waited for a thread on " + ex.server() + "; not run");
+            return;
+        }
+        String refusal = dispatcher.authenticate(method, ex.attachments(), ex.peer());
+        if (refusal != null) { // before a byte of the arguments is read
+            ex.discardArguments();
+            ex.answerError(RpcStatus.UNAUTHENTICATED, method.descriptor() + " refused: "
+                    + Texts.cut(refusal, MAX_DETAIL));
+            return;
+        }
+        Object[] args;
+        try {
+            args = ex.readArguments();
+        } catch (ClassNotAllowedException e) {
+            ex.answerError(RpcStatus.SERIALIZATION_ERROR, "request for " + method.descriptor() + " refused: "
+                    + Texts.cut(e.getMessage(), MAX_DETAIL));
+            return;
+        } catch (ReadDeadlineException e) {
+            answerReadTooLong(ex);
+            return;
+        } catch (Exception | StackOverflowError e) {
+            ex.answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
+                    + " with " + ex.serializerName() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL));
+            return;
+        }
+        if (expired(ex)) { // a reader need not look at the deadline
+            answerReadTooLong(ex);
+            return;
+        }
+        String bad = method.checkArguments(args);
+        if (bad != null) {
+            ex.answerError(RpcStatus.SERIALIZATION_ERROR, bad);
+            return;
+        }
+        Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
+                ex.attachments().isEmpty() ? null : ex.attachments(), ex.peer(), ex.deadlineNanos());
+        ex.invocation(inv);
+        CompletableFuture<Object> f = dispatcher.dispatch(method, inv);
+        if (f.isDone()) {
+            f.whenComplete((v, t) -> complete(ex, v, t)); // runs now, on this thread
+            return;
+        }
+        // An asynchronous result that never completes must not hold the call open forever.
+        Runnable cancel = ex.schedule(() -> ex.answerError(RpcStatus.DEADLINE_EXCEEDED,
+                method.descriptor() + " did not complete before its deadline on " + ex.server()),
+                Math.max(0, ex.deadlineNanos() - System.nanoTime()));
+        f.whenComplete((v, t) -> {
+            cancel.run();
+            complete(ex, v, t);
+        });
+    }
+
+    private static boolean expired(ServerExchange ex) {
+        return System.nanoTime() - ex.deadlineNanos() >= 0;
+    }
+
+    private static void answerReadTooLong(ServerExchange ex) {
+        ex.answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + ex.route().descriptor()
+                + " passed while its arguments were read on " + ex.server() + "; not run");
+    }
+
+    /** Answers with the outcome; never throws (it runs inside {@code whenComplete}, which would swallow it). */
+    private static void complete(ServerExchange ex, Object value, Throwable error) {
+        try {
+            if (error != null) {
+                failed(ex, error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+                return;
+            }
+            ex.answer(value);
+        } catch (Throwable t) {
+            log.error("Failed to answer {} from {}", ex.route().descriptor(), ex.peer(), t);
+            ex.answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
+        }
+    }
+
+    private static void failed(ServerExchange ex, Throwable cause) {
+        RequestHandler.Route method = ex.route();
+        if (cause instanceof RpcException r && r.status() != RpcStatus.APPLICATION_ERROR) {
+            RpcStatus status = r.status();
+            String message = r.getMessage();
+            if (status.isSafeToRetry() || status == RpcStatus.DEADLINE_EXCEEDED
+                    || status == RpcStatus.CONNECTION_CLOSED) {
+                // The call ran and failed on a call of its own; passing that status on would tell
+                // our caller it is safe to run this call again somewhere else.
+                message = method.descriptor() + " failed on a downstream call: " + status + ": " + message;
+                status = RpcStatus.INTERNAL;
+            }
+            ex.answerError(status, message);
+            return;
+        }
+        String text;
+        String className = cause.getClass().getName();
+        String message;
+        try {
+            message = cause.getMessage();
+            StringWriter w = new StringWriter(1024);
+            cause.printStackTrace(new PrintWriter(w));
+            text = w.toString();
+        } catch (RuntimeException e) {
+            message = "(its getMessage() threw " + e.getClass().getName() + ")";
+            text = null;
+        }
+        Class<?>[] declared = method.descriptor().exceptionTypes();
+        Object carried = null;
+        if (declared.length > 0 && RemoteExceptions.isDeclared(cause, declared)) {
+            try {
+                carried = RemoteExceptions.describe(cause, declared);
+            } catch (RuntimeException | StackOverflowError e) {
+                // its getMessage() or getStackTrace() threw: the text answer says what it could
+            }
+        }
+        ex.answerApplicationError(className, message, text, carried);
+    }
+}

@@ -1,0 +1,61 @@
+package io.xrpc.transport;
+
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.RpcStatus;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * One routed request as the server's policy sees it ({@link RequestHandler#handle}): what it
+ * asks for, its arguments still unread, and the ways to answer it. A transport implements it;
+ * it answers at most once (later answers are dropped), and encoding, writing and backpressure are
+ * its business.
+ */
+public interface ServerExchange {
+
+    /** The exported method the request names. */
+    RequestHandler.Route route();
+
+    /** The request's attachments; empty, never {@code null}. */
+    Map<String, String> attachments();
+
+    /** Where the request came from. */
+    Endpoint peer();
+
+    /** This server's address, for messages. */
+    String server();
+
+    /** The request's deadline ({@link System#nanoTime()}), less the time it waited unread. */
+    long deadlineNanos();
+
+    /** The serializer the request uses. */
+    String serializerName();
+
+    /**
+     * Reads the arguments with the request's serializer, stopping at the deadline, and releases
+     * the body whatever happens; throws what the serializer throws for a bad payload.
+     */
+    Object[] readArguments() throws IOException;
+
+    /** Releases the body unread. */
+    void discardArguments();
+
+    /** Runs {@code task} after {@code delayNanos} on the request's connection; returns what cancels it. */
+    Runnable schedule(Runnable task, long delayNanos);
+
+    /** The invocation whose {@link Invocation#whenAnswered listeners} hear the answer. */
+    void invocation(Invocation invocation);
+
+    /** Answers with a result, encoded when the connection has room; one that cannot be written is SERIALIZATION_ERROR. */
+    void answer(Object value);
+
+    /** Answers with a failure of XRpc's own. */
+    void answerError(RpcStatus status, String message);
+
+    /**
+     * Answers that the implementation threw: its class, message and printed stack, and for a
+     * declared exception its carried form ({@code io.xrpc.internal.RemoteExceptions}), or null.
+     */
+    void answerApplicationError(String className, String message, String stackTrace, Object carried);
+}
