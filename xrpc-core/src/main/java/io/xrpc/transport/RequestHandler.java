@@ -1,10 +1,8 @@
 package io.xrpc.transport;
 
-import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * What a server transport asks of the server: where a request goes, and running it. The server

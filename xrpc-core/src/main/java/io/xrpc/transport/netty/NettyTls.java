@@ -54,6 +54,8 @@ final class NettyTls {
         }
     }
 
+    private static final String RECEIVED = "Received fatal alert: ";
+
     /** The alerts a server sends when it refuses a client's certificate. */
     private static final java.util.List<String> CERTIFICATE_ALERTS = java.util.List.of("certificate_required",
             "bad_certificate", "unknown_ca", "certificate_unknown", "unsupported_certificate", "access_denied");
@@ -69,10 +71,12 @@ final class NettyTls {
             return null;
         }
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SSLException && t.getMessage() != null
-                    && t.getMessage().startsWith("Received fatal alert: ")) {
-                String alert = t.getMessage().substring("Received fatal alert: ".length()).trim();
-                return CERTIFICATE_ALERTS.contains(alert) ? t.getMessage() : null;
+            // "Received fatal alert: bad_certificate"; JDK 25 puts "(bad_certificate) " in front.
+            String m = t instanceof SSLException ? t.getMessage() : null;
+            int at = m == null ? -1 : m.indexOf(RECEIVED);
+            if (at >= 0) {
+                String alert = m.substring(at + RECEIVED.length()).trim();
+                return CERTIFICATE_ALERTS.contains(alert) ? m : null;
             }
         }
         return null;
