@@ -20,8 +20,10 @@ public final class ServiceOptions {
     private final int weight;
     private final List<String> serializers;
     private final Map<String, String> metadata;
+    private final boolean nonBlocking;
 
     private ServiceOptions(Builder b) {
+        this.nonBlocking = b.nonBlocking;
         this.version = b.version;
         this.group = b.group;
         this.weight = b.weight;
@@ -56,6 +58,11 @@ public final class ServiceOptions {
     }
 
     /** Extra string pairs published with the registration. */
+    /** Whether every method runs on the event loop, as if marked {@link io.xrpc.common.NonBlocking}. */
+    public boolean nonBlocking() {
+        return nonBlocking;
+    }
+
     public Map<String, String> metadata() {
         return metadata;
     }
@@ -66,6 +73,7 @@ public final class ServiceOptions {
         private int weight = 100;
         private final List<String> serializers = new ArrayList<>();
         private final Map<String, String> metadata = new LinkedHashMap<>();
+        private boolean nonBlocking;
 
         private Builder() {
         }
@@ -79,6 +87,16 @@ public final class ServiceOptions {
         }
 
         /** Limits consumers to these serializers (by name); by default any. */
+        /**
+         * Runs every method of the service on the connection's event loop instead of a call
+         * thread: only for implementations that never block (see {@link io.xrpc.common.NonBlocking},
+         * which marks single methods). Default false.
+         */
+        public Builder nonBlocking(boolean nonBlocking) {
+            this.nonBlocking = nonBlocking;
+            return this;
+        }
+
         public Builder serializers(String... names) {
             serializers.addAll(List.of(names));
             return this;

@@ -25,8 +25,12 @@ final class ServerMethod implements RequestHandler.Route {
     private final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
     private final java.util.concurrent.atomic.AtomicBoolean resultFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
+    private final boolean direct;
+    private final java.util.concurrent.atomic.AtomicBoolean heldLoop = new java.util.concurrent.atomic.AtomicBoolean();
+
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
-                 Set<String> acceptedSerializers) {
+                 Set<String> acceptedSerializers, boolean direct) {
+        this.direct = direct;
         this.serviceKey = serviceKey;
         this.descriptor = descriptor;
         this.implementation = implementation;
@@ -71,6 +75,16 @@ final class ServerMethod implements RequestHandler.Route {
     @Override
     public int expectedResponseBytes() {
         return responseSize.get();
+    }
+
+    @Override
+    public boolean direct() {
+        return direct;
+    }
+
+    @Override
+    public boolean firstLoopHold() {
+        return !heldLoop.get() && heldLoop.compareAndSet(false, true);
     }
 
     /** True the first time a result of this method could not be written, so that it is logged once. */

@@ -2,6 +2,7 @@ package io.xrpc.server;
 
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.NonBlocking;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.internal.InterceptorChain;
@@ -51,7 +52,9 @@ final class ServiceDispatcher implements RequestHandler {
                 continue;
             }
             MethodDescriptor d = MethodDescriptor.of(m);
-            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted));
+            boolean direct = options.nonBlocking() || iface.isAnnotationPresent(NonBlocking.class)
+                    || m.isAnnotationPresent(NonBlocking.class);
+            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct));
         }
         allowList.allowTypesOf(iface);
         if (services.putIfAbsent(key.toString(), Map.copyOf(methods)) != null) {

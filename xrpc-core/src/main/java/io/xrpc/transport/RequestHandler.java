@@ -51,6 +51,12 @@ public interface RequestHandler {
         /** What is wrong with decoded arguments for this method, or {@code null}. */
         String checkArguments(Object[] args);
 
+        /** Whether it runs on the connection's event loop ({@link io.xrpc.common.NonBlocking}). */
+        boolean direct();
+
+        /** True the first time this direct method held its event loop too long, so that it is logged once. */
+        boolean firstLoopHold();
+
         /** True the first time a result of this method could not be written, so that it is logged once. */
         boolean firstResultFailure();
     }

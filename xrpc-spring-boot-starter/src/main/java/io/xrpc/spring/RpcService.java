@@ -38,4 +38,11 @@ public @interface RpcService {
 
     /** Serializers consumers should use; empty means any. */
     String[] serializers() default {};
+
+    /**
+     * Runs every method on the connection's event loop instead of a call thread: only for
+     * implementations that never block (see {@link io.xrpc.common.NonBlocking}, which marks single
+     * methods of the interface).
+     */
+    boolean nonBlocking() default false;
 }

@@ -2,11 +2,12 @@ package io.xrpc.benchmark.stress;
 
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
+import io.xrpc.config.ServiceOptions;
 import io.xrpc.server.RpcServer;
 
 /**
  * A provider in a JVM of its own, started by the stress tool:
- * {@code ProviderMain xrpc|raw-netty <zookeeper connect string or ->}. Prints {@code READY <port>},
+ * {@code ProviderMain xrpc|raw-netty <zookeeper connect string or -> [pool|direct]}. Prints {@code READY <port>},
  * then serves until its standard input closes (so it never outlives the tool).
  */
 public final class ProviderMain {
@@ -16,6 +17,7 @@ public final class ProviderMain {
     public static void main(String[] args) throws Exception {
         String kind = args[0];
         String registry = args.length > 1 ? args[1] : "-";
+        boolean direct = args.length > 2 && args[2].equals("direct");
         AutoCloseable server;
         int port;
         Contender peer = kind.equals("xrpc") || kind.equals("raw-netty") ? null : Contender.peer(kind);
@@ -29,7 +31,8 @@ public final class ProviderMain {
             port = raw.port();
         } else {
             RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").port(0)
-                    .service(UserService.class, new UserServiceImpl());
+                    .service(UserService.class, new UserServiceImpl(),
+                            ServiceOptions.builder().nonBlocking(direct).build());
             if (!registry.equals("-")) {
                 b.registry("zookeeper://" + registry);
             }

@@ -15,6 +15,7 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
+import io.xrpc.config.ServiceOptions;
 import io.xrpc.server.RpcServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -88,6 +89,10 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--out", description = "Directory for results.json, results.md and results.png (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("stress-results");
 
+    @Option(names = "--dispatch", description = "Where XRpc's provider runs UserService: pool (call threads) or"
+            + " direct (the event loop, as for methods marked NonBlocking) (default: ${DEFAULT-VALUE}).")
+    String dispatch = "pool";
+
     @Option(names = "--quiet", description = "No progress lines.")
     boolean quiet;
 
@@ -143,7 +148,8 @@ public final class StressTool implements Callable<Integer> {
                 "--threads", String.join(",", threads.stream().map(String::valueOf).toList()),
                 "--scenario", String.join(",", scenarios), "--duration", duration.toMillis() + "ms",
                 "--warmup", warmup.toMillis() + "ms", "--timeout", timeout.toMillis() + "ms",
-                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--out", dir.toString()));
+                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--out", dir.toString(),
+                "--dispatch", dispatch));
         if (quiet) {
             cmd.add("--quiet");
         }
@@ -199,7 +205,8 @@ public final class StressTool implements Callable<Integer> {
             resources.add(s);
             return s.port();
         }
-        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").port(0).service(UserService.class, new UserServiceImpl());
+        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").port(0).service(UserService.class,
+                new UserServiceImpl(), ServiceOptions.builder().nonBlocking(dispatch.equals("direct")).build());
         if (zk != null) {
             b.registry("zookeeper://" + zk.connectString());
         }
@@ -217,6 +224,7 @@ public final class StressTool implements Callable<Integer> {
         cmd.add(ProviderMain.class.getName());
         cmd.add(contender);
         cmd.add(zk != null && contender.equals("xrpc") ? zk.connectString() : "-");
+        cmd.add(dispatch);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         resources.add(() -> {
             p.getOutputStream().close();

@@ -140,6 +140,16 @@ final class ServerCall implements Runnable, ServerExchange {
         return method != null ? method.expectedResponseBytes() : server.dispatcher().largestExpectedResponse();
     }
 
+    /** Whether it runs on the event loop: its method is known there and does not block. */
+    boolean runsOnEventLoop() {
+        return method != null && method.direct();
+    }
+
+    /** The method, once known (on the event loop for an uncompressed request). */
+    RequestHandler.Route knownRoute() {
+        return method;
+    }
+
     /** The connection gave this call to the executor, expecting a response of about {@code bytes}. */
     void dispatched(long bytes) {
         dispatched = true;

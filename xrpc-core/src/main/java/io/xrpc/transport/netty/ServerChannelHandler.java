@@ -43,6 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * larger than their method's usual (a method's first calls, before any of its sizes is known).
  */
 final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
+    /** A NonBlocking method that holds its event loop longer than this is logged (once per method). */
+    static final long NON_BLOCKING_WARN_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerChannelHandler.class);
     private static final long PUMP_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final NettyServerTransport server;
@@ -136,6 +139,18 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         running.incrementAndGet();
         reserved.addAndGet(expected);
         call.dispatched(expected);
+        if (call.runsOnEventLoop()) {
+            long start = System.nanoTime();
+            call.run(); // answers, or leaves an asynchronous result to answer later
+            long held = System.nanoTime() - start;
+            if (held > NON_BLOCKING_WARN_AFTER_NANOS && call.knownRoute().firstLoopHold()) {
+                log.warn("{} is marked NonBlocking but held event loop {} for {} ms, during which no other connection"
+                        + " of that loop was served; remove the mark if it blocks (logged once per method)",
+                        call.knownRoute().descriptor(), Thread.currentThread().getName(),
+                        TimeUnit.NANOSECONDS.toMillis(held));
+            }
+            return;
+        }
         try {
             server.executor().execute(call);
         } catch (RejectedExecutionException e) {

@@ -118,7 +118,7 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
             RpcService annotation = beanFactory.findAnnotationOnBean(name, RpcService.class);
             b.service((Class) interfaceOf(target, annotation, name), bean, ServiceOptions.builder()
                     .version(annotation.version()).group(annotation.group()).weight(annotation.weight())
-                    .serializers(annotation.serializers()).build());
+                    .serializers(annotation.serializers()).nonBlocking(annotation.nonBlocking()).build());
         }
         b.typeCheck(properties.getTypeCheck());
         authenticator.ifAvailable(b::authenticator);
