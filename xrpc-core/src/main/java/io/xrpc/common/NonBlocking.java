@@ -12,7 +12,9 @@ import java.lang.annotation.Target;
  * server then runs it on the connection's event loop, as gRPC's direct executor and Dubbo's
  * {@code direct} dispatcher do, saving the hand-off to a call thread (a thread wake-up per call).
  * A method that blocks anyway holds every connection of that event loop meanwhile: the server
- * logs a warning, once per method, when one holds the loop longer than 50 ms. {@code ServiceOptions.nonBlocking(true)} marks a whole
+ * logs a warning, once per method, when one holds the loop longer than 50 ms. A request whose body
+ * is over 64 KiB still goes to a call thread, so that reading a large (or hostile) payload never
+ * holds the loop. {@code ServiceOptions.nonBlocking(true)} marks a whole
  * service at export.
  */
 @Documented

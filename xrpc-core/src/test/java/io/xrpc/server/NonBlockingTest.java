@@ -23,6 +23,9 @@ class NonBlockingTest {
 
         @NonBlocking
         String blocksAnyway() throws InterruptedException;
+
+        @NonBlocking
+        String size(byte[] data);
     }
 
     static final class WhereImpl implements Where {
@@ -33,6 +36,11 @@ class NonBlockingTest {
 
         @Override
         public String pooled() {
+            return Thread.currentThread().getName();
+        }
+
+        @Override
+        public String size(byte[] data) {
             return Thread.currentThread().getName();
         }
 
@@ -51,6 +59,9 @@ class NonBlockingTest {
             Where where = client.proxy(Where.class, ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(where.direct()).startsWith("xrpc-server-io");
             assertThat(where.pooled()).startsWith("xrpc-server-call");
+            assertThat(where.size(new byte[1024])).startsWith("xrpc-server-io");
+            // A large body is read on a call thread: reading it must not hold the loop.
+            assertThat(where.size(new byte[100 * 1024])).startsWith("xrpc-server-call");
         }
     }
 

@@ -35,6 +35,8 @@ final class ServerCall implements Runnable, ServerExchange {
     private static final Logger log = LoggerFactory.getLogger(ServerCall.class);
     /** Longest piece of a peer's service key or signature quoted back in an error. */
     private static final int MAX_QUOTE = 200;
+    /** Largest request body read on the event loop for a NonBlocking method; larger ones go to a call thread. */
+    static final int DIRECT_MAX_BODY = 64 * 1024;
 
     private final NettyServerTransport server;
     private final ServerChannelHandler connection;
@@ -140,9 +142,13 @@ final class ServerCall implements Runnable, ServerExchange {
         return method != null ? method.expectedResponseBytes() : server.dispatcher().largestExpectedResponse();
     }
 
-    /** Whether it runs on the event loop: its method is known there and does not block. */
+    /**
+     * Whether it runs on the event loop: its method is known there and does not block, and its
+     * body is small enough that reading it (however hostile) cannot hold the loop for long.
+     */
     boolean runsOnEventLoop() {
-        return method != null && method.direct();
+        Frame f = frame;
+        return method != null && method.direct() && f != null && f.body().readableBytes() <= DIRECT_MAX_BODY;
     }
 
     /** The method, once known (on the event loop for an uncompressed request). */
