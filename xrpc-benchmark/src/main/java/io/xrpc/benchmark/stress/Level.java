@@ -8,8 +8,19 @@ import java.util.Map;
  * @param throughput successful calls per second over the measured window
  * @param p50Micros  and the other percentiles: latency in microseconds (corrected for coordinated
  *                   omission in fixed-rate mode, where latency counts from the intended start)
+ * @param providerCpuMicrosPerCall CPU the provider's JVM used per successful call, when it ran in a
+ *                   JVM of its own; -1 otherwise
+ * @param clientCpuMicrosPerCall CPU the callers' JVM used per successful call, when the provider ran
+ *                   elsewhere; -1 otherwise
  */
 public record Level(String contender, String scenario, int threads, long calls, long errorCount,
                     Map<String, Long> errors, double seconds, double throughput, double p50Micros,
-                    double p90Micros, double p99Micros, double p999Micros, double maxMicros) {
+                    double p90Micros, double p99Micros, double p999Micros, double maxMicros,
+                    double providerCpuMicrosPerCall, double clientCpuMicrosPerCall) {
+
+    /** This level with the CPU per call of the provider's and the callers' JVMs. */
+    Level withCpu(double provider, double client) {
+        return new Level(contender, scenario, threads, calls, errorCount, errors, seconds, throughput, p50Micros,
+                p90Micros, p99Micros, p999Micros, maxMicros, provider, client);
+    }
 }

@@ -31,17 +31,26 @@ final class StressReport {
     /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
     static String markdown(List<Level> results) {
         StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw | p50 us | vs raw | p90 us"
-                + " | p99 us | p99.9 us | max us | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | p99 us | p99.9 us | max us | errors | provider CPU us/call | vs raw | client CPU us/call |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : results) {
             Level base = results.stream().filter(b -> b.contender().equals("raw-netty")
                     && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
-            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d |%n",
+            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s | %s |%n",
                     l.contender(), l.scenario(), l.threads(), l.throughput(),
                     base == null ? "-" : String.format("%.2fx", l.throughput() / base.throughput()), l.p50Micros(),
                     base == null ? "-" : String.format("%.2fx", l.p50Micros() / base.p50Micros()), l.p90Micros(),
-                    l.p99Micros(), l.p999Micros(), l.maxMicros(), l.errorCount()));
+                    l.p99Micros(), l.p999Micros(), l.maxMicros(), l.errorCount(),
+                    cpu(l.providerCpuMicrosPerCall()),
+                    base == null || l.providerCpuMicrosPerCall() < 0 || base.providerCpuMicrosPerCall() <= 0 ? "-"
+                            : String.format("%.2fx", l.providerCpuMicrosPerCall() / base.providerCpuMicrosPerCall()),
+                    cpu(l.clientCpuMicrosPerCall())));
         }
         return sb.toString();
+    }
+
+    private static String cpu(double micros) {
+        return micros < 0 ? "-" : String.format("%.1f", micros);
     }
 
     private static void chart(Path out, List<Level> results) throws Exception {

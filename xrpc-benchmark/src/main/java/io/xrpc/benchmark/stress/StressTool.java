@@ -97,6 +97,8 @@ public final class StressTool implements Callable<Integer> {
     boolean quiet;
 
     private final List<Level> results = new ArrayList<>();
+    /** The forked provider of the contender being measured, or -1 when it runs in this JVM. */
+    private long providerPid = -1;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new StressTool()).execute(args));
@@ -167,6 +169,7 @@ public final class StressTool implements Callable<Integer> {
 
     private void runContender(String contender, EmbeddedZooKeeper zk) throws Exception {
         LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
+        providerPid = -1; // set by fork() when this contender's provider gets a JVM of its own
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             int port = startProvider(contender, zk, resources);
@@ -174,7 +177,15 @@ public final class StressTool implements Callable<Integer> {
                 Call call = caller(contender, scenario, port, zk, resources);
                 for (int n : threads) {
                     levels.run(contender, scenario, n, call, warmup, false);
-                    results.add(levels.run(contender, scenario, n, call, duration, true));
+                    long self = ProcessHandle.current().pid();
+                    long providerBefore = ProcessCpu.nanos(providerPid);
+                    long clientBefore = ProcessCpu.nanos(self);
+                    Level level = levels.run(contender, scenario, n, call, duration, true);
+                    long providerUsed = ProcessCpu.nanos(providerPid) - providerBefore;
+                    long clientUsed = ProcessCpu.nanos(self) - clientBefore;
+                    boolean apart = providerPid >= 0 && providerBefore >= 0 && level.calls() > 0;
+                    results.add(level.withCpu(apart ? providerUsed / 1e3 / level.calls() : -1,
+                            apart && clientBefore >= 0 ? clientUsed / 1e3 / level.calls() : -1));
                 }
             }
         } finally {
@@ -226,6 +237,7 @@ public final class StressTool implements Callable<Integer> {
         cmd.add(zk != null && contender.equals("xrpc") ? zk.connectString() : "-");
         cmd.add(dispatch);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        providerPid = p.pid();
         resources.add(() -> {
             p.getOutputStream().close();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
