@@ -74,8 +74,9 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--provider", description = "inproc (same JVM) or fork (a JVM of its own, same flags) (default: ${DEFAULT-VALUE}).")
     String provider = "inproc";
 
-    @Option(names = "--client", description = "inproc (callers in this JVM) or fork (a client JVM per contender, same flags) (default: ${DEFAULT-VALUE}).")
-    String client = "inproc";
+    /** Forked by default: callers in the tool's own JVM would share its heap and GC with the measurement. */
+    @Option(names = "--client", description = "fork (a client JVM per contender, same flags) or inproc (callers in this JVM) (default: ${DEFAULT-VALUE}).")
+    String client = "fork";
 
     @Option(names = "--registry", description = "embedded (ZooKeeper in this JVM) or direct (default: ${DEFAULT-VALUE}).")
     String registry = "embedded";
