@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.xrpc.client.RpcClient;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.Codecs;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Time;
@@ -63,12 +64,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -141,12 +140,7 @@ class DefaultAllowListRoundTripTest {
     @Test
     void theseTestsRunAsUsersDoWithNoPackageOpened() {
         // What passes here must pass for a user, who starts the JVM without --add-opens.
-        for (String pkg : List.of("java.lang", "java.util", "java.util.concurrent", "java.time", "java.math")) {
-            assertThat(Object.class.getModule().isOpen(pkg, DefaultAllowListRoundTripTest.class.getModule()))
-                    .as(pkg + " opened to the tests").isFalse();
-        }
-        assertThat(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
-                .noneMatch(a -> a.startsWith("--add-opens") || a.startsWith("--add-exports"));
+        io.xrpc.testing.UserJvm.assertNoPackageOpened(DefaultAllowListRoundTripTest.class);
     }
 
     /** A sample of each default class, and how to compare it when its equals is identity or order-blind. */
@@ -261,13 +255,8 @@ class DefaultAllowListRoundTripTest {
         assertThat(ClassAllowList.defaultPackages()).containsExactly("java.time.");
     }
 
-    static Stream<Arguments> combinations() {
-        return Stream.of("kryo", "hessian", "protostuff")
-                .flatMap(s -> Stream.of(Arguments.of(s, "none"), Arguments.of(s, "gzip")));
-    }
-
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void everyDefaultClassRoundTripsEqual(String serializer, String compressor) {
         Echo echo = client.proxy(Echo.class, ReferenceOptions.builder().address(server.endpoint())
                 .serializer(serializer).compressor(compressor).timeout(java.time.Duration.ofSeconds(10)).build());

@@ -55,4 +55,9 @@ class XrpcPropertiesTest {
         assertThat(json).containsPattern("\"name\"\\s*:\\s*\"xrpc\\.max-frame-length\"[^}]*\"defaultValue\"\\s*:\\s*\"8MB\"");
         assertThat(json).as("Javadoc markup in descriptions").doesNotContain("{@");
     }
+
+    @Test
+    void theStarterTestsRunAsUsersDoWithNoPackageOpened() {
+        io.xrpc.testing.UserJvm.assertNoPackageOpened(XrpcPropertiesTest.class);
+    }
 }
