@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * The invocation handler behind a service proxy: the bridge between a Java call and the RPC. It
@@ -50,6 +51,8 @@ final class ClientProxy implements InvocationHandler {
     private final Cluster cluster;
     private final int retries;
     private final Attempts attempts;
+    /** The chain's end, made once rather than per call. */
+    private final Function<Invocation, CompletableFuture<Object>> toCluster = this::send;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
@@ -136,7 +139,7 @@ final class ClientProxy implements InvocationHandler {
                 inv.attachments().put(Invocation.CREDENTIALS, c);
             }
         }
-        return chain.run(inv, this::send);
+        return chain.run(inv, toCluster);
     }
 
     private CompletableFuture<Object> send(Invocation inv) {

@@ -5,7 +5,6 @@ import io.xrpc.common.Extension;
 import io.xrpc.compress.Compressor;
 import io.xrpc.internal.NamedExtensions;
 import io.xrpc.loadbalance.LoadBalancerProvider;
-import io.xrpc.registry.RegistryProvider;
 import io.xrpc.serialize.SerializerProvider;
 import java.util.ServiceLoader;
 import java.util.SortedSet;
@@ -34,10 +33,6 @@ public final class Extensions {
 
     public static SortedSet<String> clusters() {
         return names(Cluster.class);
-    }
-
-    public static SortedSet<String> registrySchemes() {
-        return names(RegistryProvider.class);
     }
 
     private static SortedSet<String> names(Class<? extends Extension> type) {

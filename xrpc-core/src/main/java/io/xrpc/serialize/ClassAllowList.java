@@ -1,13 +1,8 @@
 package io.xrpc.serialize;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
-import java.lang.reflect.TypeVariable;
-import java.lang.reflect.WildcardType;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -190,63 +185,28 @@ public final class ClassAllowList {
     }
 
     private void walk(Type type) {
-        if (type instanceof Class<?> c) {
-            while (c.isArray()) {
-                c = c.getComponentType();
+        TypeGraph.walk(type, scanned, this::allowWalked);
+    }
+
+    /** One class the walk reached: a concrete JDK value type, or one of the application's own. */
+    private void allowWalked(Class<?> c) {
+        String name = c.getName();
+        if (TypeGraph.isJdk(name)) {
+            // JDK interfaces such as List say nothing about what may be constructed; concrete JDK
+            // classes in signatures are value types we allow.
+            if (!c.isInterface() && !Modifier.isAbstract(c.getModifiers())) {
+                names.add(name);
             }
-            if (c.isPrimitive() || c == Object.class || !scanned.add(c)) {
-                return;
-            }
-            String name = c.getName();
-            if (isJdk(name)) {
-                // JDK interfaces such as List or CompletableFuture say nothing about what may be
-                // constructed; concrete JDK classes in signatures are value types we allow.
-                if (!c.isInterface() && !Modifier.isAbstract(c.getModifiers()) && !isJdkInfrastructure(c)) {
-                    names.add(name);
-                }
-                return;
-            }
-            names.add(name);
-            if (known.add(c)) {
-                generation.incrementAndGet();
-            }
-            if (c.isEnum()) {
-                // A constant with a body is a class of its own, which kryo names on the wire.
-                for (Object constant : c.getEnumConstants()) {
-                    names.add(constant.getClass().getName());
-                }
-            }
-            if (c.isSealed()) {
-                // A sealed type names every class its values can be.
-                for (Class<?> permitted : c.getPermittedSubclasses()) {
-                    walk(permitted);
-                }
-            }
-            for (Class<?> k = c; k != null && !isJdk(k.getName()); k = k.getSuperclass()) {
-                if (k != c) {
-                    names.add(k.getName());
-                }
-                for (Field f : k.getDeclaredFields()) {
-                    int mod = f.getModifiers();
-                    if (!Modifier.isStatic(mod) && !Modifier.isTransient(mod)) {
-                        walk(f.getGenericType());
-                    }
-                }
-            }
-        } else if (type instanceof ParameterizedType p) {
-            walk(p.getRawType());
-            for (Type a : p.getActualTypeArguments()) {
-                walk(a);
-            }
-        } else if (type instanceof GenericArrayType g) {
-            walk(g.getGenericComponentType());
-        } else if (type instanceof WildcardType w) {
-            for (Type b : w.getUpperBounds()) {
-                walk(b);
-            }
-        } else if (type instanceof TypeVariable<?> v) {
-            for (Type b : v.getBounds()) {
-                walk(b);
+            return;
+        }
+        names.add(name);
+        if (known.add(c)) {
+            generation.incrementAndGet();
+        }
+        if (c.isEnum()) {
+            // A constant with a body is a class of its own, which kryo names on the wire.
+            for (Object constant : c.getEnumConstants()) {
+                names.add(constant.getClass().getName());
             }
         }
     }
@@ -267,15 +227,6 @@ public final class ClassAllowList {
      */
     public Set<Class<?>> knownClasses() {
         return java.util.Collections.unmodifiableSet(known);
-    }
-
-    private static boolean isJdk(String className) {
-        return className.startsWith("java.") || className.startsWith("javax.") || className.startsWith("jdk.");
-    }
-
-    private static boolean isJdkInfrastructure(Class<?> c) {
-        return c == java.util.concurrent.CompletableFuture.class || c == Class.class
-                || c == Thread.class || c == ClassLoader.class;
     }
 
     /**

@@ -1,13 +1,8 @@
 package io.xrpc.serialize;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
-import java.lang.reflect.TypeVariable;
-import java.lang.reflect.WildcardType;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -42,16 +37,11 @@ public final class TypeCheck {
             if (Modifier.isStatic(m.getModifiers()) || m.isDefault()) {
                 continue;
             }
-            List<Class<?>> found = new ArrayList<>();
+            Set<Class<?>> found = new java.util.LinkedHashSet<>();
             for (Type t : m.getGenericParameterTypes()) {
                 collect(t, seen, found);
             }
-            Type result = m.getGenericReturnType();
-            if (m.getReturnType() == java.util.concurrent.CompletableFuture.class) {
-                // what the future completes with travels, not the future
-                result = result instanceof ParameterizedType p ? p.getActualTypeArguments()[0] : Object.class;
-            }
-            collect(result, seen, found);
+            collect(m.getGenericReturnType(), seen, found); // a future's type argument, not the future
             for (Class<?> c : found) {
                 String why;
                 try {
@@ -69,49 +59,11 @@ public final class TypeCheck {
     }
 
     /** The concrete classes {@code type} reaches that were not seen before, in the order met. */
-    private static void collect(Type type, Set<Class<?>> seen, List<Class<?>> found) {
-        if (type instanceof Class<?> c) {
-            while (c.isArray()) {
-                c = c.getComponentType();
-            }
-            if (c.isPrimitive() || c == Object.class || !seen.add(c)) {
-                return;
-            }
+    private static void collect(Type type, Set<Class<?>> seen, Set<Class<?>> found) {
+        TypeGraph.walk(type, seen, c -> {
             if (!c.isInterface() && !Modifier.isAbstract(c.getModifiers())) {
                 found.add(c);
             }
-            if (c.isSealed()) {
-                for (Class<?> p : c.getPermittedSubclasses()) {
-                    collect(p, seen, found);
-                }
-            }
-            String name = c.getName();
-            if (name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")) {
-                return; // a JDK class is asked about, not walked into
-            }
-            for (Class<?> k = c; k != null && !k.getName().startsWith("java."); k = k.getSuperclass()) {
-                for (Field f : k.getDeclaredFields()) {
-                    int mod = f.getModifiers();
-                    if (!Modifier.isStatic(mod) && !Modifier.isTransient(mod)) {
-                        collect(f.getGenericType(), seen, found);
-                    }
-                }
-            }
-        } else if (type instanceof ParameterizedType p) {
-            collect(p.getRawType(), seen, found);
-            for (Type a : p.getActualTypeArguments()) {
-                collect(a, seen, found);
-            }
-        } else if (type instanceof GenericArrayType g) {
-            collect(g.getGenericComponentType(), seen, found);
-        } else if (type instanceof WildcardType w) {
-            for (Type b : w.getUpperBounds()) {
-                collect(b, seen, found);
-            }
-        } else if (type instanceof TypeVariable<?> v) {
-            for (Type b : v.getBounds()) {
-                collect(b, seen, found);
-            }
-        }
+        });
     }
 }

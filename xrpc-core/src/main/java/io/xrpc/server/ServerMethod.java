@@ -26,6 +26,8 @@ final class ServerMethod implements RequestHandler.Route {
     private final java.util.concurrent.atomic.AtomicBoolean resultFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final boolean direct;
+    private final java.util.function.Function<io.xrpc.common.Invocation, CompletableFuture<Object>> invoker =
+            inv -> invoke(inv.arguments());
     private final java.util.concurrent.atomic.AtomicBoolean heldLoop = new java.util.concurrent.atomic.AtomicBoolean();
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
@@ -124,6 +126,11 @@ final class ServerMethod implements RequestHandler.Route {
 
     /** Runs the implementation. A returned future is passed through; a throw becomes a failed future. */
     @SuppressWarnings("unchecked")
+    /** The end of the server's interceptor chain for this method: made once, not per call. */
+    java.util.function.Function<io.xrpc.common.Invocation, CompletableFuture<Object>> invoker() {
+        return invoker;
+    }
+
     CompletableFuture<Object> invoke(Object[] args) {
         try {
             Object r = method.invoke(implementation, args);

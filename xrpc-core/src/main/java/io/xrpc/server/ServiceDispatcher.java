@@ -118,6 +118,6 @@ final class ServiceDispatcher implements RequestHandler {
     /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
     CompletableFuture<Object> dispatch(Route route, Invocation invocation) {
         ServerMethod method = (ServerMethod) route; // routes come from find()
-        return chain.run(invocation, inv -> method.invoke(inv.arguments()));
+        return chain.run(invocation, method.invoker());
     }
 }

@@ -16,8 +16,6 @@ public final class TransportConfig {
     /** Bodies smaller than this go uncompressed even with a compressor chosen. */
     public static final int DEFAULT_COMPRESS_THRESHOLD = 1024;
 
-    private static final TransportConfig DEFAULTS = new Builder().build();
-
     private final int maxFrameLength;
     private final Duration heartbeatInterval;
     private final int compressThreshold;
@@ -36,11 +34,6 @@ public final class TransportConfig {
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    /** Every setting at its default. */
-    public static TransportConfig defaults() {
-        return DEFAULTS;
     }
 
     /** Largest frame body accepted (also after decompression) and sent. */

@@ -8,6 +8,7 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.Codecs;
 import io.xrpc.testing.Dtos;
 import io.xrpc.testing.TypesService;
 import io.xrpc.testing.TypesServiceImpl;
@@ -23,11 +24,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every kind of value through every serializer, with and without gzip, over a real loopback server. */
@@ -50,18 +49,13 @@ class RoundTripTest {
         server.close();
     }
 
-    static Stream<Arguments> combinations() {
-        return Stream.of("kryo", "hessian", "protostuff")
-                .flatMap(s -> Stream.of(Arguments.of(s, "none"), Arguments.of(s, "gzip")));
-    }
-
     private static TypesService proxy(String serializer, String compressor) {
         return client.proxy(TypesService.class, ReferenceOptions.builder().address(server.endpoint())
                 .serializer(serializer).compressor(compressor).timeout(Duration.ofSeconds(10)).build());
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void primitivesAndBoxes(String serializer, String compressor) {
         TypesService s = proxy(serializer, compressor);
         assertThat(s.addInts(2, -5)).isEqualTo(-3);
@@ -76,7 +70,7 @@ class RoundTripTest {
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void stringsNullsAndArrays(String serializer, String compressor) {
         TypesService s = proxy(serializer, compressor);
         String unicode = "héllo 世界 🌍 \u0000 end";
@@ -96,7 +90,7 @@ class RoundTripTest {
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void collectionsAndObjects(String serializer, String compressor) {
         TypesService s = proxy(serializer, compressor);
         assertThat(s.list(List.of("x", "y"))).containsExactly("x", "y", "end");
@@ -112,7 +106,7 @@ class RoundTripTest {
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void numbersAndTime(String serializer, String compressor) {
         TypesService s = proxy(serializer, compressor);
         assertThat(s.add(new BigDecimal("0.1"), new BigDecimal("0.2"))).isEqualTo(new BigDecimal("0.3"));
@@ -124,7 +118,7 @@ class RoundTripTest {
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void voidAsyncAndLocalMethods(String serializer, String compressor) throws Exception {
         TypesService s = proxy(serializer, compressor);
         int before = impl.nothingCalls.get();
@@ -139,7 +133,7 @@ class RoundTripTest {
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void serviceExceptionsComeBackAsRpcException(String serializer, String compressor) {
         TypesService s = proxy(serializer, compressor);
         assertThatThrownBy(() -> s.fail("boom ✗"))

@@ -7,7 +7,6 @@ import io.xrpc.serialize.SerializerProvider;
 import io.xrpc.serialize.kryo.KryoSerializer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -28,23 +27,7 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
-        KryoSerializer kryo = new KryoSerializer(allowList, limits);
-        return new Serializer() {
-            @Override
-            public String name() {
-                return NAME;
-            }
-
-            @Override
-            public byte id() {
-                return ID;
-            }
-
-            @Override
-            public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
-                kryo.writeArguments(arguments, out);
-            }
-
+        return new ForwardingSerializer(NAME, ID, new KryoSerializer(allowList, limits)) {
             @Override
             public Object[] readArguments(InputStream in, Class<?>[] types, long deadlineNanos) throws IOException {
                 long bound = System.nanoTime() + 10_000_000_000L;
@@ -53,20 +36,10 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
                     LockSupport.parkNanos(1_000_000);
                 }
                 try {
-                    return kryo.readArguments(in, types, NO_DEADLINE);
+                    return delegate.readArguments(in, types, NO_DEADLINE);
                 } finally {
                     READS.incrementAndGet();
                 }
-            }
-
-            @Override
-            public void writeResult(Object value, OutputStream out) throws IOException {
-                kryo.writeResult(value, out);
-            }
-
-            @Override
-            public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
-                return kryo.readResult(in, type, deadlineNanos);
             }
         };
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.xrpc.client.RpcClient;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.Codecs;
 import io.xrpc.types.Catalog.Blob;
 import io.xrpc.types.Catalog.Category;
 import io.xrpc.types.Catalog.Circle;
@@ -58,11 +59,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.BiPredicate;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -189,13 +188,8 @@ class TypeMatrixTest {
         server.close();
     }
 
-    static Stream<Arguments> combinations() {
-        return Stream.of("kryo", "hessian", "protostuff")
-                .flatMap(s -> Stream.of(Arguments.of(s, "none"), Arguments.of(s, "gzip")));
-    }
-
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource("combinations")
+    @MethodSource(Codecs.ALL)
     void everyRowComesBackEqualOrIsDocumentedAsImpossible(String serializer, String compressor) throws Exception {
         CatalogService service = client.proxy(CatalogService.class, ReferenceOptions.builder()
                 .address(server.endpoint()).serializer(serializer).compressor(compressor)

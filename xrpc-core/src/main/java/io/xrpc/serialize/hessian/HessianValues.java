@@ -76,58 +76,15 @@ final class HessianValues {
         }
     };
 
-    static final Deserializer ENUM_SET_READER = new AbstractListDeserializer() {
-        @Override
-        public Class<?> getType() {
-            return EnumSet.class;
-        }
-
+    static final Deserializer ENUM_SET_READER = new EnumListReader(EnumSet.class, "EnumSet") {
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
-        public Object readLengthList(AbstractHessianInput in, int length) throws IOException {
-            int ref = in.addRef(null);
-            if (length < 1) {
-                throw new HessianProtocolException("EnumSet without its element type");
-            }
-            Class type = enumClass(in);
+        Object readElements(AbstractHessianInput in, Class type, int count) throws IOException {
             EnumSet set = EnumSet.noneOf(type);
-            for (int i = 1; i < length; i++) {
-                set.add(Enum.valueOf(type, in.readString()));
+            for (int i = 0; more(in, i, count); i++) {
+                set.add(constant(type, in.readString()));
             }
-            in.setRef(ref, set);
             return set;
-        }
-
-        @Override
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        public Object readList(AbstractHessianInput in, int length) throws IOException {
-            int ref = in.addRef(null);
-            if (in.isEnd()) {
-                throw new HessianProtocolException("EnumSet without its element type");
-            }
-            Class type = enumClass(in);
-            EnumSet set = EnumSet.noneOf(type);
-            while (!in.isEnd()) {
-                set.add(Enum.valueOf(type, in.readString()));
-            }
-            in.readEnd();
-            in.setRef(ref, set);
-            return set;
-        }
-
-        @Override
-        public Object readList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
-            return readList(in, length);
-        }
-
-        @Override
-        public Object readLengthList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
-            return readLengthList(in, length);
-        }
-
-        private Class<?> enumClass(AbstractHessianInput in) throws IOException {
-            String name = in.readString();
-            return ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
         }
     };
 
@@ -150,18 +107,48 @@ final class HessianValues {
         }
     };
 
-    static final Deserializer ENUM_MAP_READER = new AbstractListDeserializer() {
+    static final Deserializer ENUM_MAP_READER = new EnumListReader(EnumMap.class, "EnumMap") {
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Object readElements(AbstractHessianInput in, Class type, int count) throws IOException {
+            if (count > 0 && count % 2 != 0) {
+                throw new HessianProtocolException("EnumMap of " + count + " parts after its key type (expected:"
+                        + " key and value pairs)");
+            }
+            EnumMap map = new EnumMap(type);
+            for (int i = 0; more(in, i, count); i += 2) {
+                map.put(constant(type, in.readString()), in.readObject());
+            }
+            return map;
+        }
+    };
+
+    /**
+     * Reads a typed list whose first element names an enum class (through the allow-list) and
+     * whose rest are that enum's constants by name, with whatever goes beside them: the form of
+     * EnumSet and EnumMap.
+     */
+    private abstract static class EnumListReader extends AbstractListDeserializer {
+        private final Class<?> type;
+        private final String what;
+
+        EnumListReader(Class<?> type, String what) {
+            this.type = type;
+            this.what = what;
+        }
+
         @Override
         public Class<?> getType() {
-            return EnumMap.class;
+            return type;
         }
 
         @Override
         public Object readLengthList(AbstractHessianInput in, int length) throws IOException {
-            if (length < 1 || length % 2 == 0) {
-                throw new HessianProtocolException("EnumMap of " + length + " parts (expected: its key type and"
-                        + " pairs)");
-            }
+            return read(in, length);
+        }
+
+        @Override
+        public Object readLengthList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
             return read(in, length);
         }
 
@@ -175,42 +162,41 @@ final class HessianValues {
             return read(in, -1);
         }
 
-        @Override
-        public Object readLengthList(AbstractHessianInput in, int length, Class<?> expectType) throws IOException {
-            return readLengthList(in, length);
-        }
-
-        /** {@code length} parts, or up to the list's end when it is negative. */
-        @SuppressWarnings({"unchecked", "rawtypes"})
+        /** {@code length} elements, or up to the list's end when it is negative. */
+        @SuppressWarnings("rawtypes")
         private Object read(AbstractHessianInput in, int length) throws IOException {
             int ref = in.addRef(null);
-            if (length < 0 && in.isEnd()) {
-                throw new HessianProtocolException("EnumMap without its key type");
-            }
-            String name = in.readString();
+            String name = length == 0 || length < 0 && in.isEnd() ? null : in.readString();
             if (name == null) {
-                throw new HessianProtocolException("EnumMap without its key type");
+                throw new HessianProtocolException(what + " without its enum type");
             }
-            Class type = ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
-            EnumMap map = new EnumMap(type);
-            for (int i = 1; length < 0 ? !in.isEnd() : i < length; i += 2) {
-                String key = in.readString();
-                Enum constant;
-                try {
-                    constant = Enum.valueOf(type, key);
-                } catch (IllegalArgumentException | NullPointerException e) {
-                    throw new HessianProtocolException("EnumMap keyed by " + name + " with key " + key
-                            + ", which is not one of its constants");
-                }
-                map.put(constant, in.readObject());
-            }
+            Class enumType = ((AllowListSerializerFactory) ((Hessian2Input) in).getSerializerFactory()).enumClass(name);
+            Object value = readElements(in, enumType, length < 0 ? -1 : length - 1);
             if (length < 0) {
                 in.readEnd();
             }
-            in.setRef(ref, map);
-            return map;
+            in.setRef(ref, value);
+            return value;
         }
-    };
+
+        /** The elements after the enum type: {@code count} of them, or up to the list's end when negative. */
+        @SuppressWarnings("rawtypes")
+        abstract Object readElements(AbstractHessianInput in, Class enumType, int count) throws IOException;
+
+        static boolean more(AbstractHessianInput in, int i, int count) throws IOException {
+            return count < 0 ? !in.isEnd() : i < count;
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Enum constant(Class enumType, String name) throws HessianProtocolException {
+            try {
+                return Enum.valueOf(enumType, name);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new HessianProtocolException(what + " of " + enumType.getName() + " with " + name
+                        + ", which is not one of its constants");
+            }
+        }
+    }
 
     static final Serializer BIG_INTEGER_WRITER = StringValueSerializer.SER;
 

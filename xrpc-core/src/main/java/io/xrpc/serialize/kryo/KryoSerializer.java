@@ -33,6 +33,8 @@ public final class KryoSerializer implements Serializer {
     // One Kryo per thread: lock-free, and the number of threads that serialize (event loops and
     // the bounded business executor) bounds the number of instances.
     private final ThreadLocal<Slot> slots;
+    /** For {@link #cannotCarry}, made on first use (start-up only). */
+    private GuardedKryo checker;
 
     public KryoSerializer(ClassAllowList allowList, ReadLimits limits) {
         this.slots = ThreadLocal.withInitial(() -> new Slot(new GuardedKryo(allowList, limits)));
@@ -129,12 +131,15 @@ public final class KryoSerializer implements Serializer {
      * without {@code --add-opens}. Asking for the serializer here fails the same way a call would.
      */
     @Override
-    public String cannotCarry(Class<?> type) {
+    public synchronized String cannotCarry(Class<?> type) {
         if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()) {
             return null;
         }
         try {
-            new GuardedKryo(ClassAllowList.withDefaults(), ReadLimits.defaults()).getSerializer(type);
+            if (checker == null) { // a Kryo of its own: asking must not change what the callers' Kryos hold
+                checker = new GuardedKryo(ClassAllowList.withDefaults(), ReadLimits.defaults());
+            }
+            checker.getSerializer(type);
             return null;
         } catch (RuntimeException | LinkageError e) {
             Throwable root = e;

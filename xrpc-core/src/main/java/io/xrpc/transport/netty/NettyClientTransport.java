@@ -25,7 +25,6 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
-import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.TransportConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,29 +47,6 @@ public final class NettyClientTransport implements ClientTransport {
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
                            int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
                            TransportConfig transport) {
-        public int maxFrameLength() {
-            return transport.maxFrameLength();
-        }
-
-        public java.time.Duration heartbeatInterval() {
-            return transport.heartbeatInterval();
-        }
-
-        public int compressThreshold() {
-            return transport.compressThreshold();
-        }
-
-        public int writeBufferLowWaterMark() {
-            return transport.writeBufferLowWaterMark();
-        }
-
-        public int writeBufferHighWaterMark() {
-            return transport.writeBufferHighWaterMark();
-        }
-
-        public TlsConfig tls() {
-            return transport.tls();
-        }
     }
 
     private final Settings settings;
@@ -87,12 +63,12 @@ public final class NettyClientTransport implements ClientTransport {
 
     public NettyClientTransport(Settings settings, CompressorRegistry compressors) {
         this.settings = settings;
-        this.tls = settings.tls() == null ? null : NettyTls.clientContext(settings.tls());
+        this.tls = settings.transport().tls() == null ? null : NettyTls.clientContext(settings.transport().tls());
         this.compressors = compressors;
         this.group = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-client-io", true);
         this.timer = new HashedWheelTimer(new DefaultThreadFactory("xrpc-client-deadlines", true),
                 10, TimeUnit.MILLISECONDS, 512, true, settings.maxPendingCalls() + 1024L);
-        long hb = settings.heartbeatInterval().toMillis();
+        long hb = settings.transport().heartbeatInterval().toMillis();
         this.bootstrap = new Bootstrap()
                 .group(group)
                 .channel(NettyTransport.channelType())
@@ -100,7 +76,7 @@ public final class NettyClientTransport implements ClientTransport {
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-                        settings.writeBufferLowWaterMark(), settings.writeBufferHighWaterMark()))
+                        settings.transport().writeBufferLowWaterMark(), settings.transport().writeBufferHighWaterMark()))
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
@@ -113,7 +89,7 @@ public final class NettyClientTransport implements ClientTransport {
                         }
                         ch.pipeline()
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
-                                .addLast("frames", new FrameDecoder(settings.maxFrameLength()))
+                                .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("responses", new ClientChannelHandler(new ClientConnection(pool, ch),
                                         NettyClientTransport.this));
@@ -156,7 +132,7 @@ public final class NettyClientTransport implements ClientTransport {
             int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos));
             // The sender's own limit: an oversize frame would make the receiver close a shared connection.
             frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, id, budget, RpcCodec.clockMillis(now),
-                    serializer, compressor, settings.compressThreshold(), settings.maxFrameLength(),
+                    serializer, compressor, settings.transport().compressThreshold(), settings.transport().maxFrameLength(),
                     target.serviceKey(), target.signature(), invocation.attachmentsOrNull(), invocation.arguments());
         } catch (Exception | StackOverflowError e) {
             callEnded();
@@ -276,7 +252,7 @@ public final class NettyClientTransport implements ClientTransport {
     }
 
     int maxFrameLength() {
-        return settings.maxFrameLength();
+        return settings.transport().maxFrameLength();
     }
 
     /** Calls sent or being sent and not yet ended, over all connections. */

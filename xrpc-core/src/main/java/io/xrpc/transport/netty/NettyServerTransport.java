@@ -19,7 +19,6 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.ServerTransport;
-import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.TransportConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -41,29 +40,6 @@ public final class NettyServerTransport implements ServerTransport {
     public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
                            Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
                            TransportConfig transport) {
-        public int maxFrameLength() {
-            return transport.maxFrameLength();
-        }
-
-        public java.time.Duration heartbeatInterval() {
-            return transport.heartbeatInterval();
-        }
-
-        public int compressThreshold() {
-            return transport.compressThreshold();
-        }
-
-        public int writeBufferLowWaterMark() {
-            return transport.writeBufferLowWaterMark();
-        }
-
-        public int writeBufferHighWaterMark() {
-            return transport.writeBufferHighWaterMark();
-        }
-
-        public TlsConfig tls() {
-            return transport.tls();
-        }
     }
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
@@ -93,7 +69,7 @@ public final class NettyServerTransport implements ServerTransport {
         this.compressors = compressors;
         this.executor = executor;
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
-        this.tls = settings.tls() == null ? null : NettyTls.serverContext(settings.tls());
+        this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
     }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */
@@ -102,7 +78,7 @@ public final class NettyServerTransport implements ServerTransport {
         boss = NettyTransport.newEventLoopGroup(1, "xrpc-server-accept", false);
         workers = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-server-io", false);
         children = new DefaultChannelGroup("xrpc-server-connections", GlobalEventExecutor.INSTANCE);
-        long hb = settings.heartbeatInterval().toMillis();
+        long hb = settings.transport().heartbeatInterval().toMillis();
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NettyTransport.serverChannelType())
@@ -111,7 +87,7 @@ public final class NettyServerTransport implements ServerTransport {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-                        settings.writeBufferLowWaterMark(), settings.writeBufferHighWaterMark()))
+                        settings.transport().writeBufferLowWaterMark(), settings.transport().writeBufferHighWaterMark()))
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
@@ -124,7 +100,7 @@ public final class NettyServerTransport implements ServerTransport {
                         ch.pipeline()
                                 .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint), settings.frameTimeout().toMillis()))
                                 .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
-                                .addLast("frames", new FrameDecoder(settings.maxFrameLength(),
+                                .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength(),
                                         settings.frameTimeout().toMillis()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("requests", new ServerChannelHandler(NettyServerTransport.this));
@@ -267,6 +243,21 @@ public final class NettyServerTransport implements ServerTransport {
      * second passes), because closing with unread bytes would make the kernel reset the
      * connection, and a reset can reach the client before the GOAWAY does.
      */
+    /**
+     * Writes a refusal (a GOAWAY the client reads before giving up on the connection), stops
+     * writing, and closes a second later, leaving the client time to read it.
+     */
+    static void sendRefusal(io.netty.channel.ChannelHandlerContext ctx, String message) {
+        ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), message)).addListener(f -> {
+            if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
+                d.shutdownOutput();
+            }
+        });
+        ctx.executor().schedule(() -> {
+            ctx.close();
+        }, 1, TimeUnit.SECONDS);
+    }
+
     private void refuse(Channel ch, String why) {
         limits.logRefusal(ch.remoteAddress(), why);
         if (tls != null) {
@@ -276,15 +267,7 @@ public final class NettyServerTransport implements ServerTransport {
         ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
-                ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), "server " + endpoint + " refused the"
-                        + " connection: " + why)).addListener(f -> {
-                            if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
-                                d.shutdownOutput();
-                            }
-                        });
-                ctx.executor().schedule(() -> {
-                    ctx.close();
-                }, 1, TimeUnit.SECONDS);
+                sendRefusal(ctx, "server " + endpoint + " refused the connection: " + why);
             }
 
             @Override
@@ -347,14 +330,14 @@ public final class NettyServerTransport implements ServerTransport {
     }
 
     int maxFrameLength() {
-        return settings.maxFrameLength();
+        return settings.transport().maxFrameLength();
     }
 
     int writeBufferHighWaterMark() {
-        return settings.writeBufferHighWaterMark();
+        return settings.transport().writeBufferHighWaterMark();
     }
 
     int compressThreshold() {
-        return settings.compressThreshold();
+        return settings.transport().compressThreshold();
     }
 }

@@ -9,7 +9,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
-import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.transport.TlsConfig;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -158,10 +157,7 @@ final class NettyTls {
             String why = context != null
                     ? "server " + endpoint + " requires TLS; this client connected in plaintext"
                     : "server " + endpoint + " does not use TLS; this client started a TLS handshake";
-            ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), why));
-            ctx.executor().schedule(() -> {
-                ctx.close();
-            }, 1, TimeUnit.SECONDS);
+            NettyServerTransport.sendRefusal(ctx, why);
         }
     }
 }

@@ -151,11 +151,6 @@ final class ServerCall implements Runnable, ServerExchange {
         return method != null && method.direct() && f != null && f.body().readableBytes() <= DIRECT_MAX_BODY;
     }
 
-    /** The method, once known (on the event loop for an uncompressed request). */
-    RequestHandler.Route knownRoute() {
-        return method;
-    }
-
     /** The connection gave this call to the executor, expecting a response of about {@code bytes}. */
     void dispatched(long bytes) {
         dispatched = true;
@@ -288,32 +283,23 @@ final class ServerCall implements Runnable, ServerExchange {
 
     @Override
     public void answerApplicationError(String className, String message, String text, Object carried) {
-        if (carried == null) {
-            answerErrorFull(RpcStatus.APPLICATION_ERROR, message, className, text);
-            return;
-        }
-        if (answered.compareAndSet(false, true)) {
-            notifyAnswered(RpcStatus.APPLICATION_ERROR);
-            try {
-                connection.writes.enqueue(RpcCodec.encodeApplicationError(connection.alloc(), id, serializer,
-                        compressorId, className, message, text, server.maxFrameLength(), carried));
-            } finally {
-                finished();
-            }
-        }
+        // Without a carried form (or one that does not fit) this is the plain text answer.
+        answerOnce(RpcStatus.APPLICATION_ERROR, () -> RpcCodec.encodeApplicationError(connection.alloc(), id,
+                serializer, compressorId, className, message, text, server.maxFrameLength(), carried));
     }
 
     @Override
     public void answerError(RpcStatus status, String message) {
-        answerErrorFull(status, message, null, null);
+        answerOnce(status, () -> RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
+                null, message, null, server.maxFrameLength()));
     }
 
-    private void answerErrorFull(RpcStatus status, String message, String remoteClass, String stack) {
+    /** Encodes and queues an error answer unless the call was answered already. */
+    private void answerOnce(RpcStatus status, java.util.function.Supplier<ByteBuf> encode) {
         if (answered.compareAndSet(false, true)) {
             notifyAnswered(status);
             try {
-                connection.writes.enqueue(RpcCodec.encodeError(connection.alloc(), id, serializerId,
-                        compressorId, status, remoteClass, message, stack, server.maxFrameLength()));
+                connection.writes.enqueue(encode.get());
             } finally {
                 finished();
             }

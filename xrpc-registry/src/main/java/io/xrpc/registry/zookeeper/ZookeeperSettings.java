@@ -90,10 +90,6 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace);
     }
 
-    public ZookeeperSettings withEmptyListGrace(Duration d) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d);
-    }
-
     /** Above zero and within an int of milliseconds, which is what ZooKeeper's client takes. */
     private static void positive(String name, Duration d) {
         Objects.requireNonNull(d, name);

@@ -5,8 +5,8 @@ import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerProvider;
 import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.testing.ForwardingSerializer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
@@ -24,38 +24,17 @@ public final class ShoutingSerializerProvider implements SerializerProvider {
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
-        KryoSerializer kryo = new KryoSerializer(allowList, limits);
-        return new Serializer() {
-            @Override
-            public String name() {
-                return "shouting";
-            }
-
-            @Override
-            public byte id() {
-                return 77;
-            }
-
+        return new ForwardingSerializer("shouting", (byte) 77, new KryoSerializer(allowList, limits)) {
             @Override
             public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
                 WRITES.incrementAndGet();
-                kryo.writeArguments(arguments, out);
-            }
-
-            @Override
-            public Object[] readArguments(InputStream in, Class<?>[] types, long deadlineNanos) throws IOException {
-                return kryo.readArguments(in, types, deadlineNanos);
+                delegate.writeArguments(arguments, out);
             }
 
             @Override
             public void writeResult(Object value, OutputStream out) throws IOException {
                 WRITES.incrementAndGet();
-                kryo.writeResult(value, out);
-            }
-
-            @Override
-            public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
-                return kryo.readResult(in, type, deadlineNanos);
+                delegate.writeResult(value, out);
             }
         };
     }

@@ -1,0 +1,17 @@
+package io.xrpc.testing;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+
+/** Every built-in serializer with and without gzip, for {@code @MethodSource(Codecs.ALL)}. */
+public final class Codecs {
+    public static final String ALL = "io.xrpc.testing.Codecs#serializersAndCompressors";
+
+    private Codecs() {
+    }
+
+    public static Stream<Arguments> serializersAndCompressors() {
+        return Stream.of("kryo", "hessian", "protostuff")
+                .flatMap(s -> Stream.of(Arguments.of(s, "none"), Arguments.of(s, "gzip")));
+    }
+}
