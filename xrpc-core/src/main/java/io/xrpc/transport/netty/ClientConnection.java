@@ -8,12 +8,17 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** One multiplexed connection to a provider and the calls waiting on it, by request id. */
 final class ClientConnection {
+    /** The connection of a channel, set as the channel is initialised. */
+    static final io.netty.util.AttributeKey<ClientConnection> KEY = io.netty.util.AttributeKey.valueOf("xrpc.connection");
+
     final Endpoint endpoint;
     final Channel channel;
     final WriteQueue writes;
     final ConcurrentHashMap<Long, ClientCall> pending = new ConcurrentHashMap<>();
     /** Set when the server said GOAWAY: no new calls here; closed once the pending ones end. */
     volatile boolean goingAway;
+    /** Why the server refused this connection, or null. */
+    volatile String refusal;
     /**
      * Set once a response came on this connection: from then on a refusal cannot vouch that
      * nothing ran. Event loop only.
@@ -31,6 +36,7 @@ final class ClientConnection {
         this.channel = channel;
         this.health = pool.health;
         this.writes = new WriteQueue(channel);
+        channel.attr(KEY).set(this);
     }
 
     /** Open and not going away: fit for new calls. */
@@ -67,6 +73,7 @@ final class ClientConnection {
      * UNAVAILABLE, safe to send elsewhere, and the connection closes.
      */
     void refused(String why) {
+        refusal = why;
         goingAway = true;
         for (ClientCall c : pending.values()) {
             c.fail(new RpcException(RpcStatus.UNAVAILABLE, c.description + ": " + endpoint + " " + why

@@ -163,45 +163,73 @@ final class EndpointPool {
                     connecting.set(null);
                     return CompletableFuture.completedFuture(c);
                 }
-                Bootstrap b = bootstrap.clone();
+                // Started on the event loop the channel will live on, so the listener is attached
+                // (or run) before that loop can read anything from the channel. Started from the
+                // caller's thread, the connect could complete, and a server that refuses at once
+                // could have its GOAWAY read and the channel closed, before the listener was even
+                // attached; the pool then took a dead channel for open.
+                io.netty.channel.EventLoop loop = bootstrap.config().group().next();
+                Bootstrap b = bootstrap.clone(loop);
                 b.attr(POOL, EndpointPool.this);
-                b.connect(endpoint.host(), endpoint.port()).addListener(f -> {
-                    if (f.isSuccess() && retired) {
-                        // The pool was dropped (its provider left) while this connect ran.
-                        ((io.netty.channel.ChannelFuture) f).channel().close();
-                        connecting.set(null);
-                        mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint
-                                + " left the provider list while connecting; not sent"));
-                    } else if (f.isSuccess()) {
-                        Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
-                        io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
-                        if (ssl == null) {
-                            connected(ch, mine);
-                        } else {
-                            // Connected only once the handshake is done: a call must not wait in a
-                            // handshake that fails, and a failed one means nothing was sent.
-                            ssl.handshakeFuture().addListener(h -> {
-                                if (h.isSuccess()) {
-                                    connected(ch, mine);
-                                } else {
-                                    ch.close();
-                                    backOff(h.cause());
-                                    connecting.set(null);
-                                    mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE,
-                                            "cannot connect to " + endpoint + ": TLS handshake failed: "
-                                                    + NettyTls.describe(h.cause()) + "; not sent", h.cause()));
-                                }
-                            });
+                try {
+                    loop.execute(() -> {
+                        try {
+                            b.connect(endpoint.host(), endpoint.port()).addListener(
+                                    f -> opened((io.netty.channel.ChannelFuture) f, mine));
+                        } catch (Throwable t) {
+                            failed(mine, t, "cannot connect to " + endpoint + ": " + t);
                         }
-                    } else {
-                        backOff(f.cause());
-                        connecting.set(null);
-                        mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, "cannot connect to "
-                                + endpoint + ": " + f.cause() + "; not sent", f.cause()));
-                    }
-                });
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    connecting.set(null);
+                    mine.completeExceptionally(new RpcException(RpcStatus.CANCELLED, "cannot connect to " + endpoint
+                            + ": the client is closing; not sent", e));
+                }
                 return mine;
             }
+        }
+
+        /** The connect ended; never throws, and always ends {@code mine} and this attempt. */
+        private void opened(io.netty.channel.ChannelFuture f, CompletableFuture<ClientConnection> mine) {
+            try {
+                if (!f.isSuccess()) {
+                    failed(mine, f.cause(), "cannot connect to " + endpoint + ": " + f.cause());
+                } else if (retired) {
+                    // The pool was dropped (its provider left) while this connect ran.
+                    f.channel().close();
+                    connecting.set(null);
+                    mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint
+                            + " left the provider list while connecting; not sent"));
+                } else {
+                    Channel ch = f.channel();
+                    io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                    if (ssl == null) {
+                        connected(ch, mine);
+                    } else {
+                        // Connected only once the handshake is done: a call must not wait in a
+                        // handshake that fails, and a failed one means nothing was sent.
+                        ssl.handshakeFuture().addListener(h -> {
+                            if (h.isSuccess()) {
+                                connected(ch, mine);
+                            } else {
+                                ch.close();
+                                failed(mine, h.cause(), "cannot connect to " + endpoint + ": TLS handshake failed: "
+                                        + NettyTls.describe(h.cause()));
+                            }
+                        });
+                    }
+                }
+            } catch (Throwable t) {
+                f.channel().close();
+                failed(mine, t, "cannot connect to " + endpoint + ": " + t);
+            }
+        }
+
+        /** A failed attempt: back off, let the next caller try again, fail those who waited. */
+        private void failed(CompletableFuture<ClientConnection> mine, Throwable cause, String message) {
+            backOff(cause);
+            connecting.set(null);
+            mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, message + "; not sent", cause));
         }
 
         private void connected(Channel ch, CompletableFuture<ClientConnection> mine) {
@@ -213,7 +241,15 @@ final class EndpointPool {
                         + " left the provider list while connecting; not sent"));
                 return;
             }
-            ClientConnection conn = ch.pipeline().get(ClientChannelHandler.class).connection;
+            ClientConnection conn = ch.attr(ClientConnection.KEY).get();
+            if (!conn.isActive()) {
+                // Refused, told GOAWAY or closed before the pool saw it open: a failed attempt, with
+                // the server's reason when it gave one.
+                ch.close();
+                String why = conn.refusal != null ? conn.refusal : "the connection closed as it opened";
+                failed(mine, new RpcException(RpcStatus.UNAVAILABLE, why), endpoint + " " + why);
+                return;
+            }
             failures = 0;
             setAsideUntil = 0;
             current = conn;

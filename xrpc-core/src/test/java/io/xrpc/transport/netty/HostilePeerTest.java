@@ -330,7 +330,7 @@ class HostilePeerTest {
             }
             Bulk s = proxy(client, server, ReferenceOptions.builder().retries(0).timeout(Duration.ofSeconds(5)));
             assertThatThrownBy(() -> s.length("x")).isInstanceOfSatisfying(RpcException.class, e -> {
-                assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
+                assertThat(e.status()).as(e.getMessage()).isEqualTo(RpcStatus.UNAVAILABLE);
                 assertThat(e.isSafeToRetry()).isTrue();
                 assertThat(e.getMessage()).contains("maxConnections");
             });
