@@ -12,15 +12,21 @@ import java.util.Map;
  *                   JVM of its own; -1 otherwise
  * @param clientCpuMicrosPerCall CPU the callers' JVM used per successful call, when the provider ran
  *                   elsewhere; -1 otherwise
+ * @param providerAllocBytesPerCall heap bytes the provider's JVM allocated per successful call,
+ *                   when it ran in a JVM of its own; -1 otherwise
+ * @param clientAllocBytesPerCall heap bytes the callers' JVM allocated per successful call (the
+ *                   callers' own loop included, the same for every contender), when the provider
+ *                   ran elsewhere; -1 otherwise
  */
 public record Level(String contender, String scenario, int threads, long calls, long errorCount,
                     Map<String, Long> errors, double seconds, double throughput, double p50Micros,
                     double p90Micros, double p99Micros, double p999Micros, double maxMicros,
-                    double providerCpuMicrosPerCall, double clientCpuMicrosPerCall) {
+                    double providerCpuMicrosPerCall, double clientCpuMicrosPerCall,
+                    double providerAllocBytesPerCall, double clientAllocBytesPerCall) {
 
-    /** This level with the CPU per call of the provider's and the callers' JVMs. */
-    Level withCpu(double provider, double client) {
+    /** This level with the CPU and heap allocation per call of the provider's and the callers' JVMs. */
+    Level withCost(double providerCpu, double clientCpu, double providerAlloc, double clientAlloc) {
         return new Level(contender, scenario, threads, calls, errorCount, errors, seconds, throughput, p50Micros,
-                p90Micros, p99Micros, p999Micros, maxMicros, provider, client);
+                p90Micros, p99Micros, p999Micros, maxMicros, providerCpu, clientCpu, providerAlloc, clientAlloc);
     }
 }

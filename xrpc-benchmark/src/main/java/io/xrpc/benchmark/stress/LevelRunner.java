@@ -109,7 +109,7 @@ final class LevelRunner {
         Level level = new Level(contender, scenario, n, total.getTotalCount(), errorCount, errorCounts, seconds,
                 total.getTotalCount() / seconds, total.getValueAtPercentile(50) / 1e3,
                 total.getValueAtPercentile(90) / 1e3, total.getValueAtPercentile(99) / 1e3,
-                total.getValueAtPercentile(99.9) / 1e3, total.getMaxValue() / 1e3, -1, -1);
+                total.getValueAtPercentile(99.9) / 1e3, total.getMaxValue() / 1e3, -1, -1, -1, -1);
         if (measured) {
             System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, max %.1f us, %d errors %s%n",
                     contender, scenario, n, level.throughput(), level.p50Micros(), level.p99Micros(), level.maxMicros(),

@@ -8,7 +8,9 @@ import io.xrpc.server.RpcServer;
 /**
  * A provider in a JVM of its own, started by the stress tool:
  * {@code ProviderMain xrpc|raw-netty <zookeeper connect string or -> [pool|direct]}. Prints {@code READY <port>},
- * then serves until its standard input closes (so it never outlives the tool).
+ * then serves until its standard input closes (so it never outlives the tool). Each line
+ * {@code alloc} on its input is answered {@code ALLOC <bytes>}: the heap bytes this JVM has
+ * allocated so far (see {@link HeapAllocation}).
  */
 public final class ProviderMain {
     private ProviderMain() {
@@ -42,8 +44,13 @@ public final class ProviderMain {
         }
         System.out.println("READY " + port);
         System.out.flush();
-        while (System.in.read() >= 0) {
-            // wait for the tool to close our input
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                java.nio.charset.StandardCharsets.US_ASCII));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.equals("alloc")) {
+                System.out.println("ALLOC " + HeapAllocation.total());
+                System.out.flush();
+            }
         }
         server.close();
     }

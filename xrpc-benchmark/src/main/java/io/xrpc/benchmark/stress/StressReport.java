@@ -31,12 +31,14 @@ final class StressReport {
     /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
     static String markdown(List<Level> results) {
         StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw | p50 us | vs raw | p90 us"
-                + " | p99 us | p99.9 us | max us | errors | provider CPU us/call | vs raw | client CPU us/call |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | p99 us | p99.9 us | max us | errors | provider CPU us/call | vs raw | client CPU us/call"
+                + " | provider B/call | vs raw | client B/call |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : results) {
             Level base = results.stream().filter(b -> b.contender().equals("raw-netty")
                     && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
-            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s | %s |%n",
+            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s | %s"
+                            + " | %s | %s | %s |%n",
                     l.contender(), l.scenario(), l.threads(), l.throughput(),
                     base == null ? "-" : String.format("%.2fx", l.throughput() / base.throughput()), l.p50Micros(),
                     base == null ? "-" : String.format("%.2fx", l.p50Micros() / base.p50Micros()), l.p90Micros(),
@@ -44,9 +46,17 @@ final class StressReport {
                     cpu(l.providerCpuMicrosPerCall()),
                     base == null || l.providerCpuMicrosPerCall() < 0 || base.providerCpuMicrosPerCall() <= 0 ? "-"
                             : String.format("%.2fx", l.providerCpuMicrosPerCall() / base.providerCpuMicrosPerCall()),
-                    cpu(l.clientCpuMicrosPerCall())));
+                    cpu(l.clientCpuMicrosPerCall()),
+                    bytes(l.providerAllocBytesPerCall()),
+                    base == null || l.providerAllocBytesPerCall() < 0 || base.providerAllocBytesPerCall() <= 0 ? "-"
+                            : String.format("%.2fx", l.providerAllocBytesPerCall() / base.providerAllocBytesPerCall()),
+                    bytes(l.clientAllocBytesPerCall())));
         }
         return sb.toString();
+    }
+
+    private static String bytes(double perCall) {
+        return perCall < 0 ? "-" : String.format("%.0f", perCall);
     }
 
     private static String cpu(double micros) {

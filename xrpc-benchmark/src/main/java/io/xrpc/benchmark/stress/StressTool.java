@@ -100,6 +100,11 @@ public final class StressTool implements Callable<Integer> {
     private final List<Level> results = new ArrayList<>();
     /** The forked provider of the contender being measured, or -1 when it runs in this JVM. */
     private long providerPid = -1;
+    /** Its standard input, where the tool asks for its allocation; null when it runs in this JVM. */
+    private java.io.Writer providerInput;
+    /** Its answers to those questions. */
+    private final java.util.concurrent.BlockingQueue<Long> providerAllocations =
+            new java.util.concurrent.LinkedBlockingQueue<>();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new StressTool()).execute(args));
@@ -171,6 +176,7 @@ public final class StressTool implements Callable<Integer> {
     private void runContender(String contender, EmbeddedZooKeeper zk) throws Exception {
         LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
         providerPid = -1; // set by fork() when this contender's provider gets a JVM of its own
+        providerInput = null;
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             int port = startProvider(contender, zk, resources);
@@ -181,12 +187,18 @@ public final class StressTool implements Callable<Integer> {
                     long self = ProcessHandle.current().pid();
                     long providerBefore = ProcessCpu.nanos(providerPid);
                     long clientBefore = ProcessCpu.nanos(self);
+                    long providerAllocBefore = providerAllocation();
+                    long clientAllocBefore = HeapAllocation.total();
                     Level level = levels.run(contender, scenario, n, call, duration, true);
+                    long clientAllocUsed = HeapAllocation.total() - clientAllocBefore;
+                    long providerAllocUsed = providerAllocation() - providerAllocBefore;
                     long providerUsed = ProcessCpu.nanos(providerPid) - providerBefore;
                     long clientUsed = ProcessCpu.nanos(self) - clientBefore;
-                    boolean apart = providerPid >= 0 && providerBefore >= 0 && level.calls() > 0;
-                    results.add(level.withCpu(apart ? providerUsed / 1e3 / level.calls() : -1,
-                            apart && clientBefore >= 0 ? clientUsed / 1e3 / level.calls() : -1));
+                    boolean apart = providerPid >= 0 && level.calls() > 0;
+                    results.add(level.withCost(apart && providerBefore >= 0 ? providerUsed / 1e3 / level.calls() : -1,
+                            apart && clientBefore >= 0 ? clientUsed / 1e3 / level.calls() : -1,
+                            apart && providerAllocBefore >= 0 ? (double) providerAllocUsed / level.calls() : -1,
+                            apart && clientAllocBefore >= 0 ? (double) clientAllocUsed / level.calls() : -1));
                 }
             }
         } finally {
@@ -239,6 +251,8 @@ public final class StressTool implements Callable<Integer> {
         cmd.add(dispatch);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         providerPid = p.pid();
+        providerInput = new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII);
+        providerAllocations.clear();
         resources.add(() -> {
             p.getOutputStream().close();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
@@ -249,13 +263,28 @@ public final class StressTool implements Callable<Integer> {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (String line; (line = in.readLine()) != null && System.nanoTime() < deadline; ) {
             if (line.startsWith("READY ")) {
-                Thread drain = new Thread(() -> in.lines().forEach(l -> { }), "provider-output");
+                Thread drain = new Thread(() -> in.lines().forEach(l -> {
+                    if (l.startsWith("ALLOC ")) {
+                        providerAllocations.add(Long.parseLong(l.substring(6).trim()));
+                    }
+                }), "provider-output");
                 drain.setDaemon(true);
                 drain.start();
                 return Integer.parseInt(line.substring(6).trim());
             }
         }
         throw new IllegalStateException("forked " + contender + " provider did not start");
+    }
+
+    /** Heap bytes the forked provider has allocated so far, or -1 (in this JVM, or no answer). */
+    private long providerAllocation() throws java.io.IOException, InterruptedException {
+        if (providerInput == null) {
+            return -1;
+        }
+        providerInput.write("alloc\n");
+        providerInput.flush();
+        Long bytes = providerAllocations.poll(10, TimeUnit.SECONDS);
+        return bytes == null ? -1 : bytes;
     }
 
     private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
