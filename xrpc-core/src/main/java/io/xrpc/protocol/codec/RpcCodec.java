@@ -315,8 +315,16 @@ public final class RpcCodec {
 
     /** Reads the head of a request body, leaving the reader index at the arguments. */
     public static RequestHead readRequestHead(ByteBuf body) {
-        String serviceKey = readShortString(body);
-        String signature = readShortString(body);
+        return readRequestHead(body, null);
+    }
+
+    /**
+     * Reads the head of a request body, leaving the reader index at the arguments; the service key
+     * and signature come from {@code names} when it holds them (null: decode them).
+     */
+    public static RequestHead readRequestHead(ByteBuf body, ShortStringCache names) {
+        String serviceKey = readName(body, names);
+        String signature = readName(body, names);
         int n = body.readUnsignedShort();
         Map<String, String> attachments;
         if (n == 0) {
@@ -386,6 +394,15 @@ public final class RpcCodec {
             throw new IllegalArgumentException("attachment of " + n + " UTF-8 bytes (expected: at most 65535)");
         }
         buf.setShort(at, n);
+    }
+
+    private static String readName(ByteBuf buf, ShortStringCache names) {
+        if (names == null) {
+            return readShortString(buf);
+        }
+        int n = buf.readUnsignedShort();
+        checkReadable(buf, n);
+        return names.read(buf, n);
     }
 
     private static String readShortString(ByteBuf buf) {

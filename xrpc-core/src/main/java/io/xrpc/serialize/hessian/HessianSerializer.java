@@ -88,7 +88,7 @@ public final class HessianSerializer implements Serializer {
             for (int n = 0; n < args.length; n++) {
                 args[n] = i.readObject(parameterTypes[n]);
             }
-            checkConsumed(i, args.length + " arguments");
+            checkConsumed(i, args.length);
             return args;
         } catch (IOException | RuntimeException | StackOverflowError | LinkageError e) {
             throw ReadGuard.failure("hessian arguments", e);
@@ -102,7 +102,7 @@ public final class HessianSerializer implements Serializer {
         GuardedHessianInput i = input(in, deadlineNanos);
         try {
             Object value = type == void.class || type == Void.class ? i.readObject() : i.readObject(type);
-            checkConsumed(i, "the result");
+            checkConsumed(i, -1);
             return value;
         } catch (IOException | RuntimeException | StackOverflowError | LinkageError e) {
             throw ReadGuard.failure("a hessian result", e);
@@ -124,9 +124,11 @@ public final class HessianSerializer implements Serializer {
         return i;
     }
 
-    private static void checkConsumed(GuardedHessianInput in, String what) throws IOException {
+    /** @param arguments how many arguments were read, or -1 for a result */
+    private static void checkConsumed(GuardedHessianInput in, int arguments) throws IOException {
         if (!in.isEnd()) {
-            throw new SerializationException("bytes left over after " + what);
+            throw new SerializationException("bytes left over after "
+                    + (arguments < 0 ? "the result" : arguments + " arguments"));
         }
     }
 

@@ -81,7 +81,7 @@ public final class KryoSerializer implements Serializer {
             for (int n = 0; n < args.length; n++) {
                 args[n] = s.kryo.readClassAndObject(i);
             }
-            checkConsumed(i, args.length + " arguments");
+            checkConsumed(i, args.length);
             ok = true;
             return args;
         } catch (RuntimeException | StackOverflowError | LinkageError e) {
@@ -115,7 +115,7 @@ public final class KryoSerializer implements Serializer {
             s.input.setInputStream(in);
             s.kryo.guard.begin(deadlineNanos);
             Object value = s.kryo.readClassAndObject(s.input);
-            checkConsumed(s.input, "the result");
+            checkConsumed(s.input, -1);
             ok = true;
             return value;
         } catch (RuntimeException | StackOverflowError | LinkageError e) {
@@ -155,10 +155,12 @@ public final class KryoSerializer implements Serializer {
         return slots.get().input.scratchChars();
     }
 
-    private static void checkConsumed(GuardedInput in, String what) throws SerializationException {
+    /** @param arguments how many arguments were read, or -1 for a result */
+    private static void checkConsumed(GuardedInput in, int arguments) throws SerializationException {
         long left = in.remaining();
         if (left > 0) {
-            throw new SerializationException(left + " bytes left over after " + what);
+            throw new SerializationException(left + " bytes left over after "
+                    + (arguments < 0 ? "the result" : arguments + " arguments"));
         }
     }
 

@@ -10,6 +10,7 @@ import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.codec.ShortStringCache;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.ServerExchange;
@@ -100,14 +101,14 @@ final class ServerCall implements Runnable, ServerExchange {
         if (frame.isCompressed()) {
             return true; // routed on the call thread, after decompressing
         }
-        return findRoute();
+        return findRoute(connection.names);
     }
 
     /** Reads the request head and finds the method; answers and returns false when it cannot. */
-    private boolean findRoute() {
+    private boolean findRoute(ShortStringCache names) {
         int bodyLength = frame.body().readableBytes();
         try {
-            head = RpcCodec.readRequestHead(frame.body());
+            head = RpcCodec.readRequestHead(frame.body(), names);
         } catch (RuntimeException e) {
             refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of " + bodyLength + " bytes");
             return false;
@@ -167,7 +168,7 @@ final class ServerCall implements Runnable, ServerExchange {
                     answerError(RpcStatus.SERIALIZATION_ERROR, "bad request body: " + error);
                     return;
                 }
-                if (!findRoute()) {
+                if (!findRoute(null)) { // a call thread: the connection's cache is its event loop's
                     return;
                 }
             }

@@ -13,6 +13,7 @@ import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.codec.ShortStringCache;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Queue;
@@ -50,6 +51,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private final NettyServerTransport server;
     private final LinkDelay delay = new LinkDelay();
+    /** The service keys and signatures this connection named lately. Event loop only. */
+    final ShortStringCache names = new ShortStringCache();
     /** Requests read but not yet admitted, in order. Event loop only. */
     private final ArrayDeque<ServerCall> backlog = new ArrayDeque<>();
     private volatile boolean backlogged;
