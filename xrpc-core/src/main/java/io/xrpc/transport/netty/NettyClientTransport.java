@@ -10,7 +10,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.xrpc.common.Endpoint;
@@ -88,7 +87,7 @@ public final class NettyClientTransport implements ClientTransport {
                             ch.pipeline().addLast("tls", ssl);
                         }
                         ch.pipeline()
-                                .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
+                                .addLast("idle", HeartbeatHandler.idleHandler(hb))
                                 .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("responses", new ClientChannelHandler(new ClientConnection(pool, ch),

@@ -9,7 +9,6 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.xrpc.common.Endpoint;
 import io.xrpc.compress.CompressorRegistry;
@@ -99,7 +98,7 @@ public final class NettyServerTransport implements ServerTransport {
                         children.add(ch);
                         ch.pipeline()
                                 .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint), settings.frameTimeout().toMillis()))
-                                .addLast("idle", new IdleStateHandler(3 * hb, hb, 0, TimeUnit.MILLISECONDS))
+                                .addLast("idle", HeartbeatHandler.idleHandler(hb))
                                 .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength(),
                                         settings.frameTimeout().toMillis()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
