@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * Reacts to {@link io.netty.handler.timeout.IdleStateHandler}'s reader-idle events on both sides:
  * when nothing was read for one interval it sends a ping (which the peer answers with a pong, so
  * a live peer is heard from), again after two, and after three the peer is presumed dead and the
- * connection closed, unless this side itself stopped reading while the peer's calls run (a peer
- * that does not read what it is sent, and so keeps the server from reading, is closed all the
- * same). Watching reads only keeps the idle handler off the write path: watching writes made it
+ * connection closed, unless this side itself stopped reading while the peer's calls run: then it
+ * goes on pinging every interval and does not close (a peer that does not read what it is sent,
+ * and so keeps the server from reading, is closed all the same). Watching reads only keeps the idle handler off the write path: watching writes made it
  * allocate a promise and a listener for every frame written. {@code @Sharable}: every pipeline uses
  * {@link #INSTANCE}; the count of silent intervals lives on the channel.
  */
@@ -46,12 +46,13 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
                     ctx.channel().attr(SILENT).set(silent);
                 }
                 silent[0] = e.isFirst() ? 1 : silent[0] + 1; // event loop only
-                if (silent[0] < SILENT_INTERVALS) {
+                // While we stopped reading (calls of this peer still run) the silence is ours, not
+                // the peer's: keep pinging, so the peer hears from us and a dead peer still fails
+                // our writes, but do not close.
+                boolean paused = !ctx.channel().config().isAutoRead() && ctx.channel().isWritable();
+                if (paused || silent[0] < SILENT_INTERVALS) {
                     ctx.writeAndFlush(RpcCodec.encodePing(ctx.alloc()), ctx.voidPromise());
                     return;
-                }
-                if (!ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
-                    return; // we stopped reading (calls of this peer still run), not the peer its sending
                 }
                 log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
                         ctx.channel());

@@ -202,7 +202,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void pauseReading() {
         Channel ch = ctx.channel();
-        ch.config().setAutoRead(false); // the frame and idle clocks see this and stand still
+        ch.config().setAutoRead(false); // the frame clock stands still; heartbeats go on pinging, not closing
     }
 
     private void resumeReading() {

@@ -13,6 +13,11 @@ import io.xrpc.testing.TypesService;
 import io.xrpc.testing.TypesServiceImpl;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Heartbeats keep a quiet but live connection open, and close one whose peer went silent. */
@@ -31,6 +36,37 @@ class HeartbeatTest {
             await().during(Duration.ofMillis(10 * hb.toMillis())).atMost(Duration.ofSeconds(5))
                     .until(() -> server.connectionCount() == 1 && client.openConnections() == 1);
             assertThat(s.echo("b")).isEqualTo("b");
+        }
+    }
+
+    @Test
+    void aServerThatStoppedReadingForItsOwnBacklogKeepsItsClientUpForManyIntervals() throws Exception {
+        Duration hb = Duration.ofMillis(100);
+        HostilePeerTest.BulkImpl impl = new HostilePeerTest.BulkImpl();
+        ExecutorService callers = Executors.newFixedThreadPool(2);
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").heartbeatInterval(hb)
+                .writeBufferWaterMark(128 * 1024, 256 * 1024).service(HostilePeerTest.Bulk.class, impl).build().start();
+             RpcClient client = RpcClient.builder().heartbeatInterval(hb).build()) {
+            HostilePeerTest.Bulk s = client.proxy(HostilePeerTest.Bulk.class, ReferenceOptions.builder()
+                    .address(server.endpoint()).timeout(Duration.ofSeconds(30)).build());
+            assertThat(s.big(200_000)).hasSize(200_000); // the method's answer size is known now
+            impl.bigGate = new CountDownLatch(1);
+            Future<byte[]> running = callers.submit(() -> s.big(200_000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> impl.bigRuns.get() == 2);
+            // Its answer would not fit beside the running one's: it waits, and the server stops
+            // reading this connection until the first is answered.
+            Future<byte[]> waiting = callers.submit(() -> s.big(200_000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.inFlight() == 2);
+            // Ten intervals of the server reading nothing: it goes on pinging, the client hears it
+            // and neither side takes the other for dead.
+            await().during(Duration.ofMillis(10 * hb.toMillis())).atMost(Duration.ofSeconds(5))
+                    .until(() -> server.connectionCount() == 1 && client.openConnections() == 1);
+            impl.bigGate.countDown();
+            assertThat(running.get(10, TimeUnit.SECONDS)).hasSize(200_000);
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).hasSize(200_000);
+        } finally {
+            impl.bigGate.countDown();
+            callers.shutdownNow();
         }
     }
 
