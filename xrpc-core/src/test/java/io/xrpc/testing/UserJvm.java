@@ -13,9 +13,10 @@ public final class UserJvm {
     public static void assertNoPackageOpened(Class<?> testClass) {
         for (String pkg : List.of("java.lang", "java.util", "java.util.concurrent", "java.time", "java.math")) {
             assertThat(Object.class.getModule().isOpen(pkg, testClass.getModule()))
-                    .as(pkg + " opened to the tests").isFalse();
+                    .as(pkg + " opened to the tests (an --add-opens in a pom's argLine, .mvn/jvm.config or"
+                            + " JDK_JAVA_OPTIONS?); users run without it").isFalse();
         }
-        assertThat(ManagementFactory.getRuntimeMXBean().getInputArguments())
+        assertThat(ManagementFactory.getRuntimeMXBean().getInputArguments()).as("the test JVM's arguments")
                 .noneMatch(a -> a.startsWith("--add-opens") || a.startsWith("--add-exports"));
     }
 }
