@@ -137,17 +137,13 @@ class LifecycleTest {
     void aSecondServerOnATakenPortFailsNamingTheAddressAndLeavesNoThreadBehind() {
         RpcServer first = RpcServer.builder().host("127.0.0.1").port(0).build().start();
         try {
-            java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+            java.util.Set<Thread> before = io.xrpc.testing.XrpcThreads.snapshot();
             assertThatThrownBy(() -> RpcServer.builder().host("127.0.0.1").port(first.port()).build().start())
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("127.0.0.1:" + first.port())
                     .hasMessageContaining("already in use");
             // Nothing of the failed server may keep the JVM alive.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(Thread.getAllStackTraces().keySet().stream()
-                            .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()
-                                    && t.getName().startsWith("xrpc-"))
-                            .map(Thread::getName)).isEmpty());
+            io.xrpc.testing.XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
         } finally {
             first.close();
         }

@@ -56,6 +56,17 @@ public final class ForkedJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * For the child's main, once it serves: returns never, and ends the child when its standard
+     * input ends, which is when the JVM that started it is gone, so no child outlives a test run.
+     */
+    public static void serveUntilParentExits() throws IOException {
+        while (System.in.read() >= 0) {
+            // nothing is sent
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
     public int port() {
         return port;
     }
@@ -75,12 +86,19 @@ public final class ForkedJvm implements AutoCloseable {
         }
     }
 
+    /** Kills the child at once (SIGKILL), as a crash or an operator's {@code kill -9} would. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() throws Exception {
         try {
-            thaw();
+            if (process.isAlive()) {
+                thaw();
+            }
         } finally {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            kill();
         }
     }
 }

@@ -21,9 +21,6 @@ public final class ForkedProvider {
         RpcServer server = b.build().start();
         System.out.println("READY " + server.port());
         System.out.flush();
-        while (System.in.read() >= 0) {
-            // nothing is sent; end of input means the parent died
-        }
-        Runtime.getRuntime().halt(0);
+        ForkedJvm.serveUntilParentExits();
     }
 }

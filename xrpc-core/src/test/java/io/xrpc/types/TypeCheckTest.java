@@ -11,6 +11,7 @@ import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.CapturedErr;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,12 +55,14 @@ class TypeCheckTest {
     @Test
     void anExportThatNamesItsSerializersFailsTooAndOneThatTakesAnyOnlyWarns() {
         RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).build();
-        try {
+        try (CapturedErr err = new CapturedErr()) {
             assertThatThrownBy(() -> server.export(Rules.class, name -> null, ServiceOptions.builder()
                     .serializers("kryo").build()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("kryo cannot carry java.util.regex.Pattern");
             assertThat(server.export(Rules.class, name -> null, ServiceOptions.defaults())).isNotNull();
+            assertThat(err.text()).contains("Exporting " + Rules.class.getName(),
+                    "kryo cannot carry java.util.regex.Pattern");
         } finally {
             server.close();
         }

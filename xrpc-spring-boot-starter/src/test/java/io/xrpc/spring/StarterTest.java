@@ -127,16 +127,12 @@ class StarterTest {
             port = s.getLocalPort();
         }
         try (ConfigurableApplicationContext first = start(Apps.Provider.class, "xrpc.server.port=" + port)) {
-            java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+            java.util.Set<Thread> before = io.xrpc.testing.XrpcThreads.snapshot();
             assertThatThrownBy(() -> start(Apps.Provider.class, "xrpc.server.port=" + port))
                     .hasStackTraceContaining("xrpc.server.port=" + port)
                     .hasStackTraceContaining("already in use");
             // Spring's failure closed the second context; nothing of its server may keep the JVM up.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(Thread.getAllStackTraces().keySet().stream()
-                            .filter(t -> !before.contains(t) && t.isAlive() && !t.isDaemon()
-                                    && t.getName().startsWith("xrpc-"))
-                            .map(Thread::getName)).isEmpty());
+            io.xrpc.testing.XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
         }
     }
 

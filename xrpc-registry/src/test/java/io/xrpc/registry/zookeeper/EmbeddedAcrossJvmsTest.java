@@ -50,10 +50,7 @@ class EmbeddedAcrossJvmsTest {
 
     @Test
     void aLaterJvmConnectsToTheEmbeddedZooKeeperAnEarlierOneServes() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = freePort();
         System.setProperty(EmbeddedZooKeeper.PORT_PROPERTY, Integer.toString(port));
         ServiceKey key = ServiceKey.of(GateService.class, "", "");
         try (EmbeddedZooKeeper earlierJvm = EmbeddedZooKeeper.start(port);

@@ -1,6 +1,7 @@
 package io.xrpc.registry.zookeeper;
 
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import java.time.Duration;
@@ -8,7 +9,7 @@ import java.time.Duration;
 /**
  * A provider in a JVM of its own, so a test can kill it without warning:
  * {@code ProviderProcess <zookeeper connect string> <session timeout ms>}. Prints {@code READY <port>}
- * once registered, then serves until killed.
+ * once registered, then serves until killed or until the JVM that started it is gone.
  */
 public final class ProviderProcess {
     public static void main(String[] args) throws Exception {
@@ -18,6 +19,6 @@ public final class ProviderProcess {
                 .service(GateService.class, new GateServiceImpl("child")).build().start();
         System.out.println("READY " + server.port());
         System.out.flush();
-        Thread.currentThread().join();
+        ForkedJvm.serveUntilParentExits();
     }
 }

@@ -16,17 +16,14 @@ import io.xrpc.registry.Registry;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -237,40 +234,19 @@ class ZookeeperRegistryTest {
     @Timeout(90)
     void providerKilledWithoutWarningDisappearsWithinTheSessionTimeout() throws Exception {
         long sessionMs = 3000;
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process child = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "-Xmx128m", ProviderProcess.class.getName(), zk.getConnectString(), Long.toString(sessionMs))
-                .redirectErrorStream(true).start();
-        try (ZookeeperRegistry consumer = registry()) {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-            AtomicReference<String> ready = new AtomicReference<>();
-            Thread reader = new Thread(() -> {
-                try {
-                    for (String line; (line = out.readLine()) != null; ) {
-                        if (line.startsWith("READY ")) {
-                            ready.set(line);
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // the child died: the stream ends
-                }
-            });
-            reader.setDaemon(true);
-            reader.start();
-            await().atMost(Duration.ofSeconds(60)).until(() -> ready.get() != null);
-            int port = Integer.parseInt(ready.get().substring(6).trim());
+        try (ForkedJvm child = new ForkedJvm(ProviderProcess.class, zk.getConnectString(), Long.toString(sessionMs));
+             ZookeeperRegistry consumer = registry()) {
+            int port = child.port();
             ServiceDiscovery.Subscription sub = consumer.subscribe(ServiceKey.of(GateService.class, "", ""), l -> { });
             await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
             assertThat(sub.instances().get(0).endpoint().port()).isEqualTo(port);
 
             long start = System.nanoTime();
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            child.kill();
             await().atMost(Duration.ofMillis(sessionMs * 4)).until(() -> sub.instances().isEmpty());
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             System.out.printf("killed provider: gone from the consumer's list after %d ms (session timeout %d ms)%n",
                     ms, sessionMs);
-        } finally {
-            child.destroyForcibly();
         }
     }
 

@@ -71,6 +71,10 @@ class ZookeeperSettingsTest {
                     100, List.of(), Map.of()));
             assertThat(inspector.checkExists().forPath("/shop")).as("the root from the address").isNotNull();
             assertThat(inspector.checkExists().forPath("/xrpc")).isNull();
+            // 5000 only if the session timeout was read: the connect timeout defaults to 10 s
+            // and is capped at the session timeout.
+            assertThat(((ZookeeperRegistry) r).curator().getZookeeperClient().getConnectionTimeoutMs())
+                    .as("connection timeout, from the session timeout of the address").isEqualTo(5000);
         }
     }
 }
