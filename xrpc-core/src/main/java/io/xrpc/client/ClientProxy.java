@@ -44,15 +44,14 @@ final class ClientProxy implements InvocationHandler {
     private final Directory directory;
     private final Serializer serializer;
     private final Compressor compressor;
-    private final InterceptorChain<ClientInterceptor> chain;
+    /** The client's interceptors joined to the cluster, once rather than per call. */
+    private final Function<Invocation, CompletableFuture<Object>> chain;
     /** Null when calls carry no credentials. */
     private final CallCredentials credentials;
     private final ClientTransport transport;
     private final Cluster cluster;
     private final int retries;
     private final Attempts attempts;
-    /** The chain's end, made once rather than per call. */
-    private final Function<Invocation, CompletableFuture<Object>> toCluster = this::send;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
@@ -63,7 +62,8 @@ final class ClientProxy implements InvocationHandler {
         this.serializer = serializer;
         this.compressor = compressor;
         this.credentials = credentials;
-        this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "client");
+        this.chain = new InterceptorChain<ClientInterceptor, ClientInterceptor.Chain>(interceptors,
+                ClientInterceptor::intercept, next -> next::apply, "client").link(this::send);
         this.transport = transport;
         this.cluster = cluster;
         this.retries = retries;
@@ -139,7 +139,7 @@ final class ClientProxy implements InvocationHandler {
                 inv.attachments().put(Invocation.CREDENTIALS, c);
             }
         }
-        return chain.run(inv, toCluster);
+        return chain.apply(inv);
     }
 
     private CompletableFuture<Object> send(Invocation inv) {

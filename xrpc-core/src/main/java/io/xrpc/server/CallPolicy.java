@@ -77,7 +77,12 @@ final class CallPolicy {
         ex.invocation(inv);
         CompletableFuture<Object> f = dispatcher.dispatch(method, inv);
         if (f.isDone()) {
-            f.whenComplete((v, t) -> complete(ex, v, t)); // runs now, on this thread
+            if (!f.isCompletedExceptionally()) {
+                complete(ex, f.join(), null); // the usual, synchronous method: no callback to make
+            } else {
+                // Not join(): wrapping the failure would call its getMessage(), which may throw.
+                f.whenComplete((v, t) -> complete(ex, v, t)); // runs now, on this thread
+            }
             return;
         }
         // An asynchronous result that never completes must not hold the call open forever.

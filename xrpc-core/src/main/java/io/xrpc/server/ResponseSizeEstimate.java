@@ -15,13 +15,17 @@ final class ResponseSizeEstimate {
         return bytes;
     }
 
-    /** Records the size of a response just encoded. */
-    void record(int size) {
+    /** Records the size of a response just encoded; true when that changed the figure. */
+    boolean record(int size) {
         int e = bytes;
         if (size > e) {
             bytes = size;
-        } else if ((++responses & 0xFF) == 0 && e > 0) {
-            bytes = Math.max(size, e - (e >> 2));
+            return true;
         }
+        if ((++responses & 0xFF) == 0 && e > 0) {
+            bytes = Math.max(size, e - (e >> 2));
+            return true;
+        }
+        return false;
     }
 }

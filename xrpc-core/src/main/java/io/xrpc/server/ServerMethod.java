@@ -1,13 +1,17 @@
 package io.xrpc.server;
 
+import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
+import io.xrpc.internal.InterceptorChain;
 import io.xrpc.internal.Types;
 import io.xrpc.transport.RequestHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * One exported method bound to its implementation, resolved once at export time. Only methods
@@ -23,16 +27,19 @@ final class ServerMethod implements RequestHandler.Route {
     private final Set<String> acceptedSerializers;
     /** The largest of the recent response sizes, decaying; 0 until the first response. */
     private final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
-    private final java.util.concurrent.atomic.AtomicBoolean resultFailed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private final AtomicBoolean resultFailed = new AtomicBoolean();
 
     private final boolean direct;
-    private final java.util.function.Function<io.xrpc.common.Invocation, CompletableFuture<Object>> invoker =
-            inv -> invoke(inv.arguments());
-    private final java.util.concurrent.atomic.AtomicBoolean heldLoop = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The server's interceptors joined to this method's implementation, once. */
+    private final Function<Invocation, CompletableFuture<Object>> call;
+    private final AtomicBoolean heldLoop = new AtomicBoolean();
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
-                 Set<String> acceptedSerializers, boolean direct) {
+                 Set<String> acceptedSerializers, boolean direct,
+                 InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors) {
         this.direct = direct;
+        this.call = interceptors.link(inv -> invoke(inv.arguments()));
         this.serviceKey = serviceKey;
         this.descriptor = descriptor;
         this.implementation = implementation;
@@ -96,8 +103,9 @@ final class ServerMethod implements RequestHandler.Route {
     }
 
     /** Records the size of a response just encoded. */
-    void recordResponseBytes(int bytes) {
-        responseSize.record(bytes);
+    /** True when the method's figure changed. */
+    boolean recordResponseBytes(int bytes) {
+        return responseSize.record(bytes);
     }
 
     /**
@@ -124,14 +132,14 @@ final class ServerMethod implements RequestHandler.Route {
         return null;
     }
 
-    /** Runs the implementation. A returned future is passed through; a throw becomes a failed future. */
-    @SuppressWarnings("unchecked")
-    /** The end of the server's interceptor chain for this method: made once, not per call. */
-    java.util.function.Function<io.xrpc.common.Invocation, CompletableFuture<Object>> invoker() {
-        return invoker;
+    /** Runs a call through the server's interceptors to the implementation; never throws. */
+    CompletableFuture<Object> call(Invocation invocation) {
+        return call.apply(invocation);
     }
 
-    CompletableFuture<Object> invoke(Object[] args) {
+    /** Runs the implementation. A returned future is passed through; a throw becomes a failed future. */
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Object> invoke(Object[] args) {
         try {
             Object r = method.invoke(implementation, args);
             if (descriptor.isAsync()) {

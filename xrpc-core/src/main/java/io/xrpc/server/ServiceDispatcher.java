@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ServiceDispatcher implements RequestHandler {
     private final Map<String, Map<String, ServerMethod>> services = new ConcurrentHashMap<>();
-    private final InterceptorChain<ServerInterceptor> chain;
+    private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
     private final ClassAllowList allowList;
 
     /** Null when every call is admitted. */
@@ -32,7 +32,7 @@ final class ServiceDispatcher implements RequestHandler {
 
     ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList, Authenticator authenticator) {
         this.authenticator = authenticator;
-        this.chain = new InterceptorChain<>(interceptors, (i, inv, next) -> i.intercept(inv, next::apply), "server");
+        this.chain = new InterceptorChain<>(interceptors, ServerInterceptor::intercept, next -> next::apply, "server");
         this.allowList = allowList;
     }
 
@@ -54,7 +54,7 @@ final class ServiceDispatcher implements RequestHandler {
             MethodDescriptor d = MethodDescriptor.of(m);
             boolean direct = options.nonBlocking() || iface.isAnnotationPresent(NonBlocking.class)
                     || m.isAnnotationPresent(NonBlocking.class);
-            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct));
+            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct, chain));
         }
         allowList.allowTypesOf(iface);
         if (services.putIfAbsent(key.toString(), Map.copyOf(methods)) != null) {
@@ -89,8 +89,11 @@ final class ServiceDispatcher implements RequestHandler {
 
     @Override
     public void recordResponse(Route route, int bytes) {
-        ((ServerMethod) route).recordResponseBytes(bytes); // routes come from find()
-        anyResponseSize.record(bytes);
+        // Routes come from find(). The server-wide figure, shared by every call thread, is told
+        // only when the method's own figure moved (rarely): not a shared write per response.
+        if (((ServerMethod) route).recordResponseBytes(bytes)) {
+            anyResponseSize.record(bytes);
+        }
     }
 
     private final ResponseSizeEstimate anyResponseSize = new ResponseSizeEstimate();
@@ -117,7 +120,6 @@ final class ServiceDispatcher implements RequestHandler {
 
     /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
     CompletableFuture<Object> dispatch(Route route, Invocation invocation) {
-        ServerMethod method = (ServerMethod) route; // routes come from find()
-        return chain.run(invocation, method.invoker());
+        return ((ServerMethod) route).call(invocation); // routes come from find()
     }
 }

@@ -244,6 +244,9 @@ final class GuardedHessianInput extends Hessian2Input {
         if (height > frameHeight[p]) {
             frameHeight[p] = height;
         }
+        if (weight == 0 && open == NONE) {
+            return; // nothing to add and nothing unfinished (strings, numbers, plain values)
+        }
         if (!hashesByContent(value)) {
             return; // hashing stops at it: nothing inside costs anything where it is hashed
         }

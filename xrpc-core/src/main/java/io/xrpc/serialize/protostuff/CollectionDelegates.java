@@ -63,7 +63,8 @@ final class CollectionDelegates {
         Object[] values;
     }
 
-    private abstract static class MessageDelegate<T> implements Delegate<T> {
+    /** A delegate that travels as a message; pipes are not used. */
+    abstract static class MessageDelegate<T> implements Delegate<T> {
         @Override
         public FieldType getFieldType() {
             return FieldType.MESSAGE;

@@ -2,11 +2,8 @@ package io.xrpc.serialize.protostuff;
 
 import io.protostuff.Input;
 import io.protostuff.Output;
-import io.protostuff.Pipe;
 import io.protostuff.Schema;
-import io.protostuff.WireFormat.FieldType;
 import io.protostuff.runtime.DefaultIdStrategy;
-import io.protostuff.runtime.Delegate;
 import io.xrpc.internal.Types;
 import io.xrpc.serialize.SerializationException;
 import java.io.IOException;
@@ -30,10 +27,12 @@ import java.lang.reflect.RecordComponent;
  * allow-list knows (the types of exported and referenced interfaces, and classes allowed by
  * class) before it reads or writes.
  */
-final class RecordDelegate<R> implements Delegate<R> {
+final class RecordDelegate<R> extends CollectionDelegates.MessageDelegate<R> {
     private final Class<R> type;
     private final Schema<CollectionDelegates.Elements> schema;
     private final RecordComponent[] components;
+    /** Each component's type, primitives boxed: what a value read for it must be an instance of. */
+    private final Class<?>[] boxedTypes;
     private final MethodHandle[] accessors;
     private final MethodHandle constructor;
 
@@ -57,6 +56,7 @@ final class RecordDelegate<R> implements Delegate<R> {
         this.schema = schema;
         this.components = type.getRecordComponents();
         this.accessors = new MethodHandle[components.length];
+        this.boxedTypes = new Class<?>[components.length];
         Class<?>[] types = new Class<?>[components.length];
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         try {
@@ -65,6 +65,7 @@ final class RecordDelegate<R> implements Delegate<R> {
                 m.setAccessible(true);
                 accessors[i] = lookup.unreflect(m).asType(MethodType.methodType(Object.class, Object.class));
                 types[i] = components[i].getType();
+                boxedTypes[i] = Types.box(types[i]);
             }
             Constructor<R> c = type.getDeclaredConstructor(types);
             c.setAccessible(true);
@@ -74,11 +75,6 @@ final class RecordDelegate<R> implements Delegate<R> {
             throw new IllegalStateException("protostuff cannot carry record " + type.getName()
                     + ": its canonical constructor and accessors are not accessible (" + e + ")", e);
         }
-    }
-
-    @Override
-    public FieldType getFieldType() {
-        return FieldType.MESSAGE;
     }
 
     @Override
@@ -112,10 +108,9 @@ final class RecordDelegate<R> implements Delegate<R> {
                     + " components (expected: " + components.length + ")");
         }
         for (int i = 0; i < values.length; i++) {
-            Class<?> t = components[i].getType();
-            if (values[i] == null ? t.isPrimitive() : !Types.box(t).isInstance(values[i])) {
+            if (values[i] == null ? components[i].getType().isPrimitive() : !boxedTypes[i].isInstance(values[i])) {
                 throw new SerializationException("record " + type.getName() + ": component "
-                        + components[i].getName() + " of type " + t.getName() + " holds "
+                        + components[i].getName() + " of type " + components[i].getType().getName() + " holds "
                         + (values[i] == null ? "null" : "a " + values[i].getClass().getName()));
             }
         }
@@ -130,8 +125,4 @@ final class RecordDelegate<R> implements Delegate<R> {
         }
     }
 
-    @Override
-    public void transfer(Pipe pipe, Input input, Output output, int number, boolean repeated) {
-        throw new UnsupportedOperationException("pipes are not used");
-    }
 }
