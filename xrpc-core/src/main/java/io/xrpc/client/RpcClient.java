@@ -138,15 +138,8 @@ public final class RpcClient implements AutoCloseable {
             }
         });
         ServiceKey key = ServiceKey.of(serviceInterface, options.version(), options.group());
-        Directory directory;
-        if (!options.addresses().isEmpty()) {
-            directory = Directory.fixed(key, options.addresses());
-        } else if (discovery != null) {
-            directory = Directory.discovered(key, discovery, this::pruneConnections);
-        } else {
-            throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
-                    + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
-        }
+        // Before the directory: a discovered one subscribes at once, and a refusal here would leave
+        // that subscription open with no reference to close it.
         allowList.allowTypesOf(serviceInterface);
         if (config.typeCheck() != TypeCheck.Mode.OFF) {
             List<String> problems = TypeCheck.problems(serviceInterface, serializer);
@@ -155,6 +148,15 @@ public final class RpcClient implements AutoCloseable {
                         + " (choose another serializer, or typeCheck(WARN) to go on)");
             }
             problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
+        }
+        Directory directory;
+        if (!options.addresses().isEmpty()) {
+            directory = Directory.fixed(key, options.addresses());
+        } else if (discovery != null) {
+            directory = Directory.discovered(key, discovery, this::pruneConnections);
+        } else {
+            throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
+                    + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
         directories.add(directory);
         log.info("Referencing {} through {} with {}/{}; providers now: {}", key,

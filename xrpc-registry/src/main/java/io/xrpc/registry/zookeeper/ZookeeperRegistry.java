@@ -292,6 +292,11 @@ public final class ZookeeperRegistry implements Registry {
         return sub;
     }
 
+    /** Subscriptions open now: each holds a cache of its providers' nodes until closed. */
+    int subscriptionCount() {
+        return subscriptions.size();
+    }
+
     /**
      * Ends the session, which removes every node it registered at once (or, while ZooKeeper is
      * unreachable, when the session times out), and stops the subscriptions.

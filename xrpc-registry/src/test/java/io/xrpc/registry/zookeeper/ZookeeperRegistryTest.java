@@ -15,6 +15,7 @@ import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
+import io.xrpc.serialize.TypeCheck;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
@@ -227,6 +228,22 @@ class ZookeeperRegistryTest {
                 assertThat(e.getMessage()).isEqualTo("no provider for blue/" + GateService.class.getName()
                         + ":1.0 in the registry");
             });
+        }
+    }
+
+    /** A service kryo cannot carry: a client's type check refuses to reference it. */
+    public interface Patterns {
+        java.util.regex.Pattern compile(String regex);
+    }
+
+    @Test
+    void aReferenceRefusedByItsTypeCheckLeavesNoSubscriptionOpen() {
+        try (ZookeeperRegistry consumer = registry();
+             RpcClient client = RpcClient.builder().registry(consumer).typeCheck(TypeCheck.Mode.FAIL).build()) {
+            assertThatThrownBy(() -> client.proxy(Patterns.class, ReferenceOptions.builder().build()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("kryo cannot carry java.util.regex.Pattern");
+            assertThat(consumer.subscriptionCount()).as("subscriptions left open").isZero();
         }
     }
 
