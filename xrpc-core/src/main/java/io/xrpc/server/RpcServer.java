@@ -145,17 +145,6 @@ public final class RpcServer implements AutoCloseable {
                 options.serializers().isEmpty() ? "any" : options.serializers());
     }
 
-    /** Netty's native transports report a taken port as an IOException of their own, not a BindException. */
-    private static boolean isAddressInUse(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.BindException
-                    || t.getMessage() != null && t.getMessage().contains("Address already in use")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     public static Builder builder() {
         return new Builder();
     }
@@ -173,12 +162,7 @@ public final class RpcServer implements AutoCloseable {
             throw new IllegalStateException("interrupted while binding " + config.host() + ":" + config.port(), e);
         } catch (RuntimeException e) {
             closeOwnedRegistry(); // a server that never listened must not keep a registry session
-            if (isAddressInUse(e)) {
-                throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
-                        + ": address already in use (another server holds the port; choose another port,"
-                        + " or 0 for any free one)", e);
-            }
-            throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port() + ": " + e, e);
+            throw e; // the transport names the address, and a port in use as such
         }
         started = true;
         log.info("XRpc server listening on {}:{}{}", config.host(), transport.endpoint().port(),

@@ -113,15 +113,31 @@ public final class NettyServerTransport implements ServerTransport {
             // Wait for the threads to end: a failed start must leave nothing that keeps the JVM up.
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            if (e instanceof InterruptedException || e instanceof RuntimeException) {
-                throw e;
+            if (e instanceof InterruptedException) {
+                throw (InterruptedException) e;
             }
-            throw new IllegalStateException("cannot bind " + settings.host() + ":" + settings.port() + ": "
-                    + e.getMessage(), e);
+            if (isAddressInUse(e)) {
+                throw new IllegalStateException("cannot listen on " + settings.host() + ":" + settings.port()
+                        + ": address already in use (another server holds the port; choose another port,"
+                        + " or 0 for any free one)", e);
+            }
+            throw new IllegalStateException("cannot listen on " + settings.host() + ":" + settings.port() + ": "
+                    + e, e);
         }
         InetSocketAddress local = (InetSocketAddress) serverChannel.localAddress();
         endpoint = new Endpoint(settings.host(), local.getPort());
         return endpoint;
+    }
+
+    /** Netty's native transports report a taken port as an IOException of their own, not a BindException. */
+    private static boolean isAddressInUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.BindException
+                    || t.getMessage() != null && t.getMessage().contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -237,12 +253,6 @@ public final class NettyServerTransport implements ServerTransport {
     }
 
     /**
-     * Refuses a connection over a limit: a GOAWAY saying why, then this side's end of the stream.
-     * Nothing the peer sent is processed; it is read and dropped until the peer closes (or a
-     * second passes), because closing with unread bytes would make the kernel reset the
-     * connection, and a reset can reach the client before the GOAWAY does.
-     */
-    /**
      * Writes a refusal (a GOAWAY the client reads before giving up on the connection), stops
      * writing, and closes a second later, leaving the client time to read it.
      */
@@ -257,6 +267,12 @@ public final class NettyServerTransport implements ServerTransport {
         }, 1, TimeUnit.SECONDS);
     }
 
+    /**
+     * Refuses a connection over a limit: a GOAWAY saying why, then this side's end of the stream.
+     * Nothing the peer sent is processed; it is read and dropped until the peer closes (or a
+     * second passes), because closing with unread bytes would make the kernel reset the
+     * connection, and a reset can reach the client before the GOAWAY does.
+     */
     private void refuse(Channel ch, String why) {
         limits.logRefusal(ch.remoteAddress(), why);
         if (tls != null) {
