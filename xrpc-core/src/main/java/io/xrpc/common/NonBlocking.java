@@ -14,8 +14,10 @@ import java.lang.annotation.Target;
  * A method that blocks anyway holds every connection of that event loop meanwhile: the server
  * logs a warning, once per method, when one holds the loop longer than 50 ms. A request whose body
  * is over 64 KiB still goes to a call thread, so that reading a large (or hostile) payload never
- * holds the loop. {@code ServiceOptions.nonBlocking(true)} marks a whole
- * service at export.
+ * holds the loop. The server's authenticator and interceptors run where the method runs, on the
+ * loop too (as gRPC's interceptors do under a direct executor): mark only methods whose
+ * interceptors do not block either. {@code ServiceOptions.nonBlocking(true)} marks a whole service
+ * at export.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -8,8 +8,9 @@ import io.xrpc.common.ServiceKey;
  * Decides, before a request's arguments are read, whether its credentials (the
  * {@link io.xrpc.common.Invocation#CREDENTIALS} attachment) admit it. A refused call is
  * answered {@link io.xrpc.common.RpcStatus#UNAUTHENTICATED} with the reason, and nothing of it is
- * deserialized or run. Runs on the call's thread, once per request; it may be slow (a token
- * check against a key set), but it holds a call thread while it runs.
+ * deserialized or run. Runs where the method runs, once per request: on a call thread, where it
+ * may be slow (a token check against a key set) though it holds that thread meanwhile, or, for a
+ * method marked {@link io.xrpc.common.NonBlocking}, on the event loop, where it must not block.
  */
 @FunctionalInterface
 public interface Authenticator {
