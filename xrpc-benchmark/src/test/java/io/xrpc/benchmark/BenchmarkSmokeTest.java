@@ -46,7 +46,7 @@ class BenchmarkSmokeTest {
         for (Level l : levels) {
             assertThat(l.calls()).as(l.contender() + " calls").isPositive();
             assertThat(l.errorCount()).as(l.contender() + " errors " + l.errors()).isZero();
-            // What each JVM spent per call was read: from /proc, and from the JVM's own counter
+            // What each JVM spent per call was read: its CPU time, and its own allocation counter
             // (the provider's asked over its standard input).
             assertThat(l.providerCpuMicrosPerCall()).as(l.contender() + " provider CPU").isPositive();
             assertThat(l.clientCpuMicrosPerCall()).as(l.contender() + " client CPU").isPositive();

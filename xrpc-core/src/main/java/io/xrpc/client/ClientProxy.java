@@ -8,6 +8,7 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
+import io.xrpc.internal.Futures;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.loadbalance.LoadBalancer;
@@ -50,7 +51,6 @@ final class ClientProxy implements InvocationHandler {
     private final CallCredentials credentials;
     private final ClientTransport transport;
     private final Cluster cluster;
-    private final int retries;
     private final Attempts attempts;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
@@ -66,7 +66,6 @@ final class ClientProxy implements InvocationHandler {
                 ClientInterceptor::intercept, next -> next::apply, "client").link(this::send);
         this.transport = transport;
         this.cluster = cluster;
-        this.retries = retries;
         this.methods = ClientMethod.modelOf(iface, key, timeout, methodTimeouts, allowList);
         Map<MethodDescriptor, ClientMethod> bd = new java.util.IdentityHashMap<>();
         methods.values().forEach(cm -> bd.put(cm.descriptor(), cm));
@@ -93,10 +92,7 @@ final class ClientProxy implements InvocationHandler {
                 if (e == null) {
                     out.complete(v);
                 } else {
-                    Throwable t = e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-                            ? c.getCause() : e;
-                    out.completeExceptionally(t instanceof RpcException r && r.remoteException() != null
-                            ? r.remoteException() : t);
+                    out.completeExceptionally(declaredOr(Futures.cause(e)));
                 }
             });
             return out;
@@ -109,7 +105,7 @@ final class ClientProxy implements InvocationHandler {
         CompletableFuture<Object> f = call(m, inv);
         try {
             // Each failover attempt has its own deadline; wait for all of them, then a little more.
-            long bound = TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()) * (1L + retries) + GRACE_NANOS;
+            long bound = TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()) * (1L + attempts.retries()) + GRACE_NANOS;
             return f.get(deadline - System.nanoTime() + bound - TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()),
                     TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -152,8 +148,8 @@ final class ClientProxy implements InvocationHandler {
      * caller's.
      */
     private static Throwable onCallerThread(Throwable t, ClientMethod m) {
-        if (t instanceof RpcException r && r.remoteException() != null) {
-            Throwable declared = r.remoteException();
+        Throwable declared = declaredOr(t);
+        if (declared != t) {
             RemoteExceptions.appendCallerStack(declared, m.target().description());
             return declared;
         }
@@ -164,6 +160,11 @@ final class ClientProxy implements InvocationHandler {
             return copy;
         }
         return t;
+    }
+
+    /** The declared exception a failed call carries, or {@code t} itself. */
+    private static Throwable declaredOr(Throwable t) {
+        return t instanceof RpcException r && r.remoteException() != null ? r.remoteException() : t;
     }
 
     private Object invokeLocally(Object proxy, Method method, Object[] args) throws Throwable {

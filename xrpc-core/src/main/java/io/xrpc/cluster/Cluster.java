@@ -12,9 +12,6 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Cluster extends Extension {
 
-    String name();
-
-
     /** Runs one call; the future fails with an {@link io.xrpc.common.RpcException}, never throws. */
     CompletableFuture<Object> invoke(Invocation invocation, Attempts attempts);
 }

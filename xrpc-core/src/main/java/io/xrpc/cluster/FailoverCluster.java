@@ -4,11 +4,11 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.Futures;
 import io.xrpc.registry.ServiceInstance;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * {@code failover}: when an attempt fails in a way that proves the request did not run (connection
@@ -75,7 +75,7 @@ public final class FailoverCluster implements Cluster {
     }
 
     static RpcException asRpc(Throwable t) {
-        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        Throwable c = Futures.cause(t);
         return c instanceof RpcException r ? r : new RpcException(RpcStatus.INTERNAL, c.toString(), c);
     }
 }

@@ -1,14 +1,12 @@
 package io.xrpc.config;
 
 import io.xrpc.cluster.Cluster;
-import io.xrpc.common.Extension;
 import io.xrpc.compress.Compressor;
 import io.xrpc.internal.NamedExtensions;
 import io.xrpc.loadbalance.LoadBalancerProvider;
 import io.xrpc.serialize.SerializerProvider;
 import java.util.ServiceLoader;
 import java.util.SortedSet;
-import java.util.TreeSet;
 
 /**
  * The names of the extensions visible to this thread's class loader, as {@link ServiceLoader}
@@ -20,24 +18,18 @@ public final class Extensions {
     }
 
     public static SortedSet<String> serializers() {
-        return names(SerializerProvider.class);
+        return NamedExtensions.load("serializer", SerializerProvider.class).names();
     }
 
     public static SortedSet<String> compressors() {
-        return names(Compressor.class);
+        return NamedExtensions.load("compressor", Compressor.class).names();
     }
 
     public static SortedSet<String> loadBalancers() {
-        return names(LoadBalancerProvider.class);
+        return NamedExtensions.load("load balancer", LoadBalancerProvider.class).names();
     }
 
     public static SortedSet<String> clusters() {
-        return names(Cluster.class);
-    }
-
-    private static SortedSet<String> names(Class<? extends Extension> type) {
-        SortedSet<String> names = new TreeSet<>();
-        ServiceLoader.load(type, NamedExtensions.loader()).forEach(e -> names.add(e.name()));
-        return names;
+        return NamedExtensions.load("cluster", Cluster.class).names();
     }
 }

@@ -51,14 +51,27 @@ public final class Checks {
         return d;
     }
 
+    /** Above zero and within an int of milliseconds (what timers and ZooKeeper's client take). */
     public static Duration checkPositive(String what, Duration d) {
         Objects.requireNonNull(d, what);
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(what + ": " + d + " (expected: > 0)");
         }
-        if (d.toMillis() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(what + ": " + d + " (expected: at most " + Integer.MAX_VALUE + " ms)");
+        return withinIntMillis(what, d, "> 0");
+    }
+
+    /** Zero or more and within an int of milliseconds. */
+    public static Duration notNegativeIntMillis(String what, Duration d) {
+        return withinIntMillis(what, notNegative(what, d), ">= 0");
+    }
+
+    private static Duration withinIntMillis(String what, Duration d, String lower) {
+        if (d.compareTo(MAX_INT_MILLIS) > 0) {
+            throw new IllegalArgumentException(what + ": " + d + " (expected: " + lower + " and at most "
+                    + MAX_INT_MILLIS + ")");
         }
         return d;
     }
+
+    private static final Duration MAX_INT_MILLIS = Duration.ofMillis(Integer.MAX_VALUE);
 }

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -55,10 +56,15 @@ public final class NamedExtensions<T> {
     public T get(String name) {
         T t = byName.get(name);
         if (t == null) {
-            throw new IllegalArgumentException(kind + ": " + name + " (expected one of " + new TreeSet<>(byName.keySet())
+            throw new IllegalArgumentException(kind + ": " + name + " (expected one of " + names()
                     + ", found with ServiceLoader)");
         }
         return t;
+    }
+
+    /** The names there are, sorted. */
+    public SortedSet<String> names() {
+        return new TreeSet<>(byName.keySet());
     }
 
     public Collection<T> all() {

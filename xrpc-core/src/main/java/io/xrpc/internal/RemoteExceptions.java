@@ -64,12 +64,7 @@ public final class RemoteExceptions {
 
     /** Whether {@code t} is an instance of one of {@code declared}, broad clauses left out. */
     public static boolean isDeclared(Throwable t, Class<?>[] declared) {
-        for (Class<?> d : declared) {
-            if (d.isInstance(t) && !BROAD.contains(d)) {
-                return true;
-            }
-        }
-        return false;
+        return isAssignableToAny(t.getClass(), declared);
     }
 
     /**

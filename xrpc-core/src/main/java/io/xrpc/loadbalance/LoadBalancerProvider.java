@@ -10,9 +10,6 @@ import io.xrpc.common.Extension;
  */
 public interface LoadBalancerProvider extends Extension {
 
-    String name();
-
-
     /** A balancer for one reference. */
     LoadBalancer create(Context context);
 

@@ -1,5 +1,6 @@
 package io.xrpc.serialize;
 
+import io.xrpc.internal.NamedExtensions;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
@@ -64,7 +65,6 @@ public final class ClassAllowList {
     private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
     /** Allowed classes known as classes (walked, or given to {@link #allowClass}), not only by name. */
     private final Set<Class<?>> known = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicInteger generation = new java.util.concurrent.atomic.AtomicInteger();
     private volatile String[] prefixes = new String[0];
 
     private ClassAllowList() {
@@ -106,7 +106,6 @@ public final class ClassAllowList {
         c.scanned.addAll(scanned);
         c.known.addAll(known);
         c.prefixes = prefixes;
-        c.generation.set(generation.get());
         return c;
     }
 
@@ -117,9 +116,7 @@ public final class ClassAllowList {
             c = c.getComponentType();
         }
         names.add(c.getName());
-        if (known.add(c)) {
-            generation.incrementAndGet();
-        }
+        known.add(c);
         return this;
     }
 
@@ -128,12 +125,9 @@ public final class ClassAllowList {
         names.add(Objects.requireNonNull(className, "className"));
         // Known as a class too when this thread's loader has it, for serializers that prepare
         // per class (protostuff's records); one it cannot find is allowed by name all the same.
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
         try {
-            Class<?> c = Class.forName(className, false, loader != null ? loader : ClassAllowList.class.getClassLoader());
-            if (known.add(c)) {
-                generation.incrementAndGet();
-            }
+            Class<?> c = Class.forName(className, false, NamedExtensions.loader());
+            known.add(c);
         } catch (ClassNotFoundException | LinkageError e) {
             // allowed by name only
         }
@@ -200,9 +194,7 @@ public final class ClassAllowList {
             return;
         }
         names.add(name);
-        if (known.add(c)) {
-            generation.incrementAndGet();
-        }
+        known.add(c);
         if (c.isEnum()) {
             // A constant with a body is a class of its own, which kryo names on the wire.
             for (Object constant : c.getEnumConstants()) {
@@ -217,7 +209,7 @@ public final class ClassAllowList {
      * look again.
      */
     public int generation() {
-        return generation.get();
+        return known.size(); // it only grows
     }
 
     /**

@@ -3,6 +3,7 @@ package io.xrpc.server;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.Futures;
 import io.xrpc.internal.RemoteExceptions;
 import io.xrpc.internal.Texts;
 import io.xrpc.serialize.ClassNotAllowedException;
@@ -12,7 +13,6 @@ import io.xrpc.transport.ServerExchange;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,7 +108,7 @@ final class CallPolicy {
     private static void complete(ServerExchange ex, Object value, Throwable error) {
         try {
             if (error != null) {
-                failed(ex, error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+                failed(ex, Futures.cause(error));
                 return;
             }
             ex.answer(value);

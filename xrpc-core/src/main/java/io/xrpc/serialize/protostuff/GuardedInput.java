@@ -43,7 +43,6 @@ import java.util.Collection;
  * truncated, and bytes after the message are refused.
  */
 final class GuardedInput extends FilterInput<CodedInput> implements Schema<Object> {
-    /** Most array dimensions a payload may name; the JVM's own limit is 255. */
     /** Deepest unknown group skipped (iteratively, so only a sanity bound). */
     private static final int MAX_NESTED_UNKNOWN = 256;
 

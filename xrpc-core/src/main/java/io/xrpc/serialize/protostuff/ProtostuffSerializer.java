@@ -26,7 +26,7 @@ import java.io.OutputStream;
  * {@link AllowListClassLoader}. Reading goes through a {@link GuardedInput}, which checks every
  * count before protostuff allocates for it and counts what the message builds against the
  * {@link ReadLimits}. JDK value types whose fields protostuff cannot copy travel through
- * {@link JdkDelegates}, records through {@link RecordAwareIdStrategy}.
+ * {@link JdkDelegates}, records through {@link RecordDelegate}.
  *
  * <p>Schemas are built once and cached by the id strategy. Each thread keeps a 512-byte
  * {@link LinkedBuffer} for writing (the original XRpc shared one static buffer between event-loop

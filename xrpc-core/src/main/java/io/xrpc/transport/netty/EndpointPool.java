@@ -194,12 +194,6 @@ final class EndpointPool {
             try {
                 if (!f.isSuccess()) {
                     failed(mine, f.cause(), "cannot connect to " + endpoint + ": " + f.cause());
-                } else if (retired) {
-                    // The pool was dropped (its provider left) while this connect ran.
-                    f.channel().close();
-                    connecting.set(null);
-                    mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint
-                            + " left the provider list while connecting; not sent"));
                 } else {
                     Channel ch = f.channel();
                     io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
@@ -234,7 +228,7 @@ final class EndpointPool {
 
         private void connected(Channel ch, CompletableFuture<ClientConnection> mine) {
             if (retired) {
-                // The pool was dropped (its provider left) while the TLS handshake ran.
+                // The pool was dropped (its provider left) while this connect or its handshake ran.
                 ch.close();
                 connecting.set(null);
                 mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint

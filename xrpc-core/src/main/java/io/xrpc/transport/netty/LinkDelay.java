@@ -1,5 +1,6 @@
 package io.xrpc.transport.netty;
 
+import io.xrpc.protocol.codec.RpcCodec;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,7 +34,7 @@ final class LinkDelay {
      * milliseconds it waited beyond the fastest frame of the last window or two; 0 for the first.
      */
     int waited(int sentAtMillis, long nowNanos) {
-        int offset = (int) (nowNanos / 1_000_000L) - sentAtMillis; // wraps consistently: compare by subtraction
+        int offset = RpcCodec.clockMillis(nowNanos) - sentAtMillis; // wraps consistently: compare by subtraction
         if (nowNanos - windowStart > WINDOW_NANOS) {
             // The window before keeps the last minimum seen, however long ago: after a long
             // freeze it is the only baseline there is (heartbeats keep a live link's fresh).

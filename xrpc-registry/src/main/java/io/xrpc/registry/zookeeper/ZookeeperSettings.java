@@ -1,5 +1,6 @@
 package io.xrpc.registry.zookeeper;
 
+import io.xrpc.internal.Checks;
 import io.xrpc.registry.RegistryConfig;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -39,17 +40,11 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
             Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1));
 
     public ZookeeperSettings {
-        positive(SESSION_TIMEOUT, sessionTimeout);
-        positive(CONNECT_TIMEOUT, connectTimeout);
-        positive(RETRY_BASE_SLEEP, retryBaseSleep);
-        Objects.requireNonNull(emptyListGrace, EMPTY_LIST_GRACE);
-        if (emptyListGrace.isNegative() || emptyListGrace.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
-            throw new IllegalArgumentException(EMPTY_LIST_GRACE + ": " + emptyListGrace + " (expected: >= 0 and at"
-                    + " most " + Duration.ofMillis(Integer.MAX_VALUE) + ")");
-        }
-        if (maxRetries < 0) {
-            throw new IllegalArgumentException(MAX_RETRIES + ": " + maxRetries + " (expected: >= 0)");
-        }
+        Checks.checkPositive(SESSION_TIMEOUT, sessionTimeout);
+        Checks.checkPositive(CONNECT_TIMEOUT, connectTimeout);
+        Checks.checkPositive(RETRY_BASE_SLEEP, retryBaseSleep);
+        Checks.notNegativeIntMillis(EMPTY_LIST_GRACE, emptyListGrace);
+        Checks.atLeast(MAX_RETRIES, maxRetries, 0);
         Objects.requireNonNull(rootPath, ROOT_PATH);
         if (!rootPath.startsWith("/") || rootPath.length() < 2 || rootPath.endsWith("/")) {
             throw new IllegalArgumentException(ROOT_PATH + ": '" + rootPath + "' (expected: /name, no trailing /)");
@@ -88,15 +83,6 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
 
     public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace);
-    }
-
-    /** Above zero and within an int of milliseconds, which is what ZooKeeper's client takes. */
-    private static void positive(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero() || d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
-            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0 and at most "
-                    + Duration.ofMillis(Integer.MAX_VALUE) + ")");
-        }
     }
 
     private static int integer(Map<String, String> p, String name, int fallback) {
