@@ -19,7 +19,6 @@ import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.TransportConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
-import io.xrpc.transport.netty.NettyTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,7 +85,7 @@ public final class RpcServer implements AutoCloseable {
         BlockingQueue<Runnable> queue = c.executorQueue() == 0 ? new SynchronousQueue<>()
                 : new ArrayBlockingQueue<>(c.executorQueue());
         ThreadPoolExecutor executor = new ThreadPoolExecutor(c.executorThreads(), c.executorThreads(), 60,
-                TimeUnit.SECONDS, queue, NettyTransport.callThreadFactory("xrpc-server-call"),
+                TimeUnit.SECONDS, queue, c.callThreads().factory("xrpc-server-call"),
                 new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
@@ -355,6 +354,7 @@ public final class RpcServer implements AutoCloseable {
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private int executorThreads = 200;
         private int executorQueue = 0;
+        private CallThreads callThreads = CallThreads.PLATFORM;
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -482,6 +482,16 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * What kind of thread runs calls ({@link CallThreads}): default {@code PLATFORM}.
+         * {@code VIRTUAL} (JDK 21+) keeps the same bound of {@link #executorThreads} but hands a
+         * call over more cheaply; on an older JDK {@link #build()} fails naming the JDK.
+         */
+        public Builder callThreads(CallThreads kind) {
+            this.callThreads = Objects.requireNonNull(kind, "callThreads");
+            return this;
+        }
+
         /** Largest request body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
         public Builder maxFrameLength(int bytes) {
             transport.maxFrameLength(bytes);
@@ -574,7 +584,7 @@ public final class RpcServer implements AutoCloseable {
         public RpcServer build() {
             NettyVersion.require();
             ServerConfig c = new ServerConfig(host, port, advertisedHost, ioThreads, executorThreads, executorQueue,
-                    shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
+                    callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
                     typeCheck, authenticator, interceptors, registryAddress, registry, transport.build());
             return new RpcServer(c, allowList.copy(), List.copyOf(exports));
         }

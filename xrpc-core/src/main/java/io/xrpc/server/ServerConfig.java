@@ -12,7 +12,7 @@ import java.util.List;
  * connection settings it shares with clients are in {@link #transport()}. Immutable.
  */
 public record ServerConfig(String host, int port, String advertisedHost, int ioThreads, int executorThreads,
-                           int executorQueue, Duration shutdownGrace, Duration unregisterDelay, Duration frameTimeout,
+                           int executorQueue, CallThreads callThreads, Duration shutdownGrace, Duration unregisterDelay, Duration frameTimeout,
                            int maxConnections, int maxConnectionsPerAddress, ReadLimits readLimits,
                            TypeCheck.Mode typeCheck, Authenticator authenticator,
                            List<ServerInterceptor> interceptors, String registryAddress, ServiceRegistry registry,

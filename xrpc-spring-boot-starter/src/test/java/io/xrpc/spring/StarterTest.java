@@ -19,6 +19,8 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Status;
@@ -133,6 +135,26 @@ class StarterTest {
                     .hasStackTraceContaining("already in use");
             // Spring's failure closed the second context; nothing of its server may keep the JVM up.
             io.xrpc.testing.XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
+        }
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void virtualCallThreadsBeforeJdk21StopStartUpNamingThePropertyAndTheJdk() {
+        assertThatThrownBy(() -> start(Apps.Provider.class, "xrpc.server.call-threads=virtual"))
+                .hasStackTraceContaining("xrpc.server.call-threads")
+                .hasStackTraceContaining("virtual threads need JDK 21 or later; this JVM is")
+                .hasStackTraceContaining(Runtime.version().toString());
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualCallThreadsFromAProperty() {
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.server.call-threads=virtual");
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("virtual")).isEqualTo("hello virtual");
+            assertThat(provider.getBean(XrpcProperties.class).getServer().getCallThreads())
+                    .isEqualTo(io.xrpc.server.CallThreads.VIRTUAL);
         }
     }
 

@@ -87,6 +87,7 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
         XrpcProperties.Server s = properties.getServer();
         RpcServer.Builder b = RpcServer.builder().host(s.getHost()).port(s.getPort())
                 .executorThreads(s.getExecutorThreads()).executorQueue(s.getExecutorQueue())
+                .callThreads(s.getCallThreads())
                 .maxFrameLength((int) properties.getMaxFrameLength().toBytes())
                 .compressThreshold((int) properties.getCompressThreshold().toBytes())
                 .heartbeatInterval(properties.getHeartbeatInterval())

@@ -5,6 +5,7 @@ import io.xrpc.config.Extensions;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
+import io.xrpc.server.CallThreads;
 import io.xrpc.transport.TlsConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -186,6 +187,12 @@ public class XrpcProperties implements InitializingBean {
         /** Calls that may wait for a thread; 0 answers SERVER_BUSY at once when all are busy. */
         private int executorQueue = 0;
 
+        /**
+         * What kind of thread runs calls: platform, or virtual (JDK 21+; same bound, cheaper
+         * hand-off; on an older JDK start-up fails naming it).
+         */
+        private CallThreads callThreads = CallThreads.PLATFORM;
+
         /** On shutdown, time between unregistering and draining, so consumers stop routing here. */
         private Duration unregisterDelay = Duration.ofSeconds(1);
 
@@ -271,6 +278,14 @@ public class XrpcProperties implements InitializingBean {
 
         public void setExecutorQueue(int executorQueue) {
             this.executorQueue = executorQueue;
+        }
+
+        public CallThreads getCallThreads() {
+            return callThreads;
+        }
+
+        public void setCallThreads(CallThreads callThreads) {
+            this.callThreads = callThreads;
         }
 
         public Duration getUnregisterDelay() {
@@ -513,6 +528,10 @@ public class XrpcProperties implements InitializingBean {
         atLeast("xrpc.server.io-threads", server.ioThreads, 0);
         atLeast("xrpc.server.executor-threads", server.executorThreads, 1);
         atLeast("xrpc.server.executor-queue", server.executorQueue, 0);
+        if (server.callThreads.unavailableReason() != null) {
+            throw new InvalidConfigurationPropertyValueException("xrpc.server.call-threads", server.callThreads,
+                    server.callThreads.unavailableReason() + " (expected: platform on this JVM)");
+        }
         notNegative("xrpc.server.unregister-delay", server.unregisterDelay);
         notNegative("xrpc.server.shutdown-grace", server.shutdownGrace);
         positive("xrpc.heartbeat-interval", heartbeatInterval);

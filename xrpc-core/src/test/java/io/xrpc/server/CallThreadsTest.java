@@ -1,0 +1,106 @@
+package io.xrpc.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+
+/** Virtual call threads: the same bounded pool on JDK 21+, a clear refusal before. */
+class CallThreadsTest {
+    public interface ThreadKind {
+        String name();
+
+        boolean virtual();
+    }
+
+    static final class ThreadKindImpl implements ThreadKind {
+        @Override
+        public String name() {
+            return Thread.currentThread().getName();
+        }
+
+        @Override
+        public boolean virtual() {
+            try { // Thread.isVirtual() is JDK 21+; the tests compile for 17
+                return (Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread());
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Test
+    void platformThreadsAreTheDefault() {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(ThreadKind.class, new ThreadKindImpl())
+                .build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            ThreadKind kind = client.proxy(ThreadKind.class, ReferenceOptions.builder().address(server.endpoint()).build());
+            assertThat(kind.name()).startsWith("xrpc-server-call");
+        }
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void beforeJdk21VirtualCallThreadsFailTheBuildNamingTheJdk() {
+        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").callThreads(CallThreads.VIRTUAL)
+                .service(ThreadKind.class, new ThreadKindImpl());
+        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("callThreads(VIRTUAL): virtual threads need JDK 21 or later")
+                .hasMessageContaining(Runtime.version().toString())
+                .hasMessageContaining("CallThreads.PLATFORM");
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void onJdk21CallsRunOnVirtualThreadsNamedAfterTheServer() {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").callThreads(CallThreads.VIRTUAL)
+                .service(ThreadKind.class, new ThreadKindImpl()).build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            ThreadKind kind = client.proxy(ThreadKind.class, ReferenceOptions.builder().address(server.endpoint()).build());
+            assertThat(kind.virtual()).isTrue();
+            assertThat(kind.name()).startsWith("xrpc-server-call-");
+        }
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void virtualCallThreadsKeepTheBoundAndBlockedCallsDoNotStopOthers() throws Exception {
+        GateServiceImpl impl = new GateServiceImpl();
+        int threads = 4 * Runtime.getRuntime().availableProcessors(); // more blocked calls than carriers
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").callThreads(CallThreads.VIRTUAL)
+                .executorThreads(threads + 1).executorQueue(0).service(GateService.class, impl).build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
+                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+            List<CompletableFuture<String>> blocked = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                blocked.add(s.passAsync("b" + i));
+            }
+            assertThat(impl.entered.tryAcquire(threads, 10, TimeUnit.SECONDS)).isTrue();
+            // More calls blocked than there are carriers, and one more still runs.
+            CompletableFuture<String> last = s.passAsync("last");
+            assertThat(impl.entered.tryAcquire(1, 10, TimeUnit.SECONDS)).isTrue();
+            // All threads taken, no queue: the next call is refused at once, as with platform threads.
+            assertThatThrownBy(() -> s.quick("y")).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.status()).isEqualTo(RpcStatus.SERVER_BUSY));
+            impl.gate.countDown();
+            for (CompletableFuture<String> f : blocked) {
+                assertThat(f.get(10, TimeUnit.SECONDS)).startsWith("b");
+            }
+            assertThat(last.get(10, TimeUnit.SECONDS)).isEqualTo("last");
+        }
+    }
+}
