@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Turns a JMH JSON result of {@code SerializerBenchmark} into a Markdown table of XRpc's
- * throughput over the raw library's, per serializer, compressor, payload and operation:
- * the SPI's overhead, measured in one run. {@code java -cp benchmarks.jar io.xrpc.benchmark.JmhRatios jmh.json}
+ * Turns a JMH JSON result of {@code SerializerBenchmark} into a Markdown table of XRpc's score
+ * beside the raw library's, each with its error bar, per serializer, compressor, payload and
+ * operation, and the SPI's overhead (XRpc's extra time per operation), measured in one run. {@code java -cp benchmarks.jar io.xrpc.benchmark.JmhRatios jmh.json}
  */
 public final class JmhRatios {
     private JmhRatios() {
@@ -21,7 +21,9 @@ public final class JmhRatios {
     }
 
     static String table(JsonNode results) {
-        Map<String, double[]> rows = new TreeMap<>(); // key -> {xrpc, raw}
+        Map<String, JsonNode[]> rows = new TreeMap<>(); // key -> {xrpc, raw}
+        String unit = "";
+        boolean time = false;
         for (JsonNode r : results) {
             String bench = r.get("benchmark").asText();
             if (!bench.contains("SerializerBenchmark")) {
@@ -30,13 +32,38 @@ public final class JmhRatios {
             JsonNode p = r.get("params");
             String key = String.join(" | ", p.get("serializer").asText(), p.get("compressor").asText(),
                     p.get("payload").asText(), bench.substring(bench.lastIndexOf('.') + 1));
-            double[] pair = rows.computeIfAbsent(key, k -> new double[2]);
-            pair[p.get("api").asText().equals("xrpc") ? 0 : 1] = r.get("primaryMetric").get("score").asDouble();
+            JsonNode[] pair = rows.computeIfAbsent(key, k -> new JsonNode[2]);
+            pair[p.get("api").asText().equals("xrpc") ? 0 : 1] = r.get("primaryMetric");
+            unit = r.get("primaryMetric").get("scoreUnit").asText();
+            time = r.get("mode").asText().equals("avgt") || r.get("mode").asText().equals("sample");
         }
-        StringBuilder sb = new StringBuilder("| serializer | compressor | payload | operation | xrpc ops/ms | raw ops/ms"
-                + " | xrpc / raw |\n|---|---|---|---|---:|---:|---:|\n");
-        rows.forEach((k, v) -> sb.append(String.format("| %s | %.1f | %.1f | %s |%n", k, v[0], v[1],
-                v[1] > 0 ? String.format("%.2f", v[0] / v[1]) : "-")));
+        StringBuilder sb = new StringBuilder("| serializer | compressor | payload | operation | xrpc " + unit
+                + " | raw " + unit + " | SPI overhead |\n|---|---|---|---|---:|---:|---:|\n");
+        for (Map.Entry<String, JsonNode[]> e : rows.entrySet()) {
+            JsonNode x = e.getValue()[0];
+            JsonNode r = e.getValue()[1];
+            String overhead = "-";
+            if (x != null && r != null) {
+                // Extra cost of going through XRpc: more time per op, or fewer ops per unit of time.
+                double ratio = time ? score(x) / score(r) : score(r) / score(x);
+                overhead = String.format("%+.0f%%", (ratio - 1) * 100);
+            }
+            sb.append(String.format("| %s | %s | %s | %s |%n", e.getKey(), cell(x), cell(r), overhead));
+        }
         return sb.toString();
+    }
+
+    private static double score(JsonNode metric) {
+        return metric.get("score").asDouble();
+    }
+
+    /** Score with JMH's 99.9% error as a share of it: the error bar the 10% bound is read against. */
+    private static String cell(JsonNode metric) {
+        if (metric == null) {
+            return "-";
+        }
+        double error = metric.get("scoreError").asDouble();
+        return Double.isNaN(error) ? String.format("%.1f", score(metric))
+                : String.format("%.1f ± %.0f%%", score(metric), 100 * error / score(metric));
     }
 }

@@ -24,6 +24,13 @@ public record Level(String contender, String scenario, int threads, long calls, 
                     double providerCpuMicrosPerCall, double clientCpuMicrosPerCall,
                     double providerAllocBytesPerCall, double clientAllocBytesPerCall) {
 
+    /** This level under another contender name (XRpc's, once per serializer). */
+    Level as(String name) {
+        return new Level(name, scenario, threads, calls, errorCount, errors, seconds, throughput, p50Micros,
+                p90Micros, p99Micros, p999Micros, maxMicros, providerCpuMicrosPerCall, clientCpuMicrosPerCall,
+                providerAllocBytesPerCall, clientAllocBytesPerCall);
+    }
+
     /** This level with the CPU and heap allocation per call of the provider's and the callers' JVMs. */
     Level withCost(double providerCpu, double clientCpu, double providerAlloc, double clientAlloc) {
         return new Level(contender, scenario, threads, calls, errorCount, errors, seconds, throughput, p50Micros,

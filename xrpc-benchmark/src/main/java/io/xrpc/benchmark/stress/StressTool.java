@@ -6,7 +6,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.xrpc.benchmark.model.Payloads;
 import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.model.UserService;
-import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.client.RpcClient;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
@@ -15,7 +14,6 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
-import io.xrpc.config.ServiceOptions;
 import io.xrpc.server.RpcServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -59,8 +57,13 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--calls", description = "Stop a level after this many calls even before --duration (0: no limit).")
     long maxCalls = 0;
 
-    @Option(names = "--serializer", description = "kryo, hessian or protostuff (default: ${DEFAULT-VALUE}).")
-    String serializer = "kryo";
+    @Option(names = "--serializer", split = ",", description = "kryo, hessian, protostuff, or several: XRpc is then"
+            + " measured once per serializer, as xrpc-<serializer>; raw Netty carries the first one's frame sizes"
+            + " (default: kryo).")
+    List<String> serializers = List.of("kryo");
+
+    /** The serializer of the XRpc run under way (the first of {@link #serializers} for other contenders). */
+    private String serializer = "kryo";
 
     @Option(names = "--compressor", description = "none or gzip (default: ${DEFAULT-VALUE}).")
     String compressor = "none";
@@ -90,8 +93,9 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--out", description = "Directory for results.json, results.md and results.png (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("stress-results");
 
-    @Option(names = "--dispatch", description = "Where XRpc's provider runs UserService: pool (call threads) or"
-            + " direct (the event loop, as for methods marked NonBlocking) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--dispatch", description = "Where XRpc's provider runs UserService: pool (platform call threads),"
+            + " virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked NonBlocking)"
+            + " (default: ${DEFAULT-VALUE}).")
     String dispatch = "pool";
 
     @Option(names = "--quiet", description = "No progress lines.")
@@ -123,10 +127,20 @@ public final class StressTool implements Callable<Integer> {
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
         try {
             for (String contender : contenders) {
-                if (client.equals("fork")) {
-                    runClientJvm(contender);
-                } else {
-                    runContender(contender, zk);
+                boolean each = contender.equals("xrpc") && serializers.size() > 1;
+                for (String s : each ? serializers : serializers.subList(0, 1)) {
+                    serializer = s;
+                    int from = results.size();
+                    if (client.equals("fork")) {
+                        runClientJvm(contender);
+                    } else {
+                        runContender(contender, zk);
+                    }
+                    if (each) {
+                        for (int i = from; i < results.size(); i++) {
+                            results.set(i, results.get(i).as("xrpc-" + s));
+                        }
+                    }
                 }
             }
         } finally {
@@ -229,8 +243,7 @@ public final class StressTool implements Callable<Integer> {
             resources.add(s);
             return s.port();
         }
-        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").port(0).service(UserService.class,
-                new UserServiceImpl(), ServiceOptions.builder().nonBlocking(dispatch.equals("direct")).build());
+        RpcServer.Builder b = ProviderMain.xrpcProvider(dispatch);
         if (zk != null) {
             b.registry("zookeeper://" + zk.connectString());
         }
@@ -371,7 +384,7 @@ public final class StressTool implements Callable<Integer> {
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         header.put("cores", Runtime.getRuntime().availableProcessors());
-        header.put("serializer", serializer);
+        header.put("serializer", String.join(",", serializers));
         header.put("compressor", compressor);
         header.put("provider", provider);
         header.put("client", client);
