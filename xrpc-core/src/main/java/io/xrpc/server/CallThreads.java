@@ -1,6 +1,5 @@
 package io.xrpc.server;
 
-import io.xrpc.transport.netty.NettyTransport;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -38,10 +37,14 @@ public enum CallThreads {
                 + System.getProperty("java.vm.name") + " " + Runtime.version() : null;
     }
 
-    /** Threads named {@code name-N}; fails at once, naming the running JDK, where this kind does not exist. */
-    ThreadFactory factory(String name) {
+    /**
+     * Threads named {@code name-N}: {@code platform} for {@link #PLATFORM} (the transport's own kind,
+     * which only the server's builder may choose), virtual ones otherwise; fails at once, naming the
+     * running JDK, where this kind does not exist.
+     */
+    ThreadFactory factory(String name, ThreadFactory platform) {
         if (this == PLATFORM) {
-            return NettyTransport.callThreadFactory(name);
+            return platform;
         }
         String reason = unavailableReason();
         if (reason != null) {

@@ -19,6 +19,7 @@ import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.TransportConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
+import io.xrpc.transport.netty.NettyTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,7 +86,8 @@ public final class RpcServer implements AutoCloseable {
         BlockingQueue<Runnable> queue = c.executorQueue() == 0 ? new SynchronousQueue<>()
                 : new ArrayBlockingQueue<>(c.executorQueue());
         ThreadPoolExecutor executor = new ThreadPoolExecutor(c.executorThreads(), c.executorThreads(), 60,
-                TimeUnit.SECONDS, queue, c.callThreads().factory("xrpc-server-call"),
+                TimeUnit.SECONDS, queue, c.callThreads().factory("xrpc-server-call",
+                        NettyTransport.callThreadFactory("xrpc-server-call")),
                 new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
