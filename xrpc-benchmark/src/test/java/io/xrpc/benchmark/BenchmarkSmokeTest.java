@@ -40,14 +40,18 @@ class BenchmarkSmokeTest {
 
     @Test
     void aTwoSecondStressRunWritesItsReportAndNoCallFails(@TempDir Path out) throws Exception {
-        // Provider and callers each in a JVM of their own, as the figures in BENCHMARKS.md are taken.
-        // Two serializers: XRpc is measured once with each, under its own name.
-        List<Level> levels = StressTool.run("--threads", "2", "--duration", "2s", "--warmup", "500ms",
+        // Provider and callers each in a JVM of their own, as the figures in BENCHMARKS.md are taken,
+        // the contenders taking turns in one-second slices. Two serializers: XRpc is measured once
+        // with each, under its own name.
+        List<Level> levels = StressTool.run("--threads", "2", "--duration", "2s", "--slice", "1s", "--warmup", "500ms",
                 "--scenario", "getUser", "--provider", "fork", "--serializer", "kryo,hessian",
                 "--out", out.toString(), "--quiet");
         assertThat(levels).extracting(Level::contender).containsExactlyInAnyOrder("xrpc-kryo", "xrpc-hessian", "raw-netty");
         for (Level l : levels) {
             assertThat(l.calls()).as(l.contender() + " calls").isPositive();
+            // Two rounds, each with calls of its own; the level is their sum.
+            assertThat(l.roundThroughputs()).as(l.contender() + " rounds").hasSize(2).allMatch(t -> t > 0);
+            assertThat(l.seconds()).as(l.contender() + " seconds").isBetween(1.9, 4.0);
             assertThat(l.errorCount()).as(l.contender() + " errors " + l.errors()).isZero();
             // What each JVM spent per call was read: its CPU time, and its own allocation counter
             // (the provider's asked over its standard input).
@@ -58,7 +62,8 @@ class BenchmarkSmokeTest {
         }
         assertThat(out.resolve("results.json")).isNotEmptyFile();
         assertThat(Files.readString(out.resolve("results.md"))).contains("| xrpc-kryo | getUser | 2 |")
-                .contains("| xrpc-hessian | getUser | 2 |");
+                .contains("| xrpc-hessian | getUser | 2 |")
+                .containsPattern("\\| xrpc-kryo \\| getUser \\| 2 \\| \\d+ \\| \\d\\.\\d\\dx \\(\\d\\.\\d\\d-\\d\\.\\d\\d\\) \\|");
         assertThat(out.resolve("results.png")).isNotEmptyFile();
     }
 

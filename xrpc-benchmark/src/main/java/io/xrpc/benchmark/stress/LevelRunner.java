@@ -3,6 +3,7 @@ package io.xrpc.benchmark.stress;
 import io.xrpc.common.RpcException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -38,6 +39,19 @@ final class LevelRunner {
     }
 
     Level run(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured)
+            throws InterruptedException {
+        Slice slice = measure(contender, scenario, n, call, length, measured);
+        Level level = Level.of(contender, scenario, n, List.of(slice));
+        if (measured) {
+            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, max %.1f us, %d errors %s%n",
+                    contender, scenario, n, level.throughput(), level.p50Micros(), level.p99Micros(), level.maxMicros(),
+                    level.errorCount(), level.errors());
+        }
+        return level;
+    }
+
+    /** Runs {@code n} callers for {@code length} and returns what they did, not yet summarised. */
+    Slice measure(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured)
             throws InterruptedException {
         Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
         Map<String, LongAdder> errors = new ConcurrentHashMap<>();
@@ -105,17 +119,7 @@ final class LevelRunner {
         total = total == null ? recorder.getIntervalHistogram() : add(total, recorder.getIntervalHistogram());
         Map<String, Long> errorCounts = new LinkedHashMap<>();
         errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
-        long errorCount = errorCounts.values().stream().mapToLong(Long::longValue).sum();
-        Level level = new Level(contender, scenario, n, total.getTotalCount(), errorCount, errorCounts, seconds,
-                total.getTotalCount() / seconds, total.getValueAtPercentile(50) / 1e3,
-                total.getValueAtPercentile(90) / 1e3, total.getValueAtPercentile(99) / 1e3,
-                total.getValueAtPercentile(99.9) / 1e3, total.getMaxValue() / 1e3, -1, -1, -1, -1);
-        if (measured) {
-            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, max %.1f us, %d errors %s%n",
-                    contender, scenario, n, level.throughput(), level.p50Micros(), level.p99Micros(), level.maxMicros(),
-                    errorCount, errorCounts);
-        }
-        return level;
+        return new Slice(total, errorCounts, seconds, -1, -1, -1, -1);
     }
 
     private static Histogram add(Histogram total, Histogram interval) {

@@ -30,7 +30,7 @@ final class StressReport {
 
     /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
     static String markdown(List<Level> results) {
-        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw | p50 us | vs raw | p90 us"
+        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw (rounds) | p50 us | vs raw | p90 us"
                 + " | p99 us | p99.9 us | max us | errors | provider CPU us/call | vs raw | client CPU us/call"
                 + " | provider B/call | vs raw | client B/call |\n"
                 + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -40,7 +40,7 @@ final class StressReport {
             sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s | %s"
                             + " | %s | %s | %s |%n",
                     l.contender(), l.scenario(), l.threads(), l.throughput(),
-                    base == null ? "-" : String.format("%.2fx", l.throughput() / base.throughput()), l.p50Micros(),
+                    base == null ? "-" : ratio(l, base), l.p50Micros(),
                     base == null ? "-" : String.format("%.2fx", l.p50Micros() / base.p50Micros()), l.p90Micros(),
                     l.p99Micros(), l.p999Micros(), l.maxMicros(), l.errorCount(),
                     cpu(l.providerCpuMicrosPerCall()),
@@ -53,6 +53,27 @@ final class StressReport {
                     bytes(l.clientAllocBytesPerCall())));
         }
         return sb.toString();
+    }
+
+    /**
+     * Throughput over raw Netty's; after an interleaved run, with the lowest and highest ratio of
+     * one round's slices, which shows how far the machine's drift could move it.
+     */
+    private static String ratio(Level l, Level base) {
+        String total = String.format("%.2fx", l.throughput() / base.throughput());
+        List<Double> mine = l.roundThroughputs();
+        List<Double> theirs = base.roundThroughputs();
+        if (l == base || mine == null || theirs == null || mine.size() < 2 || mine.size() != theirs.size()) {
+            return total;
+        }
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        for (int i = 0; i < mine.size(); i++) {
+            double r = mine.get(i) / theirs.get(i);
+            low = Math.min(low, r);
+            high = Math.max(high, r);
+        }
+        return String.format("%s (%.2f-%.2f)", total, low, high);
     }
 
     private static String bytes(double perCall) {

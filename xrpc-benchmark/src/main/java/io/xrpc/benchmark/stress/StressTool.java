@@ -1,6 +1,5 @@
 package io.xrpc.benchmark.stress;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.xrpc.benchmark.model.Payloads;
@@ -19,7 +18,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +76,9 @@ public final class StressTool implements Callable<Integer> {
     String provider = "inproc";
 
     /** Forked by default: callers in the tool's own JVM would share its heap and GC with the measurement. */
-    @Option(names = "--client", description = "fork (a client JVM per contender, same flags) or inproc (callers in this JVM) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--client", description = "fork (a callers' JVM per contender, same flags, all running"
+            + " at once and measured in turns, see --slice) or inproc (callers in this JVM, each contender after the"
+            + " other) (default: ${DEFAULT-VALUE}).")
     String client = "fork";
 
     @Option(names = "--registry", description = "embedded (ZooKeeper in this JVM) or direct (default: ${DEFAULT-VALUE}).")
@@ -100,6 +100,15 @@ public final class StressTool implements Callable<Integer> {
 
     @Option(names = "--quiet", description = "No progress lines.")
     boolean quiet;
+
+    @Option(names = "--slice", converter = DurationConverter.class, description = "With --client fork: each"
+            + " level's --duration is measured in slices of about this length, the contenders taking turns,"
+            + " so that all are measured over the same stretch of time (0: one stretch each, in turn) (default: 2s).")
+    Duration slice = Duration.ofSeconds(2);
+
+    @Option(names = "--agent", hidden = true, description = "Serve one contender's callers to the tool that started"
+            + " this JVM (see Agent).")
+    boolean agent;
 
     private final List<Level> results = new ArrayList<>();
     /** The forked provider of the contender being measured, or -1 when it runs in this JVM. */
@@ -124,70 +133,146 @@ public final class StressTool implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
-        try {
-            for (String contender : contenders) {
-                boolean each = contender.equals("xrpc") && serializers.size() > 1;
-                for (String s : each ? serializers : serializers.subList(0, 1)) {
-                    serializer = s;
-                    int from = results.size();
-                    if (client.equals("fork")) {
-                        runClientJvm(contender);
-                    } else {
-                        runContender(contender, zk);
-                    }
-                    if (each) {
-                        for (int i = from; i < results.size(); i++) {
-                            results.set(i, results.get(i).as("xrpc-" + s));
-                        }
-                    }
-                }
-            }
-        } finally {
-            if (zk != null) {
-                zk.close();
-            }
+        if (agent) {
+            serveAsAgent();
+            return 0;
+        }
+        if (client.equals("fork")) {
+            runInterleaved();
+        } else {
+            runInOrder();
         }
         write();
         long errors = results.stream().mapToLong(Level::errorCount).sum();
         return errors == 0 ? 0 : 1;
     }
 
+    /** The name XRpc's results carry: {@code xrpc}, or {@code xrpc-<serializer>} when several are measured. */
+    private List<String[]> contendersAndSerializers() {
+        List<String[]> all = new ArrayList<>();
+        for (String contender : contenders) {
+            boolean each = contender.equals("xrpc") && serializers.size() > 1;
+            for (String s : each ? serializers : serializers.subList(0, 1)) {
+                all.add(new String[] {each ? "xrpc-" + s : contender, contender, s});
+            }
+        }
+        return all;
+    }
+
     /**
-     * Runs one contender's callers in a JVM of their own (this tool again, same flags and
-     * options, {@code --client inproc}) and takes its levels from the results it writes.
+     * Every contender's callers in a JVM of their own, all started first; then, for each scenario and
+     * thread count, each warmed up in turn and measured in slices taken round-robin (the first
+     * contender of each round moving on by one), so that contenders are compared over the same
+     * stretch of time on a machine whose speed drifts.
      */
-    private void runClientJvm(String contender) throws Exception {
-        Path dir = Files.createTempDirectory("xrpc-stress-" + contender);
+    private void runInterleaved() throws Exception {
+        long rounds = slice.isZero() ? 1 : Math.max(1, (duration.toMillis() + slice.toMillis() - 1) / slice.toMillis());
+        Duration length = duration.dividedBy(rounds);
+        List<Agent> agents = new ArrayList<>();
+        try {
+            for (String[] c : contendersAndSerializers()) {
+                agents.add(Agent.start(c[0], agentCommand(c[1], c[2]), timeout, quiet));
+            }
+            for (String scenario : scenarios) {
+                for (int n : threads) {
+                    for (Agent a : agents) {
+                        a.slice(scenario, n, warmup, false);
+                    }
+                    Map<Agent, List<Slice>> slices = new LinkedHashMap<>();
+                    for (int r = 0; r < rounds; r++) {
+                        for (int i = 0; i < agents.size(); i++) {
+                            Agent a = agents.get((i + r) % agents.size());
+                            slices.computeIfAbsent(a, k -> new ArrayList<>()).add(a.slice(scenario, n, length, true));
+                        }
+                    }
+                    for (Agent a : agents) {
+                        Level l = Level.of(a.name, scenario, n, slices.get(a));
+                        results.add(l);
+                        if (!quiet) {
+                            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %d errors %s%n",
+                                    l.contender(), scenario, n, l.throughput(), l.p50Micros(), l.p99Micros(),
+                                    l.errorCount(), l.errors());
+                        }
+                    }
+                }
+            }
+        } finally {
+            for (Agent a : agents) {
+                a.close();
+            }
+        }
+    }
+
+    /** This tool again as an agent for one contender: same JVM flags, same options. */
+    private List<String> agentCommand(String contender, String serializer) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(StressTool.class.getName());
-        cmd.addAll(List.of("--contender", contender, "--client", "inproc", "--provider", provider,
+        cmd.addAll(List.of("--agent", "--contender", contender, "--provider", provider,
                 "--registry", registry, "--serializer", serializer, "--compressor", compressor,
-                "--threads", String.join(",", threads.stream().map(String::valueOf).toList()),
-                "--scenario", String.join(",", scenarios), "--duration", duration.toMillis() + "ms",
-                "--warmup", warmup.toMillis() + "ms", "--timeout", timeout.toMillis() + "ms",
-                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--out", dir.toString(),
-                "--dispatch", dispatch));
-        if (quiet) {
-            cmd.add("--quiet");
-        }
-        Process p = new ProcessBuilder(cmd).inheritIO().start();
-        long bound = (duration.toMillis() + warmup.toMillis()) * threads.size() * scenarios.size() + 120_000;
-        if (!p.waitFor(bound, TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("client JVM for " + contender + " did not finish within " + bound + " ms");
-        }
-        ObjectMapper json = new ObjectMapper();
-        for (var level : json.readTree(dir.resolve("results.json").toFile()).get("levels")) {
-            results.add(json.treeToValue(level, Level.class));
+                "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
+                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", dispatch));
+        return cmd;
+    }
+
+    /**
+     * Agent side of {@link #runInterleaved}: starts the contender's provider and callers, then runs
+     * the slices the tool asks for until its standard input closes (see {@link Agent}).
+     */
+    private void serveAsAgent() throws Exception {
+        String contender = contenders.get(0);
+        EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
+        LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, true);
+        List<AutoCloseable> resources = new ArrayList<>();
+        java.io.PrintStream out = System.out;
+        try {
+            int port = startProvider(contender, zk, resources);
+            Map<String, Call> calls = new LinkedHashMap<>();
+            for (String scenario : scenarios) {
+                calls.put(scenario, caller(contender, scenario, port, zk, resources));
+            }
+            out.println("READY");
+            out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+            for (String line; (line = in.readLine()) != null; ) {
+                String[] w = line.split(" ");
+                Call call = calls.get(w[1]);
+                int n = Integer.parseInt(w[2]);
+                Duration length = Duration.ofMillis(Long.parseLong(w[3]));
+                Slice s = w[4].equals("1") ? measuredSlice(levels, contender, w[1], n, call, length)
+                        : levels.measure(contender, w[1], n, call, length, false);
+                out.println("SLICE " + s.encode());
+                out.flush();
+            }
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+            if (zk != null) {
+                zk.close();
+            }
         }
     }
 
-    private void runContender(String contender, EmbeddedZooKeeper zk) throws Exception {
+    /** Each contender after the other, callers in this JVM ({@code --client inproc}). */
+    private void runInOrder() throws Exception {
+        EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
+        try {
+            for (String[] c : contendersAndSerializers()) {
+                serializer = c[2];
+                runContender(c[0], c[1], zk);
+            }
+        } finally {
+            if (zk != null) {
+                zk.close();
+            }
+        }
+    }
+
+    private void runContender(String name, String contender, EmbeddedZooKeeper zk) throws Exception {
         LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
         providerPid = -1; // set by fork() when this contender's provider gets a JVM of its own
         providerInput = null;
@@ -198,21 +283,13 @@ public final class StressTool implements Callable<Integer> {
                 Call call = caller(contender, scenario, port, zk, resources);
                 for (int n : threads) {
                     levels.run(contender, scenario, n, call, warmup, false);
-                    long self = ProcessHandle.current().pid();
-                    long providerBefore = ProcessCpu.nanos(providerPid);
-                    long clientBefore = ProcessCpu.nanos(self);
-                    long providerAllocBefore = providerAllocation();
-                    long clientAllocBefore = HeapAllocation.total();
-                    Level level = levels.run(contender, scenario, n, call, duration, true);
-                    long clientAllocUsed = HeapAllocation.total() - clientAllocBefore;
-                    long providerAllocUsed = providerAllocation() - providerAllocBefore;
-                    long providerUsed = ProcessCpu.nanos(providerPid) - providerBefore;
-                    long clientUsed = ProcessCpu.nanos(self) - clientBefore;
-                    boolean apart = providerPid >= 0 && level.calls() > 0;
-                    results.add(level.withCost(apart && providerBefore >= 0 ? providerUsed / 1e3 / level.calls() : -1,
-                            apart && clientBefore >= 0 ? clientUsed / 1e3 / level.calls() : -1,
-                            apart && providerAllocBefore >= 0 ? (double) providerAllocUsed / level.calls() : -1,
-                            apart && clientAllocBefore >= 0 ? (double) clientAllocUsed / level.calls() : -1));
+                    Slice s = measuredSlice(levels, name, scenario, n, call, duration);
+                    Level l = Level.of(name, scenario, n, List.of(s));
+                    results.add(l);
+                    if (!quiet) {
+                        System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %d errors %s%n",
+                                name, scenario, n, l.throughput(), l.p50Micros(), l.p99Micros(), l.errorCount(), l.errors());
+                    }
                 }
             }
         } finally {
@@ -220,6 +297,32 @@ public final class StressTool implements Callable<Integer> {
                 resources.get(i).close();
             }
         }
+    }
+
+    /**
+     * A measured slice with what each JVM spent on it: this JVM's CPU and heap allocation, and
+     * when the provider runs in a JVM of its own, that JVM's (its allocation asked on its input).
+     * Costs are known only when the provider runs apart; otherwise both sides are in this JVM.
+     */
+    private Slice measuredSlice(LevelRunner levels, String contender, String scenario, int n, Call call,
+                                Duration length) throws Exception {
+        long self = ProcessHandle.current().pid();
+        long providerBefore = ProcessCpu.nanos(providerPid);
+        long clientBefore = ProcessCpu.nanos(self);
+        long providerAllocBefore = providerAllocation();
+        long clientAllocBefore = HeapAllocation.total();
+        Slice s = levels.measure(contender, scenario, n, call, length, true);
+        long clientAllocAfter = HeapAllocation.total();
+        long providerAllocAfter = providerAllocation();
+        long providerAfter = ProcessCpu.nanos(providerPid);
+        long clientAfter = ProcessCpu.nanos(self);
+        if (providerPid < 0) {
+            return s;
+        }
+        return s.withCost(providerBefore >= 0 && providerAfter >= 0 ? providerAfter - providerBefore : -1,
+                clientBefore >= 0 && clientAfter >= 0 ? clientAfter - clientBefore : -1,
+                providerAllocBefore >= 0 && providerAllocAfter >= 0 ? providerAllocAfter - providerAllocBefore : -1,
+                clientAllocBefore >= 0 && clientAllocAfter >= 0 ? clientAllocAfter - clientAllocBefore : -1);
     }
 
     /** One call of the scenario; throws on any failure. */

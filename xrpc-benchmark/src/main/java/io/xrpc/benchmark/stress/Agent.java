@@ -1,0 +1,93 @@
+package io.xrpc.benchmark.stress;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One contender's callers in a JVM of their own ({@code StressTool --agent}), kept running for the
+ * whole run so that the tool can give each contender a slice in turn. The agent starts its
+ * provider and its callers, prints {@code READY}, then answers each line
+ * {@code run <scenario> <threads> <millis> <0|1>} (1: measured, with what each JVM spent) with
+ * {@code SLICE <json>} ({@link Slice#encode}); it stops when its standard input closes. Every wait
+ * here is bounded, so a hung agent fails the run instead of stalling it.
+ */
+final class Agent implements AutoCloseable {
+    private static final String READY = "READY";
+    private static final String SLICE = "SLICE ";
+
+    final String name;
+    private final Process process;
+    private final Writer commands;
+    private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+    private final Duration timeout;
+
+    private Agent(String name, Process process, Duration timeout, boolean quiet) {
+        this.name = name;
+        this.process = process;
+        this.timeout = timeout;
+        this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.US_ASCII);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    if (line.equals(READY) || line.startsWith(SLICE)) {
+                        answers.add(line);
+                    } else if (!quiet) {
+                        System.out.println("  [" + name + "] " + line);
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // the agent is gone; slice() reports it
+            }
+        }, "agent-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts {@code command} and waits (a minute at most) until it has its provider and callers ready. */
+    static Agent start(String name, List<String> command, Duration timeout, boolean quiet) throws Exception {
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Agent a = new Agent(name, p, timeout, quiet);
+        String first = a.answers.poll(90, TimeUnit.SECONDS);
+        if (!READY.equals(first)) {
+            a.close();
+            throw new IllegalStateException("the agent for " + name + " did not start within 90 s"
+                    + (p.isAlive() ? "" : " (it exited with " + p.exitValue() + ")"));
+        }
+        return a;
+    }
+
+    /** Has the agent's callers run {@code scenario} with {@code threads} callers for {@code length}. */
+    Slice slice(String scenario, int threads, Duration length, boolean measured) throws Exception {
+        commands.write("run " + scenario + " " + threads + " " + length.toMillis() + " " + (measured ? 1 : 0) + "\n");
+        commands.flush();
+        // Callers stop within twice the call deadline; the provider's allocation answer within 10 s.
+        long bound = length.toMillis() + 2 * timeout.toMillis() + 40_000;
+        String line = answers.poll(bound, TimeUnit.MILLISECONDS);
+        if (line == null) {
+            throw new IllegalStateException("the agent for " + name + " did not answer " + scenario + " at " + threads
+                    + " threads within " + bound + " ms" + (process.isAlive() ? "" : " (it exited)"));
+        }
+        return Slice.decode(line.substring(SLICE.length()));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            commands.close();
+        } catch (java.io.IOException gone) {
+            // already exited
+        }
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+}
