@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One contender's callers in a JVM of their own ({@code StressTool --agent}), kept running for the
  * whole run so that the tool can give each contender a slice in turn. The agent starts its
- * provider and its callers, prints {@code READY}, then answers each line
+ * provider and its callers, prints {@code READY <serializer> <dispatch>} (what it really uses, which
+ * the tool checks), then answers each line
  * {@code run <scenario> <threads> <millis> <0|1>} (1: measured, with what each JVM spent) with
  * {@code SLICE <json>} ({@link Slice#encode}); it stops when its standard input closes. Every wait
  * here is bounded, so a hung agent fails the run instead of stalling it.
@@ -38,7 +39,7 @@ final class Agent implements AutoCloseable {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 for (String line; (line = in.readLine()) != null; ) {
-                    if (line.equals(READY) || line.startsWith(SLICE)) {
+                    if (line.startsWith(READY) || line.startsWith(SLICE)) {
                         answers.add(line);
                     } else if (!quiet) {
                         System.out.println("  [" + name + "] " + line);
@@ -52,15 +53,21 @@ final class Agent implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts {@code command} and waits (a minute at most) until it has its provider and callers ready. */
-    static Agent start(String name, List<String> command, Duration timeout, boolean quiet) throws Exception {
+    /**
+     * Starts {@code command} and waits (90 s at most) until it has its provider and callers ready,
+     * with the serializer and dispatch it was asked for.
+     */
+    static Agent start(String name, List<String> command, String serializer, String dispatch, Duration timeout,
+                       boolean quiet) throws Exception {
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         Agent a = new Agent(name, p, timeout, quiet);
         String first = a.answers.poll(90, TimeUnit.SECONDS);
-        if (!READY.equals(first)) {
+        String expected = READY + " " + serializer + " " + dispatch;
+        if (!expected.equals(first)) {
             a.close();
-            throw new IllegalStateException("the agent for " + name + " did not start within 90 s"
-                    + (p.isAlive() ? "" : " (it exited with " + p.exitValue() + ")"));
+            throw new IllegalStateException(first == null ? "the agent for " + name + " did not start within 90 s"
+                    + (p.isAlive() ? "" : " (it exited with " + p.exitValue() + ")")
+                    : "the agent for " + name + " answered '" + first + "' (expected: '" + expected + "')");
         }
         return a;
     }

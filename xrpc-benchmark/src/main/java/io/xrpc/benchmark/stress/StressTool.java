@@ -93,10 +93,13 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--out", description = "Directory for results.json, results.md and results.png (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("stress-results");
 
-    @Option(names = "--dispatch", description = "Where XRpc's provider runs UserService: pool (platform call threads),"
-            + " virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked NonBlocking)"
-            + " (default: ${DEFAULT-VALUE}).")
-    String dispatch = "pool";
+    @Option(names = "--dispatch", split = ",", description = "Where XRpc's provider runs UserService: pool (platform"
+            + " call threads), virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked"
+            + " NonBlocking), or several: XRpc is then measured once per choice, as xrpc-<choice> (default: pool).")
+    List<String> dispatches = List.of("pool");
+
+    /** Where the XRpc provider under way runs calls (the first of {@link #dispatches} for other contenders). */
+    private String dispatch = "pool";
 
     @Option(names = "--quiet", description = "No progress lines.")
     boolean quiet;
@@ -133,6 +136,8 @@ public final class StressTool implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        serializer = serializers.get(0);
+        dispatch = dispatches.get(0);
         if (agent) {
             serveAsAgent();
             return 0;
@@ -147,13 +152,21 @@ public final class StressTool implements Callable<Integer> {
         return errors == 0 ? 0 : 1;
     }
 
-    /** The name XRpc's results carry: {@code xrpc}, or {@code xrpc-<serializer>} when several are measured. */
-    private List<String[]> contendersAndSerializers() {
+    /**
+     * Each contender to measure as {name, contender, serializer, dispatch}: XRpc once per serializer
+     * and dispatch named, as {@code xrpc-<serializer>-<dispatch>} with the parts that vary.
+     */
+    private List<String[]> variants() {
         List<String[]> all = new ArrayList<>();
         for (String contender : contenders) {
-            boolean each = contender.equals("xrpc") && serializers.size() > 1;
-            for (String s : each ? serializers : serializers.subList(0, 1)) {
-                all.add(new String[] {each ? "xrpc-" + s : contender, contender, s});
+            boolean xrpc = contender.equals("xrpc");
+            boolean eachSerializer = xrpc && serializers.size() > 1;
+            boolean eachDispatch = xrpc && dispatches.size() > 1;
+            for (String s : eachSerializer ? serializers : serializers.subList(0, 1)) {
+                for (String d : eachDispatch ? dispatches : dispatches.subList(0, 1)) {
+                    String name = contender + (eachSerializer ? "-" + s : "") + (eachDispatch ? "-" + d : "");
+                    all.add(new String[] {name, contender, s, d});
+                }
             }
         }
         return all;
@@ -170,8 +183,8 @@ public final class StressTool implements Callable<Integer> {
         Duration length = duration.dividedBy(rounds);
         List<Agent> agents = new ArrayList<>();
         try {
-            for (String[] c : contendersAndSerializers()) {
-                agents.add(Agent.start(c[0], agentCommand(c[1], c[2]), timeout, quiet));
+            for (String[] c : variants()) {
+                agents.add(Agent.start(c[0], agentCommand(c[1], c[2], c[3]), c[2], c[3], timeout, quiet));
             }
             for (String scenario : scenarios) {
                 for (int n : threads) {
@@ -204,7 +217,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     /** This tool again as an agent for one contender: same JVM flags, same options. */
-    private List<String> agentCommand(String contender, String serializer) {
+    private List<String> agentCommand(String contender, String serializer, String dispatch) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -234,7 +247,7 @@ public final class StressTool implements Callable<Integer> {
             for (String scenario : scenarios) {
                 calls.put(scenario, caller(contender, scenario, port, zk, resources));
             }
-            out.println("READY");
+            out.println("READY " + serializer + " " + dispatch);
             out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
             for (String line; (line = in.readLine()) != null; ) {
@@ -261,8 +274,9 @@ public final class StressTool implements Callable<Integer> {
     private void runInOrder() throws Exception {
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
         try {
-            for (String[] c : contendersAndSerializers()) {
+            for (String[] c : variants()) {
                 serializer = c[2];
+                dispatch = c[3];
                 runContender(c[0], c[1], zk);
             }
         } finally {
@@ -489,6 +503,7 @@ public final class StressTool implements Callable<Integer> {
         header.put("cores", Runtime.getRuntime().availableProcessors());
         header.put("serializer", String.join(",", serializers));
         header.put("compressor", compressor);
+        header.put("dispatch", String.join(",", dispatches));
         header.put("provider", provider);
         header.put("client", client);
         header.put("registry", registry);
