@@ -16,8 +16,10 @@ public enum CallThreads {
     PLATFORM,
     /**
      * Virtual threads, on JDK 21 or later: a call handed over is a task queued to a carrier thread
-     * that is often already running, not an OS wake-up, which measured about a third less provider
-     * CPU per small call (docs/BENCHMARKS.md). Blocking service code stays safe: a virtual thread
+     * rather than a parked OS thread woken. Measured beside platform threads in the same run (JDK
+     * 25, docs/BENCHMARKS.md), neither the provider's CPU per call nor its throughput differed beyond
+     * the noise, so this is not the default; it suits services whose calls mostly wait on I/O.
+     * Blocking service code stays safe: a virtual thread
      * that blocks frees its carrier, except, on JDK 21 to 23, while it holds a {@code synchronized}
      * monitor or runs native code ("pinning"; JDK 24 no longer pins on monitors), where it holds
      * one of the carriers (one per core) until it returns. On JDK 17 to 20 the server refuses to

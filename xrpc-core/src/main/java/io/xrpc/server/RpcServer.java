@@ -486,8 +486,8 @@ public final class RpcServer implements AutoCloseable {
 
         /**
          * What kind of thread runs calls ({@link CallThreads}): default {@code PLATFORM}.
-         * {@code VIRTUAL} (JDK 21+) keeps the same bound of {@link #executorThreads} but hands a
-         * call over more cheaply; on an older JDK {@link #build()} fails naming the JDK.
+         * {@code VIRTUAL} (JDK 21+) keeps the same bound of {@link #executorThreads} with virtual
+         * threads; on an older JDK {@link #build()} fails naming the JDK.
          */
         public Builder callThreads(CallThreads kind) {
             this.callThreads = Objects.requireNonNull(kind, "callThreads");

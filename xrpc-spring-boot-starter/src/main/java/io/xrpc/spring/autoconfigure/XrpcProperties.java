@@ -188,8 +188,8 @@ public class XrpcProperties implements InitializingBean {
         private int executorQueue = 0;
 
         /**
-         * What kind of thread runs calls: platform, or virtual (JDK 21+; same bound, cheaper
-         * hand-off; on an older JDK start-up fails naming it).
+         * What kind of thread runs calls: platform, or virtual (JDK 21+; same bound; on an older JDK
+         * start-up fails naming it).
          */
         private CallThreads callThreads = CallThreads.PLATFORM;
 
