@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -39,6 +40,7 @@ class BenchmarkSmokeTest {
     }
 
     @Test
+    @Timeout(300)
     void aTwoSecondStressRunWritesItsReportAndNoCallFails(@TempDir Path out) throws Exception {
         // Provider and callers each in a JVM of their own, as the figures in BENCHMARKS.md are taken,
         // the contenders taking turns in one-second slices. Two serializers: XRpc is measured once
@@ -52,6 +54,11 @@ class BenchmarkSmokeTest {
             // Two rounds, each with calls of its own; the level is their sum.
             assertThat(l.roundThroughputs()).as(l.contender() + " rounds").hasSize(2).allMatch(t -> t > 0);
             assertThat(l.seconds()).as(l.contender() + " seconds").isBetween(1.9, 4.0);
+            // Taken in turns: every contender's first slice began before any contender's second one.
+            for (Level other : levels) {
+                assertThat(l.roundStartMillis().get(0)).as(l.contender() + " before " + other.contender() + "'s round 2")
+                        .isLessThan(other.roundStartMillis().get(1));
+            }
             assertThat(l.errorCount()).as(l.contender() + " errors " + l.errors()).isZero();
             // What each JVM spent per call was read: its CPU time, and its own allocation counter
             // (the provider's asked over its standard input).
@@ -63,7 +70,7 @@ class BenchmarkSmokeTest {
         assertThat(out.resolve("results.json")).isNotEmptyFile();
         assertThat(Files.readString(out.resolve("results.md"))).contains("| xrpc-kryo | getUser | 2 |")
                 .contains("| xrpc-hessian | getUser | 2 |")
-                .containsPattern("\\| xrpc-kryo \\| getUser \\| 2 \\| \\d+ \\| \\d\\.\\d\\dx \\(\\d\\.\\d\\d-\\d\\.\\d\\d\\) \\|");
+                .containsPattern("\\| xrpc-kryo \\| getUser \\| 2 \\| \\d+ \\| \\d+\\.\\d\\dx \\(\\d+\\.\\d\\d-\\d+\\.\\d\\d\\) \\|");
         assertThat(out.resolve("results.png")).isNotEmptyFile();
     }
 

@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 final class Agent implements AutoCloseable {
     private static final String READY = "READY";
     private static final String SLICE = "SLICE ";
+    /** Put in the answers when the agent's output ends, so that a waiting call fails at once. */
+    private static final String GONE = "";
 
     final String name;
     private final Process process;
@@ -46,8 +48,9 @@ final class Agent implements AutoCloseable {
                     }
                 }
             } catch (java.io.IOException e) {
-                // the agent is gone; slice() reports it
+                // the agent is gone: said below
             }
+            answers.add(GONE);
         }, "agent-" + name);
         reader.setDaemon(true);
         reader.start();
@@ -66,24 +69,46 @@ final class Agent implements AutoCloseable {
         if (!expected.equals(first)) {
             a.close();
             throw new IllegalStateException(first == null ? "the agent for " + name + " did not start within 90 s"
-                    + (p.isAlive() ? "" : " (it exited with " + p.exitValue() + ")")
-                    : "the agent for " + name + " answered '" + first + "' (expected: '" + expected + "')");
+                    : first.equals(GONE) ? a.gone() : "the agent for " + name + " answered '" + first
+                    + "' (expected: '" + expected + "')");
         }
         return a;
     }
 
     /** Has the agent's callers run {@code scenario} with {@code threads} callers for {@code length}. */
     Slice slice(String scenario, int threads, Duration length, boolean measured) throws Exception {
-        commands.write("run " + scenario + " " + threads + " " + length.toMillis() + " " + (measured ? 1 : 0) + "\n");
-        commands.flush();
+        try {
+            commands.write("run " + scenario + " " + threads + " " + length.toMillis() + " " + (measured ? 1 : 0) + "\n");
+            commands.flush();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(gone(), e);
+        }
         // Callers stop within twice the call deadline; the provider's allocation answer within 10 s.
         long bound = length.toMillis() + 2 * timeout.toMillis() + 40_000;
         String line = answers.poll(bound, TimeUnit.MILLISECONDS);
         if (line == null) {
             throw new IllegalStateException("the agent for " + name + " did not answer " + scenario + " at " + threads
-                    + " threads within " + bound + " ms" + (process.isAlive() ? "" : " (it exited)"));
+                    + " threads within " + bound + " ms");
         }
-        return Slice.decode(line.substring(SLICE.length()));
+        if (line.equals(GONE)) {
+            throw new IllegalStateException(gone());
+        }
+        try {
+            return Slice.decode(line.substring(SLICE.length()));
+        } catch (Exception e) {
+            throw new IllegalStateException("the agent for " + name + " sent a slice that does not read: " + e, e);
+        }
+    }
+
+    /** Why the agent stopped talking: it exited (with its code), or closed its output. */
+    private String gone() {
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return "the agent for " + name + (process.isAlive() ? " closed its output"
+                : " exited with " + process.exitValue()) + " (its error output is above)";
     }
 
     @Override

@@ -28,7 +28,7 @@ final class LevelRunner {
 
     /**
      * @param rate     calls per second over all callers; 0 for a closed loop
-     * @param maxCalls stop after this many calls; 0 for no limit
+     * @param maxCalls stop a slice after this many calls; 0 for no limit
      * @param timeout  the calls' deadline: callers that do not stop within twice it mean a call hangs
      */
     LevelRunner(double rate, long maxCalls, Duration timeout, boolean quiet) {
@@ -38,19 +38,10 @@ final class LevelRunner {
         this.quiet = quiet;
     }
 
-    Level run(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured)
-            throws InterruptedException {
-        Slice slice = measure(contender, scenario, n, call, length, measured);
-        Level level = Level.of(contender, scenario, n, List.of(slice));
-        if (measured) {
-            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, max %.1f us, %d errors %s%n",
-                    contender, scenario, n, level.throughput(), level.p50Micros(), level.p99Micros(), level.maxMicros(),
-                    level.errorCount(), level.errors());
-        }
-        return level;
-    }
-
-    /** Runs {@code n} callers for {@code length} and returns what they did, not yet summarised. */
+    /**
+     * Runs {@code n} callers for {@code length} and returns what they did; its time runs until the
+     * last caller has stopped, so that the calls still finishing then count against it too.
+     */
     Slice measure(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured)
             throws InterruptedException {
         Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
@@ -59,6 +50,7 @@ final class LevelRunner {
         AtomicLong calls = new AtomicLong();
         CountDownLatch done = new CountDownLatch(n);
         long intervalNanos = rate > 0 ? (long) (1e9 * n / rate) : 0;
+        long startMillis = System.currentTimeMillis();
         long start = System.nanoTime();
         for (int t = 0; t < n; t++) {
             Thread th = new Thread(() -> {
@@ -112,14 +104,14 @@ final class LevelRunner {
             }
         }
         stop.set(true);
-        double seconds = (System.nanoTime() - start) / 1e9;
         if (!done.await(timeout.toMillis() * 2 + 10_000, TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("callers did not stop within their deadline: a call hangs");
         }
+        double seconds = (System.nanoTime() - start) / 1e9;
         total = total == null ? recorder.getIntervalHistogram() : add(total, recorder.getIntervalHistogram());
         Map<String, Long> errorCounts = new LinkedHashMap<>();
         errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
-        return new Slice(total, errorCounts, seconds, -1, -1, -1, -1);
+        return new Slice(total, errorCounts, seconds, startMillis, Slice.Costs.UNKNOWN, Slice.Costs.UNKNOWN);
     }
 
     private static Histogram add(Histogram total, Histogram interval) {

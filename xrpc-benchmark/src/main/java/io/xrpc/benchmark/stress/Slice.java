@@ -4,27 +4,42 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
 
 /**
- * What one contender's callers did in one measured stretch, and what each JVM spent meanwhile: the
- * unit a run is made of. A {@link Level} is the sum of its slices; in an interleaved run each
- * contender gets one slice per round, in turn, so that a change in the machine's speed during the
- * run reaches every contender alike instead of whichever ran then.
+ * What one contender's callers did in one measured stretch, and the JVMs' cost counters when it
+ * began and ended: the unit a run is made of. A {@link Level} is the sum of its slices; in an
+ * interleaved run each contender gets one slice per round, in turn, so that a change in the
+ * machine's speed during the run reaches every contender alike instead of whichever ran then.
  *
- * @param latencies          every successful call's latency, in nanoseconds
- * @param providerCpuNanos   CPU the provider's JVM used meanwhile, or -1 (in the callers' JVM, or unreadable)
- * @param clientCpuNanos     CPU the callers' JVM used meanwhile, or -1
- * @param providerAllocBytes heap bytes the provider's JVM allocated meanwhile, or -1
- * @param clientAllocBytes   heap bytes the callers' JVM allocated meanwhile, or -1
+ * @param latencies   every successful call's latency, in nanoseconds
+ * @param startMillis when the slice began, in {@link System#currentTimeMillis()} (comparable across JVMs)
+ * @param start       the cost counters read as the slice began
+ * @param end         and as it ended
  */
-record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long providerCpuNanos,
-             long clientCpuNanos, long providerAllocBytes, long clientAllocBytes) {
+record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long startMillis, Costs start,
+             Costs end) {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Cumulative counters of the two JVMs: CPU nanoseconds and heap bytes allocated since each
+     * started; -1 where a counter cannot be read (or the provider runs in the callers' JVM).
+     */
+    record Costs(long providerCpuNanos, long clientCpuNanos, long providerAllocBytes, long clientAllocBytes) {
+        static final Costs UNKNOWN = new Costs(-1, -1, -1, -1);
+
+        long[] values() {
+            return new long[] {providerCpuNanos, clientCpuNanos, providerAllocBytes, clientAllocBytes};
+        }
+
+        static Costs of(long[] v) {
+            return new Costs(v[0], v[1], v[2], v[3]);
+        }
+    }
 
     long calls() {
         return latencies.getTotalCount();
@@ -34,8 +49,8 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         return calls() / seconds;
     }
 
-    Slice withCost(long providerCpu, long clientCpu, long providerAlloc, long clientAlloc) {
-        return new Slice(latencies, errors, seconds, providerCpu, clientCpu, providerAlloc, clientAlloc);
+    Slice withCosts(Costs start, Costs end) {
+        return new Slice(latencies, errors, seconds, startMillis, start, end);
     }
 
     /** One line of JSON, the histogram compressed in base64: how an agent JVM answers the tool. */
@@ -43,28 +58,23 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         ByteBuffer buf = ByteBuffer.allocate(latencies.getNeededByteBufferCapacity());
         int n = latencies.encodeIntoCompressedByteBuffer(buf);
         ObjectNode o = JSON.createObjectNode();
-        o.put("latencies", Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n)));
+        o.put("latencies", Base64.getEncoder().encodeToString(Arrays.copyOf(buf.array(), n)));
         o.set("errors", JSON.valueToTree(errors));
         o.put("seconds", seconds);
-        o.put("providerCpuNanos", providerCpuNanos);
-        o.put("clientCpuNanos", clientCpuNanos);
-        o.put("providerAllocBytes", providerAllocBytes);
-        o.put("clientAllocBytes", clientAllocBytes);
+        o.put("startMillis", startMillis);
+        o.set("start", JSON.valueToTree(start.values()));
+        o.set("end", JSON.valueToTree(end.values()));
         return o.toString();
     }
 
     static Slice decode(String line) throws Exception {
         JsonNode o = JSON.readTree(line);
-        Histogram h;
-        try {
-            h = Histogram.decodeFromCompressedByteBuffer(
-                    ByteBuffer.wrap(Base64.getDecoder().decode(o.get("latencies").asText())), 0);
-        } catch (DataFormatException e) {
-            throw new IllegalStateException("an agent sent a histogram that does not decode: " + e, e);
-        }
+        Histogram h = Histogram.decodeFromCompressedByteBuffer(
+                ByteBuffer.wrap(Base64.getDecoder().decode(o.get("latencies").asText())), 0);
         Map<String, Long> errors = new LinkedHashMap<>();
         o.get("errors").fields().forEachRemaining(e -> errors.put(e.getKey(), e.getValue().asLong()));
-        return new Slice(h, errors, o.get("seconds").asDouble(), o.get("providerCpuNanos").asLong(),
-                o.get("clientCpuNanos").asLong(), o.get("providerAllocBytes").asLong(), o.get("clientAllocBytes").asLong());
+        return new Slice(h, errors, o.get("seconds").asDouble(), o.get("startMillis").asLong(),
+                Costs.of(JSON.treeToValue(o.get("start"), long[].class)),
+                Costs.of(JSON.treeToValue(o.get("end"), long[].class)));
     }
 }

@@ -69,6 +69,9 @@ final class StressReport {
         double low = Double.MAX_VALUE;
         double high = 0;
         for (int i = 0; i < mine.size(); i++) {
+            if (!(theirs.get(i) > 0)) {
+                return total; // a round in which the baseline made no call has no ratio
+            }
             double r = mine.get(i) / theirs.get(i);
             low = Math.min(low, r);
             high = Math.max(high, r);

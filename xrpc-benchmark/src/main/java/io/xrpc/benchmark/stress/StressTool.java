@@ -52,7 +52,8 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--warmup", converter = DurationConverter.class, description = "Unmeasured calls before each level (default: 3s).")
     Duration warmup = Duration.ofSeconds(3);
 
-    @Option(names = "--calls", description = "Stop a level after this many calls even before --duration (0: no limit).")
+    @Option(names = "--calls", description = "Stop a level (with --client fork, each of its slices) after this many"
+            + " calls even before its time is up (0: no limit).")
     long maxCalls = 0;
 
     @Option(names = "--serializer", split = ",", description = "kryo, hessian, protostuff, or several: XRpc is then"
@@ -152,12 +153,13 @@ public final class StressTool implements Callable<Integer> {
         return errors == 0 ? 0 : 1;
     }
 
-    /**
-     * Each contender to measure as {name, contender, serializer, dispatch}: XRpc once per serializer
-     * and dispatch named, as {@code xrpc-<serializer>-<dispatch>} with the parts that vary.
-     */
-    private List<String[]> variants() {
-        List<String[]> all = new ArrayList<>();
+    /** One contender to measure, as its results are named: XRpc once per serializer and dispatch asked for. */
+    private record Variant(String name, String contender, String serializer, String dispatch) {
+    }
+
+    /** Names XRpc {@code xrpc-<serializer>-<dispatch>}, with only the parts that vary. */
+    private List<Variant> variants() {
+        List<Variant> all = new ArrayList<>();
         for (String contender : contenders) {
             boolean xrpc = contender.equals("xrpc");
             boolean eachSerializer = xrpc && serializers.size() > 1;
@@ -165,7 +167,7 @@ public final class StressTool implements Callable<Integer> {
             for (String s : eachSerializer ? serializers : serializers.subList(0, 1)) {
                 for (String d : eachDispatch ? dispatches : dispatches.subList(0, 1)) {
                     String name = contender + (eachSerializer ? "-" + s : "") + (eachDispatch ? "-" + d : "");
-                    all.add(new String[] {name, contender, s, d});
+                    all.add(new Variant(name, contender, s, d));
                 }
             }
         }
@@ -183,8 +185,8 @@ public final class StressTool implements Callable<Integer> {
         Duration length = duration.dividedBy(rounds);
         List<Agent> agents = new ArrayList<>();
         try {
-            for (String[] c : variants()) {
-                agents.add(Agent.start(c[0], agentCommand(c[1], c[2], c[3]), c[2], c[3], timeout, quiet));
+            for (Variant v : variants()) {
+                agents.add(Agent.start(v.name(), agentCommand(v), v.serializer(), v.dispatch(), timeout, quiet));
             }
             for (String scenario : scenarios) {
                 for (int n : threads) {
@@ -199,13 +201,7 @@ public final class StressTool implements Callable<Integer> {
                         }
                     }
                     for (Agent a : agents) {
-                        Level l = Level.of(a.name, scenario, n, slices.get(a));
-                        results.add(l);
-                        if (!quiet) {
-                            System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %d errors %s%n",
-                                    l.contender(), scenario, n, l.throughput(), l.p50Micros(), l.p99Micros(),
-                                    l.errorCount(), l.errors());
-                        }
+                        record(Level.of(a.name, scenario, n, slices.get(a)));
                     }
                 }
             }
@@ -216,37 +212,48 @@ public final class StressTool implements Callable<Integer> {
         }
     }
 
-    /** This tool again as an agent for one contender: same JVM flags, same options. */
-    private List<String> agentCommand(String contender, String serializer, String dispatch) {
+    private void record(Level l) {
+        results.add(l);
+        if (!quiet) {
+            System.out.println(l.summary());
+        }
+    }
+
+    /** {@code java}, this JVM's flags and class path, and {@code main}: a JVM like this one. */
+    private static List<String> javaCommand(Class<?> main) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(StressTool.class.getName());
-        cmd.addAll(List.of("--agent", "--contender", contender, "--provider", provider,
-                "--registry", registry, "--serializer", serializer, "--compressor", compressor,
+        cmd.add(main.getName());
+        return cmd;
+    }
+
+    /** This tool again as an agent for one contender: same JVM flags, same options. */
+    private List<String> agentCommand(Variant v) {
+        List<String> cmd = javaCommand(StressTool.class);
+        cmd.addAll(List.of("--agent", "--contender", v.contender(), "--provider", provider,
+                "--registry", registry, "--serializer", v.serializer(), "--compressor", compressor,
                 "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
-                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", dispatch));
+                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch()));
         return cmd;
     }
 
     /**
      * Agent side of {@link #runInterleaved}: starts the contender's provider and callers, then runs
-     * the slices the tool asks for until its standard input closes (see {@link Agent}).
+     * the slices the tool asks for until its standard input closes (see {@link Agent}). Its
+     * standard output carries only that exchange: everything else printed here goes to its error.
      */
     private void serveAsAgent() throws Exception {
+        java.io.PrintStream out = System.out;
+        System.setOut(System.err);
         String contender = contenders.get(0);
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
         LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, true);
         List<AutoCloseable> resources = new ArrayList<>();
-        java.io.PrintStream out = System.out;
         try {
-            int port = startProvider(contender, zk, resources);
-            Map<String, Call> calls = new LinkedHashMap<>();
-            for (String scenario : scenarios) {
-                calls.put(scenario, caller(contender, scenario, port, zk, resources));
-            }
+            Map<String, Call> calls = start(contender, zk, resources);
             out.println("READY " + serializer + " " + dispatch);
             out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
@@ -261,9 +268,7 @@ public final class StressTool implements Callable<Integer> {
                 out.flush();
             }
         } finally {
-            for (int i = resources.size() - 1; i >= 0; i--) {
-                resources.get(i).close();
-            }
+            closeAll(resources);
             if (zk != null) {
                 zk.close();
             }
@@ -274,10 +279,23 @@ public final class StressTool implements Callable<Integer> {
     private void runInOrder() throws Exception {
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
         try {
-            for (String[] c : variants()) {
-                serializer = c[2];
-                dispatch = c[3];
-                runContender(c[0], c[1], zk);
+            for (Variant v : variants()) {
+                serializer = v.serializer();
+                dispatch = v.dispatch();
+                LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
+                List<AutoCloseable> resources = new ArrayList<>();
+                try {
+                    Map<String, Call> calls = start(v.contender(), zk, resources);
+                    for (String scenario : scenarios) {
+                        for (int n : threads) {
+                            levels.measure(v.name(), scenario, n, calls.get(scenario), warmup, false);
+                            Slice s = measuredSlice(levels, v.name(), scenario, n, calls.get(scenario), duration);
+                            record(Level.of(v.name(), scenario, n, List.of(s)));
+                        }
+                    }
+                } finally {
+                    closeAll(resources);
+                }
             }
         } finally {
             if (zk != null) {
@@ -286,57 +304,41 @@ public final class StressTool implements Callable<Integer> {
         }
     }
 
-    private void runContender(String name, String contender, EmbeddedZooKeeper zk) throws Exception {
-        LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
+    /** Starts the contender's provider and one caller per scenario; what to close goes to {@code resources}. */
+    private Map<String, Call> start(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources)
+            throws Exception {
         providerPid = -1; // set by fork() when this contender's provider gets a JVM of its own
         providerInput = null;
-        List<AutoCloseable> resources = new ArrayList<>();
-        try {
-            int port = startProvider(contender, zk, resources);
-            for (String scenario : scenarios) {
-                Call call = caller(contender, scenario, port, zk, resources);
-                for (int n : threads) {
-                    levels.run(contender, scenario, n, call, warmup, false);
-                    Slice s = measuredSlice(levels, name, scenario, n, call, duration);
-                    Level l = Level.of(name, scenario, n, List.of(s));
-                    results.add(l);
-                    if (!quiet) {
-                        System.out.printf("%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %d errors %s%n",
-                                name, scenario, n, l.throughput(), l.p50Micros(), l.p99Micros(), l.errorCount(), l.errors());
-                    }
-                }
-            }
-        } finally {
-            for (int i = resources.size() - 1; i >= 0; i--) {
-                resources.get(i).close();
-            }
+        int port = startProvider(contender, zk, resources);
+        Map<String, Call> calls = new LinkedHashMap<>();
+        for (String scenario : scenarios) {
+            calls.put(scenario, caller(contender, scenario, port, zk, resources));
+        }
+        return calls;
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
         }
     }
 
     /**
-     * A measured slice with what each JVM spent on it: this JVM's CPU and heap allocation, and
-     * when the provider runs in a JVM of its own, that JVM's (its allocation asked on its input).
-     * Costs are known only when the provider runs apart; otherwise both sides are in this JVM.
+     * A measured slice with the cost counters of both JVMs read as it began and ended: this JVM's CPU
+     * and heap allocation, and when the provider runs in a JVM of its own, that JVM's (its
+     * allocation asked on its input). Unknown when the provider runs here: one JVM then does both.
      */
     private Slice measuredSlice(LevelRunner levels, String contender, String scenario, int n, Call call,
                                 Duration length) throws Exception {
-        long self = ProcessHandle.current().pid();
-        long providerBefore = ProcessCpu.nanos(providerPid);
-        long clientBefore = ProcessCpu.nanos(self);
-        long providerAllocBefore = providerAllocation();
-        long clientAllocBefore = HeapAllocation.total();
+        Slice.Costs before = costs();
         Slice s = levels.measure(contender, scenario, n, call, length, true);
-        long clientAllocAfter = HeapAllocation.total();
-        long providerAllocAfter = providerAllocation();
-        long providerAfter = ProcessCpu.nanos(providerPid);
-        long clientAfter = ProcessCpu.nanos(self);
-        if (providerPid < 0) {
-            return s;
-        }
-        return s.withCost(providerBefore >= 0 && providerAfter >= 0 ? providerAfter - providerBefore : -1,
-                clientBefore >= 0 && clientAfter >= 0 ? clientAfter - clientBefore : -1,
-                providerAllocBefore >= 0 && providerAllocAfter >= 0 ? providerAllocAfter - providerAllocBefore : -1,
-                clientAllocBefore >= 0 && clientAllocAfter >= 0 ? clientAllocAfter - clientAllocBefore : -1);
+        Slice.Costs after = costs();
+        return providerPid < 0 ? s : s.withCosts(before, after);
+    }
+
+    private Slice.Costs costs() throws Exception {
+        return new Slice.Costs(ProcessCpu.nanos(providerPid), ProcessCpu.nanos(ProcessHandle.current().pid()),
+                providerAllocation(), HeapAllocation.total());
     }
 
     /** One call of the scenario; throws on any failure. */
@@ -370,12 +372,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     private int fork(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(ProviderMain.class.getName());
+        List<String> cmd = javaCommand(ProviderMain.class);
         cmd.add(contender);
         cmd.add(zk != null && contender.equals("xrpc") ? zk.connectString() : "-");
         cmd.add(dispatch);
