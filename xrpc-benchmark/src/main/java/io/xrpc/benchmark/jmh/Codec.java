@@ -33,7 +33,10 @@ public interface Codec {
 
     Object read(InputStream in, Class<?> type) throws IOException;
 
-    /** The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}. */
+    /**
+     * The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}; {@code fory}
+     * exists only as {@code raw}, in a jar built with {@code -Ppeers}.
+     */
     static Codec of(String api, String serializer) {
         if (api.equals("xrpc")) {
             Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
@@ -53,8 +56,20 @@ public interface Codec {
             case "kryo" -> new RawKryo();
             case "hessian" -> new RawHessian();
             case "protostuff" -> new RawProtostuff();
+            case "fory" -> peer("io.xrpc.benchmark.peers.ForyCodec");
             default -> throw new IllegalArgumentException("serializer: " + serializer);
         };
+    }
+
+    /** A library baseline that lives in the {@code peers} Maven profile, with its dependencies. */
+    private static Codec peer(String cls) {
+        try {
+            return (Codec) Class.forName(cls).getDeclaredConstructor().newInstance();
+        } catch (ClassNotFoundException e) {
+            throw new IllegalArgumentException(cls + " is not in this jar: build it with -Ppeers", e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot create " + cls, e);
+        }
     }
 
     /** Kryo as XRpc configures it, one instance, no allow-list, no SPI. */
