@@ -81,6 +81,7 @@ final class ClientProxy implements InvocationHandler {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
         Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
+        inv.serializer(serializer.name());
         if (m.descriptor().isAsync()) {
             CompletableFuture<Object> f = call(m, inv);
             if (m.target().declaredExceptions() == null) {

@@ -9,6 +9,7 @@ import java.util.List;
 
 /** The providers of one reference: fixed addresses, or a registry subscription's last known list. */
 interface Directory extends AutoCloseable {
+    org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RpcClient.class);
 
     /** The current providers; an immutable list, replaced (not changed) when providers change. */
     List<ServiceInstance> instances();
@@ -55,9 +56,26 @@ interface Directory extends AutoCloseable {
         };
     }
 
-    /** Follows {@code key} in {@code discovery}; {@code onChange} runs after every update. */
+    /**
+     * Follows {@code key} in {@code discovery}; {@code onChange} runs after every update. Logs a
+     * WARN when the last provider goes and an INFO when there is one again: the two moments an
+     * operator needs, and nothing per ordinary change.
+     */
     static Directory discovered(ServiceKey key, ServiceDiscovery discovery, Runnable onChange) {
-        ServiceDiscovery.Subscription sub = discovery.subscribe(key, list -> onChange.run());
+        // The provider count last seen; -1 until the subscription's first list is known.
+        java.util.concurrent.atomic.AtomicInteger last = new java.util.concurrent.atomic.AtomicInteger(-1);
+        ServiceDiscovery.Subscription sub = discovery.subscribe(key, list -> {
+            int before = last.getAndSet(list.size());
+            if (before > 0 && list.isEmpty()) {
+                LOG.warn("{} has no provider any more{}; its calls fail with UNAVAILABLE until one comes back",
+                        key, discovery.isConnected() ? " in the registry" : " (the registry is not connected)");
+            } else if (before == 0 && !list.isEmpty()) {
+                LOG.info("{} has {} provider(s) now: {}", key, list.size(),
+                        list.stream().map(ServiceInstance::endpoint).toList());
+            }
+            onChange.run();
+        });
+        last.compareAndSet(-1, sub.instances().size());
         return new Directory() {
             @Override
             public List<ServiceInstance> instances() {

@@ -94,8 +94,10 @@ final class ReferenceAttempts implements Attempts {
     @Override
     public Invocation nextAttempt(Invocation inv) {
         ClientMethod m = byDescriptor.get(inv.method());
-        return new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null,
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()));
+        Invocation next = new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(),
+                null, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()));
+        next.serializer(inv.serializer());
+        return next;
     }
 
     @Override

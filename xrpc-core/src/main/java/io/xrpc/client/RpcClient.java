@@ -73,6 +73,13 @@ public final class RpcClient implements AutoCloseable {
     private final NamedExtensions<LoadBalancerProvider> loadBalancers;
     private final NamedExtensions<Cluster> clusters;
     private final List<Directory> directories = new CopyOnWriteArrayList<>();
+    /** What {@link #references()} reports of each reference, in the order made (as directories). */
+    private final List<Made> made = new CopyOnWriteArrayList<>();
+
+    /** A reference's settings as made, for {@link #references()}. */
+    private record Made(Directory directory, Class<?> type, String source, String loadBalancer, String cluster,
+                        String serializer, String compressor, Duration timeout, int retries) {
+    }
 
     private RpcClient(ClientConfig c, ClassAllowList allowList) {
         this.config = c;
@@ -159,11 +166,16 @@ public final class RpcClient implements AutoCloseable {
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
         directories.add(directory);
-        log.info("Referencing {} through {} with {}/{}; providers now: {}", key,
-                options.addresses().isEmpty() ? "the registry" : options.addresses(), serializer.name(),
-                compressor.name(), directory.instances().size());
+        Duration timeout = options.timeout() != null ? options.timeout() : config.timeout();
+        made.add(new Made(directory, serviceInterface, options.addresses().isEmpty() ? "registry"
+                : options.addresses().toString(), options.loadBalancer(), options.cluster(), serializer.name(),
+                compressor.name(), timeout, options.retries()));
+        log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
+                key, options.addresses().isEmpty() ? "the registry" : options.addresses(), serializer.name(),
+                compressor.name(), options.loadBalancer(), options.cluster(), timeout.toMillis(),
+                directory.instances().size());
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
-                compressor, allowList, options.timeout() != null ? options.timeout() : config.timeout(), options.methodTimeouts(),
+                compressor, allowList, timeout, options.methodTimeouts(),
                 config.interceptors(), config.credentials(), transport, balancer, cluster, options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
@@ -198,6 +210,31 @@ public final class RpcClient implements AutoCloseable {
             counts.add(Map.entry(d.key().toString(), d.instances().size()));
         }
         return counts;
+    }
+
+    /**
+     * Every reference made by {@link #proxy}, in the order made, with the providers each sees now
+     * and their connection state: a snapshot for operators (the Spring Boot starter's Actuator
+     * endpoint shows it). Costs a few reads per provider; takes no lock a call takes.
+     */
+    public List<ReferenceView> references() {
+        List<ReferenceView> views = new ArrayList<>(made.size());
+        java.time.Instant wall = java.time.Instant.now();
+        for (Made m : made) {
+            List<ReferenceView.Provider> providers = new ArrayList<>();
+            for (ServiceInstance i : m.directory().instances()) {
+                io.xrpc.transport.ProviderState s = transport.providerState(i.endpoint());
+                ReferenceView.State state = s.setAsideNanos() > 0 ? ReferenceView.State.SET_ASIDE
+                        : s.openConnections() > 0 ? ReferenceView.State.CONNECTED
+                        : s.connecting() ? ReferenceView.State.CONNECTING : ReferenceView.State.IDLE;
+                providers.add(new ReferenceView.Provider(i.endpoint(), state, s.openConnections(), s.activeCalls(),
+                        s.setAsideNanos() > 0 ? wall.plusNanos(s.setAsideNanos()) : null,
+                        List.copyOf(i.serializers())));
+            }
+            views.add(new ReferenceView(m.directory().key(), m.type().getName(), m.source(), m.loadBalancer(),
+                    m.cluster(), m.serializer(), m.compressor(), m.timeout(), m.retries(), List.copyOf(providers)));
+        }
+        return views;
     }
 
     /** Open provider connections. */

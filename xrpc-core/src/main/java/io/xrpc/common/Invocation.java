@@ -23,6 +23,8 @@ public final class Invocation {
     private Map<String, String> attachments;
     private Endpoint remote;
     private final long deadlineNanos;
+    private String serializer;
+    private int requestBytes = -1;
     /** Null, the listeners (a Consumer) waiting for the answer, or the RpcStatus answered. */
     private volatile Object answer;
     private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Invocation, Object> ANSWER =
@@ -74,6 +76,34 @@ public final class Invocation {
 
     public void remote(Endpoint remote) {
         this.remote = remote;
+    }
+
+    /**
+     * The name of the serializer the call travels in: on the client the reference's, set before
+     * the interceptors run; on the server the request's. {@code null} for an invocation made by hand.
+     */
+    public String serializer() {
+        return serializer;
+    }
+
+    /** Set by the framework; see {@link #serializer()}. */
+    public void serializer(String name) {
+        this.serializer = name;
+    }
+
+    /**
+     * Bytes of the request's body as it travels (after compression), or -1 while unknown. The
+     * server knows it before the interceptors run; a client once the call has been encoded, so a
+     * client interceptor reads it after {@code next.proceed} returned (a call failed before it was
+     * encoded leaves it -1). With failover it is the first attempt's.
+     */
+    public int requestBytes() {
+        return requestBytes;
+    }
+
+    /** Set by the transport; see {@link #requestBytes()}. */
+    public void requestBytes(int bytes) {
+        this.requestBytes = bytes;
     }
 
     /** Absolute deadline in {@link System#nanoTime()} units. */

@@ -19,6 +19,14 @@ public interface ServiceDiscovery extends AutoCloseable {
     /** Whether the registry is reachable right now (an empty list then really means none). */
     boolean isConnected();
 
+    /**
+     * What an operator should know of this registry now (its address, connection, session), as
+     * name and value pairs for an endpoint to show. The default says only whether it is connected.
+     */
+    default java.util.Map<String, Object> describe() {
+        return java.util.Map.of("connected", isConnected());
+    }
+
     @Override
     void close();
 

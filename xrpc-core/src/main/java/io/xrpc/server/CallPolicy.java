@@ -74,6 +74,8 @@ final class CallPolicy {
         }
         Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
                 ex.attachments().isEmpty() ? null : ex.attachments(), ex.peer(), ex.deadlineNanos());
+        inv.serializer(ex.serializerName());
+        inv.requestBytes(ex.requestBytes());
         ex.invocation(inv);
         CompletableFuture<Object> f = dispatcher.dispatch(method, inv);
         if (f.isDone()) {

@@ -232,6 +232,19 @@ public final class RpcServer implements AutoCloseable {
         return java.util.Set.copyOf(exported.keySet());
     }
 
+    /**
+     * The services exported now, sorted by key, each with its methods, accepted serializers and
+     * calls running: a snapshot for operators (the Spring Boot starter's Actuator endpoint).
+     */
+    public List<ExportedService> services() {
+        return dispatcher.describe();
+    }
+
+    /** Whether it is listening: started and not closed. */
+    public boolean isRunning() {
+        return started && !closed;
+    }
+
     /** The address registered for consumers: {@code advertisedHost} and the bound port. */
     public Endpoint advertisedEndpoint() {
         Endpoint bound = transport.endpoint();

@@ -34,10 +34,14 @@ final class ServerMethod implements RequestHandler.Route {
     /** The server's interceptors joined to this method's implementation, once. */
     private final Function<Invocation, CompletableFuture<Object>> call;
     private final AtomicBoolean heldLoop = new AtomicBoolean();
+    /** The service's calls between entering the interceptors and their future completing. */
+    private final java.util.concurrent.atomic.LongAdder running;
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
                  Set<String> acceptedSerializers, boolean direct,
-                 InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors) {
+                 InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors,
+                 java.util.concurrent.atomic.LongAdder running) {
+        this.running = running;
         this.direct = direct;
         this.call = interceptors.link(inv -> invoke(inv.arguments()));
         this.serviceKey = serviceKey;
@@ -134,7 +138,14 @@ final class ServerMethod implements RequestHandler.Route {
 
     /** Runs a call through the server's interceptors to the implementation; never throws. */
     CompletableFuture<Object> call(Invocation invocation) {
-        return call.apply(invocation);
+        running.increment();
+        CompletableFuture<Object> f = call.apply(invocation);
+        if (f.isDone()) {
+            running.decrement(); // the usual, synchronous method: no callback to make
+        } else {
+            f.whenComplete((v, t) -> running.decrement());
+        }
+        return f;
     }
 
     /** Runs the implementation. A returned future is passed through; a throw becomes a failed future. */

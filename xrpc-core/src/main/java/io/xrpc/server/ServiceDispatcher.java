@@ -23,7 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * its implementation. Lookups are two hash probes; exporting may happen while the server runs.
  */
 final class ServiceDispatcher implements RequestHandler {
-    private final Map<String, Map<String, ServerMethod>> services = new ConcurrentHashMap<>();
+    private final Map<String, Exported> services = new ConcurrentHashMap<>();
+
+    /** One exported service: its methods by signature, and its calls running now. */
+    private record Exported(ServiceKey key, Class<?> type, Map<String, ServerMethod> methods, Set<String> accepted,
+                            java.util.concurrent.atomic.LongAdder running) {
+    }
     private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
     private final ClassAllowList allowList;
 
@@ -47,6 +52,7 @@ final class ServiceDispatcher implements RequestHandler {
         ServiceKey key = ServiceKey.of(iface, options.version(), options.group());
         Set<String> accepted = Set.copyOf(options.serializers());
         Map<String, ServerMethod> methods = new HashMap<>();
+        java.util.concurrent.atomic.LongAdder running = new java.util.concurrent.atomic.LongAdder();
         for (Method m : iface.getMethods()) {
             if (Modifier.isStatic(m.getModifiers())) {
                 continue;
@@ -54,10 +60,11 @@ final class ServiceDispatcher implements RequestHandler {
             MethodDescriptor d = MethodDescriptor.of(m);
             boolean direct = options.nonBlocking() || iface.isAnnotationPresent(NonBlocking.class)
                     || m.isAnnotationPresent(NonBlocking.class);
-            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct, chain));
+            methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct, chain, running));
         }
         allowList.allowTypesOf(iface);
-        if (services.putIfAbsent(key.toString(), Map.copyOf(methods)) != null) {
+        if (services.putIfAbsent(key.toString(), new Exported(key, iface, Map.copyOf(methods), accepted, running))
+                != null) {
             throw new IllegalStateException("service " + key + " is already exported");
         }
         return key;
@@ -74,8 +81,30 @@ final class ServiceDispatcher implements RequestHandler {
 
     @Override
     public ServerMethod find(String serviceKey, String signature) {
-        Map<String, ServerMethod> methods = services.get(serviceKey);
-        return methods == null ? null : methods.get(signature);
+        Exported s = services.get(serviceKey);
+        return s == null ? null : s.methods().get(signature);
+    }
+
+    /** The services exported now, as {@link RpcServer#services()} reports them. */
+    List<ExportedService> describe() {
+        List<ExportedService> all = new java.util.ArrayList<>(services.size());
+        for (Exported s : services.values()) {
+            List<String> methods = new java.util.ArrayList<>(s.methods().keySet());
+            java.util.Collections.sort(methods);
+            List<String> nonBlocking = new java.util.ArrayList<>();
+            for (ServerMethod m : s.methods().values()) {
+                if (m.direct()) {
+                    nonBlocking.add(m.descriptor().signature());
+                }
+            }
+            java.util.Collections.sort(nonBlocking);
+            List<String> accepted = new java.util.ArrayList<>(s.accepted());
+            java.util.Collections.sort(accepted);
+            all.add(new ExportedService(s.key(), s.type().getName(), List.copyOf(methods), List.copyOf(nonBlocking),
+                    List.copyOf(accepted), s.running().sum()));
+        }
+        all.sort(java.util.Comparator.comparing(e -> e.key().toString()));
+        return all;
     }
 
     /**

@@ -23,6 +23,9 @@ public interface ClientTransport extends AutoCloseable {
     /** Whether {@code endpoint} is set aside (failed connects or unanswered calls) for now. */
     boolean isSetAside(Endpoint endpoint);
 
+    /** What this transport knows of {@code endpoint} now; {@link ProviderState#UNUSED} if never called. */
+    ProviderState providerState(Endpoint endpoint);
+
     /** Calls in flight to {@code endpoint}. */
     int activeCalls(Endpoint endpoint);
 

@@ -32,6 +32,9 @@ public interface ServerExchange {
     /** The serializer the request uses. */
     String serializerName();
 
+    /** Bytes of the request's body as received (compressed, when it was). */
+    int requestBytes();
+
     /**
      * Reads the arguments with the request's serializer, stopping at the deadline, and releases
      * the body whatever happens; throws what the serializer throws for a bad payload.

@@ -108,6 +108,17 @@ final class EndpointPool {
         return n;
     }
 
+    io.xrpc.transport.ProviderState state() {
+        boolean connecting = false;
+        for (Slot s : slots) {
+            connecting |= s.connecting.get() != null;
+        }
+        long now = System.nanoTime();
+        long until = setAsideUntil;
+        long aside = Math.max(until == 0 ? 0 : until - now, health.ejectedNanosLeft(now));
+        return new io.xrpc.transport.ProviderState(openConnections(), connecting, Math.max(0, aside), active.get());
+    }
+
     List<ClientConnection> connections() {
         List<ClientConnection> all = new ArrayList<>();
         for (Slot s : slots) {

@@ -19,6 +19,7 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.internal.Texts;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
@@ -139,6 +140,9 @@ public final class NettyClientTransport implements ClientTransport {
                     target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e
                             + "; not sent", e));
         }
+        // As the server will count it: the body after the header and the clock stamp every request carries.
+        invocation.requestBytes(
+                frame.readableBytes() - ProtocolConstants.HEADER_LENGTH - ProtocolConstants.TIMESTAMP_LENGTH);
         ClientCall call = new ClientCall(this, id, target, endpoint, timeoutMillis, serializer,
                 invocation.deadlineNanos(), frame);
         EndpointPool pool;
@@ -187,6 +191,12 @@ public final class NettyClientTransport implements ClientTransport {
     public int activeCalls(Endpoint endpoint) {
         EndpointPool p = pools.get(endpoint);
         return p == null ? 0 : p.active.get();
+    }
+
+    @Override
+    public io.xrpc.transport.ProviderState providerState(Endpoint endpoint) {
+        EndpointPool p = pools.get(endpoint);
+        return p == null ? io.xrpc.transport.ProviderState.UNUSED : p.state();
     }
 
     /** Whether connecting to {@code endpoint} failed recently and its reconnect backoff still runs. */

@@ -67,6 +67,12 @@ final class ProviderHealth {
                 endpoint, TimeUnit.NANOSECONDS.toMillis(interval), why);
     }
 
+    /** Nanoseconds the provider stays set aside from {@code now}, 0 when it is not. */
+    long ejectedNanosLeft(long now) {
+        long until = ejectedUntil;
+        return until == 0 ? 0 : Math.max(0, until - now);
+    }
+
     boolean isEjected() {
         long until = ejectedUntil;
         return until != 0 && until - System.nanoTime() > 0;

@@ -58,6 +58,8 @@ final class ServerCall implements Runnable, ServerExchange {
     private Object result;
     /** Set once dispatched: told the status the call was answered with. */
     private volatile Invocation invocation;
+    /** The request body's bytes as received (compressed, when it was). */
+    private final int requestBytes;
 
     ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, long received,
                int waitedMillis) {
@@ -69,6 +71,7 @@ final class ServerCall implements Runnable, ServerExchange {
         this.compressorId = frame.compressorId();
         this.received = received;
         this.waitedMillis = waitedMillis;
+        this.requestBytes = frame.body().readableBytes();
         server.callStarted();
     }
 
@@ -211,6 +214,11 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public String serializerName() {
         return serializer.name();
+    }
+
+    @Override
+    public int requestBytes() {
+        return requestBytes;
     }
 
     @Override

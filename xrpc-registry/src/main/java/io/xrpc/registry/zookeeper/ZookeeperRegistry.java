@@ -53,6 +53,8 @@ public final class ZookeeperRegistry implements Registry {
     private final Map<String, byte[]> registrations = new ConcurrentHashMap<>();
     private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
     private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
+    /** Curator's last reported connection state; CONNECTED once the constructor returns. */
+    private volatile ConnectionState lastState = ConnectionState.CONNECTED;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closed;
     /** Sessions this registry has had: their leftover nodes are ours to replace. */
@@ -90,6 +92,7 @@ public final class ZookeeperRegistry implements Registry {
                         MAX_RETRY_SLEEP_MS))
                 .build();
         client.getConnectionStateListenable().addListener((c, state) -> {
+            lastState = state;
             if (state == ConnectionState.RECONNECTED) {
                 // A new session (after expiry) has none of our ephemeral nodes; an old one may.
                 worker.execute(this::ensureAll);
@@ -127,6 +130,30 @@ public final class ZookeeperRegistry implements Registry {
     @Override
     public boolean isConnected() {
         return client.getZookeeperClient().isConnected();
+    }
+
+    /**
+     * The ensemble's address, whether it is connected, Curator's last connection state, the
+     * ZooKeeper session id (hex; a new one after an expiry) and how many nodes this registry keeps
+     * registered and how many services it follows.
+     */
+    @Override
+    public java.util.Map<String, Object> describe() {
+        java.util.Map<String, Object> d = new java.util.LinkedHashMap<>();
+        d.put("type", "zookeeper");
+        d.put("address", connectString);
+        d.put("connected", isConnected());
+        d.put("state", lastState.name());
+        long session;
+        try {
+            session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            session = 0; // closed, or between sessions
+        }
+        d.put("session", session == 0 ? null : "0x" + Long.toHexString(session));
+        d.put("registered", registrations.size());
+        d.put("subscriptions", subscriptions.size());
+        return d;
     }
 
     @Override
@@ -384,7 +411,8 @@ public final class ZookeeperRegistry implements Registry {
             }
             if (!next.equals(instances)) {
                 if (next.isEmpty()) {
-                    log.warn("ZooKeeper {} lists no provider of {} any more", connectString, key);
+                    // The consumer side warns, naming its reference: this is the registry's view.
+                    log.debug("ZooKeeper {} lists no provider of {} any more", connectString, key);
                 }
                 instances = next;
                 listener.onChange(next);
