@@ -211,7 +211,11 @@ public final class RpcServer implements AutoCloseable {
             }
         }
         exported.remove(key);
-        return dispatcher.unexport(key);
+        boolean was = dispatcher.unexport(key);
+        if (was) {
+            log.info("Unexported {}", key);
+        }
+        return was;
     }
 
     private void register(ServiceKey key, ServiceOptions options) {
