@@ -98,13 +98,25 @@ class StarterTest {
                              "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
                      .run();
              ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                     .initializers(ctx -> {
+                         ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry());
+                         // The application's convention adds a tag to the default ones.
+                         ctx.getBeanFactory().registerSingleton("convention",
+                                 new io.xrpc.spring.observation.DefaultXrpcClientObservationConvention() {
+                                     @Override
+                                     public io.micrometer.common.KeyValues getLowCardinalityKeyValues(
+                                             io.xrpc.spring.observation.XrpcClientContext context) {
+                                         return super.getLowCardinalityKeyValues(context).and("region", "eu");
+                                     }
+                                 });
+                     })
                      .web(WebApplicationType.NONE)
                      .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off")
                      .run()) {
             consumer.getBean(Apps.GreeterUser.class).greeter.hello("metrics");
             MeterRegistry meters = consumer.getBean(MeterRegistry.class);
             assertThat(meters.get("xrpc.client.calls").tag("status", "OK").tag("method", "hello(java.lang.String)")
+                    .tag("serializer", "kryo").tag("service", Greeter.class.getName()).tag("region", "eu")
                     .timer().count()).isEqualTo(1);
             MeterRegistry providerMeters = provider.getBean(MeterRegistry.class);
             assertThat(providerMeters.get("xrpc.server.calls").tag("status", "OK")
@@ -119,6 +131,24 @@ class StarterTest {
                             .tag("status", "SERIALIZATION_ERROR").timers()).hasSize(1));
             assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()").tag("status", "OK")
                     .timers()).isEmpty();
+        }
+    }
+
+    @Test
+    void withoutAnObservationRegistryTheTimersStillComeFromAMeterRegistry() {
+        String noObservations = "spring.autoconfigure.exclude="
+                + "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration";
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, noObservations);
+             ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off",
+                             noObservations)
+                     .run()) {
+            assertThat(consumer.getBeanNamesForType(io.micrometer.observation.ObservationRegistry.class)).isEmpty();
+            consumer.getBean(Apps.GreeterUser.class).greeter.hello("meters only");
+            assertThat(consumer.getBean(MeterRegistry.class).get("xrpc.client.calls").tag("status", "OK")
+                    .tag("method", "hello(java.lang.String)").timer().count()).isEqualTo(1);
         }
     }
 

@@ -9,6 +9,11 @@ import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.server.ServerInterceptor;
 import io.xrpc.client.CallCredentials;
 import io.xrpc.server.Authenticator;
+import io.micrometer.observation.ObservationRegistry;
+import io.xrpc.spring.observation.ObservationClientInterceptor;
+import io.xrpc.spring.observation.ObservationServerInterceptor;
+import io.xrpc.spring.observation.XrpcClientObservationConvention;
+import io.xrpc.spring.observation.XrpcServerObservationConvention;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,8 +29,9 @@ import org.springframework.context.annotation.Lazy;
 /**
  * Sets XRpc up in a Spring Boot application: a registry from {@code xrpc.registry.*}, a server for
  * the {@link io.xrpc.spring.RpcService} beans, a client for the {@link io.xrpc.spring.RpcReference}
- * injection points, and, when their libraries are present, an Actuator health indicator and
- * Micrometer timers. {@code xrpc.enabled=false} turns all of it off.
+ * injection points, and, when their libraries are present, an Actuator health indicator, the
+ * {@code xrpc} Actuator endpoint and Micrometer observations of every call (timers, and spans with
+ * a tracing bridge). {@code xrpc.enabled=false} turns all of it off.
  */
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "xrpc", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -119,22 +125,69 @@ public class XrpcAutoConfiguration {
         }
     }
 
+    /**
+     * Client and server calls observed through the application's {@link ObservationRegistry} (Boot
+     * makes one when Actuator is present): timers {@code xrpc.client.calls} and
+     * {@code xrpc.server.calls}, and with a tracing bridge spans and trace propagation. Without a
+     * registry but with a {@code MeterRegistry}, the timers still come from the same observations.
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
-    static class MetricsConfiguration {
+    @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+    static class ObservationConfiguration {
         @Bean
-        XrpcMetrics xrpcMetrics(ObjectProvider<io.micrometer.core.instrument.MeterRegistry> meters) {
-            return new XrpcMetrics(meters);
+        ObservationClientInterceptor xrpcClientObservation(ObjectProvider<ObservationRegistry> observations,
+                                                           org.springframework.beans.factory.BeanFactory beans,
+                                                           ObjectProvider<XrpcClientObservationConvention> convention) {
+            return new ObservationClientInterceptor(registry(observations, beans), convention.getIfUnique());
         }
 
         @Bean
-        ClientInterceptor xrpcClientMetrics(XrpcMetrics metrics) {
-            return metrics.client();
+        ObservationServerInterceptor xrpcServerObservation(ObjectProvider<ObservationRegistry> observations,
+                                                           org.springframework.beans.factory.BeanFactory beans,
+                                                           ObjectProvider<XrpcServerObservationConvention> convention) {
+            return new ObservationServerInterceptor(registry(observations, beans), convention.getIfUnique());
         }
 
+        /** The application's registry; else one that only feeds its MeterRegistry; else none. */
+        private static ObservationRegistry registry(ObjectProvider<ObservationRegistry> observations,
+                                                    org.springframework.beans.factory.BeanFactory beans) {
+            ObservationRegistry r = observations.getIfUnique();
+            if (r != null) {
+                return r;
+            }
+            if (org.springframework.util.ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry",
+                    XrpcAutoConfiguration.class.getClassLoader())) {
+                return MetersOnly.registry(beans);
+            }
+            return ObservationRegistry.NOOP;
+        }
+    }
+
+    /** Kept apart so that micrometer-core is loaded only when present. */
+    private static final class MetersOnly {
+        static ObservationRegistry registry(org.springframework.beans.factory.BeanFactory beans) {
+            io.micrometer.core.instrument.MeterRegistry meters =
+                    beans.getBeanProvider(io.micrometer.core.instrument.MeterRegistry.class).getIfUnique();
+            if (meters == null) {
+                return ObservationRegistry.NOOP;
+            }
+            ObservationRegistry r = ObservationRegistry.create();
+            r.observationConfig().observationHandler(
+                    new io.micrometer.core.instrument.observation.DefaultMeterObservationHandler(meters));
+            return r;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"})
+    static class EndpointConfiguration {
         @Bean
-        ServerInterceptor xrpcServerMetrics(XrpcMetrics metrics) {
-            return metrics.server();
+        @ConditionalOnMissingBean
+        @org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint
+        XrpcEndpoint xrpcEndpoint(XrpcProperties properties, RpcServiceExporter exporter,
+                                  RpcReferenceInjector references, ObjectProvider<Registry> registry) {
+            return new XrpcEndpoint(properties, exporter, references, registry);
         }
     }
 }

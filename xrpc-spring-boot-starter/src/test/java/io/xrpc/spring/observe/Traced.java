@@ -1,0 +1,11 @@
+package io.xrpc.spring.observe;
+
+import java.util.concurrent.CompletableFuture;
+
+/** Answers with what the provider's implementation sees of the trace it runs in. */
+public interface Traced {
+    /** {@code traceId|spanId|tenant baggage} as the provider's MDC and tracer see them. */
+    String whereAmI();
+
+    CompletableFuture<String> whereAmIAsync();
+}

@@ -1,0 +1,60 @@
+package io.xrpc.spring.observe;
+
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.xrpc.client.ClientInterceptor;
+import io.xrpc.spring.RpcReference;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.MDC;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/** A provider and a consumer with Boot's OpenTelemetry tracing, each exporting its spans to memory. */
+final class TracingApps {
+    private TracingApps() {
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(TracedImpl.class)
+    static class Provider {
+        @Bean
+        InMemorySpanExporter spans() {
+            return InMemorySpanExporter.create();
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Caller.class)
+    static class Consumer {
+        @Bean
+        InMemorySpanExporter spans() {
+            return InMemorySpanExporter.create();
+        }
+
+        /** Runs inside the client's observation (added after it): what a client-side log line would carry. */
+        @Bean
+        MdcRecorder mdcRecorder() {
+            return new MdcRecorder();
+        }
+    }
+
+    static class Caller {
+        @RpcReference
+        Traced traced;
+    }
+
+    static final class MdcRecorder implements ClientInterceptor {
+        final List<String> seen = new CopyOnWriteArrayList<>();
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Object> intercept(io.xrpc.common.Invocation invocation,
+                                                                        Chain next) {
+            seen.add(MDC.get("traceId") + "|" + MDC.get("spanId"));
+            return next.proceed(invocation);
+        }
+    }
+}
