@@ -124,7 +124,8 @@ public final class Invocation {
      * first is {@link RpcStatus#DEADLINE_EXCEEDED}, one whose connection closed is
      * {@link RpcStatus#CONNECTION_CLOSED}. Metrics that count outcomes belong here. The listener
      * runs once, on whichever thread answered (or at once, when the call was answered before the
-     * listener was added); it must not block.
+     * listener was added); it must not block. A listener that throws does not keep the others
+     * from running.
      */
     @SuppressWarnings("unchecked")
     public void whenAnswered(Consumer<RpcStatus> listener) {
@@ -134,14 +135,28 @@ public final class Invocation {
                 listener.accept(status); // answered already (its deadline passed first, say)
                 return;
             }
-            Object next = a == null ? listener : ((Consumer<RpcStatus>) a).andThen(listener);
+            Object next = a == null ? listener : both((Consumer<RpcStatus>) a, listener);
             if (ANSWER.compareAndSet(this, a, next)) {
                 return;
             }
         }
     }
 
-    /** Called by the server transport when it has answered the call; see {@link #whenAnswered}. */
+    /** Runs {@code first}, then {@code second} even when {@code first} threw (unlike {@code andThen}). */
+    private static Consumer<RpcStatus> both(Consumer<RpcStatus> first, Consumer<RpcStatus> second) {
+        return status -> {
+            try {
+                first.accept(status);
+            } finally {
+                second.accept(status);
+            }
+        };
+    }
+
+    /**
+     * Called by the server transport when it has answered the call; see {@link #whenAnswered}.
+     * Every listener runs even when one throws; a throw is rethrown once the rest have run.
+     */
     @SuppressWarnings("unchecked")
     public void answered(RpcStatus status) {
         Object a = ANSWER.getAndSet(this, status);
