@@ -13,7 +13,7 @@ import java.util.List;
  * @param nonBlocking      those of them that run on the connection's event loop
  *                         ({@link io.xrpc.common.NonBlocking}), sorted
  * @param serializers      the serializers it accepts, sorted; empty for every serializer the server has
- * @param inFlight         its calls running now: entered the interceptors, future not yet completed
+ * @param inFlight         its calls running now: entered the interceptors, not yet answered
  */
 public record ExportedService(ServiceKey key, String serviceInterface, List<String> methods, List<String> nonBlocking,
                               List<String> serializers, long inFlight) {

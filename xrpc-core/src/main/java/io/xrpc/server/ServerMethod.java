@@ -34,14 +34,16 @@ final class ServerMethod implements RequestHandler.Route {
     /** The server's interceptors joined to this method's implementation, once. */
     private final Function<Invocation, CompletableFuture<Object>> call;
     private final AtomicBoolean heldLoop = new AtomicBoolean();
-    /** The service's calls between entering the interceptors and their future completing. */
+    /** The service's calls between entering the interceptors and being answered. */
     private final java.util.concurrent.atomic.LongAdder running;
+    private final java.util.function.Consumer<io.xrpc.common.RpcStatus> leave;
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
                  Set<String> acceptedSerializers, boolean direct,
                  InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors,
                  java.util.concurrent.atomic.LongAdder running) {
         this.running = running;
+        this.leave = status -> running.decrement();
         this.direct = direct;
         this.call = interceptors.link(inv -> invoke(inv.arguments()));
         this.serviceKey = serviceKey;
@@ -139,13 +141,10 @@ final class ServerMethod implements RequestHandler.Route {
     /** Runs a call through the server's interceptors to the implementation; never throws. */
     CompletableFuture<Object> call(Invocation invocation) {
         running.increment();
-        CompletableFuture<Object> f = call.apply(invocation);
-        if (f.isDone()) {
-            running.decrement(); // the usual, synchronous method: no callback to make
-        } else {
-            f.whenComplete((v, t) -> running.decrement());
-        }
-        return f;
+        // Uncounted when answered, which happens exactly once (the implementation's future may
+        // never complete: the deadline answers it), at once if it was answered already.
+        invocation.whenAnswered(leave);
+        return call.apply(invocation);
     }
 
     /** Runs the implementation. A returned future is passed through; a throw becomes a failed future. */

@@ -32,8 +32,10 @@ public interface ServerExchange {
     /** The serializer the request uses. */
     String serializerName();
 
-    /** Bytes of the request's body as received (compressed, when it was). */
-    int requestBytes();
+    /** Bytes of the request's body as received (compressed, when it was); -1 when unknown. */
+    default int requestBytes() {
+        return -1;
+    }
 
     /**
      * Reads the arguments with the request's serializer, stopping at the deadline, and releases

@@ -89,6 +89,26 @@ class OperatorViewTest {
         }
     }
 
+    /** Its future never completes: the server's deadline answers it. */
+    public interface Never {
+        CompletableFuture<String> never();
+    }
+
+    @Test
+    void aCallWhoseFutureNeverCompletesLeavesTheCountWhenItsDeadlineAnswersIt() throws Exception {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1")
+                .service(Never.class, () -> new CompletableFuture<>()).build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            Never never = client.proxy(Never.class, ReferenceOptions.builder().address(server.endpoint())
+                    .timeout(Duration.ofMillis(300)).retries(0).build());
+            CompletableFuture<String> call = never.never();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.services().get(0).inFlight() == 1);
+            assertThat(call).failsWithin(Duration.ofSeconds(10));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.inFlight() == 0);
+            assertThat(server.services().get(0).inFlight()).as("as the server's own count").isZero();
+        }
+    }
+
     @Test
     void aProviderThatRefusesConnectionsIsShownSetAsideUntilItsNextAttempt() throws Exception {
         int deadPort;
