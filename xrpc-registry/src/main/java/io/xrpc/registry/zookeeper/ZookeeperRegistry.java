@@ -55,6 +55,11 @@ public final class ZookeeperRegistry implements Registry {
     private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
     /** Curator's last reported connection state; CONNECTED once the constructor returns. */
     private volatile ConnectionState lastState = ConnectionState.CONNECTED;
+    /**
+     * The session id, read when a connection is made: describe() must not ask Curator for the
+     * ZooKeeper handle, which would consume a pending background error or reset the connection.
+     */
+    private volatile long sessionId;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closed;
     /** Sessions this registry has had: their leftover nodes are ours to replace. */
@@ -93,6 +98,9 @@ public final class ZookeeperRegistry implements Registry {
                 .build();
         client.getConnectionStateListenable().addListener((c, state) -> {
             lastState = state;
+            if (state.isConnected()) {
+                sessionId = currentSessionId();
+            }
             if (state == ConnectionState.RECONNECTED) {
                 // A new session (after expiry) has none of our ephemeral nodes; an old one may.
                 worker.execute(this::ensureAll);
@@ -114,6 +122,17 @@ public final class ZookeeperRegistry implements Registry {
             worker.shutdownNow();
             throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString + " within "
                     + config.connectTimeout().toMillis() + " ms");
+        }
+        if (sessionId == 0) {
+            sessionId = currentSessionId(); // before the listener hears of the first connection
+        }
+    }
+
+    private long currentSessionId() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0; // closed, or between sessions
         }
     }
 
@@ -144,12 +163,7 @@ public final class ZookeeperRegistry implements Registry {
         d.put("address", connectString);
         d.put("connected", isConnected());
         d.put("state", lastState.name());
-        long session;
-        try {
-            session = client.getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception e) {
-            session = 0; // closed, or between sessions
-        }
+        long session = sessionId;
         d.put("session", session == 0 ? null : "0x" + Long.toHexString(session));
         d.put("registered", registrations.size());
         d.put("subscriptions", subscriptions.size());
