@@ -135,6 +135,20 @@ class StarterTest {
     }
 
     @Test
+    void bootsObservationSwitchTurnsXrpcObservationsOff() {
+        try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
+             ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off",
+                             "management.observations.enable.xrpc=false")
+                     .run()) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("unobserved")).isEqualTo("hello unobserved");
+            assertThat(consumer.getBean(MeterRegistry.class).find("xrpc.client.calls").timers()).isEmpty();
+        }
+    }
+
+    @Test
     void withoutAnObservationRegistryTheTimersStillComeFromAMeterRegistry() {
         String noObservations = "spring.autoconfigure.exclude="
                 + "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration";

@@ -135,6 +135,7 @@ public class XrpcAutoConfiguration {
     @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
     static class ObservationConfiguration {
         @Bean
+        @ConditionalOnMissingBean
         ObservationClientInterceptor xrpcClientObservation(ObjectProvider<ObservationRegistry> observations,
                                                            org.springframework.beans.factory.BeanFactory beans,
                                                            ObjectProvider<XrpcClientObservationConvention> convention) {
@@ -142,6 +143,7 @@ public class XrpcAutoConfiguration {
         }
 
         @Bean
+        @ConditionalOnMissingBean
         ObservationServerInterceptor xrpcServerObservation(ObjectProvider<ObservationRegistry> observations,
                                                            org.springframework.beans.factory.BeanFactory beans,
                                                            ObjectProvider<XrpcServerObservationConvention> convention) {

@@ -27,6 +27,7 @@ public final class ObservationClientInterceptor implements ClientInterceptor, Or
 
     private final ObservationRegistry registry;
     private final XrpcClientObservationConvention convention;
+    private final Guard guard = new Guard("client");
 
     /**
      * @param convention the application's convention, or {@code null} for the registry's global one
@@ -43,25 +44,49 @@ public final class ObservationClientInterceptor implements ClientInterceptor, Or
             return next.proceed(invocation);
         }
         XrpcClientContext context = new XrpcClientContext(invocation);
-        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        Observation observation;
+        try {
+            observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        } catch (RuntimeException e) {
+            guard.failed("start", e); // a handler that throws must not fail the call
+            return next.proceed(invocation);
+        }
+        Observation.Scope scope = null;
+        try {
+            scope = observation.openScope();
+        } catch (RuntimeException e) {
+            guard.failed("opening its scope", e);
+        }
         CompletableFuture<Object> call;
-        try (Observation.Scope scope = observation.openScope()) {
+        try {
             call = next.proceed(invocation);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
             call = CompletableFuture.failedFuture(e);
+        } finally {
+            if (scope != null) {
+                try {
+                    scope.close();
+                } catch (RuntimeException e) {
+                    guard.failed("closing its scope", e);
+                }
+            }
         }
         // The caller's future completes after the observation stopped: what the caller does next
         // (another call, a test reading spans) sees this call's span ended.
         return call.whenComplete((value, failure) -> {
-            if (failure == null) {
-                context.setStatus(RpcStatus.OK);
-            } else {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                context.setStatus(cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
-                observation.error(cause);
+            try {
+                if (failure == null) {
+                    context.setStatus(RpcStatus.OK);
+                } else {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    context.setStatus(cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
+                    observation.error(cause);
+                }
+                observation.stop();
+            } catch (RuntimeException e) {
+                guard.failed("stop", e); // the caller keeps the call's own result
             }
-            observation.stop();
         });
     }
 

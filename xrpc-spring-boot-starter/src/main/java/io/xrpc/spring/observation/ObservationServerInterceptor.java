@@ -26,6 +26,7 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
 
     private final ObservationRegistry registry;
     private final XrpcServerObservationConvention convention;
+    private final Guard guard = new Guard("server");
 
     /**
      * @param convention the application's convention, or {@code null} for the registry's global one
@@ -42,20 +43,44 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
             return next.proceed(invocation);
         }
         XrpcServerContext context = new XrpcServerContext(invocation);
-        Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        Observation observation;
+        try {
+            observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+        } catch (RuntimeException e) {
+            guard.failed("start", e); // a handler that throws must not fail the call
+            return next.proceed(invocation);
+        }
+        Observation.Scope scope = null;
+        try {
+            scope = observation.openScope();
+        } catch (RuntimeException e) {
+            guard.failed("opening its scope", e);
+        }
         CompletableFuture<Object> result;
-        try (Observation.Scope scope = observation.openScope()) {
+        try {
             result = next.proceed(invocation);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
             result = CompletableFuture.failedFuture(e);
+        } finally {
+            if (scope != null) {
+                try {
+                    scope.close();
+                } catch (RuntimeException e) {
+                    guard.failed("closing its scope", e);
+                }
+            }
         }
         CompletableFuture<Object> f = result;
         invocation.whenAnswered(status -> {
-            context.setStatus(status);
-            if (status != RpcStatus.OK) {
-                observation.error(failureOf(f, status, invocation));
+            try {
+                context.setStatus(status);
+                if (status != RpcStatus.OK) {
+                    observation.error(failureOf(f, status, invocation));
+                }
+                observation.stop();
+            } catch (RuntimeException e) {
+                guard.failed("stop", e);
             }
-            observation.stop();
         });
         return f;
     }

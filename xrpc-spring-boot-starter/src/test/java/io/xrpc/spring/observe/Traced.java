@@ -7,5 +7,9 @@ public interface Traced {
     /** {@code traceId|spanId|tenant baggage} as the provider's MDC and tracer see them. */
     String whereAmI();
 
+    /** Answers later, from another thread, after the call's scope on the provider closed. */
     CompletableFuture<String> whereAmIAsync();
+
+    /** Throws {@code IllegalStateException("refused: " + why)}. */
+    String refuse(String why);
 }

@@ -26,6 +26,13 @@ public class TracedImpl implements Traced {
 
     @Override
     public CompletableFuture<String> whereAmIAsync() {
-        return CompletableFuture.completedFuture(whereAmI());
+        String here = whereAmI();
+        return CompletableFuture.supplyAsync(() -> here,
+                CompletableFuture.delayedExecutor(50, java.util.concurrent.TimeUnit.MILLISECONDS));
+    }
+
+    @Override
+    public String refuse(String why) {
+        throw new IllegalStateException("refused: " + why);
     }
 }

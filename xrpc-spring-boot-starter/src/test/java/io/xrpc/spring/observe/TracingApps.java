@@ -40,6 +40,30 @@ final class TracingApps {
         MdcRecorder mdcRecorder() {
             return new MdcRecorder();
         }
+
+        @Bean
+        OversizedBaggage oversizedBaggage() {
+            return new OversizedBaggage();
+        }
+    }
+
+    /**
+     * When on, replaces the baggage the observation wrote with values over their limits: the W3C
+     * {@code baggage} field over 8192, and the remote field {@code tenant} (which Micrometer sends
+     * as an attachment of its own too) over 1024.
+     */
+    static final class OversizedBaggage implements ClientInterceptor {
+        volatile boolean on;
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Object> intercept(io.xrpc.common.Invocation invocation,
+                                                                        Chain next) {
+            if (on) {
+                invocation.attachments().put("baggage", "tenant=" + "x".repeat(9000));
+                invocation.attachments().put("tenant", "x".repeat(2000));
+            }
+            return next.proceed(invocation);
+        }
     }
 
     static class Caller {

@@ -1,12 +1,16 @@
 package io.xrpc.spring.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.tracing.BaggageInScope;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
@@ -85,6 +89,34 @@ class TracingTest {
             String seenAsync = answer.get(10, TimeUnit.SECONDS);
             asyncParent.end();
             checkTrace(asyncParent, "whereAmIAsync", seenAsync, consumerSpans, providerSpans, clientMdc);
+
+            // A failed call: both spans say so, with the status the caller got.
+            Span failingParent = tracer.nextSpan().name("failing parent").start();
+            try (Tracer.SpanInScope scope = tracer.withSpan(failingParent)) {
+                assertThatThrownBy(() -> traced.refuse("no")).isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR));
+            } finally {
+                failingParent.end();
+            }
+            String failedTrace = failingParent.context().traceId();
+            for (SpanData s : List.of(await(() -> one(consumerSpans, SPAN + "refuse", SpanKind.CLIENT, failedTrace)),
+                    await(() -> one(providerSpans, SPAN + "refuse", SpanKind.SERVER, failedTrace)))) {
+                assertThat(s.getStatus().getStatusCode()).as(s.toString()).isEqualTo(StatusCode.ERROR);
+                assertThat(s.getAttributes().get(AttributeKey.stringKey("status"))).isEqualTo("APPLICATION_ERROR");
+            }
+
+            // Baggage over the W3C limit from a caller is ignored by the provider; the trace is not.
+            consumer.getBean(TracingApps.OversizedBaggage.class).on = true;
+            Span bigParent = tracer.nextSpan().name("oversized baggage").start();
+            String seenBig;
+            try (Tracer.SpanInScope scope = tracer.withSpan(bigParent);
+                 BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
+                seenBig = traced.whereAmI();
+            } finally {
+                bigParent.end();
+                consumer.getBean(TracingApps.OversizedBaggage.class).on = false;
+            }
+            assertThat(seenBig).startsWith(bigParent.context().traceId() + "|").endsWith("|null");
         }
     }
 
