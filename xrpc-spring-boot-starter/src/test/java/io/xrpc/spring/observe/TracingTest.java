@@ -55,7 +55,9 @@ class TracingTest {
                 .properties("spring.application.name=" + name, "xrpc.registry.address=" + zk.getConnectString(),
                         "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0ms",
                         "spring.main.banner-mode=off", "management.tracing.sampling.probability=1.0",
-                        "management.tracing.baggage.remote-fields=tenant")
+                        "management.tracing.baggage.remote-fields=tenant",
+                        // Spans are exported in batches; a short delay keeps the test's waits short.
+                        "management.opentelemetry.tracing.export.schedule-delay=100ms")
                 .run();
     }
 
@@ -160,7 +162,7 @@ class TracingTest {
 
     private static SpanData await(Supplier<SpanData> span) {
         SpanData[] found = new SpanData[1];
-        // Spans are exported in batches, a few seconds after they end.
+        // Spans are exported in batches, shortly after they end.
         Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> found[0] = span.get());
         return found[0];
     }
