@@ -145,17 +145,38 @@ public final class Invocation {
     /** Runs {@code first}, then {@code second} even when {@code first} threw (unlike {@code andThen}). */
     private static Consumer<RpcStatus> both(Consumer<RpcStatus> first, Consumer<RpcStatus> second) {
         return status -> {
+            Throwable thrown = null;
             try {
                 first.accept(status);
-            } finally {
+            } catch (Throwable t) {
+                thrown = t;
+            }
+            try {
                 second.accept(status);
+            } catch (Throwable t) {
+                if (thrown == null) {
+                    thrown = t;
+                } else {
+                    thrown.addSuppressed(t);
+                }
+            }
+            if (thrown instanceof RuntimeException r) {
+                throw r;
+            }
+            if (thrown instanceof Error e) {
+                throw e;
+            }
+            // Consumers throw nothing checked but by stealth; keep it as the cause.
+            if (thrown != null) {
+                throw new IllegalStateException("a listener of the answer threw", thrown);
             }
         };
     }
 
     /**
      * Called by the server transport when it has answered the call; see {@link #whenAnswered}.
-     * Every listener runs even when one throws; a throw is rethrown once the rest have run.
+     * Every listener runs even when one throws; the first throw is rethrown once the rest have run,
+     * any later one suppressed in it.
      */
     @SuppressWarnings("unchecked")
     public void answered(RpcStatus status) {

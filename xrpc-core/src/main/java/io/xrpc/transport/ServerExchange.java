@@ -49,7 +49,12 @@ public interface ServerExchange {
     /** Runs {@code task} after {@code delayNanos} on the request's connection; returns what cancels it. */
     Runnable schedule(Runnable task, long delayNanos);
 
-    /** The invocation whose {@link Invocation#whenAnswered listeners} hear the answer. */
+    /**
+     * The invocation whose {@link Invocation#whenAnswered listeners} hear the answer. A transport
+     * must call {@link Invocation#answered} on it exactly once, however the call ends (answered,
+     * refused, deadline, connection closed): the server's per-service counts and the observations
+     * end there.
+     */
     void invocation(Invocation invocation);
 
     /** Answers with a result, encoded when the connection has room; one that cannot be written is SERIALIZATION_ERROR. */

@@ -344,7 +344,7 @@ final class ServerCall implements Runnable, ServerExchange {
         if (inv != null) {
             try {
                 inv.answered(status);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // an Error too: the answer must still be sent and the call end
                 log.warn("A listener of {} threw", method.descriptor(), e);
             }
         }
