@@ -100,6 +100,8 @@ public final class ZookeeperRegistry implements Registry {
             lastState = state;
             if (state.isConnected()) {
                 sessionId = currentSessionId();
+            } else if (state == ConnectionState.LOST) {
+                sessionId = 0; // expired, or soon: the next connection reports the session it gets
             }
             if (state == ConnectionState.RECONNECTED) {
                 // A new session (after expiry) has none of our ephemeral nodes; an old one may.
