@@ -1,12 +1,15 @@
 package io.xrpc.spring.observation;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the interceptors do when an observation handler or convention throws: the call goes on (or
- * keeps its result) unobserved, and the first such failure of each interceptor is logged.
+ * keeps its result), the observation is still stopped where it was started, no scope is left
+ * behind on the thread, and the first such failure of each interceptor is logged.
  */
 final class Guard {
     private static final Logger log = LoggerFactory.getLogger(Guard.class);
@@ -21,6 +24,53 @@ final class Guard {
         if (!logged.get() && logged.compareAndSet(false, true)) {
             log.warn("Observing an XRpc {} call failed in {}; calls go on, their observation may be incomplete"
                     + " (logged once)", side, step, e);
+        }
+    }
+
+    /** Opens the observation's scope, or returns {@code null}, leaving no half-opened scope current. */
+    Observation.Scope open(Observation observation, ObservationRegistry registry) {
+        try {
+            return observation.openScope();
+        } catch (RuntimeException | LinkageError e) {
+            failed("opening its scope", e);
+            // The scope makes itself current before telling the handlers; one that threw there
+            // must not stay current, or every later observation on this thread gets it as parent.
+            try {
+                Observation.Scope stale = registry.getCurrentObservationScope();
+                if (stale != null && stale.getCurrentObservation() == observation) {
+                    stale.close();
+                }
+            } catch (RuntimeException | LinkageError again) {
+                failed("closing a half-opened scope", again);
+            }
+            return null;
+        }
+    }
+
+    void close(Observation.Scope scope) {
+        if (scope != null) {
+            try {
+                scope.close();
+            } catch (RuntimeException | LinkageError e) {
+                failed("closing its scope", e);
+            }
+        }
+    }
+
+    /** Records {@code failure} (if any) and stops: stop runs even when recording the error threw. */
+    void end(Observation observation, Throwable failure) {
+        try {
+            if (failure != null) {
+                observation.error(failure);
+            }
+        } catch (RuntimeException | LinkageError e) {
+            failed("recording its error", e);
+        } finally {
+            try {
+                observation.stop();
+            } catch (RuntimeException | LinkageError e) {
+                failed("stop", e);
+            }
         }
     }
 }

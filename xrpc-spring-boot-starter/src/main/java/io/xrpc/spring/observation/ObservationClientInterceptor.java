@@ -35,7 +35,7 @@ public final class ObservationClientInterceptor implements ClientInterceptor, Or
      */
     public ObservationClientInterceptor(ObservationRegistry registry, XrpcClientObservationConvention convention) {
         this.registry = registry;
-        this.convention = convention;
+        this.convention = convention == null ? null : new SafeConventions.Client(convention, DEFAULT, guard);
     }
 
     @Override
@@ -47,46 +47,31 @@ public final class ObservationClientInterceptor implements ClientInterceptor, Or
         Observation observation;
         try {
             observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             guard.failed("start", e); // a handler that throws must not fail the call
             return next.proceed(invocation);
         }
-        Observation.Scope scope = null;
-        try {
-            scope = observation.openScope();
-        } catch (RuntimeException e) {
-            guard.failed("opening its scope", e);
-        }
+        Observation.Scope scope = guard.open(observation, registry);
         CompletableFuture<Object> call;
         try {
             call = next.proceed(invocation);
         } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
             call = CompletableFuture.failedFuture(e);
         } finally {
-            if (scope != null) {
-                try {
-                    scope.close();
-                } catch (RuntimeException e) {
-                    guard.failed("closing its scope", e);
-                }
-            }
+            guard.close(scope);
         }
         // The caller's future completes after the observation stopped: what the caller does next
         // (another call, a test reading spans) sees this call's span ended.
         return call.whenComplete((value, failure) -> {
-            try {
-                if (failure == null) {
-                    context.setStatus(RpcStatus.OK);
-                } else {
-                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                            ? failure.getCause() : failure;
-                    context.setStatus(cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
-                    observation.error(cause);
-                }
-                observation.stop();
-            } catch (RuntimeException e) {
-                guard.failed("stop", e); // the caller keeps the call's own result
+            Throwable cause = null;
+            if (failure == null) {
+                context.setStatus(RpcStatus.OK);
+            } else {
+                cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                context.setStatus(cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
             }
+            guard.end(observation, cause); // never throws: the caller keeps the call's own result
         });
     }
 

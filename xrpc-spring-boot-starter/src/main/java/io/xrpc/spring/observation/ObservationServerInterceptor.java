@@ -34,7 +34,7 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
      */
     public ObservationServerInterceptor(ObservationRegistry registry, XrpcServerObservationConvention convention) {
         this.registry = registry;
-        this.convention = convention;
+        this.convention = convention == null ? null : new SafeConventions.Server(convention, DEFAULT, guard);
     }
 
     @Override
@@ -46,41 +46,23 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
         Observation observation;
         try {
             observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             guard.failed("start", e); // a handler that throws must not fail the call
             return next.proceed(invocation);
         }
-        Observation.Scope scope = null;
-        try {
-            scope = observation.openScope();
-        } catch (RuntimeException e) {
-            guard.failed("opening its scope", e);
-        }
+        Observation.Scope scope = guard.open(observation, registry);
         CompletableFuture<Object> result;
         try {
             result = next.proceed(invocation);
         } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
             result = CompletableFuture.failedFuture(e);
         } finally {
-            if (scope != null) {
-                try {
-                    scope.close();
-                } catch (RuntimeException e) {
-                    guard.failed("closing its scope", e);
-                }
-            }
+            guard.close(scope);
         }
         CompletableFuture<Object> f = result;
         invocation.whenAnswered(status -> {
-            try {
-                context.setStatus(status);
-                if (status != RpcStatus.OK) {
-                    observation.error(failureOf(f, status, invocation));
-                }
-                observation.stop();
-            } catch (RuntimeException e) {
-                guard.failed("stop", e);
-            }
+            context.setStatus(status);
+            guard.end(observation, status == RpcStatus.OK ? null : failureOf(f, status, invocation));
         });
         return f;
     }
