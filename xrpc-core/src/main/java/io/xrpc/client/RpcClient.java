@@ -72,11 +72,10 @@ public final class RpcClient implements AutoCloseable {
     private final boolean ownsDiscovery;
     private final NamedExtensions<LoadBalancerProvider> loadBalancers;
     private final NamedExtensions<Cluster> clusters;
-    private final List<Directory> directories = new CopyOnWriteArrayList<>();
-    /** What {@link #references()} reports of each reference, in the order made (as directories). */
+    /** Every reference made by {@link #proxy}, in the order made. */
     private final List<Made> made = new CopyOnWriteArrayList<>();
 
-    /** A reference's settings as made, for {@link #references()}. */
+    /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
     private record Made(Directory directory, Class<?> type, String source, String loadBalancer, String cluster,
                         String serializer, String compressor, Duration timeout, int retries) {
     }
@@ -165,15 +164,13 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
-        directories.add(directory);
         Duration timeout = options.timeout() != null ? options.timeout() : config.timeout();
-        made.add(new Made(directory, serviceInterface, options.addresses().isEmpty() ? "registry"
-                : options.addresses().toString(), options.loadBalancer(), options.cluster(), serializer.name(),
-                compressor.name(), timeout, options.retries()));
+        String source = options.addresses().isEmpty() ? "registry" : options.addresses().toString();
+        made.add(new Made(directory, serviceInterface, source, options.loadBalancer(), options.cluster(),
+                serializer.name(), compressor.name(), timeout, options.retries()));
         log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
-                key, options.addresses().isEmpty() ? "the registry" : options.addresses(), serializer.name(),
-                compressor.name(), options.loadBalancer(), options.cluster(), timeout.toMillis(),
-                directory.instances().size());
+                key, options.addresses().isEmpty() ? "the registry" : source, serializer.name(), compressor.name(),
+                options.loadBalancer(), options.cluster(), timeout.toMillis(), directory.instances().size());
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
                 compressor, allowList, timeout, options.methodTimeouts(),
                 config.interceptors(), config.credentials(), transport, balancer, cluster, options.retries());
@@ -206,8 +203,8 @@ public final class RpcClient implements AutoCloseable {
      */
     public List<Map.Entry<String, Integer>> providerCounts() {
         List<Map.Entry<String, Integer>> counts = new ArrayList<>();
-        for (Directory d : directories) {
-            counts.add(Map.entry(d.key().toString(), d.instances().size()));
+        for (Made m : made) {
+            counts.add(Map.entry(m.directory().key().toString(), m.directory().instances().size()));
         }
         return counts;
     }
@@ -245,8 +242,8 @@ public final class RpcClient implements AutoCloseable {
     /** Closes connections to providers no reference lists any more (they left the registry). */
     private void pruneConnections() {
         Set<Endpoint> keep = new HashSet<>();
-        for (Directory d : directories) {
-            for (ServiceInstance i : d.instances()) {
+        for (Made m : made) {
+            for (ServiceInstance i : m.directory().instances()) {
                 keep.add(i.endpoint());
             }
         }
@@ -259,14 +256,14 @@ public final class RpcClient implements AutoCloseable {
      */
     @Override
     public void close() {
-        for (Directory d : directories) {
-            d.close();
+        for (Made m : made) {
+            m.directory().close();
         }
         transport.close();
         if (ownsDiscovery) {
             discovery.close();
         }
-        log.info("XRpc client stopped ({} references)", directories.size());
+        log.info("XRpc client stopped ({} references)", made.size());
     }
 
     /** Client-wide settings; every one has a default. Not thread-safe. */
