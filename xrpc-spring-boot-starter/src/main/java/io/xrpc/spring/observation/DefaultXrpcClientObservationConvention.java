@@ -1,7 +1,5 @@
 package io.xrpc.spring.observation;
 
-import io.micrometer.common.KeyValues;
-
 /**
  * Client calls are observed as {@code xrpc.client.calls}, a span named {@code pkg.Service/method}.
  * Low-cardinality keys (also the timer's tags): {@code service} (the service key),
@@ -10,27 +8,12 @@ import io.micrometer.common.KeyValues;
  * {@code host:port}; with failover the first attempt's) and {@code request.size} (the request body's
  * bytes as sent).
  */
-public class DefaultXrpcClientObservationConvention implements XrpcClientObservationConvention {
+public class DefaultXrpcClientObservationConvention extends CallConvention<XrpcClientContext>
+        implements XrpcClientObservationConvention {
     /** The observation's name, and so the timer's. */
     public static final String NAME = "xrpc.client.calls";
 
-    @Override
-    public String getName() {
-        return NAME;
-    }
-
-    @Override
-    public String getContextualName(XrpcClientContext context) {
-        return CallKeyValues.contextualName(context.getInvocation());
-    }
-
-    @Override
-    public KeyValues getLowCardinalityKeyValues(XrpcClientContext context) {
-        return CallKeyValues.low(context.getInvocation(), context.getStatus());
-    }
-
-    @Override
-    public KeyValues getHighCardinalityKeyValues(XrpcClientContext context) {
-        return CallKeyValues.high(context.getInvocation());
+    public DefaultXrpcClientObservationConvention() {
+        super(NAME);
     }
 }

@@ -1,7 +1,5 @@
 package io.xrpc.spring.observation;
 
-import io.micrometer.common.KeyValues;
-
 /**
  * Calls a server runs are observed as {@code xrpc.server.calls}, a span named
  * {@code pkg.Service/method}, timed until answered. Low-cardinality keys (also the timer's tags):
@@ -10,27 +8,12 @@ import io.micrometer.common.KeyValues;
  * {@code serializer}. High-cardinality keys (on spans only): {@code peer} (the caller's
  * {@code host:port}) and {@code request.size} (the request body's bytes as received).
  */
-public class DefaultXrpcServerObservationConvention implements XrpcServerObservationConvention {
+public class DefaultXrpcServerObservationConvention extends CallConvention<XrpcServerContext>
+        implements XrpcServerObservationConvention {
     /** The observation's name, and so the timer's. */
     public static final String NAME = "xrpc.server.calls";
 
-    @Override
-    public String getName() {
-        return NAME;
-    }
-
-    @Override
-    public String getContextualName(XrpcServerContext context) {
-        return CallKeyValues.contextualName(context.getInvocation());
-    }
-
-    @Override
-    public KeyValues getLowCardinalityKeyValues(XrpcServerContext context) {
-        return CallKeyValues.low(context.getInvocation(), context.getStatus());
-    }
-
-    @Override
-    public KeyValues getHighCardinalityKeyValues(XrpcServerContext context) {
-        return CallKeyValues.high(context.getInvocation());
+    public DefaultXrpcServerObservationConvention() {
+        super(NAME);
     }
 }

@@ -1,15 +1,20 @@
 package io.xrpc.spring.observation;
 
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
+import io.xrpc.common.Invocation;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the interceptors do when an observation handler or convention throws: the call goes on (or
- * keeps its result), the observation is still stopped where it was started, no scope is left
- * behind on the thread, and the first such failure of each interceptor is logged.
+ * The steps the client and server interceptors share, each guarded against a handler or
+ * convention that throws: the call goes on (or keeps its result), the observation is still stopped
+ * where it was started, no scope is left behind on the thread, and the first such failure of each
+ * interceptor is logged.
  */
 final class Guard {
     private static final Logger log = LoggerFactory.getLogger(Guard.class);
@@ -27,8 +32,35 @@ final class Guard {
         }
     }
 
+    /** Starts an observation, or returns {@code null} when a handler threw: the call goes on unobserved. */
+    <C extends Observation.Context> Observation start(ObservationConvention<C> own, ObservationConvention<C> dflt,
+                                                      C context, ObservationRegistry registry) {
+        try {
+            return Observation.createNotStarted(own, dflt, () -> context, registry).start();
+        } catch (RuntimeException | LinkageError e) {
+            failed("start", e);
+            return null;
+        }
+    }
+
+    /**
+     * Runs the rest of the chain with the observation's scope open, so that what it logs and the
+     * trace context it sends belong to this call; never throws.
+     */
+    CompletableFuture<Object> inScope(Observation observation, ObservationRegistry registry, Invocation invocation,
+                                      Function<Invocation, CompletableFuture<Object>> next) {
+        Observation.Scope scope = open(observation, registry);
+        try {
+            return next.apply(invocation);
+        } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            close(scope);
+        }
+    }
+
     /** Opens the observation's scope, or returns {@code null}, leaving no half-opened scope current. */
-    Observation.Scope open(Observation observation, ObservationRegistry registry) {
+    private Observation.Scope open(Observation observation, ObservationRegistry registry) {
         try {
             return observation.openScope();
         } catch (RuntimeException | LinkageError e) {
@@ -47,7 +79,7 @@ final class Guard {
         }
     }
 
-    void close(Observation.Scope scope) {
+    private void close(Observation.Scope scope) {
         if (scope != null) {
             try {
                 scope.close();

@@ -6,8 +6,8 @@ import io.xrpc.client.ClientInterceptor;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.Futures;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.springframework.core.Ordered;
 
 /**
@@ -44,33 +44,17 @@ public final class ObservationClientInterceptor implements ClientInterceptor, Or
             return next.proceed(invocation);
         }
         XrpcClientContext context = new XrpcClientContext(invocation);
-        Observation observation;
-        try {
-            observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
-        } catch (RuntimeException | LinkageError e) {
-            guard.failed("start", e); // a handler that throws must not fail the call
+        Observation observation = guard.start(convention, DEFAULT, context, registry);
+        if (observation == null) {
             return next.proceed(invocation);
         }
-        Observation.Scope scope = guard.open(observation, registry);
-        CompletableFuture<Object> call;
-        try {
-            call = next.proceed(invocation);
-        } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
-            call = CompletableFuture.failedFuture(e);
-        } finally {
-            guard.close(scope);
-        }
+        CompletableFuture<Object> call = guard.inScope(observation, registry, invocation, next::proceed);
         // The caller's future completes after the observation stopped: what the caller does next
         // (another call, a test reading spans) sees this call's span ended.
         return call.whenComplete((value, failure) -> {
-            Throwable cause = null;
-            if (failure == null) {
-                context.setStatus(RpcStatus.OK);
-            } else {
-                cause = failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                context.setStatus(cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
-            }
+            Throwable cause = failure == null ? null : Futures.cause(failure);
+            context.setStatus(cause == null ? RpcStatus.OK
+                    : cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
             guard.end(observation, cause); // never throws: the caller keeps the call's own result
         });
     }

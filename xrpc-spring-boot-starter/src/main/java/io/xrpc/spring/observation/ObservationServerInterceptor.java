@@ -5,9 +5,9 @@ import io.micrometer.observation.ObservationRegistry;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.Futures;
 import io.xrpc.server.ServerInterceptor;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.springframework.core.Ordered;
 
 /**
@@ -43,23 +43,11 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
             return next.proceed(invocation);
         }
         XrpcServerContext context = new XrpcServerContext(invocation);
-        Observation observation;
-        try {
-            observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
-        } catch (RuntimeException | LinkageError e) {
-            guard.failed("start", e); // a handler that throws must not fail the call
+        Observation observation = guard.start(convention, DEFAULT, context, registry);
+        if (observation == null) {
             return next.proceed(invocation);
         }
-        Observation.Scope scope = guard.open(observation, registry);
-        CompletableFuture<Object> result;
-        try {
-            result = next.proceed(invocation);
-        } catch (Throwable e) { // an interceptor after this one threw (sneakily, perhaps, a checked one)
-            result = CompletableFuture.failedFuture(e);
-        } finally {
-            guard.close(scope);
-        }
-        CompletableFuture<Object> f = result;
+        CompletableFuture<Object> f = guard.inScope(observation, registry, invocation, next::proceed);
         invocation.whenAnswered(status -> {
             context.setStatus(status);
             guard.end(observation, status == RpcStatus.OK ? null : failureOf(f, status, invocation));
@@ -76,8 +64,7 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
         if (f.isCompletedExceptionally()) {
             // Runs at once on a completed future; unlike join() it does not wrap (and call
             // getMessage() on) what the implementation threw.
-            f.whenComplete((v, t) -> thrown[0] = t instanceof CompletionException && t.getCause() != null
-                    ? t.getCause() : t);
+            f.whenComplete((v, t) -> thrown[0] = Futures.cause(t));
         }
         return thrown[0] != null ? thrown[0]
                 : new RpcException(status, invocation.serviceKey() + "#" + invocation.method().signature()

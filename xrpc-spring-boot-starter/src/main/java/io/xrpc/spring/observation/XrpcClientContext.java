@@ -11,7 +11,7 @@ import io.xrpc.common.RpcStatus;
  * A tracing handler writes the W3C {@code traceparent}, {@code tracestate} and {@code baggage}
  * into the invocation's attachments, which travel with the request.
  */
-public class XrpcClientContext extends SenderContext<Invocation> {
+public class XrpcClientContext extends SenderContext<Invocation> implements XrpcCallContext {
     private final Invocation invocation;
     private volatile RpcStatus status;
 
@@ -21,12 +21,12 @@ public class XrpcClientContext extends SenderContext<Invocation> {
         setCarrier(invocation);
     }
 
-    /** The call being made. */
+    @Override
     public Invocation getInvocation() {
         return invocation;
     }
 
-    /** How the call ended: {@code null} while it runs, then OK or the failure's status. */
+    @Override
     public RpcStatus getStatus() {
         return status;
     }

@@ -13,7 +13,7 @@ import java.util.Map;
  * {@code baggage} from the invocation's attachments, so the server's span is the client span's child;
  * a field longer than its W3C limit is ignored ({@link #read}).
  */
-public class XrpcServerContext extends ReceiverContext<Invocation> {
+public class XrpcServerContext extends ReceiverContext<Invocation> implements XrpcCallContext {
     private final Invocation invocation;
     private volatile RpcStatus status;
 
@@ -49,12 +49,12 @@ public class XrpcServerContext extends ReceiverContext<Invocation> {
         }
     }
 
-    /** The call being run. */
+    @Override
     public Invocation getInvocation() {
         return invocation;
     }
 
-    /** The status the caller receives: {@code null} until answered. */
+    @Override
     public RpcStatus getStatus() {
         return status;
     }
