@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
@@ -26,18 +25,14 @@ import tools.jackson.databind.json.JsonMapper;
 @Timeout(180)
 class EndpointTest {
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private TestingServer zk;
+    @RegisterExtension
+    final TestZooKeeper zk = new TestZooKeeper();
     private final List<ConfigurableApplicationContext> started = new ArrayList<>();
 
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        zk = new TestingServer(true);
-    }
-
+    /** Before the extension stops ZooKeeper: extensions' after-each callbacks run after this. */
     @AfterEach
-    void stopAll() throws Exception {
+    void stopAll() {
         started.forEach(ConfigurableApplicationContext::close);
-        zk.close();
     }
 
     private ConfigurableApplicationContext start(Class<?> app, WebApplicationType web, String... properties) {

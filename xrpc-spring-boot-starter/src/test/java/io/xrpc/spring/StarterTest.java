@@ -15,9 +15,7 @@ import io.xrpc.spring.autoconfigure.XrpcProperties;
 import io.xrpc.testing.CallLoad;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -28,17 +26,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /** Provider and consumer Spring Boot contexts in one JVM against an in-process ZooKeeper. */
 class StarterTest {
-    private TestingServer zk;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        zk = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    final TestZooKeeper zk = new TestZooKeeper();
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)

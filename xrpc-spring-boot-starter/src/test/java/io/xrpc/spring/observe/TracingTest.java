@@ -18,10 +18,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.apache.curator.test.TestingServer;
+import io.xrpc.spring.TestZooKeeper;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
@@ -38,17 +37,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 @Timeout(120)
 class TracingTest {
     private static final String SPAN = Traced.class.getName() + "/";
-    private TestingServer zk;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception {
-        zk = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    final TestZooKeeper zk = new TestZooKeeper();
 
     private ConfigurableApplicationContext start(Class<?> app, String name) {
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
@@ -72,34 +62,23 @@ class TracingTest {
             TracingApps.MdcRecorder clientMdc = consumer.getBean(TracingApps.MdcRecorder.class);
 
             Span parent = tracer.nextSpan().name("parent").start();
-            String seen;
-            try (Tracer.SpanInScope scope = tracer.withSpan(parent);
-                 BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
-                seen = traced.whereAmI();
-            } finally {
-                parent.end();
-            }
+            String seen = inParent(tracer, parent, traced::whereAmI);
+            parent.end();
             checkTrace(parent, "whereAmI", seen, consumerSpans, providerSpans, clientMdc);
 
             // Asynchronous: the caller's scope is closed before the answer arrives on an event loop.
             Span asyncParent = tracer.nextSpan().name("async parent").start();
-            CompletableFuture<String> answer;
-            try (Tracer.SpanInScope scope = tracer.withSpan(asyncParent);
-                 BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
-                answer = traced.whereAmIAsync();
-            }
+            CompletableFuture<String> answer = inParent(tracer, asyncParent, traced::whereAmIAsync);
             String seenAsync = answer.get(10, TimeUnit.SECONDS);
             asyncParent.end();
             checkTrace(asyncParent, "whereAmIAsync", seenAsync, consumerSpans, providerSpans, clientMdc);
 
             // A failed call: both spans say so, with the status the caller got.
             Span failingParent = tracer.nextSpan().name("failing parent").start();
-            try (Tracer.SpanInScope scope = tracer.withSpan(failingParent)) {
-                assertThatThrownBy(() -> traced.refuse("no")).isInstanceOfSatisfying(RpcException.class,
-                        e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR));
-            } finally {
-                failingParent.end();
-            }
+            inParent(tracer, failingParent, () -> assertThatThrownBy(() -> traced.refuse("no"))
+                    .isInstanceOfSatisfying(RpcException.class,
+                            e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR)));
+            failingParent.end();
             String failedTrace = failingParent.context().traceId();
             for (SpanData s : List.of(await(() -> one(consumerSpans, SPAN + "refuse", SpanKind.CLIENT, failedTrace)),
                     await(() -> one(providerSpans, SPAN + "refuse", SpanKind.SERVER, failedTrace)))) {
@@ -110,15 +89,17 @@ class TracingTest {
             // Baggage over the W3C limit from a caller is ignored by the provider; the trace is not.
             consumer.getBean(TracingApps.OversizedBaggage.class).on = true;
             Span bigParent = tracer.nextSpan().name("oversized baggage").start();
-            String seenBig;
-            try (Tracer.SpanInScope scope = tracer.withSpan(bigParent);
-                 BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
-                seenBig = traced.whereAmI();
-            } finally {
-                bigParent.end();
-                consumer.getBean(TracingApps.OversizedBaggage.class).on = false;
-            }
+            String seenBig = inParent(tracer, bigParent, traced::whereAmI);
+            bigParent.end();
             assertThat(seenBig).startsWith(bigParent.context().traceId() + "|").endsWith("|null");
+        }
+    }
+
+    /** Runs {@code call} as a caller inside a trace would: {@code parent} current, baggage tenant=acme. */
+    private static <T> T inParent(Tracer tracer, Span parent, Supplier<T> call) {
+        try (Tracer.SpanInScope scope = tracer.withSpan(parent);
+             BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
+            return call.get();
         }
     }
 
