@@ -14,17 +14,24 @@ import java.util.Objects;
  * ZooKeeper provider documents its own in {@code docs/REGISTRY.md}), so a new registry (Nacos,
  * etcd) needs nothing here. Two short forms stay for compatibility: a bare
  * {@code host:port[,host:port]} is a ZooKeeper ensemble, and {@code embedded} names the embedded
- * ZooKeeper. Immutable.
+ * ZooKeeper. Credentials may come in the address ({@code zookeeper://user:password@zk1:2181},
+ * percent-encoded) or through {@link Builder#credentials}; the password is never printed: it is
+ * masked in {@link #toString()} and in every error this class throws. Immutable.
  */
 public final class RegistryConfig {
     private final String scheme;
     private final String address;
     private final Map<String, String> parameters;
+    private final String username;
+    private final String password;
 
-    private RegistryConfig(String scheme, String address, Map<String, String> parameters) {
+    private RegistryConfig(String scheme, String address, Map<String, String> parameters, String username,
+                           String password) {
         this.scheme = scheme;
         this.address = address;
         this.parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+        this.username = username;
+        this.password = password;
     }
 
     /** A builder for {@code address}, whose {@code ?name=value} parameters it takes in too. */
@@ -52,19 +59,51 @@ public final class RegistryConfig {
         return parameters.get(name);
     }
 
+    /**
+     * The user the registry client authenticates as (for ZooKeeper, a {@code digest} identity),
+     * or {@code null} when it presents none.
+     */
+    public String username() {
+        return username;
+    }
+
+    /** The password of {@link #username()}, or {@code null}; never printed by this class. */
+    public String password() {
+        return password;
+    }
+
+    /** The address as given, with the password masked: safe to log. */
     @Override
     public String toString() {
-        return scheme + "://" + address + (parameters.isEmpty() ? "" : "?" + parameters);
+        return scheme + "://" + (username == null ? "" : username + ":****@") + address
+                + (parameters.isEmpty() ? "" : "?" + parameters);
+    }
+
+    /** {@code address} with the password of a {@code user:password@} part masked, for messages. */
+    static String masked(String address) {
+        int sep = address.indexOf("://");
+        int start = sep < 0 ? 0 : sep + 3;
+        int q = address.indexOf('?', start);
+        int at = address.lastIndexOf('@', q < 0 ? address.length() : q);
+        if (at < start) {
+            return address;
+        }
+        int colon = address.indexOf(':', start);
+        String user = colon < 0 || colon > at ? address.substring(start, at) : address.substring(start, colon);
+        return address.substring(0, start) + user + ":****" + address.substring(at);
     }
 
     public static final class Builder {
         private final String scheme;
         private final String address;
         private final Map<String, String> parameters = new LinkedHashMap<>();
+        private String username;
+        private String password;
 
-        private Builder(String address) {
-            Objects.requireNonNull(address, "address");
-            String a = address.trim();
+        private Builder(String given) {
+            Objects.requireNonNull(given, "address");
+            String address = masked(given.trim()); // what messages quote
+            String a = given.trim();
             if (a.isEmpty()) {
                 throw new IllegalArgumentException("registry address: empty (expected: zookeeper://host:port,"
                         + " host:port or embedded)");
@@ -89,6 +128,24 @@ public final class RegistryConfig {
                 a = a.substring(0, q);
             }
             int sep = a.indexOf("://");
+            int at = a.lastIndexOf('@');
+            if (at >= 0) {
+                // user:password@ before the hosts; the password may itself hold ':' or '@' when encoded
+                String userInfo = a.substring(sep > 0 ? sep + 3 : 0, at);
+                int colon = userInfo.indexOf(':');
+                if (colon <= 0 || colon == userInfo.length() - 1) {
+                    throw new IllegalArgumentException("registry address " + address + ": credentials must be"
+                            + " user:password@ before the hosts");
+                }
+                this.username = decode(userInfo.substring(0, colon), address);
+                try {
+                    this.password = decode(userInfo.substring(colon + 1), address);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("registry address " + address + ": the password is not"
+                            + " percent-encoded correctly");
+                }
+                a = (sep > 0 ? a.substring(0, sep + 3) : "") + a.substring(at + 1);
+            }
             if (sep > 0) {
                 this.scheme = a.substring(0, sep);
                 this.address = a.substring(sep + 3);
@@ -111,6 +168,19 @@ public final class RegistryConfig {
             }
         }
 
+        /**
+         * The user and password the registry client authenticates with; they replace any the
+         * address carries. {@code null} for both presents none.
+         */
+        public Builder credentials(String username, String password) {
+            if ((username == null) != (password == null) || username != null && username.isEmpty()) {
+                throw new IllegalArgumentException("registry credentials: a user name and a password, or neither");
+            }
+            this.username = username;
+            this.password = password;
+            return this;
+        }
+
         /** Sets one parameter; it replaces one of the same name from the address. */
         public Builder parameter(String name, String value) {
             parameters.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
@@ -118,7 +188,7 @@ public final class RegistryConfig {
         }
 
         public RegistryConfig build() {
-            return new RegistryConfig(scheme, address, parameters);
+            return new RegistryConfig(scheme, address, parameters, username, password);
         }
     }
 }

@@ -20,7 +20,8 @@ public final class EmbeddedRegistryProvider implements RegistryProvider {
         ZookeeperSettings settings = ZookeeperSettings.of(config); // checked before a server starts
         String connectString = EmbeddedZooKeeper.acquire();
         try {
-            return new ZookeeperRegistry(settings, connectString, EmbeddedZooKeeper::release);
+            return new ZookeeperRegistry(settings, connectString, config.username(), config.password(),
+                    EmbeddedZooKeeper::release);
         } catch (RuntimeException e) {
             EmbeddedZooKeeper.release();
             throw e;

@@ -37,6 +37,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Consumers watch with {@link CuratorCache} and keep the last list in memory: while ZooKeeper
  * is unreachable nothing changes for them, and calls go on to the providers they know.
+ *
+ * <p>Every node it creates gets the ACL of {@link ZookeeperSettings#acl()}: with credentials,
+ * creator-all and read for everyone, so that only providers of the same identity may add a
+ * provider. A provider with credentials closes the path to its providers node when it finds it
+ * open (left by an unauthenticated deployment, or made by someone else first), and a consumer with
+ * credentials believes no list under a providers node that anyone may add to: it cannot tell who
+ * wrote such a node. Without credentials everything is open, and both sides say so once.
  */
 public final class ZookeeperRegistry implements Registry {
     private static final Logger log = LoggerFactory.getLogger(ZookeeperRegistry.class);
@@ -66,13 +73,30 @@ public final class ZookeeperRegistry implements Registry {
     private final java.util.Set<Long> ownSessions = ConcurrentHashMap.newKeySet();
     /** Paths where a node of a foreign live session was replaced once already. */
     private final java.util.Set<String> replacedForeign = ConcurrentHashMap.newKeySet();
+    /** The ACL of every node this registry creates. */
+    private final List<org.apache.zookeeper.data.ACL> acl;
+    /** Whether {@link #acl} keeps unauthenticated sessions from adding nodes: then lists are checked. */
+    private final boolean secured;
+    /** Who this client is, for messages: {@code digest:user}, {@code sasl} or {@code anonymous}. */
+    private final String identity;
+    /** Providers paths whose ancestors were found closed (or closed by us) already. */
+    private final java.util.Set<String> closedPaths = ConcurrentHashMap.newKeySet();
+
+    /** Without credentials: see {@link #ZookeeperRegistry(ZookeeperSettings, String, String, String, Runnable)}. */
+    public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
+        this(config, connectString, null, null, onClose);
+    }
 
     /**
      * Connects and waits for the first session, failing after the configured connect timeout.
      *
-     * @param onClose run after the client closed (the embedded server stops there)
+     * @param username the digest user this client authenticates as, or {@code null} for none (a SASL
+     *                 login through the JAAS section {@code Client} is used when one is configured)
+     * @param password the digest user's password; never logged
+     * @param onClose  run after the client closed (the embedded server stops there)
      */
-    public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
+    public ZookeeperRegistry(ZookeeperSettings config, String connectString, String username, String password,
+                             Runnable onClose) {
         this.connectString = connectString;
         this.connectTimeoutMillis = config.connectTimeout().toMillis();
         this.root = config.rootPath();
@@ -86,7 +110,13 @@ public final class ZookeeperRegistry implements Registry {
         // Curator warns when its connection timeout exceeds the session timeout; the start-up
         // wait below is what the configured connect timeout governs.
         int sessionMillis = (int) config.sessionTimeout().toMillis();
-        this.client = CuratorFrameworkFactory.builder()
+        org.apache.zookeeper.client.ZKClientConfig zkConfig = new org.apache.zookeeper.client.ZKClientConfig();
+        config.clientProperties().forEach(zkConfig::setProperty);
+        boolean sasl = saslLoginConfigured(zkConfig);
+        this.identity = username != null ? "digest:" + username : sasl ? "sasl" : "anonymous";
+        this.acl = ZookeeperAcl.resolve(config.acl(), username != null || sasl);
+        this.secured = !ZookeeperAcl.anyoneMayCreate(acl);
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 // Keep to the configured hosts: Curator would otherwise replace them with the
                 // addresses the ensemble lists for itself, which bypasses a DNS name or a proxy.
@@ -95,7 +125,22 @@ public final class ZookeeperRegistry implements Registry {
                 .connectionTimeoutMs((int) Math.min(config.connectTimeout().toMillis(), sessionMillis))
                 .retryPolicy(new ExponentialBackoffRetry((int) config.retryBaseSleep().toMillis(), config.maxRetries(),
                         MAX_RETRY_SLEEP_MS))
-                .build();
+                .zkClientConfig(zkConfig)
+                .aclProvider(new org.apache.curator.framework.api.ACLProvider() {
+                    @Override
+                    public List<org.apache.zookeeper.data.ACL> getDefaultAcl() {
+                        return acl;
+                    }
+
+                    @Override
+                    public List<org.apache.zookeeper.data.ACL> getAclForPath(String path) {
+                        return acl;
+                    }
+                });
+        if (username != null) {
+            builder.authorization("digest", (username + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        this.client = builder.build();
         client.getConnectionStateListenable().addListener((c, state) -> {
             lastState = state;
             if (state.isConnected()) {
@@ -125,9 +170,60 @@ public final class ZookeeperRegistry implements Registry {
             throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString + " within "
                     + config.connectTimeout().toMillis() + " ms");
         }
+        try {
+            // One request on the raw handle, not through Curator's retries: an ensemble that
+            // requires authentication accepts the connection and ends the session at the first request.
+            client.getZookeeperClient().getZooKeeper().exists("/", false);
+        } catch (Exception e) {
+            client.close();
+            worker.shutdownNow();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("ZooKeeper at " + connectString + " ended the session of " + identity
+                    + " at its first request (" + e.getMessage() + "): does the ensemble require authentication"
+                    + " (user:password@ in the registry address)?", e);
+        }
         if (sessionId == 0) {
             sessionId = currentSessionId(); // before the listener hears of the first connection
         }
+        if (!secured && !onlyLoopback(connectString)) {
+            log.warn("ZooKeeper {} is used as {} with the ACL {}: anyone who can reach it can add a provider that"
+                    + " consumers will call (give the registry user:password@ and see docs/REGISTRY.md)",
+                    connectString, identity, ZookeeperAcl.describe(acl));
+        }
+    }
+
+    /** Whether ZooKeeper's client will log in with SASL: enabled, and the JAAS configuration has its section. */
+    private static boolean saslLoginConfigured(org.apache.zookeeper.client.ZKClientConfig zkConfig) {
+        if (!zkConfig.isSaslClientEnabled()
+                || System.getProperty(org.apache.zookeeper.Environment.JAAS_CONF_KEY) == null) {
+            return false;
+        }
+        try {
+            String section = zkConfig.getProperty(org.apache.zookeeper.client.ZKClientConfig.LOGIN_CONTEXT_NAME_KEY,
+                    org.apache.zookeeper.client.ZKClientConfig.LOGIN_CONTEXT_NAME_KEY_DEFAULT);
+            return javax.security.auth.login.Configuration.getConfiguration().getAppConfigurationEntry(section) != null;
+        } catch (RuntimeException e) {
+            return false; // an unreadable JAAS file: ZooKeeper's client says why when it connects
+        }
+    }
+
+    private static boolean onlyLoopback(String connectString) {
+        for (String hostPort : connectString.split(",")) {
+            String h = hostPort.trim();
+            int colon = h.lastIndexOf(':');
+            String host = colon > 0 && !h.endsWith("]") ? h.substring(0, colon) : h;
+            if (!(host.startsWith("127.") || host.equals("localhost") || host.equals("[::1]") || host.equals("::1"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether nodes this registry creates keep unauthenticated sessions from adding providers. */
+    public boolean secured() {
+        return secured;
     }
 
     private long currentSessionId() {
@@ -163,6 +259,8 @@ public final class ZookeeperRegistry implements Registry {
         java.util.Map<String, Object> d = new java.util.LinkedHashMap<>();
         d.put("type", "zookeeper");
         d.put("address", connectString);
+        d.put("identity", identity);
+        d.put("acl", ZookeeperAcl.describe(acl));
         d.put("connected", isConnected());
         d.put("state", lastState.name());
         long session = sessionId;
@@ -184,6 +282,9 @@ public final class ZookeeperRegistry implements Registry {
         }
         try {
             ensure(path, data);
+        } catch (KeeperException.NoAuthException e) {
+            throw new IllegalStateException("cannot register " + path + " in ZooKeeper " + connectString + ": "
+                    + identity + " may not create it (NoAuth; a node on its path has an ACL for another identity)", e);
         } catch (Exception e) {
             throw new IllegalStateException("cannot register " + path + " in ZooKeeper " + connectString
                     + "; it is retried after reconnecting", e);
@@ -213,6 +314,12 @@ public final class ZookeeperRegistry implements Registry {
         }
         long session = client.getZookeeperClient().getZooKeeper().getSessionId();
         ownSessions.add(session);
+        String providers = path.substring(0, path.lastIndexOf('/'));
+        if (secured && !closedPaths.contains(providers)) {
+            // Closed before our node appears, so a consumer that looks when it sees the node finds it closed.
+            client.createContainers(providers);
+            closeAncestors(providers);
+        }
         try {
             client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
         } catch (KeeperException.NodeExistsException e) {
@@ -243,6 +350,42 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         watch(path);
+    }
+
+    /**
+     * With credentials, gives the providers node and the nodes above it (up to the root) this
+     * registry's ACL where anyone may add to them: nodes made before there were credentials, or
+     * by someone else first. Once per providers node.
+     */
+    private void closeAncestors(String providersPath) throws Exception {
+        if (!secured || closedPaths.contains(providersPath)) {
+            return;
+        }
+        for (String p = providersPath; p.length() >= root.length(); p = p.substring(0, p.lastIndexOf('/'))) {
+            List<org.apache.zookeeper.data.ACL> current = client.getACL().forPath(p);
+            if (ZookeeperAcl.anyoneMayCreate(current)) {
+                try {
+                    client.setACL().withACL(acl).forPath(p);
+                    if (p.equals(providersPath)) {
+                        // Marks when it was closed (its mzxid): consumers believe only the providers
+                        // created after it, as anyone may have written those before.
+                        client.setData().forPath(p, ("closed by " + identity).getBytes(
+                                java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                    log.warn("{} let anyone add nodes ({}); set to {}. Providers registered under it before are"
+                            + " not believed by consumers until they register again (docs/REGISTRY.md)", p,
+                            ZookeeperAcl.describe(current), ZookeeperAcl.describe(acl));
+                } catch (KeeperException.NoAuthException e) {
+                    log.error("{} lets anyone add nodes ({}) and {} may not change its ACL: consumers with credentials"
+                            + " will not believe its providers", p, ZookeeperAcl.describe(current), identity);
+                    return;
+                }
+            }
+            if (p.equals(root)) {
+                break;
+            }
+        }
+        closedPaths.add(providersPath);
     }
 
     /**
@@ -328,6 +471,8 @@ public final class ZookeeperRegistry implements Registry {
             if (!sub.initialized.await(connectTimeoutMillis, TimeUnit.MILLISECONDS)) {
                 log.warn("Providers of {} not loaded from ZooKeeper {} within {} ms; going on without them for now",
                         key, connectString, connectTimeoutMillis);
+            } else {
+                sub.verify(); // here rather than on the worker: the first list is known when this returns
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -368,7 +513,7 @@ public final class ZookeeperRegistry implements Registry {
         private final CuratorCache cache;
         private volatile List<ServiceInstance> instances = List.of();
         private java.util.concurrent.ScheduledFuture<?> pendingEmpty;
-        private boolean closedSub; // guarded by this, as pendingEmpty
+        private volatile boolean closedSub; // written under this, as pendingEmpty
         final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
         Sub(ServiceKey key, Listener listener) {
@@ -394,12 +539,88 @@ public final class ZookeeperRegistry implements Registry {
             publish(read(), false);
         }
 
+        /**
+         * The providers node as last checked: its creation and ACL versions, and whether anyone
+         * may add to it. Lists are believed only under a node checked closed, when secured.
+         */
+        private volatile long checkedCzxid = -1;
+        private volatile int checkedAversion = -1;
+        private volatile boolean open;
+        /** Providers created up to this zxid (the node's last write: its closing) were not checked. */
+        private volatile long closedAtZxid;
+        /** Provider nodes ignored as older than the closing, logged once each. */
+        private final java.util.Set<String> ignored = ConcurrentHashMap.newKeySet();
+        private final java.util.concurrent.atomic.AtomicBoolean verifying = new java.util.concurrent.atomic.AtomicBoolean();
+
+        /** Whether the providers node is the one last checked and was closed; starts a check when it is not. */
+        private boolean trusted() {
+            if (!secured) {
+                return true;
+            }
+            ChildData node = cache.get(path).orElse(null);
+            if (node == null || node.getStat() == null) {
+                return true; // no providers node: no list to believe or doubt
+            }
+            Stat st = node.getStat();
+            if (st.getCzxid() == checkedCzxid && st.getAversion() == checkedAversion) {
+                return !open;
+            }
+            if (verifying.compareAndSet(false, true)) {
+                worker.execute(() -> {
+                    verifying.set(false);
+                    verify();
+                });
+            }
+            return false;
+        }
+
+        /** Reads the providers node's ACL, logs once when anyone may add to it, and publishes the list. */
+        void verify() {
+            if (!secured || closedSub) {
+                return;
+            }
+            try {
+                Stat st = new Stat();
+                List<org.apache.zookeeper.data.ACL> current = client.getACL().storingStatIn(st).forPath(path);
+                boolean nowOpen = ZookeeperAcl.anyoneMayCreate(current);
+                if (nowOpen && (!open || st.getCzxid() != checkedCzxid || st.getAversion() != checkedAversion)) {
+                    log.error("Not calling the providers of {} listed under {}: its ACL ({}) lets anyone who reaches"
+                            + " ZooKeeper add a provider, so no node under it can be attributed. A provider with"
+                            + " credentials closes it when it registers (docs/REGISTRY.md)",
+                            key, path, ZookeeperAcl.describe(current));
+                } else if (!nowOpen && open) {
+                    log.info("{} is closed to anyone now ({}); its providers are believed again", path,
+                            ZookeeperAcl.describe(current));
+                }
+                open = nowOpen;
+                closedAtZxid = st.getMzxid();
+                checkedAversion = st.getAversion();
+                checkedCzxid = st.getCzxid();
+            } catch (KeeperException.NoNodeException gone) {
+                // deleted meanwhile: the cache's next event checks again
+            } catch (Exception e) {
+                log.debug("Could not read the ACL of {} yet", path, e);
+                return;
+            }
+            refresh();
+        }
+
         private List<ServiceInstance> read() {
+            if (!trusted()) {
+                return List.of();
+            }
             List<ServiceInstance> list = new ArrayList<>();
             String prefix = path + "/";
             cache.stream().forEach((ChildData d) -> {
                 String p = d.getPath();
                 if (p.startsWith(prefix) && p.indexOf('/', prefix.length()) < 0) {
+                    if (secured && d.getStat() != null && d.getStat().getCzxid() <= closedAtZxid) {
+                        if (ignored.size() < 1000 && ignored.add(p)) {
+                            log.warn("Not calling {}: it was written while {} let anyone add nodes, so who wrote it"
+                                    + " is unknown (a provider that registers again is believed)", p, path);
+                        }
+                        return;
+                    }
                     try {
                         list.add(NodeCodec.decode(key, p.substring(prefix.length()), d.getData()));
                     } catch (RuntimeException e) {

@@ -5,8 +5,9 @@ import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.RegistryProvider;
 
 /**
- * {@code zookeeper://host:port[,host:port...][?name=value&...]}: an existing ZooKeeper server or
- * ensemble; the parameters are {@link ZookeeperSettings}'.
+ * {@code zookeeper://[user:password@]host:port[,host:port...][?name=value&...]}: an existing ZooKeeper
+ * server or ensemble, as a digest user when the address names one; the parameters are
+ * {@link ZookeeperSettings}'.
  */
 public final class ZookeeperRegistryProvider implements RegistryProvider {
     @Override
@@ -20,6 +21,7 @@ public final class ZookeeperRegistryProvider implements RegistryProvider {
             throw new IllegalArgumentException("registry address: " + config
                     + " (expected: zookeeper://host:port[,host:port...])");
         }
-        return new ZookeeperRegistry(ZookeeperSettings.of(config), config.address(), null);
+        return new ZookeeperRegistry(ZookeeperSettings.of(config), config.address(), config.username(),
+                config.password(), null);
     }
 }

@@ -23,9 +23,17 @@ import java.util.Objects;
  * @param emptyListGrace how long a consumer keeps its last providers when the registry suddenly
  *                       lists none (a provider replacing its node after a session expiry
  *                       deletes and creates it); 0 believes every list at once
+ * @param acl            the ACL of every node XRpc creates: {@code auto} (creator-all and read for
+ *                       everyone when the client authenticates, else open, with a warning),
+ *                       {@code open} ({@code world:anyone:cdrwa}), or entries as ZooKeeper's
+ *                       {@code setAcl} takes them, such as {@code auth::cdrwa,world:anyone:r}
+ * @param clientProperties ZooKeeper client settings passed through as given: every parameter whose
+ *                       name starts with {@code zookeeper.}, such as {@code zookeeper.client.secure}
+ *                       and {@code zookeeper.ssl.trustStore.location} for TLS to the ensemble
  */
 public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout, String rootPath,
-                                Duration retryBaseSleep, int maxRetries, Duration emptyListGrace) {
+                                Duration retryBaseSleep, int maxRetries, Duration emptyListGrace, String acl,
+                                Map<String, String> clientProperties) {
 
     public static final String SESSION_TIMEOUT = "session-timeout";
     public static final String CONNECT_TIMEOUT = "connect-timeout";
@@ -33,11 +41,15 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     public static final String RETRY_BASE_SLEEP = "retry-base-sleep";
     public static final String MAX_RETRIES = "max-retries";
     public static final String EMPTY_LIST_GRACE = "empty-list-grace";
+    public static final String ACL = "acl";
+    /** Every parameter whose name starts with this is a ZooKeeper client property. */
+    public static final String CLIENT_PROPERTY_PREFIX = "zookeeper.";
     private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,
-            MAX_RETRIES, EMPTY_LIST_GRACE);
+            MAX_RETRIES, EMPTY_LIST_GRACE, ACL, CLIENT_PROPERTY_PREFIX + "*");
 
     private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(Duration.ofSeconds(30),
-            Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1));
+            Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1), ZookeeperAcl.AUTO,
+            Map.of());
 
     public ZookeeperSettings {
         Checks.checkPositive(SESSION_TIMEOUT, sessionTimeout);
@@ -49,6 +61,8 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         if (!rootPath.startsWith("/") || rootPath.length() < 2 || rootPath.endsWith("/")) {
             throw new IllegalArgumentException(ROOT_PATH + ": '" + rootPath + "' (expected: /name, no trailing /)");
         }
+        ZookeeperAcl.check(Objects.requireNonNull(acl, ACL));
+        clientProperties = Map.copyOf(clientProperties);
     }
 
     /** Every setting at its default. */
@@ -59,8 +73,11 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     /** The settings {@code config}'s parameters give, the defaults for the rest. */
     public static ZookeeperSettings of(RegistryConfig config) {
         Map<String, String> p = config.parameters();
+        Map<String, String> client = new java.util.LinkedHashMap<>();
         for (String name : p.keySet()) {
-            if (!NAMES.contains(name)) {
+            if (name.startsWith(CLIENT_PROPERTY_PREFIX) && name.length() > CLIENT_PROPERTY_PREFIX.length()) {
+                client.put(name, p.get(name));
+            } else if (!NAMES.contains(name)) {
                 throw new IllegalArgumentException("registry " + config + ": unknown parameter '" + name
                         + "' (expected one of " + NAMES + ")");
             }
@@ -69,20 +86,28 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         return new ZookeeperSettings(duration(p, SESSION_TIMEOUT, d.sessionTimeout),
                 duration(p, CONNECT_TIMEOUT, d.connectTimeout), p.getOrDefault(ROOT_PATH, d.rootPath),
                 duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep), integer(p, MAX_RETRIES, d.maxRetries),
-                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace));
+                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace), p.getOrDefault(ACL, d.acl).trim(), client);
     }
 
     /** These settings with the session timeout {@code d}, and so on: for code that builds them. */
     public ZookeeperSettings withSessionTimeout(Duration d) {
-        return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace);
+        return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace, acl,
+                clientProperties);
     }
 
     public ZookeeperSettings withConnectTimeout(Duration d) {
-        return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace);
+        return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, acl,
+                clientProperties);
     }
 
     public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace);
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace, acl,
+                clientProperties);
+    }
+
+    public ZookeeperSettings withAcl(String spec) {
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
+                emptyListGrace, spec, clientProperties);
     }
 
     private static int integer(Map<String, String> p, String name, int fallback) {

@@ -1,0 +1,145 @@
+package io.xrpc.registry.zookeeper;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+
+/**
+ * The ACL XRpc gives every node it creates ({@link ZookeeperSettings#acl()}), and how it reads the
+ * ACL of a node it did not create. Entries are written as ZooKeeper's {@code setAcl} takes them,
+ * {@code scheme:id:perms} with perms from {@code cdrwa}; {@code auth::cdrwa} means every identity
+ * the creating session authenticated as (a digest user, a SASL principal).
+ */
+final class ZookeeperAcl {
+    /** Creator-all and read for everyone when the client authenticates; open otherwise. */
+    static final String AUTO = "auto";
+    /** {@code world:anyone:cdrwa}: anyone who reaches ZooKeeper may change anything. */
+    static final String OPEN = "open";
+
+    // Not List.of: ZooKeeper's client asks the list whether it contains null, which List.of refuses.
+    private static final List<ACL> CREATOR_ALL_ANYONE_READ = java.util.Collections.unmodifiableList(
+            java.util.Arrays.asList(new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+                    new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
+
+    private ZookeeperAcl() {
+    }
+
+    /** Fails, saying what is wrong, unless {@code spec} is {@code auto}, {@code open} or a list of entries. */
+    static void check(String spec) {
+        if (!spec.equals(AUTO) && !spec.equals(OPEN)) {
+            parse(spec);
+        }
+    }
+
+    /**
+     * The ACL of new nodes for a session that does ({@code authenticated}) or does not present an
+     * identity; an ACL naming {@code auth} without one fails, as ZooKeeper would refuse every node.
+     */
+    static List<ACL> resolve(String spec, boolean authenticated) {
+        if (spec.equals(AUTO)) {
+            return authenticated ? CREATOR_ALL_ANYONE_READ : ZooDefs.Ids.OPEN_ACL_UNSAFE;
+        }
+        if (spec.equals(OPEN)) {
+            return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+        }
+        List<ACL> acl = parse(spec);
+        if (!authenticated && acl.stream().anyMatch(a -> a.getId().getScheme().equals("auth"))) {
+            throw new IllegalArgumentException(ZookeeperSettings.ACL + ": '" + spec + "' gives rights to the creator"
+                    + " (auth), but this registry client presents no identity: give it user:password@ in the"
+                    + " address, or a SASL login (JAAS section Client)");
+        }
+        return java.util.Collections.unmodifiableList(acl);
+    }
+
+    /** Whether an unauthenticated session may add children under a node with this ACL. */
+    static boolean anyoneMayCreate(List<ACL> acl) {
+        for (ACL a : acl) {
+            if ((a.getPerms() & ZooDefs.Perms.CREATE) != 0 && a.getId().getScheme().equals("world")
+                    && a.getId().getId().equals("anyone")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The ACL as {@code scheme:id:perms} entries, a digest's password hash left out. */
+    static String describe(List<ACL> acl) {
+        StringBuilder sb = new StringBuilder();
+        for (ACL a : acl) {
+            if (sb.length() > 0) {
+                sb.append(',');
+            }
+            String id = a.getId().getId();
+            if (a.getId().getScheme().equals("digest") && id.indexOf(':') > 0) {
+                id = id.substring(0, id.indexOf(':')) + ":…";
+            }
+            sb.append(a.getId().getScheme()).append(':').append(id).append(':').append(perms(a.getPerms()));
+        }
+        return sb.toString();
+    }
+
+    private static String perms(int p) {
+        StringBuilder sb = new StringBuilder();
+        if ((p & ZooDefs.Perms.CREATE) != 0) {
+            sb.append('c');
+        }
+        if ((p & ZooDefs.Perms.DELETE) != 0) {
+            sb.append('d');
+        }
+        if ((p & ZooDefs.Perms.READ) != 0) {
+            sb.append('r');
+        }
+        if ((p & ZooDefs.Perms.WRITE) != 0) {
+            sb.append('w');
+        }
+        if ((p & ZooDefs.Perms.ADMIN) != 0) {
+            sb.append('a');
+        }
+        return sb.toString();
+    }
+
+    private static List<ACL> parse(String spec) {
+        List<ACL> acl = new ArrayList<>();
+        for (String entry : spec.split(",")) {
+            String e = entry.trim();
+            int first = e.indexOf(':');
+            int last = e.lastIndexOf(':');
+            if (first <= 0 || last == first) {
+                throw bad(spec, "'" + e + "' is not scheme:id:perms");
+            }
+            String scheme = e.substring(0, first).toLowerCase(Locale.ROOT);
+            String id = e.substring(first + 1, last);
+            int perms = 0;
+            for (char c : e.substring(last + 1).toCharArray()) {
+                perms |= switch (c) {
+                    case 'c' -> ZooDefs.Perms.CREATE;
+                    case 'd' -> ZooDefs.Perms.DELETE;
+                    case 'r' -> ZooDefs.Perms.READ;
+                    case 'w' -> ZooDefs.Perms.WRITE;
+                    case 'a' -> ZooDefs.Perms.ADMIN;
+                    default -> throw bad(spec, "'" + c + "' in '" + e + "' is not one of the permissions cdrwa");
+                };
+            }
+            if (perms == 0) {
+                throw bad(spec, "'" + e + "' grants nothing");
+            }
+            if (scheme.equals("world") && !id.equals("anyone") || scheme.equals("auth") && !id.isEmpty()) {
+                throw bad(spec, "'" + e + "': the world scheme's only id is anyone, the auth scheme takes none");
+            }
+            acl.add(new ACL(perms, new Id(scheme, id)));
+        }
+        if (acl.stream().noneMatch(a -> (a.getPerms() & ZooDefs.Perms.ADMIN) != 0 && !a.getId().getScheme().equals("world"))
+                && acl.stream().noneMatch(a -> a.getPerms() == ZooDefs.Perms.ALL)) {
+            throw bad(spec, "no entry keeps the right to change the ACL (a) for the providers; add auth::cdrwa");
+        }
+        return acl;
+    }
+
+    private static IllegalArgumentException bad(String spec, String why) {
+        return new IllegalArgumentException(ZookeeperSettings.ACL + ": '" + spec + "' (" + why
+                + "; expected auto, open, or entries such as auth::cdrwa,world:anyone:r)");
+    }
+}

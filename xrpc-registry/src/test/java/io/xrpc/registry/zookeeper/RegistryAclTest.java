@@ -1,0 +1,221 @@
+package io.xrpc.registry.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.Registry;
+import io.xrpc.registry.RegistryConfig;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The registry as the front door: a ZooKeeper anyone on the network can reach. A rogue provider
+ * node would send consumers, and their tokens, to the attacker; with credentials, nobody without
+ * them can add one, and a consumer believes no provider it cannot attribute.
+ */
+@Timeout(90)
+class RegistryAclTest {
+    private static final String PROVIDERS = NodeCodec.providersPath("/xrpc", ServiceKey.of(GateService.class, "", ""));
+
+    private TestingServer zk;
+    /** Where the attacker's provider listens, and how many connections reached it. */
+    private ServerSocket rogue;
+    private final AtomicInteger rogueConnections = new AtomicInteger();
+
+    @BeforeEach
+    void start() throws Exception {
+        zk = new TestingServer(true);
+        rogue = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            while (!rogue.isClosed()) {
+                try (Socket s = rogue.accept()) {
+                    rogueConnections.incrementAndGet();
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        }, "rogue-provider");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        rogue.close();
+        zk.close();
+    }
+
+    private String secured(String user, String password) {
+        return "zookeeper://" + user + ":" + password + "@" + zk.getConnectString() + "?connect-timeout=10s";
+    }
+
+    private CuratorFramework attacker(String digest) {
+        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder().connectString(zk.getConnectString())
+                .retryPolicy(new RetryOneTime(100));
+        if (digest != null) {
+            b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
+        }
+        CuratorFramework c = b.build();
+        c.start();
+        return c;
+    }
+
+    private String rogueNode() {
+        return PROVIDERS + "/127.0.0.1:" + rogue.getLocalPort();
+    }
+
+    @Test
+    void nobodyWithoutTheProvidersCredentialsCanAddAProvider() throws Exception {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(secured("xrpc", "s3cret"))
+                .service(GateService.class, new GateServiceImpl("real")).build().start();
+             RpcClient client = RpcClient.builder().registry(secured("xrpc", "s3cret")).build();
+             CuratorFramework anonymous = attacker(null);
+             CuratorFramework otherUser = attacker("mallory:guess")) {
+            GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+            await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                    .until(() -> "real".equals(gate.whoAmI()));
+
+            // What an attacker on the network did against main: a provider node with a huge weight.
+            for (CuratorFramework a : List.of(anonymous, otherUser)) {
+                assertThatThrownBy(() -> a.create().withMode(CreateMode.EPHEMERAL)
+                        .forPath(rogueNode(), "weight=10000".getBytes(StandardCharsets.UTF_8)))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+                assertThatThrownBy(() -> a.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(PROVIDERS))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+                assertThatThrownBy(() -> a.delete().deletingChildrenIfNeeded().forPath("/xrpc"))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+            }
+            // Consumers may still read: discovery needs no credentials of its own to look.
+            assertThat(anonymous.getChildren().forPath(PROVIDERS)).hasSize(1);
+            for (int i = 0; i < 50; i++) {
+                assertThat(gate.whoAmI()).isEqualTo("real");
+            }
+            assertThat(rogueConnections).hasValue(0);
+        }
+    }
+
+    @Test
+    void aConsumerWithCredentialsBelievesNoProviderWrittenWhileTheNodeWasOpen() throws Exception {
+        try (CuratorFramework anonymous = attacker(null)) {
+            // The attacker was first: the providers node is open, and a rogue provider waits under it.
+            anonymous.create().creatingParentsIfNeeded().forPath(rogueNode(),
+                    "weight=10000".getBytes(StandardCharsets.UTF_8));
+            try (ZookeeperRegistry consumer = (ZookeeperRegistry) Registries.create(secured("xrpc", "s3cret"))) {
+                assertThat(consumer.secured()).isTrue();
+                ServiceKey key = ServiceKey.of(GateService.class, "", "");
+                assertThat(consumer.subscribe(key, l -> { }).instances()).isEmpty();
+
+                // The real provider closes the node as it registers; the rogue's node predates that.
+                try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(secured("xrpc", "s3cret"))
+                        .service(GateService.class, new GateServiceImpl("real")).build().start();
+                     RpcClient client = RpcClient.builder().registry(consumer).build()) {
+                    assertThat(ZookeeperAcl.anyoneMayCreate(anonymous.getACL().forPath(PROVIDERS))).isFalse();
+                    assertThat(anonymous.getChildren().forPath(PROVIDERS)).hasSize(2);
+                    GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+                    await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                            .until(() -> "real".equals(gate.whoAmI()));
+                    for (int i = 0; i < 50; i++) {
+                        assertThat(gate.whoAmI()).isEqualTo("real");
+                    }
+                    assertThat(client.references().get(0).providers()).hasSize(1);
+                }
+            }
+        }
+        assertThat(rogueConnections).hasValue(0);
+    }
+
+    @Test
+    void theAclCanBeGivenAndIsChecked() throws Exception {
+        String acl = "auth::cdrwa,world:anyone:r";
+        try (ZookeeperRegistry r = (ZookeeperRegistry) Registries.create(secured("ops", "pw") + "&acl="
+                + java.net.URLEncoder.encode(acl, StandardCharsets.UTF_8))) {
+            r.register(io.xrpc.registry.ServiceInstance.of(ServiceKey.of(GateService.class, "", ""),
+                    new io.xrpc.common.Endpoint("127.0.0.1", 20999)));
+            assertThat(ZookeeperAcl.describe(r.curator().getACL().forPath(PROVIDERS + "/127.0.0.1:20999")))
+                    .isEqualTo("digest:ops:…:cdrwa,world:anyone:r");
+        }
+        assertThatThrownBy(() -> Registries.create("zookeeper://" + zk.getConnectString() + "?acl=auth::cdrwa"))
+                .hasMessageContaining("presents no identity");
+        assertThatThrownBy(() -> Registries.create("zookeeper://" + zk.getConnectString() + "?acl=world:anyone:rx"))
+                .hasMessageContaining("'x' in 'world:anyone:rx' is not one of the permissions cdrwa");
+    }
+
+    @Test
+    void thePasswordIsNeverPrinted() {
+        RegistryConfig c = RegistryConfig.builder("zookeeper://xrpc:s%40cret@zk1:2181,zk2:2181?root-path=/a").build();
+        assertThat(c.username()).isEqualTo("xrpc");
+        assertThat(c.password()).isEqualTo("s@cret");
+        assertThat(c.address()).isEqualTo("zk1:2181,zk2:2181");
+        assertThat(c.toString()).doesNotContain("s@cret").doesNotContain("s%40cret").contains("xrpc:****@zk1");
+        assertThatThrownBy(() -> RegistryConfig.builder("zookeeper://xrpc:hunter2@zk1:2181?bad").build())
+                .hasMessageNotContaining("hunter2").hasMessageContaining("xrpc:****@zk1");
+        assertThatThrownBy(() -> RegistryConfig.builder("zookeeper://xrpc:hun%zzter2@zk1:2181").build())
+                .hasMessageNotContaining("hunter2").hasMessageNotContaining("zzter");
+        try (Registry r = Registries.create(secured("xrpc", "hunter2"))) {
+            assertThat(r.describe().toString()).doesNotContain("hunter2").contains("digest:xrpc");
+        }
+    }
+
+    /** An ensemble that refuses every unauthenticated session (ZooKeeper's enforce.auth). */
+    @Test
+    void anEnsembleThatRequiresAuthenticationServesProvidersAndConsumersWithCredentials() throws Exception {
+        try (TestingServer enforcing = enforcingDigest()) {
+            String address = "zookeeper://xrpc:s3cret@" + enforcing.getConnectString() + "?connect-timeout=10s";
+            try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(address)
+                    .service(GateService.class, new GateServiceImpl("real")).build().start();
+                 RpcClient client = RpcClient.builder().registry(address).build()) {
+                GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+                await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                        .until(() -> "real".equals(gate.whoAmI()));
+            }
+            assertThatThrownBy(() -> Registries.create("zookeeper://" + enforcing.getConnectString()
+                    + "?connect-timeout=3s"))
+                    .hasMessageContaining("ended the session of anonymous at its first request")
+                    .hasMessageContaining("require authentication");
+        }
+    }
+
+    /**
+     * A TestingServer whose ZooKeeper refuses sessions without a digest identity. ZooKeeper reads
+     * the setting from system properties when the server is made, so they are set only meanwhile.
+     */
+    static TestingServer enforcingDigest() throws Exception {
+        synchronized (RegistryAclTest.class) {
+            System.setProperty("zookeeper.enforce.auth.enabled", "true");
+            System.setProperty("zookeeper.enforce.auth.schemes", "digest");
+            try {
+                return new TestingServer(InstanceSpec.newInstanceSpec(), true);
+            } finally {
+                System.clearProperty("zookeeper.enforce.auth.enabled");
+                System.clearProperty("zookeeper.enforce.auth.schemes");
+            }
+        }
+    }
+}
