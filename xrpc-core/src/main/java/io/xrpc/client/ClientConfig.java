@@ -16,6 +16,7 @@ public record ClientConfig(String serializer, String compressor, Duration timeou
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
                            int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
                            ReadLimits readLimits, TypeCheck.Mode typeCheck, CallCredentials credentials,
+                           boolean credentialsOverPlaintext,
                            List<ClientInterceptor> interceptors, String registryAddress, ServiceDiscovery discovery,
                            TransportConfig transport) {
     public ClientConfig {

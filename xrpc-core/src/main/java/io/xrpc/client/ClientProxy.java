@@ -49,19 +49,22 @@ final class ClientProxy implements InvocationHandler {
     private final Function<Invocation, CompletableFuture<Object>> chain;
     /** Null when calls carry no credentials. */
     private final CallCredentials credentials;
+    /** Why no call may be sent with the credentials (no TLS), or null. */
+    private final String credentialsRefusal;
     private final ClientTransport transport;
     private final Cluster cluster;
     private final Attempts attempts;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                CallCredentials credentials, ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
+                CallCredentials credentials, String credentialsRefusal, ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
         this.iface = iface;
         this.key = key;
         this.directory = directory;
         this.serializer = serializer;
         this.compressor = compressor;
         this.credentials = credentials;
+        this.credentialsRefusal = credentialsRefusal;
         this.chain = new InterceptorChain<ClientInterceptor, ClientInterceptor.Chain>(interceptors,
                 ClientInterceptor::intercept, next -> next::apply, "client").link(this::send);
         this.transport = transport;
@@ -125,6 +128,10 @@ final class ClientProxy implements InvocationHandler {
 
     private CompletableFuture<Object> call(ClientMethod m, Invocation inv) {
         if (credentials != null) {
+            if (credentialsRefusal != null) {
+                return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAUTHENTICATED,
+                        m.target().description() + ": not sent: " + credentialsRefusal));
+            }
             String c;
             try {
                 c = credentials.credentials(inv);

@@ -171,11 +171,29 @@ public final class RpcClient implements AutoCloseable {
         log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
                 key, options.addresses().isEmpty() ? "the registry" : source, serializer.name(), compressor.name(),
                 options.loadBalancer(), options.cluster(), timeout.toMillis(), directory.instances().size());
+        String refusal = credentialsRefusal();
+        if (refusal != null) {
+            log.warn("Referencing {}: {}; its calls fail UNAUTHENTICATED", key, refusal);
+        }
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
                 compressor, allowList, timeout, options.methodTimeouts(),
-                config.interceptors(), config.credentials(), transport, balancer, cluster, options.retries());
+                config.interceptors(), config.credentials(), refusal, transport, balancer, cluster,
+                options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
+    }
+
+    /**
+     * Why calls may not carry this client's credentials, or {@code null}: as gRPC's
+     * {@code CallCredentials} require privacy, a token is never written in plaintext, where anyone
+     * between the client and the provider (or a provider that is not the one meant) reads it.
+     */
+    private String credentialsRefusal() {
+        if (config.credentials() == null || config.transport().tls() != null || config.credentialsOverPlaintext()) {
+            return null;
+        }
+        return "call credentials are sent only over TLS and this client has no TLS: give it tls(...), or"
+                + " credentialsOverPlaintext(true) for development on loopback";
     }
 
     /** The classes this client's serializers may construct from responses. */
@@ -272,6 +290,7 @@ public final class RpcClient implements AutoCloseable {
         /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
         private final TransportConfig.Builder transport = TransportConfig.builder();
         private CallCredentials credentials;
+        private boolean credentialsOverPlaintext;
         private String serializer = "kryo";
         private String compressor = "none";
         private Duration timeout = Duration.ofSeconds(3);
@@ -443,9 +462,23 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** Credentials sent with every call, such as a bearer token; default none. */
+        /**
+         * Credentials sent with every call, such as a bearer token; default none. They are sent
+         * only over TLS: without {@link #tls} every call fails {@code UNAUTHENTICATED} before
+         * anything is written, unless {@link #credentialsOverPlaintext(boolean)} allows it.
+         */
         public Builder credentials(CallCredentials credentials) {
             this.credentials = credentials;
+            return this;
+        }
+
+        /**
+         * {@code true} sends the {@link #credentials} over plaintext connections too, where anyone
+         * on the path can read and replay them: for development on loopback only. Default
+         * {@code false}.
+         */
+        public Builder credentialsOverPlaintext(boolean allow) {
+            this.credentialsOverPlaintext = allow;
             return this;
         }
 
@@ -473,7 +506,7 @@ public final class RpcClient implements AutoCloseable {
             ClientConfig c = new ClientConfig(serializer, compressor, timeout, ioThreads, connectionsPerEndpoint,
                     connectTimeout, maxPendingCalls, maxPendingRequestBytes, reconnectBackoff, maxReconnectBackoff,
                     outlierFailures, outlierBaseEjection, outlierMaxEjection, readLimits, typeCheck, credentials,
-                    interceptors, registryAddress, discovery, transport.build());
+                    credentialsOverPlaintext, interceptors, registryAddress, discovery, transport.build());
             return new RpcClient(c, allowList.copy());
         }
     }

@@ -51,7 +51,7 @@ class AuthenticationTest {
     @Test
     void aCallWithGoodCredentialsRunsAndTheSupplierIsAskedPerCall() {
         AtomicInteger asked = new AtomicInteger();
-        try (RpcClient client = RpcClient.builder().credentials(inv -> {
+        try (RpcClient client = RpcClient.builder().credentialsOverPlaintext(true).credentials(inv -> {
             asked.incrementAndGet();
             return "Bearer good";
         }).build()) {
@@ -68,7 +68,7 @@ class AuthenticationTest {
     @Test
     void aCallWithoutGoodCredentialsIsRefusedBeforeItsArgumentsAreRead() {
         try (RpcClient none = RpcClient.builder().build();
-             RpcClient wrong = RpcClient.builder().credentials(inv -> "Bearer stolen").build()) {
+             RpcClient wrong = RpcClient.builder().credentialsOverPlaintext(true).credentials(inv -> "Bearer stolen").build()) {
             Canary sent = new Canary();
             int created = Canary.CREATED.get();
             int before = checked.size();
@@ -93,7 +93,7 @@ class AuthenticationTest {
     @Test
     void credentialsThatFailFailTheCallWithoutSendingIt() {
         int before = checked.size();
-        try (RpcClient client = RpcClient.builder().credentials(inv -> {
+        try (RpcClient client = RpcClient.builder().credentialsOverPlaintext(true).credentials(inv -> {
             throw new IllegalStateException("token endpoint down");
         }).build()) {
             assertThatThrownBy(() -> proxy(client).quick("x")).isInstanceOfSatisfying(RpcException.class, e -> {

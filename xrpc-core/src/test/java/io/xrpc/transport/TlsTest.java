@@ -181,4 +181,117 @@ class TlsTest {
         assertThatThrownBy(() -> RpcClient.builder().tls(TlsConfig.server(serverCert.toKeyManagerFactory()).build()))
                 .hasMessageContaining("expected: TlsConfig.client");
     }
+
+    /**
+     * Before: a client without TLS attached its token to the first request, ahead of the server's
+     * "requires TLS" refusal, and a relay on the path recorded it. Credentials now go only over TLS.
+     */
+    @Test
+    void callCredentialsAreNeverWrittenInPlaintext() throws Exception {
+        String token = "Bearer tok-" + java.util.UUID.randomUUID();
+        RpcServer tlsServer = server(TlsConfig.server(serverCert.toKeyManagerFactory()).build());
+        RpcServer plainServer = server(null);
+        try (Relay toTls = new Relay(tlsServer.endpoint().port());
+             Relay toPlain = new Relay(plainServer.endpoint().port());
+             RpcClient plaintext = RpcClient.builder().credentials(inv -> token).build();
+             RpcClient overTls = RpcClient.builder().credentials(inv -> token)
+                     .tls(TlsConfig.client().trust(ca.toTrustManagerFactory()).build()).build();
+             RpcClient optedOut = RpcClient.builder().credentials(inv -> token).credentialsOverPlaintext(true).build()) {
+            for (Relay relay : java.util.List.of(toTls, toPlain)) {
+                Echo echo = plaintext.proxy(Echo.class, ReferenceOptions.builder().address("127.0.0.1:" + relay.port())
+                        .timeout(Duration.ofSeconds(20)).retries(0).build());
+                assertThatThrownBy(() -> echo.echo("x")).isInstanceOfSatisfying(RpcException.class, e -> {
+                    assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
+                    assertThat(e.getMessage()).contains("sent only over TLS").doesNotContain(token);
+                });
+            }
+            Echo secure = overTls.proxy(Echo.class, ReferenceOptions.builder().address("127.0.0.1:" + toTls.port())
+                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+            assertThat(secure.echo("y")).isEqualTo("echo y");
+            assertThat(toTls.recorded()).as("bytes the relay saw").isNotEmpty().doesNotContain(token);
+            assertThat(toPlain.recorded()).isEmpty();
+
+            // The documented opt-out, for development on loopback: then anyone on the path reads it.
+            Echo exposed = optedOut.proxy(Echo.class, ReferenceOptions.builder().address("127.0.0.1:" + toPlain.port())
+                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+            assertThat(exposed.echo("z")).isEqualTo("echo z");
+            assertThat(toPlain.recorded()).contains(token);
+        } finally {
+            tlsServer.close();
+            plainServer.close();
+        }
+    }
+
+    /** A TCP relay on loopback that passes bytes both ways and keeps what clients sent. */
+    static final class Relay implements AutoCloseable {
+        private final java.net.ServerSocket listener;
+        private final java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        private final java.util.List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        Relay(int targetPort) throws java.io.IOException {
+            listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            daemon(() -> {
+                while (!listener.isClosed()) {
+                    try {
+                        java.net.Socket in = listener.accept();
+                        java.net.Socket out = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), targetPort);
+                        sockets.add(in);
+                        sockets.add(out);
+                        daemon(() -> pump(in, out, true));
+                        daemon(() -> pump(out, in, false));
+                    } catch (java.io.IOException closed) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        private static void daemon(Runnable r) {
+            Thread t = new Thread(r, "relay");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void pump(java.net.Socket from, java.net.Socket to, boolean record) {
+            byte[] buf = new byte[8192];
+            try {
+                int n;
+                while ((n = from.getInputStream().read(buf)) > 0) {
+                    if (record) {
+                        synchronized (sent) {
+                            sent.write(buf, 0, n);
+                        }
+                    }
+                    to.getOutputStream().write(buf, 0, n);
+                }
+            } catch (java.io.IOException closed) {
+                // either side went away
+            } finally {
+                try {
+                    to.shutdownOutput();
+                } catch (java.io.IOException ignored) {
+                    // already closed
+                }
+            }
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        /** What clients sent through the relay, as ISO-8859-1 text so that any byte sequence is searchable. */
+        String recorded() {
+            synchronized (sent) {
+                return sent.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+            }
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            listener.close();
+            for (java.net.Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
 }

@@ -37,7 +37,7 @@ class EndpointTest {
 
     private ConfigurableApplicationContext start(Class<?> app, WebApplicationType web, String... properties) {
         ConfigurableApplicationContext ctx = new SpringApplicationBuilder(app).web(web)
-                .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                .properties("xrpc.registry.address=" + zk.address(), "xrpc.server.host=127.0.0.1",
                         "xrpc.server.port=0", "xrpc.server.unregister-delay=0ms", "spring.main.banner-mode=off",
                         "server.address=127.0.0.1", "server.port=0")
                 .properties(properties)
@@ -93,6 +93,10 @@ class EndpointTest {
         }
         assertThat(view.get("registry").get("connected").asBoolean()).isTrue();
         assertThat(view.get("registry").get("session").asString()).startsWith("0x");
+        // Who the registry client is and the ACL of its nodes; never its password.
+        assertThat(view.get("registry").get("identity").asString()).isEqualTo("digest:" + TestZooKeeper.USER);
+        assertThat(view.get("registry").get("acl").asString()).isEqualTo("auth::cdrwa,world:anyone:r");
+        assertThat(view.toString()).doesNotContain(TestZooKeeper.PASSWORD);
         assertThat(view.get("limits").get("maxFrameLengthBytes").asLong()).isEqualTo(8L * 1024 * 1024);
         assertThat(view.get("limits").get("client").get("timeoutMillis").asLong()).isEqualTo(3000);
         assertThat(view.get("server").isNull()).as("the consumer exports nothing").isTrue();

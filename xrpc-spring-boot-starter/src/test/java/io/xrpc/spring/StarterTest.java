@@ -31,7 +31,8 @@ class StarterTest {
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.registry.username=" + TestZooKeeper.USER,
+                        "xrpc.registry.password=" + TestZooKeeper.PASSWORD, "xrpc.server.host=127.0.0.1",
                         "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
                 .properties(properties)
                 .run();
@@ -83,7 +84,7 @@ class StarterTest {
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                     .properties("xrpc.registry.address=" + zk.address(), "xrpc.server.host=127.0.0.1",
                              "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
                      .run();
              ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
@@ -100,7 +101,7 @@ class StarterTest {
                                  });
                      })
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off")
+                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
                      .run()) {
             consumer.getBean(Apps.GreeterUser.class).greeter.hello("metrics");
             MeterRegistry meters = consumer.getBean(MeterRegistry.class);
@@ -129,7 +130,7 @@ class StarterTest {
              ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off",
+                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
                              "management.observations.enable.xrpc=false")
                      .run()) {
             assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("unobserved")).isEqualTo("hello unobserved");
@@ -145,7 +146,7 @@ class StarterTest {
              ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off",
+                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
                              noObservations)
                      .run()) {
             assertThat(consumer.getBeanNamesForType(io.micrometer.observation.ObservationRegistry.class)).isEmpty();
@@ -213,17 +214,30 @@ class StarterTest {
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("auth", onlyGood))
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.server.host=127.0.0.1",
+                     .properties("xrpc.registry.address=" + zk.address(), "xrpc.server.host=127.0.0.1",
                              "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
                      .run();
              ConfigurableApplicationContext good = new SpringApplicationBuilder(Apps.Consumer.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
                              (io.xrpc.client.CallCredentials) inv -> "Bearer good"))
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.getConnectString(), "spring.main.banner-mode=off")
+                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
+                             "xrpc.client.credentials-over-plaintext=true")
+                     .run();
+             ConfigurableApplicationContext plaintext = new SpringApplicationBuilder(Apps.Consumer.class)
+                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
+                             (io.xrpc.client.CallCredentials) inv -> "Bearer good"))
+                     .web(WebApplicationType.NONE)
+                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
                      .run();
              ConfigurableApplicationContext anonymous = start(Apps.Consumer.class)) {
             assertThat(good.getBean(Apps.GreeterUser.class).greeter.hello("me")).isEqualTo("hello me");
+            // Without TLS the token is not sent unless the opt-out says so.
+            assertThatThrownBy(() -> plaintext.getBean(Apps.GreeterUser.class).greeter.hello("me"))
+                    .isInstanceOfSatisfying(RpcException.class, e -> {
+                        assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
+                        assertThat(e.getMessage()).contains("sent only over TLS");
+                    });
             assertThatThrownBy(() -> anonymous.getBean(Apps.GreeterUser.class).greeter.hello("me"))
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
@@ -236,14 +250,11 @@ class StarterTest {
     void registryParametersInTheAddressWinOverTheTypedDefaults() throws Exception {
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
                      .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=zookeeper://" + zk.getConnectString() + "?root-path=/shop",
+                     .properties("xrpc.registry.address=" + zk.address() + "?root-path=/shop",
                              "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0s",
                              "spring.main.banner-mode=off")
                      .run();
-             org.apache.curator.framework.CuratorFramework inspector = org.apache.curator.framework
-                     .CuratorFrameworkFactory.newClient(zk.getConnectString(),
-                             new org.apache.curator.retry.RetryOneTime(100))) {
-            inspector.start();
+             org.apache.curator.framework.CuratorFramework inspector = zk.inspector()) {
             // Before: the typed xrpc.registry.root-path default (/xrpc) replaced the address's.
             assertThat(inspector.checkExists().forPath("/shop")).isNotNull();
             assertThat(inspector.checkExists().forPath("/xrpc")).isNull();

@@ -54,6 +54,7 @@ public class XrpcAutoConfiguration {
             typed.put(ZookeeperSettings.CONNECT_TIMEOUT, r.getConnectTimeout().toString());
             typed.put(ZookeeperSettings.ROOT_PATH, r.getRootPath());
             typed.put(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+            typed.put(ZookeeperSettings.ACL, r.getAcl());
             typed.forEach((name, value) -> {
                 if (fromAddress.parameter(name) == null) {
                     b.parameter(name, value);
@@ -61,6 +62,13 @@ public class XrpcAutoConfiguration {
             });
         }
         r.getParameters().forEach(b::parameter);
+        if (!r.getUsername().isBlank()) {
+            if (r.getPassword().isEmpty()) {
+                throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
+                        "xrpc.registry.password", "", "xrpc.registry.username is set: its password is needed too");
+            }
+            b.credentials(r.getUsername(), r.getPassword());
+        }
         return Registries.create(b.build());
     }
 
@@ -92,6 +100,7 @@ public class XrpcAutoConfiguration {
             b.tls(XrpcTls.client(sslBundles.getIfAvailable(), c.getSsl()));
         }
         credentials.ifAvailable(b::credentials);
+        b.credentialsOverPlaintext(c.isCredentialsOverPlaintext());
         properties.getAllowedPackages().forEach(b::allowPackage);
         interceptors.orderedStream().forEach(b::interceptor);
         RpcClient client = b.build();

@@ -160,6 +160,45 @@ public class XrpcProperties implements InitializingBean {
         public void setRootPath(String rootPath) {
             this.rootPath = rootPath;
         }
+
+        /**
+         * User the registry client authenticates as (ZooKeeper: a digest user); empty: none, or
+         * the user:password@ of the address.
+         */
+        private String username = "";
+
+        /** Password of the registry user; never logged or shown. */
+        private String password = "";
+
+        /**
+         * ACL of the nodes XRpc creates (ZooKeeper): auto (creator-all and read for everyone with a
+         * user, open without), open, or entries such as auth::cdrwa,world:anyone:r.
+         */
+        private String acl = "auto";
+
+        public String getUsername() {
+            return username;
+        }
+
+        public void setUsername(String username) {
+            this.username = username;
+        }
+
+        public String getPassword() {
+            return password;
+        }
+
+        public void setPassword(String password) {
+            this.password = password;
+        }
+
+        public String getAcl() {
+            return acl;
+        }
+
+        public void setAcl(String acl) {
+            this.acl = acl;
+        }
     }
 
     public static class Server {
@@ -364,6 +403,21 @@ public class XrpcProperties implements InitializingBean {
     public static class Client {
         /** Default serializer: kryo, hessian or protostuff. */
         private String serializer = "kryo";
+
+        /**
+         * Whether a CallCredentials bean's credentials are sent without TLS too, readable by anyone
+         * on the path: for development on loopback only. False: without an SSL bundle every call
+         * that would carry them fails UNAUTHENTICATED unsent.
+         */
+        private boolean credentialsOverPlaintext = false;
+
+        public boolean isCredentialsOverPlaintext() {
+            return credentialsOverPlaintext;
+        }
+
+        public void setCredentialsOverPlaintext(boolean credentialsOverPlaintext) {
+            this.credentialsOverPlaintext = credentialsOverPlaintext;
+        }
 
         private final ClientSsl ssl = new ClientSsl();
 

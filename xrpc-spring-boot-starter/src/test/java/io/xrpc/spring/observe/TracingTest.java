@@ -42,7 +42,7 @@ class TracingTest {
 
     private ConfigurableApplicationContext start(Class<?> app, String name) {
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.application.name=" + name, "xrpc.registry.address=" + zk.getConnectString(),
+                .properties("spring.application.name=" + name, "xrpc.registry.address=" + zk.address(),
                         "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0ms",
                         "spring.main.banner-mode=off", "management.tracing.sampling.probability=1.0",
                         "management.tracing.baggage.remote-fields=tenant",
