@@ -24,6 +24,7 @@ public final class Invocation {
     private Endpoint remote;
     private final long deadlineNanos;
     private String serializer;
+    private java.util.List<java.security.cert.X509Certificate> peerCertificates = java.util.List.of();
     private int requestBytes = -1;
     /** Null, the listeners (a Consumer) waiting for the answer, or the RpcStatus answered. */
     private volatile Object answer;
@@ -76,6 +77,21 @@ public final class Invocation {
 
     public void remote(Endpoint remote) {
         this.remote = remote;
+    }
+
+    /**
+     * On the server, the certificate chain the client presented and the server verified (mutual
+     * TLS), the client's own certificate first; empty without TLS or when the client presented
+     * none. It says which trusted client this is, where {@link #remote()} says only where it
+     * connected from. Empty on the client.
+     */
+    public java.util.List<java.security.cert.X509Certificate> peerCertificates() {
+        return peerCertificates;
+    }
+
+    /** Set by the framework; see {@link #peerCertificates()}. */
+    public void peerCertificates(java.util.List<java.security.cert.X509Certificate> chain) {
+        this.peerCertificates = chain == null ? java.util.List.of() : chain;
     }
 
     /**

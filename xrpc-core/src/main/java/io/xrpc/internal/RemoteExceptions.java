@@ -72,10 +72,15 @@ public final class RemoteExceptions {
      * of its own (non-JDK) classes travel, and those of each cause that is declared too.
      */
     public static Object[] describe(Throwable t, Class<?>[] declared) {
-        return describe(t, declared, 0);
+        return describe(t, declared, true);
     }
 
-    private static Object[] describe(Throwable t, Class<?>[] declared, int depth) {
+    /** As {@link #describe(Throwable, Class[])}; without {@code causes}, the chain below {@code t} stays here. */
+    public static Object[] describe(Throwable t, Class<?>[] declared, boolean causes) {
+        return describe(t, declared, 0, causes ? MAX_CAUSES : 0);
+    }
+
+    private static Object[] describe(Throwable t, Class<?>[] declared, int depth, int maxCauses) {
         Object[] v = new Object[PARTS];
         v[CLASS] = t.getClass().getName();
         v[MESSAGE] = cut(t.getMessage());
@@ -99,8 +104,8 @@ public final class RemoteExceptions {
         }
         v[STACK] = frames(t.getStackTrace(), depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES);
         Throwable cause = t.getCause();
-        if (cause != null && cause != t && depth < MAX_CAUSES) {
-            v[CAUSE] = describe(cause, declared, depth + 1);
+        if (cause != null && cause != t && depth < maxCauses) {
+            v[CAUSE] = describe(cause, declared, depth + 1, maxCauses);
         }
         return v;
     }

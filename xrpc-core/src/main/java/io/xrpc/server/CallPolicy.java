@@ -29,6 +29,9 @@ final class CallPolicy {
     private static final Logger log = LoggerFactory.getLogger(CallPolicy.class);
     /** Longest explanation of a refused payload (it may quote the payload) sent back. */
     private static final int MAX_DETAIL = 1000;
+    /** Exceptions whose traces the callers did not get: a caller can make many, so the lines are limited. */
+    private static final io.xrpc.internal.LogLimiter errorLog = new io.xrpc.internal.LogLimiter(log,
+            "service exceptions");
 
     private CallPolicy() {
     }
@@ -41,12 +44,16 @@ final class CallPolicy {
                     + " passed while it waited for a thread on " + ex.server() + "; not run");
             return;
         }
-        String refusal = dispatcher.authenticate(method, ex.attachments(), ex.peer());
+        String refusal = dispatcher.authenticate(method, ex.attachments(), ex.peer(), ex.peerCertificates());
         if (refusal != null) { // before a byte of the arguments is read
             ex.discardArguments();
-            ex.answerError(RpcStatus.UNAUTHENTICATED, method.descriptor() + " refused: "
-                    + Texts.cut(refusal, MAX_DETAIL));
+            String reason = Texts.cut(refusal, MAX_DETAIL);
+            ex.answerError(RpcStatus.UNAUTHENTICATED, method.descriptor() + " refused: " + reason);
+            ex.authenticationRefused(reason);
             return;
+        }
+        if (dispatcher.authenticates()) {
+            ex.authenticated();
         }
         Object[] args;
         try {
@@ -75,15 +82,16 @@ final class CallPolicy {
         Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
                 ex.attachments().isEmpty() ? null : ex.attachments(), ex.peer(), ex.deadlineNanos());
         inv.serializer(ex.serializerName());
+        inv.peerCertificates(ex.peerCertificates());
         inv.requestBytes(ex.requestBytes());
         ex.invocation(inv);
         CompletableFuture<Object> f = dispatcher.dispatch(method, inv);
         if (f.isDone()) {
             if (!f.isCompletedExceptionally()) {
-                complete(ex, f.join(), null); // the usual, synchronous method: no callback to make
+                complete(dispatcher, ex, f.join(), null); // the usual, synchronous method: no callback to make
             } else {
                 // Not join(): wrapping the failure would call its getMessage(), which may throw.
-                f.whenComplete((v, t) -> complete(ex, v, t)); // runs now, on this thread
+                f.whenComplete((v, t) -> complete(dispatcher, ex, v, t)); // runs now, on this thread
             }
             return;
         }
@@ -93,7 +101,7 @@ final class CallPolicy {
                 Math.max(0, ex.deadlineNanos() - System.nanoTime()));
         f.whenComplete((v, t) -> {
             cancel.run();
-            complete(ex, v, t);
+            complete(dispatcher, ex, v, t);
         });
     }
 
@@ -107,10 +115,10 @@ final class CallPolicy {
     }
 
     /** Answers with the outcome; never throws (it runs inside {@code whenComplete}, which would swallow it). */
-    private static void complete(ServerExchange ex, Object value, Throwable error) {
+    private static void complete(ServiceDispatcher dispatcher, ServerExchange ex, Object value, Throwable error) {
         try {
             if (error != null) {
-                failed(ex, Futures.cause(error));
+                failed(dispatcher, ex, Futures.cause(error));
                 return;
             }
             ex.answer(value);
@@ -120,7 +128,7 @@ final class CallPolicy {
         }
     }
 
-    private static void failed(ServerExchange ex, Throwable cause) {
+    private static void failed(ServiceDispatcher dispatcher, ServerExchange ex, Throwable cause) {
         RequestHandler.Route method = ex.route();
         if (cause instanceof RpcException r && r.status() != RpcStatus.APPLICATION_ERROR) {
             RpcStatus status = r.status();
@@ -135,26 +143,38 @@ final class CallPolicy {
             ex.answerError(status, message);
             return;
         }
-        String text;
         String className = cause.getClass().getName();
-        String message;
-        try {
-            message = cause.getMessage();
-            StringWriter w = new StringWriter(1024);
-            cause.printStackTrace(new PrintWriter(w));
-            text = w.toString();
-        } catch (RuntimeException e) {
-            message = "(its getMessage() threw " + e.getClass().getName() + ")";
-            text = null;
-        }
+        boolean full = dispatcher.errorDetails == ErrorDetails.FULL;
         Class<?>[] declared = method.descriptor().exceptionTypes();
         Object carried = null;
         if (declared.length > 0 && RemoteExceptions.isDeclared(cause, declared)) {
             try {
-                carried = RemoteExceptions.describe(cause, declared);
+                carried = RemoteExceptions.describe(cause, declared, full);
             } catch (RuntimeException | StackOverflowError e) {
                 // its getMessage() or getStackTrace() threw: the text answer says what it could
             }
+        }
+        String text;
+        String message;
+        try {
+            message = cause.getMessage();
+            if (full) {
+                StringWriter w = new StringWriter(1024);
+                cause.printStackTrace(new PrintWriter(w));
+                text = w.toString();
+            } else if (carried != null) {
+                text = null; // part of the method's contract: its frames travel in the carried form
+            } else {
+                // The caller gets a reference to what only the provider's log holds.
+                String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()
+                        | Long.MIN_VALUE);
+                errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
+                        method.descriptor(), className, ex.peer(), reference, cause);
+                text = "(stack trace not sent: the provider logged it as error " + reference + ")";
+            }
+        } catch (RuntimeException e) {
+            message = "(its getMessage() threw " + e.getClass().getName() + ")";
+            text = null;
         }
         ex.answerApplicationError(className, message, text, carried);
     }

@@ -57,6 +57,10 @@ public final class RpcServer implements AutoCloseable {
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(10);
     /** Default of {@link Builder#maxConnections}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** Default of {@link Builder#authenticationTimeout}. */
+    public static final Duration DEFAULT_AUTHENTICATION_TIMEOUT = Duration.ofSeconds(5);
+    /** Default of {@link Builder#maxAuthenticationFailures}. */
+    public static final int DEFAULT_MAX_AUTHENTICATION_FAILURES = 3;
 
     private final ServerConfig config;
     private final ServiceDispatcher dispatcher;
@@ -73,7 +77,7 @@ public final class RpcServer implements AutoCloseable {
     private RpcServer(ServerConfig c, ClassAllowList allowList, List<Export<?>> exports) {
         this.config = c;
         this.allowList = allowList;
-        this.dispatcher = new ServiceDispatcher(c.interceptors(), allowList, c.authenticator());
+        this.dispatcher = new ServiceDispatcher(c.interceptors(), allowList, c.authenticator(), c.errorDetails());
         SerializerRegistry serializers = SerializerRegistry.load(allowList, c.readLimits());
         this.serializers = serializers;
         for (Export<?> e : exports) {
@@ -92,7 +96,9 @@ public final class RpcServer implements AutoCloseable {
         executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
                 c.executorThreads(), c.executorQueue(), c.frameTimeout(), c.maxConnections(),
-                c.maxConnectionsPerAddress(), c.transport()), dispatcher, serializers, CompressorRegistry.load(),
+                c.maxConnectionsPerAddress(),
+                c.authenticator() == null ? Duration.ZERO : c.authenticationTimeout(),
+                c.authenticator() == null ? 0 : c.maxAuthenticationFailures(), c.transport()), dispatcher, serializers, CompressorRegistry.load(),
                 executor);
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
         if (c.registry() != null) {
@@ -294,6 +300,20 @@ public final class RpcServer implements AutoCloseable {
         return transport.connectionCount();
     }
 
+    /** Calls the {@link Builder#authenticator} refused since start. */
+    public long authenticationRefusals() {
+        return transport.authenticationRefusals();
+    }
+
+    /**
+     * Connections closed since start for carrying no authenticated call: none within the
+     * {@link Builder#authenticationTimeout}, {@link Builder#maxAuthenticationFailures} refused in a
+     * row, or the oldest such when a new connection needed its place at {@link Builder#maxConnections}.
+     */
+    public long authenticationClosures() {
+        return transport.authenticationClosures();
+    }
+
     /**
      * Encoded responses waiting for clients to read them, over all connections. While one
      * connection holds more than the write buffer's high-water mark, the server reads no more
@@ -368,6 +388,9 @@ public final class RpcServer implements AutoCloseable {
         /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
         private final TransportConfig.Builder transport = TransportConfig.builder();
         private Authenticator authenticator;
+        private ErrorDetails errorDetails = ErrorDetails.MESSAGE;
+        private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
+        private int maxAuthenticationFailures = DEFAULT_MAX_AUTHENTICATION_FAILURES;
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -573,11 +596,44 @@ public final class RpcServer implements AutoCloseable {
         }
 
         /**
+         * How much of a service's exception its callers receive: {@link ErrorDetails#MESSAGE}
+         * (default: class and message, the trace in this server's log under a reference the
+         * caller gets) or {@link ErrorDetails#FULL} (stack traces and causes, for trusted callers).
+         */
+        public Builder errorDetails(ErrorDetails details) {
+            this.errorDetails = Objects.requireNonNull(details, "details");
+            return this;
+        }
+
+        /**
          * Checks every request's credentials before its arguments are read; a refused one is
-         * answered {@code UNAUTHENTICATED}. Default: none, every call admitted.
+         * answered {@code UNAUTHENTICATED}. Default: none, every call admitted. With one, a
+         * connection must earn its place: see {@link #authenticationTimeout} and
+         * {@link #maxAuthenticationFailures}, and at {@link #maxConnections} the oldest connection
+         * that has not carried an admitted call makes room for a new one.
          */
         public Builder authenticator(Authenticator authenticator) {
             this.authenticator = authenticator;
+            return this;
+        }
+
+        /**
+         * With an {@link #authenticator}, a connection that has carried no admitted call this long
+         * after it opened is closed with a GOAWAY saying so; heartbeats do not extend it, as
+         * gRPC and HTTP servers close a connection that never sends a valid request. Default 5 s;
+         * 0 turns it off.
+         */
+        public Builder authenticationTimeout(Duration timeout) {
+            this.authenticationTimeout = Checks.notNegative("authenticationTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * With an {@link #authenticator}, a connection whose calls are refused this many times in
+         * a row is closed with a GOAWAY naming the reason. Default 3; 0 turns it off.
+         */
+        public Builder maxAuthenticationFailures(int n) {
+            this.maxAuthenticationFailures = Checks.atLeast("maxAuthenticationFailures", n, 0);
             return this;
         }
 
@@ -604,7 +660,8 @@ public final class RpcServer implements AutoCloseable {
             NettyVersion.require();
             ServerConfig c = new ServerConfig(host, port, advertisedHost, ioThreads, executorThreads, executorQueue,
                     callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
-                    typeCheck, authenticator, interceptors, registryAddress, registry, transport.build());
+                    typeCheck, authenticator, errorDetails, authenticationTimeout, maxAuthenticationFailures, interceptors, registryAddress, registry,
+                    transport.build());
             return new RpcServer(c, allowList.copy(), List.copyOf(exports));
         }
     }

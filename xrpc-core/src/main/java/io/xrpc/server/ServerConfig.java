@@ -14,7 +14,8 @@ import java.util.List;
 public record ServerConfig(String host, int port, String advertisedHost, int ioThreads, int executorThreads,
                            int executorQueue, CallThreads callThreads, Duration shutdownGrace, Duration unregisterDelay, Duration frameTimeout,
                            int maxConnections, int maxConnectionsPerAddress, ReadLimits readLimits,
-                           TypeCheck.Mode typeCheck, Authenticator authenticator,
+                           TypeCheck.Mode typeCheck, Authenticator authenticator, ErrorDetails errorDetails,
+                           Duration authenticationTimeout, int maxAuthenticationFailures,
                            List<ServerInterceptor> interceptors, String registryAddress, ServiceRegistry registry,
                            TransportConfig transport) {
     public ServerConfig {

@@ -35,8 +35,13 @@ final class ServiceDispatcher implements RequestHandler {
     /** Null when every call is admitted. */
     private final Authenticator authenticator;
 
-    ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList, Authenticator authenticator) {
+    /** How much of a service's exception its callers receive. */
+    final ErrorDetails errorDetails;
+
+    ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList, Authenticator authenticator,
+                      ErrorDetails errorDetails) {
         this.authenticator = authenticator;
+        this.errorDetails = errorDetails;
         this.chain = new InterceptorChain<>(interceptors, ServerInterceptor::intercept, next -> next::apply, "server");
         this.allowList = allowList;
     }
@@ -132,14 +137,20 @@ final class ServiceDispatcher implements RequestHandler {
         CallPolicy.handle(this, exchange);
     }
 
+    /** Whether calls are authenticated at all. */
+    boolean authenticates() {
+        return authenticator != null;
+    }
+
     /** {@code null} to let the call go on, else why it is refused: decided before its arguments are read. */
-    String authenticate(Route route, Map<String, String> attachments, io.xrpc.common.Endpoint peer) {
+    String authenticate(Route route, Map<String, String> attachments, io.xrpc.common.Endpoint peer,
+                        List<java.security.cert.X509Certificate> peerCertificates) {
         if (authenticator == null) {
             return null;
         }
         try {
             return authenticator.refuse(attachments.get(Invocation.CREDENTIALS), route.serviceKey(),
-                    route.descriptor(), peer);
+                    route.descriptor(), peer, peerCertificates);
         } catch (RuntimeException e) {
             // Refused, never admitted by accident. Its message stays here: a token parser's
             // message may quote the token, and the peer is not yet trusted.

@@ -23,6 +23,14 @@ public interface ServerExchange {
     /** Where the request came from. */
     Endpoint peer();
 
+    /**
+     * The certificate chain the client presented and the TLS handshake verified, its own first;
+     * empty without TLS or when it presented none.
+     */
+    default java.util.List<java.security.cert.X509Certificate> peerCertificates() {
+        return java.util.List.of();
+    }
+
     /** This server's address, for messages. */
     String server();
 
@@ -42,6 +50,14 @@ public interface ServerExchange {
      * the body whatever happens; throws what the serializer throws for a bad payload.
      */
     Object[] readArguments() throws IOException;
+
+    /** The server's authenticator admitted this call: its connection has proved who it is. */
+    default void authenticated() {
+    }
+
+    /** The server's authenticator refused this call, for {@code reason}; after it was answered. */
+    default void authenticationRefused(String reason) {
+    }
 
     /** Releases the body unread. */
     void discardArguments();

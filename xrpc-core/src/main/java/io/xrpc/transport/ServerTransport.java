@@ -22,6 +22,19 @@ public interface ServerTransport {
     /** Open connections. */
     int connectionCount();
 
+    /** Calls the server's authenticator refused since start. */
+    default long authenticationRefusals() {
+        return 0;
+    }
+
+    /**
+     * Connections closed since start for carrying no admitted call: none within the
+     * authentication timeout, too many refused in a row, or the oldest such at the connection cap.
+     */
+    default long authenticationClosures() {
+        return 0;
+    }
+
     /** Bytes of answers written and not yet sent, over every connection. */
     long pendingOutputBytes();
 

@@ -140,6 +140,50 @@ class TlsTest {
         }
     }
 
+    /**
+     * Before: the authenticator saw host and port only, so with client-auth optional it could not
+     * tell a client with a trusted certificate from one without, nor with require one trusted
+     * client from another. It now gets the verified chain, and interceptors see it too.
+     */
+    @Test
+    void theAuthenticatorAndInterceptorsSeeWhichTrustedClientCalls() throws Exception {
+        X509Bundle otherClient = new CertificateBuilder().subject("CN=reporting").addExtendedKeyUsageClientAuth()
+                .ecp256().buildIssuedBy(ca);
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
+                .tls(TlsConfig.server(serverCert.toKeyManagerFactory()).trust(ca.toTrustManagerFactory())
+                        .clientAuth(TlsConfig.ClientAuth.OPTIONAL).build())
+                .authenticator(io.xrpc.server.Authenticator.withPeerCertificates((credentials, service, method, peer,
+                        chain) -> !chain.isEmpty() && chain.get(0).getSubjectX500Principal().getName().equals("CN=checkout")
+                        ? null : "only the checkout service may call; this client presented "
+                        + (chain.isEmpty() ? "no certificate" : chain.get(0).getSubjectX500Principal().getName())))
+                .interceptor((inv, next) -> {
+                    seen.add(inv.peerCertificates().get(0).getSubjectX500Principal().getName()
+                            + " chain of " + inv.peerCertificates().size());
+                    return next.proceed(inv);
+                })
+                .service(Echo.class, s -> "echo " + s).build().start();
+        TlsConfig.Builder trusting = TlsConfig.client().trust(ca.toTrustManagerFactory());
+        try (RpcClient checkout = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory())
+                .keys(clientCert.toKeyManagerFactory()).build()).build();
+             RpcClient reporting = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory())
+                     .keys(otherClient.toKeyManagerFactory()).build()).build();
+             RpcClient anonymous = RpcClient.builder().tls(trusting.build()).build()) {
+            assertThat(proxy(checkout, server).echo("in")).isEqualTo("echo in");
+            assertThat(seen).containsExactly("CN=checkout chain of 1");
+            assertThatThrownBy(() -> proxy(reporting, server).echo("x")).isInstanceOfSatisfying(RpcException.class,
+                    e -> {
+                        assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
+                        assertThat(e.getMessage()).contains("this client presented CN=reporting");
+                    });
+            assertThatThrownBy(() -> proxy(anonymous, server).echo("x")).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.getMessage()).contains("presented no certificate"));
+            assertThat(seen).hasSize(1);
+        } finally {
+            server.close();
+        }
+    }
+
     @Test
     void aPeerThatSendsTooFewBytesToBeToldApartIsClosedAfterTheFrameTimeout() throws Exception {
         RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).frameTimeout(Duration.ofMillis(300))

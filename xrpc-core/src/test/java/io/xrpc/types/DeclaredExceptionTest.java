@@ -59,16 +59,25 @@ class DeclaredExceptionTest {
 
         @Override
         public int count(String sku) {
+            if (sku.equals("sql")) {
+                throw new IllegalStateException("lookup failed", new RuntimeException("wrapped",
+                        new SQLException("SELECT secret FROM accounts WHERE id=7")));
+            }
             throw new IllegalArgumentException("unknown sku " + sku);
         }
     }
 
+    /** A server that trusts its callers with every detail. */
     static RpcServer server;
+    /** A server as it is by default: class and message only. */
+    static RpcServer guarded;
     static RpcClient client;
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder().host("127.0.0.1").port(0).service(Inventory.class, new Warehouse()).build()
+        server = RpcServer.builder().host("127.0.0.1").port(0).errorDetails(io.xrpc.server.ErrorDetails.FULL)
+                .service(Inventory.class, new Warehouse()).build().start();
+        guarded = RpcServer.builder().host("127.0.0.1").port(0).service(Inventory.class, new Warehouse()).build()
                 .start();
         // IllegalStateException is allowed as a class, so that cause comes back as itself; the
         // SQLException under it is allowed nowhere and stands in as an RpcException.
@@ -78,6 +87,7 @@ class DeclaredExceptionTest {
 
     @AfterAll
     static void stop() {
+        guarded.close();
         client.close();
         server.close();
     }
@@ -161,6 +171,42 @@ class DeclaredExceptionTest {
         // A declaring method that throws something it does not declare: the same.
         assertThatThrownBy(() -> inventory.reserve("npe", 1)).isInstanceOfSatisfying(RpcException.class,
                 e -> assertThat(e.remoteClassName()).isEqualTo(NullPointerException.class.getName()));
+    }
+
+    /**
+     * Before: the caller received the full printed stack trace of any undeclared exception, so SQL
+     * text two causes deep reached it. By default it now gets the class and the message, and a
+     * reference to the trace the provider logged.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    void byDefaultCallersGetTheClassAndMessageAndTheProviderLogsTheRest(String serializer) {
+        Inventory inventory = client.proxy(Inventory.class, ReferenceOptions.builder().address(guarded.endpoint())
+                .serializer(serializer).retries(0).build());
+        try (io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr()) {
+            Throwable t = catchThrowable(() -> inventory.count("sql"));
+            assertThat(t).isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
+                assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
+                assertThat(e.remoteMessage()).isEqualTo("lookup failed");
+                assertThat(e.remoteStackTrace()).startsWith("(stack trace not sent: the provider logged it as error ");
+            });
+            StringWriter w = new StringWriter();
+            t.printStackTrace(new PrintWriter(w));
+            assertThat(w.toString()).doesNotContain("SELECT").doesNotContain("wrapped")
+                    .doesNotContain(Warehouse.class.getName());
+            String reference = ((RpcException) t).remoteStackTrace().replaceAll(".* error ([0-9a-f]+)\\)$", "$1");
+            assertThat(err.text()).contains("error " + reference).contains("SELECT secret FROM accounts");
+        }
+        // A declared exception is the method's contract: itself, its fields, not its causes.
+        Throwable declared = catchThrowable(() -> inventory.reserve("broken", 1));
+        assertThat(declared).isInstanceOf(WarehouseException.class).hasMessage("shelf unreachable").hasNoCause();
+        StringWriter w = new StringWriter();
+        declared.printStackTrace(new PrintWriter(w));
+        assertThat(w.toString()).doesNotContain("robot stuck").doesNotContain("deadlock")
+                .contains(Warehouse.class.getName() + ".reserve");
+        assertThat(catchThrowable(() -> inventory.reserve("pear", 9))).isInstanceOf(OutOfStockException.class)
+                .hasMessage("only 3 of pear left");
     }
 
     @ParameterizedTest

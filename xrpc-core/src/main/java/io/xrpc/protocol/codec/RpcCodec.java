@@ -231,8 +231,17 @@ public final class RpcCodec {
      * call on it elsewhere.
      */
     public static ByteBuf encodeRefusal(ByteBufAllocator alloc, String message) {
+        return encodeGoAway(alloc, RpcStatus.UNAVAILABLE, message);
+    }
+
+    /**
+     * A GOAWAY with a status and the reason as text: {@code UNAVAILABLE} is a refusal (nothing
+     * sent on the connection ran, see {@link #encodeRefusal}); any other only ends the connection,
+     * such as {@code UNAUTHENTICATED} for one that carried no authenticated call.
+     */
+    public static ByteBuf encodeGoAway(ByteBufAllocator alloc, RpcStatus status, String message) {
         ByteBuf buf = alloc.ioBuffer(128);
-        writeHeader(buf, MessageType.GOAWAY, (byte) 0, IdentityCompressor.ID, RpcStatus.UNAVAILABLE.code(), 0L, 0);
+        writeHeader(buf, MessageType.GOAWAY, (byte) 0, IdentityCompressor.ID, status.code(), 0L, 0);
         writeLongString(buf, null);
         writeLongString(buf, truncate(message, 1024));
         writeLongString(buf, null);

@@ -49,6 +49,13 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                     }
                     transport.refused(connection, why);
                 } else {
+                    if (frame.status() == RpcStatus.UNAUTHENTICATED.code()) {
+                        try {
+                            log.warn("{}", RpcCodec.readError(frame.body()).message());
+                        } catch (RuntimeException e) {
+                            log.warn("{} closed the connection: it carried no authenticated call", connection.endpoint);
+                        }
+                    }
                     connection.goAway();
                 }
             } else if (frame.type() == MessageType.HEARTBEAT_PING) {

@@ -1,5 +1,6 @@
 package io.xrpc.transport.netty;
 
+import io.xrpc.internal.LogLimiter;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,9 +30,15 @@ final class ConnectionLimits {
         this.maxPerAddress = maxPerAddress;
     }
 
-    /** Counts a new connection until it closes; returns why it is refused instead, or null. */
-    String admit(Channel ch) {
-        if (open.incrementAndGet() > max) {
+    /**
+     * Counts a new connection until it closes; returns why it is refused instead, or null.
+     *
+     * @param makeRoom at the cap, closes a connection that matters less (one not authenticated)
+     *                 and returns true, or returns false; null when none may be closed. The count
+     *                 exceeds the cap by the closing ones until they are closed.
+     */
+    String admit(Channel ch, java.util.function.BooleanSupplier makeRoom) {
+        if (open.incrementAndGet() > max && (makeRoom == null || !makeRoom.getAsBoolean())) {
             open.decrementAndGet();
             return "it has " + max + " connections open, its limit (maxConnections)";
         }

@@ -1,5 +1,6 @@
 package io.xrpc.transport.netty;
 
+import io.xrpc.internal.LogLimiter;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -38,7 +39,12 @@ public final class NettyServerTransport implements ServerTransport {
     /** What the transport needs from the server's configuration. */
     public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
                            Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
+                           Duration authenticationTimeout, int maxAuthenticationFailures,
                            TransportConfig transport) {
+        /** Whether connections must carry an admitted call to stay: the server has an authenticator. */
+        boolean authenticates() {
+            return authenticationTimeout.toNanos() > 0 || maxAuthenticationFailures > 0;
+        }
     }
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
@@ -90,7 +96,8 @@ public final class NettyServerTransport implements ServerTransport {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        String refusal = limits.admit(ch);
+                        String refusal = limits.admit(ch, settings.authenticates() ? () -> evictUnauthenticated(ch)
+                                : null);
                         if (refusal != null) {
                             refuse(ch, refusal);
                             return;
@@ -257,7 +264,12 @@ public final class NettyServerTransport implements ServerTransport {
      * writing, and closes a second later, leaving the client time to read it.
      */
     static void sendRefusal(io.netty.channel.ChannelHandlerContext ctx, String message) {
-        ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), message)).addListener(f -> {
+        sendGoAway(ctx, io.xrpc.common.RpcStatus.UNAVAILABLE, message);
+    }
+
+    /** As {@link #sendRefusal}, with a GOAWAY of {@code status} ({@link RpcCodec#encodeGoAway}). */
+    static void sendGoAway(io.netty.channel.ChannelHandlerContext ctx, io.xrpc.common.RpcStatus status, String message) {
+        ctx.writeAndFlush(RpcCodec.encodeGoAway(ctx.alloc(), status, message)).addListener(f -> {
             if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
                 d.shutdownOutput();
             }
@@ -290,6 +302,65 @@ public final class NettyServerTransport implements ServerTransport {
                 io.netty.util.ReferenceCountUtil.release(msg); // dropped unread
             }
         });
+    }
+
+    /**
+     * Connections that have not carried an admitted call yet, oldest first (with an
+     * authenticator only). Added on the event loop of each, removed when one authenticates or closes.
+     */
+    private final java.util.concurrent.ConcurrentLinkedDeque<ServerChannelHandler> unauthenticated =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private final java.util.concurrent.atomic.LongAdder authenticationRefusals = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder authenticationClosures = new java.util.concurrent.atomic.LongAdder();
+    private final LogLimiter authLog = new LogLimiter(log, "refused authentications");
+
+    void awaitingAuthentication(ServerChannelHandler connection) {
+        unauthenticated.add(connection);
+    }
+
+    void authenticatedOrClosed(ServerChannelHandler connection) {
+        unauthenticated.remove(connection);
+    }
+
+    /**
+     * At the connection cap: closes the oldest connection that has not authenticated, so that
+     * peers without credentials cannot hold every slot. Returns whether one was closed.
+     */
+    private boolean evictUnauthenticated(Channel newcomer) {
+        ServerChannelHandler oldest;
+        while ((oldest = unauthenticated.poll()) != null) {
+            if (oldest.closeUnauthenticated("it had carried no authenticated call when " + newcomer.remoteAddress()
+                    + " needed its slot at the connection limit (" + settings.maxConnections() + ")")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    /** A call's credentials were refused; the count and a limited log line. */
+    void authenticationRefused(Endpoint peer, String method, String reason, int inARow) {
+        authenticationRefusals.increment();
+        authLog.warn("Refused {} from {}: {} ({} in a row on its connection)", method, peer, reason, inARow);
+    }
+
+    void closedForAuthentication() {
+        authenticationClosures.increment();
+    }
+
+    /** Calls refused by the authenticator since start. */
+    @Override
+    public long authenticationRefusals() {
+        return authenticationRefusals.sum();
+    }
+
+    /** Connections closed since start for carrying no authenticated call (timeout, refusals, eviction). */
+    @Override
+    public long authenticationClosures() {
+        return authenticationClosures.sum();
     }
 
     /** Number of open client connections. */

@@ -202,6 +202,11 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     @Override
+    public java.util.List<java.security.cert.X509Certificate> peerCertificates() {
+        return connection.peerCertificates();
+    }
+
+    @Override
     public String server() {
         return String.valueOf(server.endpoint());
     }
@@ -228,6 +233,16 @@ final class ServerCall implements Runnable, ServerExchange {
         } finally {
             releaseFrame();
         }
+    }
+
+    @Override
+    public void authenticated() {
+        connection.authenticated();
+    }
+
+    @Override
+    public void authenticationRefused(String reason) {
+        connection.authenticationRefused(method.descriptor().toString(), reason);
     }
 
     @Override

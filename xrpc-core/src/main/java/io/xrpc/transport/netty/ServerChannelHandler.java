@@ -83,7 +83,120 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         decoder = ctx.pipeline().get(FrameDecoder.class);
         writes = new WriteQueue(ctx.channel(), this::afterWrite);
         this.ctx = ctx;
+        NettyServerTransport.Settings s = server.settings();
+        if (s.authenticates()) {
+            server.awaitingAuthentication(this);
+            ctx.channel().closeFuture().addListener(f -> server.authenticatedOrClosed(this));
+            long timeout = s.authenticationTimeout().toNanos();
+            if (timeout > 0) {
+                armAuthenticationDeadline(timeout);
+            }
+        }
         super.channelActive(ctx);
+    }
+
+    /** The client's verified chain, read from the TLS session at the first request that asks. */
+    private volatile java.util.List<java.security.cert.X509Certificate> peerCertificates;
+
+    /**
+     * The certificate chain the client presented in this connection's TLS handshake, which the
+     * server verified; empty for plaintext or when it presented none (any thread, after a request
+     * was read, so after the handshake).
+     */
+    java.util.List<java.security.cert.X509Certificate> peerCertificates() {
+        java.util.List<java.security.cert.X509Certificate> chain = peerCertificates;
+        if (chain == null) {
+            chain = java.util.List.of();
+            io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            if (tls != null) {
+                try {
+                    java.util.List<java.security.cert.X509Certificate> certs = new java.util.ArrayList<>();
+                    for (java.security.cert.Certificate c : tls.engine().getSession().getPeerCertificates()) {
+                        if (c instanceof java.security.cert.X509Certificate x) {
+                            certs.add(x);
+                        }
+                    }
+                    chain = java.util.List.copyOf(certs);
+                } catch (javax.net.ssl.SSLPeerUnverifiedException none) {
+                    // it presented no certificate (client-auth optional or none)
+                }
+            }
+            peerCertificates = chain;
+        }
+        return chain;
+    }
+
+    /** Set once a call of this connection was admitted by the authenticator. */
+    private volatile boolean authenticated;
+    /** Calls refused by the authenticator since the last admitted one. */
+    private final AtomicInteger refusedInARow = new AtomicInteger();
+    private volatile ScheduledFuture<?> authDeadline;
+    private final AtomicBoolean closingForAuthentication = new AtomicBoolean();
+
+    /** A call of this connection passed the authenticator (any thread). */
+    void authenticated() {
+        refusedInARow.set(0);
+        if (!authenticated) {
+            authenticated = true;
+            server.authenticatedOrClosed(this);
+            ScheduledFuture<?> d = authDeadline;
+            if (d != null) {
+                d.cancel(false);
+            }
+        }
+    }
+
+    /** A call of this connection was refused by the authenticator, and answered (any thread). */
+    void authenticationRefused(String method, String reason) {
+        int n = refusedInARow.incrementAndGet();
+        server.authenticationRefused(peer, method, reason, n);
+        int max = server.settings().maxAuthenticationFailures();
+        if (max > 0 && n >= max) {
+            // Its refusals were answered first, so the client does not take the GOAWAY to mean nothing ran.
+            ctx.executor().execute(() -> closeForAuthentication(n + " calls in a row were refused UNAUTHENTICATED"
+                    + " (maxAuthenticationFailures), the last: " + reason));
+        }
+    }
+
+    private void armAuthenticationDeadline(long nanos) {
+        authDeadline = ctx.executor().schedule(() -> {
+            if (!authenticated && !closeUnauthenticated("it carried no authenticated call within "
+                    + server.settings().authenticationTimeout().toMillis() + " ms of opening (authenticationTimeout)")
+                    && !authenticated && ctx.channel().isActive()) {
+                armAuthenticationDeadline(nanos); // a call is being decided: look again later
+            }
+        }, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Closes this connection with a GOAWAY naming {@code why}, unless it has authenticated
+     * meanwhile, has a call being decided (the GOAWAY tells the client nothing ran, which must be
+     * true), or is closing already (any thread). Returns whether it closes for this.
+     */
+    boolean closeUnauthenticated(String why) {
+        if (authenticated || running.get() > 0 || backlogged) {
+            return false;
+        }
+        return closeForAuthentication(why);
+    }
+
+    private boolean closeForAuthentication(String why) {
+        if (!closingForAuthentication.compareAndSet(false, true)) {
+            return false;
+        }
+        server.closedForAuthentication();
+        server.closeLog().warn("Closing connection from {}: {}", peer, why);
+        ChannelHandlerContext c = ctx;
+        c.executor().execute(() -> {
+            if (c.channel().isActive()) {
+                c.channel().config().setAutoRead(false); // nothing more of it is read or run
+                // Not a refusal (UNAVAILABLE): the client would set this provider aside, and it is
+                // the connection, not the provider, that failed.
+                NettyServerTransport.sendGoAway(c, RpcStatus.UNAUTHENTICATED, "server " + server.endpoint()
+                        + " closed the connection: " + why);
+            }
+        });
+        return true;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.xrpc.transport.netty;
+package io.xrpc.internal;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,7 +11,7 @@ import org.slf4j.Logger;
  * will (connections refused, connections closed on a bad frame) go through one, so a flood of
  * them cannot flood the log.
  */
-final class LogLimiter {
+public final class LogLimiter {
     private static final int LINES_PER_SECOND = 10;
 
     private final Logger log;
@@ -21,12 +21,12 @@ final class LogLimiter {
     private final AtomicInteger suppressed = new AtomicInteger();
 
     /** @param what the events, for the line that counts the suppressed ones ("connections refused") */
-    LogLimiter(Logger log, String what) {
+    public LogLimiter(Logger log, String what) {
         this.log = log;
         this.what = what;
     }
 
-    void warn(String format, Object... args) {
+    public void warn(String format, Object... args) {
         long now = System.nanoTime();
         long start = second.get();
         if (now - start > TimeUnit.SECONDS.toNanos(1) && second.compareAndSet(start, now)) {
