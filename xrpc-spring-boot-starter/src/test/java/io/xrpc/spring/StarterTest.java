@@ -243,6 +243,12 @@ class StarterTest {
                         assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
                         assertThat(e.getMessage()).contains("bearer token required");
                     });
+            // Refusals are counted, and the count is a metric.
+            io.micrometer.core.instrument.MeterRegistry meters =
+                    provider.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(meters.get("xrpc.server.authentication.refusals").functionCounter().count()).isEqualTo(1.0);
+            assertThat(provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
+                    .authenticationRefusals()).isEqualTo(1);
         }
     }
 

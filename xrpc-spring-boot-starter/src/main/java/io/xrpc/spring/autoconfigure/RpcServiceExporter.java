@@ -96,7 +96,10 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                 .writeBufferWaterMark((int) properties.getWriteBuffer().getLowWaterMark().toBytes(),
                         (int) properties.getWriteBuffer().getHighWaterMark().toBytes())
                 .frameTimeout(s.getFrameTimeout()).maxConnections(s.getMaxConnections())
-                .maxConnectionsPerAddress(s.getMaxConnectionsPerAddress());
+                .maxConnectionsPerAddress(s.getMaxConnectionsPerAddress())
+                .authenticationTimeout(s.getAuthenticationTimeout())
+                .maxAuthenticationFailures(s.getMaxAuthenticationFailures())
+                .errorDetails(s.getErrorDetails());
         if (s.getIoThreads() > 0) {
             b.ioThreads(s.getIoThreads());
         }

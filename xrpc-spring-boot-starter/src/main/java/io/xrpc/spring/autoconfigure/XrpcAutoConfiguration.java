@@ -189,6 +189,28 @@ public class XrpcAutoConfiguration {
         }
     }
 
+    /**
+     * Counters of what the authenticator refused: {@code xrpc.server.authentication.refusals}
+     * (calls) and {@code xrpc.server.authentication.closures} (connections closed for carrying no
+     * authenticated call), read from the server when scraped.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+    static class MeterConfiguration {
+        @Bean
+        @ConditionalOnMissingBean(name = "xrpcServerMeters")
+        io.micrometer.core.instrument.binder.MeterBinder xrpcServerMeters(RpcServiceExporter exporter) {
+            return registry -> {
+                io.micrometer.core.instrument.FunctionCounter.builder("xrpc.server.authentication.refusals", exporter,
+                                e -> e.server() == null ? 0 : e.server().authenticationRefusals())
+                        .description("calls the server's Authenticator refused").register(registry);
+                io.micrometer.core.instrument.FunctionCounter.builder("xrpc.server.authentication.closures", exporter,
+                                e -> e.server() == null ? 0 : e.server().authenticationClosures())
+                        .description("connections closed for carrying no authenticated call").register(registry);
+            };
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
             "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"})

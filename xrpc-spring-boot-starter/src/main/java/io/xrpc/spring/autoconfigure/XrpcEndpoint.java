@@ -51,9 +51,10 @@ public class XrpcEndpoint {
                 address = "not listening"; // closed between the two reads
             }
             s = new Server(address, server.connectionCount(), server.inFlight(), server.pendingOutputBytes(),
+                    server.authenticationRefusals(), server.authenticationClosures(),
                     server.services().stream().map(XrpcEndpoint::service).toList());
         } else if (exporter.hasServices()) {
-            s = new Server("not listening", 0, 0, 0, List.of());
+            s = new Server("not listening", 0, 0, 0, 0, 0, List.of());
         }
         RpcClient client = references.clientIfCreated();
         List<Reference> refs = client == null ? List.of()
@@ -93,6 +94,9 @@ public class XrpcEndpoint {
         server.put("maxConnections", s.getMaxConnections());
         server.put("maxConnectionsPerAddress", s.getMaxConnectionsPerAddress());
         server.put("frameTimeoutMillis", s.getFrameTimeout().toMillis());
+        server.put("authenticationTimeoutMillis", s.getAuthenticationTimeout().toMillis());
+        server.put("maxAuthenticationFailures", s.getMaxAuthenticationFailures());
+        server.put("errorDetails", s.getErrorDetails().name());
         server.put("shutdownGraceMillis", s.getShutdownGrace().toMillis());
         server.put("unregisterDelayMillis", s.getUnregisterDelay().toMillis());
         l.put("server", server);
@@ -122,9 +126,13 @@ public class XrpcEndpoint {
                              Map<String, Object> limits) {
     }
 
-    /** The server: where consumers reach it, its connections, calls and queued output, its services. */
+    /**
+     * The server: where consumers reach it, its connections, calls and queued output, the calls
+     * its authenticator refused and the connections closed for carrying no authenticated call
+     * (since start), its services.
+     */
     public record Server(String address, int connections, int inFlight, long pendingOutputBytes,
-                         List<Service> services) {
+                         long authenticationRefusals, long authenticationClosures, List<Service> services) {
     }
 
     /** One exported service. */

@@ -247,6 +247,49 @@ public class XrpcProperties implements InitializingBean {
         /** Open connections accepted from one remote address; 0 for no limit of its own. */
         private int maxConnectionsPerAddress = 0;
 
+        /**
+         * With an Authenticator bean: how long a connection may stay without carrying an
+         * authenticated call (pings do not count); 0 turns it off.
+         */
+        private Duration authenticationTimeout = Duration.ofSeconds(5);
+
+        /**
+         * With an Authenticator bean: calls refused in a row after which the connection is closed
+         * with a GOAWAY naming why; 0 turns it off.
+         */
+        private int maxAuthenticationFailures = 3;
+
+        /**
+         * What callers get of a service's exception: message (class and message; the provider
+         * logs the trace under a reference the caller gets) or full (traces and causes, for
+         * trusted callers).
+         */
+        private io.xrpc.server.ErrorDetails errorDetails = io.xrpc.server.ErrorDetails.MESSAGE;
+
+        public Duration getAuthenticationTimeout() {
+            return authenticationTimeout;
+        }
+
+        public void setAuthenticationTimeout(Duration authenticationTimeout) {
+            this.authenticationTimeout = authenticationTimeout;
+        }
+
+        public int getMaxAuthenticationFailures() {
+            return maxAuthenticationFailures;
+        }
+
+        public void setMaxAuthenticationFailures(int maxAuthenticationFailures) {
+            this.maxAuthenticationFailures = maxAuthenticationFailures;
+        }
+
+        public io.xrpc.server.ErrorDetails getErrorDetails() {
+            return errorDetails;
+        }
+
+        public void setErrorDetails(io.xrpc.server.ErrorDetails errorDetails) {
+            this.errorDetails = errorDetails;
+        }
+
         public Duration getFrameTimeout() {
             return frameTimeout;
         }
@@ -602,6 +645,8 @@ public class XrpcProperties implements InitializingBean {
         positive("xrpc.server.frame-timeout", server.frameTimeout);
         atLeast("xrpc.server.max-connections", server.maxConnections, 1);
         atLeast("xrpc.server.max-connections-per-address", server.maxConnectionsPerAddress, 0);
+        notNegative("xrpc.server.authentication-timeout", server.authenticationTimeout);
+        atLeast("xrpc.server.max-authentication-failures", server.maxAuthenticationFailures, 0);
         if (client.maxPendingRequestBytes == null || client.maxPendingRequestBytes.toBytes() < 1024) {
             throw new InvalidConfigurationPropertyValueException("xrpc.client.max-pending-request-bytes",
                     client.maxPendingRequestBytes, "expected >= 1KB");
