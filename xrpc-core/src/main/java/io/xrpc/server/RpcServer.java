@@ -98,7 +98,8 @@ public final class RpcServer implements AutoCloseable {
                 c.executorThreads(), c.executorQueue(), c.frameTimeout(), c.maxConnections(),
                 c.maxConnectionsPerAddress(),
                 c.authenticator() == null ? Duration.ZERO : c.authenticationTimeout(),
-                c.authenticator() == null ? 0 : c.maxAuthenticationFailures(), c.transport()), dispatcher, serializers, CompressorRegistry.load(),
+                c.authenticator() == null ? 0 : c.maxAuthenticationFailures(), c.maxRequestMemory(), c.transport()),
+                dispatcher, serializers, CompressorRegistry.load(),
                 executor);
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
         if (c.registry() != null) {
@@ -300,6 +301,14 @@ public final class RpcServer implements AutoCloseable {
         return transport.connectionCount();
     }
 
+    /**
+     * Bytes held now in requests over 16 KiB, arriving or read and not yet run, over every
+     * connection: at most {@link Builder#maxRequestMemory}.
+     */
+    public long requestMemoryBytes() {
+        return transport.requestMemoryBytes();
+    }
+
     /** Calls the {@link Builder#authenticator} refused since start. */
     public long authenticationRefusals() {
         return transport.authenticationRefusals();
@@ -391,6 +400,7 @@ public final class RpcServer implements AutoCloseable {
         private ErrorDetails errorDetails = ErrorDetails.MESSAGE;
         private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
         private int maxAuthenticationFailures = DEFAULT_MAX_AUTHENTICATION_FAILURES;
+        private long maxRequestMemory = io.xrpc.protocol.codec.MemoryBudget.defaultLimit();
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -429,6 +439,18 @@ public final class RpcServer implements AutoCloseable {
          */
         public Builder maxConnections(int n) {
             this.maxConnections = Checks.atLeast("maxConnections", n, 1);
+            return this;
+        }
+
+        /**
+         * Bytes the server may hold, over all connections, in requests over 16 KiB that are
+         * arriving or were read and not yet run. A request that does not fit is answered
+         * {@code SERVER_BUSY} (safe to retry elsewhere) and its bytes are skipped unread, so that
+         * many connections each holding an almost complete 8 MiB frame cannot exhaust direct
+         * memory. Default: half the JVM's maximum direct memory.
+         */
+        public Builder maxRequestMemory(long bytes) {
+            this.maxRequestMemory = Checks.atLeast("maxRequestMemory", bytes, 16 * 1024L);
             return this;
         }
 
@@ -660,7 +682,8 @@ public final class RpcServer implements AutoCloseable {
             NettyVersion.require();
             ServerConfig c = new ServerConfig(host, port, advertisedHost, ioThreads, executorThreads, executorQueue,
                     callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
-                    typeCheck, authenticator, errorDetails, authenticationTimeout, maxAuthenticationFailures, interceptors, registryAddress, registry,
+                    typeCheck, authenticator, errorDetails, authenticationTimeout, maxAuthenticationFailures, maxRequestMemory,
+                    interceptors, registryAddress, registry,
                     transport.build());
             return new RpcServer(c, allowList.copy(), List.copyOf(exports));
         }

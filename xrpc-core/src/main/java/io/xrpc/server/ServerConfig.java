@@ -15,7 +15,7 @@ public record ServerConfig(String host, int port, String advertisedHost, int ioT
                            int executorQueue, CallThreads callThreads, Duration shutdownGrace, Duration unregisterDelay, Duration frameTimeout,
                            int maxConnections, int maxConnectionsPerAddress, ReadLimits readLimits,
                            TypeCheck.Mode typeCheck, Authenticator authenticator, ErrorDetails errorDetails,
-                           Duration authenticationTimeout, int maxAuthenticationFailures,
+                           Duration authenticationTimeout, int maxAuthenticationFailures, long maxRequestMemory,
                            List<ServerInterceptor> interceptors, String registryAddress, ServiceRegistry registry,
                            TransportConfig transport) {
     public ServerConfig {

@@ -112,25 +112,10 @@ final class ServiceDispatcher implements RequestHandler {
         return all;
     }
 
-    /**
-     * About how large any method's responses are lately, for a request whose method is not yet
-     * known (its head is compressed): follows the responses like each method's own estimate.
-     */
-    @Override
-    public int largestExpectedResponse() {
-        return anyResponseSize.get();
-    }
-
     @Override
     public void recordResponse(Route route, int bytes) {
-        // Routes come from find(). The server-wide figure, shared by every call thread, is told
-        // only when the method's own figure moved (rarely): not a shared write per response.
-        if (((ServerMethod) route).recordResponseBytes(bytes)) {
-            anyResponseSize.record(bytes);
-        }
+        ((ServerMethod) route).recordResponseBytes(bytes); // routes come from find()
     }
-
-    private final ResponseSizeEstimate anyResponseSize = new ResponseSizeEstimate();
 
     @Override
     public void handle(ServerExchange exchange) {

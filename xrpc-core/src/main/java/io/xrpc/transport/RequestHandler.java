@@ -18,12 +18,6 @@ public interface RequestHandler {
     boolean hasService(String serviceKey);
 
     /**
-     * About how large any method's responses are lately, for a request whose method is not known
-     * yet (its head is compressed).
-     */
-    int largestExpectedResponse();
-
-    /**
      * Runs one routed request from a thread of the call executor to its answer: the server's
      * policy (deadline, authentication, arguments, interceptors, implementation, statuses). The
      * exchange answers it; this never throws for anything the request did.

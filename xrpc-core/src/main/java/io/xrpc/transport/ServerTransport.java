@@ -35,6 +35,11 @@ public interface ServerTransport {
         return 0;
     }
 
+    /** Bytes of large requests held now, arriving or read and not yet run, over every connection. */
+    default long requestMemoryBytes() {
+        return 0;
+    }
+
     /** Bytes of answers written and not yet sent, over every connection. */
     long pendingOutputBytes();
 

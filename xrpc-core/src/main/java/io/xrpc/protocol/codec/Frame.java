@@ -32,6 +32,11 @@ public final class Frame {
     private final int budgetMillis;
     private final int sentAtMillis;
     private ByteBuf body;
+    /** Where the bytes of its body are reserved, or null. */
+    private MemoryBudget budget;
+    private long reserved;
+    /** Its body was not read: the server's memory budget was full when its header arrived. */
+    private boolean overBudget;
 
     Frame(MessageType type, byte serializerId, byte compressorId, byte status, byte flags, long requestId,
           int budgetMillis, int sentAtMillis, ByteBuf body) {
@@ -83,6 +88,27 @@ public final class Frame {
     /** Whether the body is still compressed. */
     public boolean isCompressed() {
         return (flags & FLAG_COMPRESSED) != 0 && body != null && compressorId != 0;
+    }
+
+    /** Its body's bytes stay reserved in {@code budget} until it is released. */
+    Frame reserving(MemoryBudget budget, long bytes) {
+        this.budget = budget;
+        this.reserved = bytes;
+        return this;
+    }
+
+    /** Marks a request whose body was skipped unread: the memory budget had no room for it. */
+    Frame overBudget() {
+        this.overBudget = true;
+        return this;
+    }
+
+    /**
+     * Whether its body was skipped unread because the server's {@link MemoryBudget} had no room
+     * for it when its header arrived: the request is to be refused, as not run.
+     */
+    public boolean isOverBudget() {
+        return overBudget;
     }
 
     /** The body: compressed until {@link #decompress} succeeded, if it was sent compressed. */
@@ -140,6 +166,11 @@ public final class Frame {
         body = null;
         if (b != null) {
             b.release();
+        }
+        MemoryBudget m = budget;
+        if (m != null) {
+            budget = null;
+            m.release(reserved);
         }
     }
 

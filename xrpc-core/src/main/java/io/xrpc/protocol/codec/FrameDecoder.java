@@ -19,6 +19,7 @@ import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.VERSION;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -60,18 +61,33 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private ChannelHandlerContext ctx;
     /** The event loop's clock (a test's embedded loop can move it on). */
     private Ticker ticker = Ticker.systemTicker();
+    /** The server's budget for requests in transit, or null (a client's decoder). */
+    private final MemoryBudget budget;
+    /** Bytes reserved in {@link #budget} for the frame now arriving. */
+    private long reservedForPartial;
+    /** Bytes of a refused request's body still to skip as they arrive. */
+    private long skipping;
 
     /** A decoder without a frame timeout. */
     public FrameDecoder(int maxFrameLength) {
         this(maxFrameLength, 0);
     }
 
+    /** A decoder without a memory budget: see {@link #FrameDecoder(int, long, MemoryBudget)}. */
+    public FrameDecoder(int maxFrameLength, long frameTimeoutMillis) {
+        this(maxFrameLength, frameTimeoutMillis, null);
+    }
+
     /**
      * @param maxFrameLength     largest body accepted (a body may decompress to this much too)
      * @param frameTimeoutMillis how long a frame may take to arrive whole once its first byte
      *                           came, or 0 for no limit
+     * @param budget             where a request over {@link MemoryBudget#FREE_BODY} reserves its
+     *                           body; one that does not fit is passed on {@link Frame#isOverBudget()
+     *                           over budget} at once, with no body, and its bytes are skipped as they
+     *                           arrive. Null for none.
      */
-    public FrameDecoder(int maxFrameLength, long frameTimeoutMillis) {
+    public FrameDecoder(int maxFrameLength, long frameTimeoutMillis, MemoryBudget budget) {
         if (maxFrameLength <= 0) {
             throw new IllegalArgumentException("maxFrameLength: " + maxFrameLength + " (expected: > 0)");
         }
@@ -80,6 +96,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         this.maxFrameLength = maxFrameLength;
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(frameTimeoutMillis);
+        this.budget = budget;
         setCumulator(this::cumulate);
     }
 
@@ -96,17 +113,31 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
-        Frame frame = decodeFrame(in);
+        if (skipping > 0) {
+            int n = (int) Math.min(skipping, in.readableBytes());
+            in.skipBytes(n);
+            skipping -= n;
+            if (skipping > 0) {
+                return; // the frame clock runs on: a refused body too must arrive within the timeout
+            }
+            partialSince = 0;
+        }
+        Frame frame = decodeFrame(in, out);
         if (frame != null) {
             out.add(frame);
             partialSince = 0;
+        } else if (skipping > 0) {
+            if (partialSince == 0) {
+                partialSince = ticker.nanoTime();
+                armFrameTimer();
+            }
         } else if (in.isReadable() && partialSince == 0 && !failed) {
             partialSince = ticker.nanoTime();
             armFrameTimer();
         }
     }
 
-    private Frame decodeFrame(ByteBuf in) throws Exception {
+    private Frame decodeFrame(ByteBuf in, List<Object> out) throws Exception {
         int start = in.readerIndex();
         int readable = in.readableBytes();
         if (readable >= 2 && in.getShort(start + OFFSET_MAGIC) != MAGIC) {
@@ -144,6 +175,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             fail(in, new CorruptedFrameException("timestamped frame with a body of " + bodyLength
                     + " bytes (expected: at least " + TIMESTAMP_LENGTH + "); closing the connection"));
         }
+        if (budget != null && bodyLength > MemoryBudget.FREE_BODY && reservedForPartial == 0) {
+            if (!budget.tryReserve(bodyLength)) {
+                return overBudget(in, start, type, flags, bodyLength);
+            }
+            reservedForPartial = bodyLength;
+        }
         if (readable < HEADER_LENGTH + bodyLength) {
             return null;
         }
@@ -151,9 +188,34 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int skip = stamped ? TIMESTAMP_LENGTH : 0;
         ByteBuf body = in.retainedSlice(start + HEADER_LENGTH + skip, bodyLength - skip);
         in.skipBytes(HEADER_LENGTH + bodyLength);
-        return new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
+        Frame frame = new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
                 in.getByte(start + OFFSET_STATUS), flags, in.getLong(start + OFFSET_REQUEST_ID),
                 in.getInt(start + OFFSET_BUDGET), sentAt, body);
+        if (reservedForPartial != 0) {
+            frame.reserving(budget, reservedForPartial); // the frame gives it back when released
+            reservedForPartial = 0;
+        }
+        return frame;
+    }
+
+    /**
+     * A request whose body the budget has no room for: passed on at once without a body, so that
+     * it is refused as not run, and its bytes are skipped as they come, never buffered. Anything
+     * but a request (a server receives nothing else this large) closes the connection.
+     */
+    private Frame overBudget(ByteBuf in, int start, MessageType type, byte flags, int bodyLength) throws Exception {
+        if (type != MessageType.REQUEST) {
+            fail(in, new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"
+                    + " for requests (" + budget.limit() + " bytes) is full; closing the connection"));
+        }
+        Frame refused = new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
+                in.getByte(start + OFFSET_STATUS), (byte) 0, in.getLong(start + OFFSET_REQUEST_ID),
+                in.getInt(start + OFFSET_BUDGET), 0, Unpooled.EMPTY_BUFFER).overBudget();
+        long frameBytes = HEADER_LENGTH + (long) bodyLength;
+        int now = (int) Math.min(frameBytes, in.readableBytes());
+        in.skipBytes(now);
+        skipping = frameBytes - now;
+        return refused;
     }
 
     private void fail(ByteBuf in, Exception e) throws Exception {
@@ -200,7 +262,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         ByteBuf partial = internalBuffer();
         int got = partial.readableBytes();
-        String expected = got >= HEADER_LENGTH
+        String expected = skipping > 0 ? skipping + " more bytes of a request refused for the memory budget"
+                : got >= HEADER_LENGTH
                 ? (HEADER_LENGTH + (partial.getInt(partial.readerIndex() + OFFSET_BODY_LENGTH) & 0xFFFFFFFFL)) + " bytes"
                 : "a header of " + HEADER_LENGTH + " bytes";
         failed = true;
@@ -222,6 +285,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         if (t != null) {
             frameTimer = null;
             t.cancel(false);
+        }
+        if (reservedForPartial != 0) {
+            budget.release(reservedForPartial); // the partial frame dies with the connection
+            reservedForPartial = 0;
         }
     }
 

@@ -82,10 +82,13 @@ public final class RpcCodec {
                     writeShortString(buf, e.getValue());
                 }
             }
+            // Only the arguments are compressed: the head stays plain, so that a server routes and
+            // authenticates a request before it inflates a byte of it.
+            int headEnd = buf.writerIndex();
             if (arguments != null && arguments.length > 0) { // no parameters: nothing follows the head
                 serializer.writeArguments(arguments, new ByteBufOutputStream(buf));
             }
-            return finish(alloc, buf, compressor, compressThreshold, maxBodyLength);
+            return finish(alloc, buf, compressor, compressThreshold, maxBodyLength, headEnd);
         } catch (IOException | RuntimeException | Error e) {
             buf.release();
             throw e;
@@ -102,7 +105,7 @@ public final class RpcCodec {
             if (value != null) {
                 serializer.writeResult(value, new ByteBufOutputStream(buf));
             }
-            return finish(alloc, buf, compressor, compressThreshold, maxBodyLength);
+            return finish(alloc, buf, compressor, compressThreshold, maxBodyLength, -1);
         } catch (IOException | RuntimeException | Error e) {
             buf.release();
             throw e;
@@ -277,19 +280,26 @@ public final class RpcCodec {
      * Fills in the body length, compressing the body first when it is worth it, and refuses a body
      * over the limit. On failure {@code buf} is the caller's to release.
      */
+    /**
+     * Sets the body length, compressing the body when the compressor and the threshold say so.
+     *
+     * @param plainEnd writer index up to which the body stays plain (a request's head), or -1 for
+     *                 the clock stamp only
+     */
     private static ByteBuf finish(ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold,
-                                  int maxBodyLength) throws IOException {
+                                  int maxBodyLength, int plainEnd) throws IOException {
         int bodyLength = buf.readableBytes() - HEADER_LENGTH;
-        if (compressor.id() == IdentityCompressor.ID || bodyLength < threshold) {
+        // A clock stamp stays in front, plain: the receiver reads it before decompressing.
+        int flags = buf.getByte(buf.readerIndex() + OFFSET_FLAGS);
+        int plain = plainEnd >= 0 ? plainEnd - buf.readerIndex()
+                : HEADER_LENGTH + ((flags & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0);
+        if (compressor.id() == IdentityCompressor.ID || bodyLength < threshold || plain >= buf.readableBytes()) {
             checkLimit(bodyLength, maxBodyLength);
             buf.setInt(OFFSET_BODY_LENGTH, bodyLength);
             return buf;
         }
         ByteBuf out = alloc.ioBuffer(HEADER_LENGTH + bodyLength / 2 + 64);
         try {
-            // A clock stamp stays in front, plain: the receiver reads it before decompressing.
-            int flags = buf.getByte(buf.readerIndex() + OFFSET_FLAGS);
-            int plain = HEADER_LENGTH + ((flags & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0);
             out.writeBytes(buf, buf.readerIndex(), plain);
             try (OutputStream z = compressor.compress(new ByteBufOutputStream(out))) {
                 buf.getBytes(buf.readerIndex() + plain, z, HEADER_LENGTH + bodyLength - plain);

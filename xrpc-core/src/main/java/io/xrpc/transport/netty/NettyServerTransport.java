@@ -15,6 +15,7 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.FrameDecoder;
+import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.RequestHandler;
@@ -39,7 +40,7 @@ public final class NettyServerTransport implements ServerTransport {
     /** What the transport needs from the server's configuration. */
     public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
                            Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
-                           Duration authenticationTimeout, int maxAuthenticationFailures,
+                           Duration authenticationTimeout, int maxAuthenticationFailures, long maxRequestMemory,
                            TransportConfig transport) {
         /** Whether connections must carry an admitted call to stay: the server has an authenticator. */
         boolean authenticates() {
@@ -59,6 +60,9 @@ public final class NettyServerTransport implements ServerTransport {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConnectionLimits limits;
     private final LogLimiter closeLog = new LogLimiter(log, "connections closed on an error");
+    /** Bytes of large requests arriving or waiting to run, over all connections. */
+    private final MemoryBudget memoryBudget;
+    private final java.util.concurrent.atomic.AtomicBoolean budgetFullLogged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean draining;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -74,6 +78,7 @@ public final class NettyServerTransport implements ServerTransport {
         this.compressors = compressors;
         this.executor = executor;
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
+        this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
         this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
     }
 
@@ -107,7 +112,7 @@ public final class NettyServerTransport implements ServerTransport {
                                 .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint), settings.frameTimeout().toMillis()))
                                 .addLast("idle", HeartbeatHandler.idleHandler(hb))
                                 .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength(),
-                                        settings.frameTimeout().toMillis()))
+                                        settings.frameTimeout().toMillis(), memoryBudget))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("requests", new ServerChannelHandler(NettyServerTransport.this));
                     }
@@ -264,12 +269,7 @@ public final class NettyServerTransport implements ServerTransport {
      * writing, and closes a second later, leaving the client time to read it.
      */
     static void sendRefusal(io.netty.channel.ChannelHandlerContext ctx, String message) {
-        sendGoAway(ctx, io.xrpc.common.RpcStatus.UNAVAILABLE, message);
-    }
-
-    /** As {@link #sendRefusal}, with a GOAWAY of {@code status} ({@link RpcCodec#encodeGoAway}). */
-    static void sendGoAway(io.netty.channel.ChannelHandlerContext ctx, io.xrpc.common.RpcStatus status, String message) {
-        ctx.writeAndFlush(RpcCodec.encodeGoAway(ctx.alloc(), status, message)).addListener(f -> {
+        ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), message)).addListener(f -> {
             if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
                 d.shutdownOutput();
             }
@@ -361,6 +361,25 @@ public final class NettyServerTransport implements ServerTransport {
     @Override
     public long authenticationClosures() {
         return authenticationClosures.sum();
+    }
+
+    MemoryBudget memoryBudget() {
+        return memoryBudget;
+    }
+
+    /** Bytes of large requests held now, arriving or waiting to run ({@link MemoryBudget}). */
+    @Override
+    public long requestMemoryBytes() {
+        return memoryBudget.used();
+    }
+
+    /** A request was refused for the memory budget: said once, since a flood of them says nothing new. */
+    void memoryBudgetFull() {
+        if (budgetFullLogged.compareAndSet(false, true)) {
+            log.warn("Server {} holds its memory budget for requests in transit ({} bytes, maxRequestMemory): requests"
+                    + " over {} bytes that do not fit are answered SERVER_BUSY unread (logged once)", endpoint,
+                    memoryBudget.limit(), MemoryBudget.FREE_BODY);
+        }
     }
 
     /** Number of open client connections. */

@@ -80,6 +80,13 @@ final class ServerCall implements Runnable, ServerExchange {
      * uncompressed body the route. Returns false when the request is answered already.
      */
     boolean routeOnEventLoop() {
+        if (frame.isOverBudget()) {
+            server.memoryBudgetFull();
+            refuse(RpcStatus.SERVER_BUSY, "server " + server.endpoint() + " holds its memory budget for requests"
+                    + " in transit (" + server.memoryBudget().limit() + " bytes) in other requests; request " + id
+                    + " was not read");
+            return false;
+        }
         if (server.isDraining()) {
             refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is shutting down");
             return false;
@@ -101,10 +108,7 @@ final class ServerCall implements Runnable, ServerExchange {
             refuse(RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId);
             return false;
         }
-        if (frame.isCompressed()) {
-            return true; // routed on the call thread, after decompressing
-        }
-        return findRoute(connection.names);
+        return findRoute(connection.names); // a compressed request's head is plain: only its arguments inflate
     }
 
     /** Reads the request head and finds the method; answers and returns false when it cannot. */
@@ -113,7 +117,9 @@ final class ServerCall implements Runnable, ServerExchange {
         try {
             head = RpcCodec.readRequestHead(frame.body(), names);
         } catch (RuntimeException e) {
-            refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of " + bodyLength + " bytes");
+            refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of " + bodyLength + " bytes"
+                    + (frame.isCompressed() ? " (a compressed request keeps its head plain: is the client of an older"
+                    + " XRpc, which compressed it?)" : ""));
             return false;
         }
         method = server.dispatcher().find(head.serviceKey(), head.signature());
@@ -137,44 +143,39 @@ final class ServerCall implements Runnable, ServerExchange {
         return true;
     }
 
-    /**
-     * The usual response size of the method; for a compressed request, whose method is known only
-     * once the body is decompressed on the call thread, the largest usual size of any method of
-     * the server (a hostile peer could otherwise mark its requests compressed to pass admission).
-     */
+    /** The usual response size of the method. */
     long expectedResponseBytes() {
-        return method != null ? method.expectedResponseBytes() : server.dispatcher().largestExpectedResponse();
+        return method.expectedResponseBytes();
     }
 
     /**
-     * Whether it runs on the event loop: its method is known there and does not block, and its
-     * body is small enough that reading it (however hostile) cannot hold the loop for long.
+     * Whether it runs on the event loop: its method does not block, and its body is plain and small
+     * enough that reading it (however hostile) cannot hold the loop for long.
      */
     boolean runsOnEventLoop() {
         Frame f = frame;
-        return method != null && method.direct() && f != null && f.body().readableBytes() <= DIRECT_MAX_BODY;
+        return method.direct() && f != null && !f.isCompressed() && f.body().readableBytes() <= DIRECT_MAX_BODY;
     }
 
     /** The connection gave this call to the executor, expecting a response of about {@code bytes}. */
     void dispatched(long bytes) {
         dispatched = true;
         reserved = bytes;
+        expensive = expensiveRead();
+    }
+
+    /** Counted against the connection's expensive reads while its body is unread. */
+    private boolean expensive;
+
+    /** Whether reading it may cost much: a compressed body, or a large one. */
+    boolean expensiveRead() {
+        Frame f = frame;
+        return f != null && (f.isCompressed() || f.body().readableBytes() > ServerChannelHandler.CHEAP_BODY);
     }
 
     @Override
     public void run() {
         try {
-            if (method == null) {
-                String error = frame.decompress(server.compressors(), server.maxFrameLength());
-                if (error != null) {
-                    releaseFrame();
-                    answerError(RpcStatus.SERIALIZATION_ERROR, "bad request body: " + error);
-                    return;
-                }
-                if (!findRoute(null)) { // a call thread: the connection's cache is its event loop's
-                    return;
-                }
-            }
             server.dispatcher().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
             releaseFrame();
@@ -229,6 +230,12 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public Object[] readArguments() throws IOException {
         try {
+            // Here, after the authenticator admitted the call: a peer without credentials makes
+            // the server inflate nothing.
+            String error = frame.decompress(server.compressors(), server.maxFrameLength());
+            if (error != null) {
+                throw new io.xrpc.serialize.SerializationException("bad request body: " + error);
+            }
             return RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
         } finally {
             releaseFrame();
@@ -259,6 +266,7 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void invocation(Invocation invocation) {
         this.invocation = invocation;
+        connection.wellFormed(); // its arguments were read and checked
     }
 
     /** The result goes to the connection, which has it encoded once there is room ({@link #encodeAndAnswer}). */
@@ -314,8 +322,14 @@ final class ServerCall implements Runnable, ServerExchange {
 
     @Override
     public void answerError(RpcStatus status, String message) {
+        // The request's bytes, not its result, were at fault: counted once the answer is queued,
+        // so that it goes out before a GOAWAY that closes the connection for it.
+        boolean malformed = status == RpcStatus.SERIALIZATION_ERROR && invocation == null && !answered.get();
         answerOnce(status, () -> RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
                 null, message, null, server.maxFrameLength()));
+        if (malformed) {
+            connection.malformed(message);
+        }
     }
 
     /** Encodes and queues an error answer unless the call was answered already. */
@@ -382,6 +396,9 @@ final class ServerCall implements Runnable, ServerExchange {
         if (f != null) {
             frame = null;
             f.release();
+            if (expensive) {
+                connection.expensiveReadDone();
+            }
         }
     }
 }

@@ -186,17 +186,36 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         }
         server.closedForAuthentication();
         server.closeLog().warn("Closing connection from {}: {}", peer, why);
+        // Not a refusal (UNAVAILABLE): the client would set this provider aside, and it is the
+        // connection, not the provider, that failed.
+        goAwayAndClose(RpcStatus.UNAUTHENTICATED, "server " + server.endpoint() + " closed the connection: " + why);
+        return true;
+    }
+
+    /**
+     * Reads no more from the peer, and sends a GOAWAY of {@code status} saying {@code why} after
+     * every answer queued before it; then this side's end of the stream, and the close a second
+     * later, so that the peer reads it rather than a reset (any thread).
+     */
+    private void goAwayAndClose(RpcStatus status, String why) {
         ChannelHandlerContext c = ctx;
-        c.executor().execute(() -> {
-            if (c.channel().isActive()) {
-                c.channel().config().setAutoRead(false); // nothing more of it is read or run
-                // Not a refusal (UNAVAILABLE): the client would set this provider aside, and it is
-                // the connection, not the provider, that failed.
-                NettyServerTransport.sendGoAway(c, RpcStatus.UNAUTHENTICATED, "server " + server.endpoint()
-                        + " closed the connection: " + why);
+        c.executor().execute(() -> c.channel().config().setAutoRead(false));
+        writes.enqueue(new WriteQueue.Tracked() {
+            @Override
+            public io.netty.buffer.ByteBuf takeFrame() {
+                return RpcCodec.encodeGoAway(c.alloc(), status, why);
+            }
+
+            @Override
+            public void operationComplete(io.netty.channel.ChannelFuture f) {
+                if (c.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
+                    d.shutdownOutput();
+                }
+                c.executor().schedule(() -> {
+                    c.close();
+                }, 1, TimeUnit.SECONDS);
             }
         });
-        return true;
     }
 
     @Override
@@ -236,10 +255,52 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         admitBacklog();
     }
 
+    /**
+     * Expensive reads (a compressed body, or one over {@link #CHEAP_BODY} bytes) one connection may
+     * have under way at once: half the cores, at least one. Inflating and deserializing are the
+     * work a peer can make large at will; past its share, its later requests wait unread, and the
+     * other connections keep the rest of the machine.
+     */
+    static final int MAX_EXPENSIVE_READS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+    /** A plain body up to this size is read without counting against {@link #MAX_EXPENSIVE_READS}. */
+    static final int CHEAP_BODY = 16 * 1024;
+    /** Requests in a row refused as malformed after which the connection is closed. */
+    static final int MAX_MALFORMED_IN_A_ROW = 10;
+
+    /** Dispatched calls of this connection whose expensive body is still being read. */
+    private final AtomicInteger expensiveReads = new AtomicInteger();
+    private final AtomicInteger malformedInARow = new AtomicInteger();
+
+    /** A dispatched call's expensive body was read or dropped (any thread). */
+    void expensiveReadDone() {
+        expensiveReads.decrementAndGet();
+        scheduleAdmit();
+    }
+
+    /** A request of this connection was refused as malformed (any thread); closes it after too many in a row. */
+    void malformed(String why) {
+        if (malformedInARow.incrementAndGet() == MAX_MALFORMED_IN_A_ROW) {
+            server.closeLog().warn("Closing connection from {}: {} requests in a row were malformed, the last: {}",
+                    peer, MAX_MALFORMED_IN_A_ROW, why);
+            goAwayAndClose(RpcStatus.SERIALIZATION_ERROR, "server " + server.endpoint() + " closed the connection: "
+                    + MAX_MALFORMED_IN_A_ROW + " requests in a row were malformed, the last: " + why);
+        }
+    }
+
+    /** A request of this connection was read whole (any thread). */
+    void wellFormed() {
+        if (malformedInARow.get() != 0) {
+            malformedInARow.set(0);
+        }
+    }
+
     /** Whether the connection has room for the call's expected response beside what is pending and running. */
     private boolean admits(ServerCall call) {
         Channel ch = ctx.channel();
         if (!ch.isWritable()) {
+            return false;
+        }
+        if (call.expensiveRead() && expensiveReads.get() >= MAX_EXPENSIVE_READS) {
             return false;
         }
         if (running.get() == 0) {
@@ -252,6 +313,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void dispatch(ServerCall call) {
         long expected = call.expectedResponseBytes();
+        if (call.expensiveRead()) {
+            expensiveReads.incrementAndGet();
+        }
         running.incrementAndGet();
         reserved.addAndGet(expected);
         call.dispatched(expected);
@@ -279,6 +343,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     void callDone(long expected) {
         running.decrementAndGet();
         reserved.addAndGet(-expected);
+        scheduleAdmit();
+    }
+
+    /** Admits what waits, on the event loop, if anything waits. */
+    private void scheduleAdmit() {
         if (backlogged && admitScheduled.compareAndSet(false, true)) {
             try {
                 ctx.executor().execute(() -> {

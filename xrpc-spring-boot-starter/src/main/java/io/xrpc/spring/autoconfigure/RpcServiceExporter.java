@@ -100,6 +100,9 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                 .authenticationTimeout(s.getAuthenticationTimeout())
                 .maxAuthenticationFailures(s.getMaxAuthenticationFailures())
                 .errorDetails(s.getErrorDetails());
+        if (s.getMaxRequestMemory() != null) {
+            b.maxRequestMemory(s.getMaxRequestMemory().toBytes());
+        }
         if (s.getIoThreads() > 0) {
             b.ioThreads(s.getIoThreads());
         }

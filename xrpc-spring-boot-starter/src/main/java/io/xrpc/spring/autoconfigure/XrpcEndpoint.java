@@ -97,6 +97,8 @@ public class XrpcEndpoint {
         server.put("authenticationTimeoutMillis", s.getAuthenticationTimeout().toMillis());
         server.put("maxAuthenticationFailures", s.getMaxAuthenticationFailures());
         server.put("errorDetails", s.getErrorDetails().name());
+        server.put("maxRequestMemoryBytes", s.getMaxRequestMemory() == null
+                ? io.xrpc.protocol.codec.MemoryBudget.defaultLimit() : s.getMaxRequestMemory().toBytes());
         server.put("shutdownGraceMillis", s.getShutdownGrace().toMillis());
         server.put("unregisterDelayMillis", s.getUnregisterDelay().toMillis());
         l.put("server", server);

@@ -266,6 +266,21 @@ public class XrpcProperties implements InitializingBean {
          */
         private io.xrpc.server.ErrorDetails errorDetails = io.xrpc.server.ErrorDetails.MESSAGE;
 
+        /**
+         * Bytes the server may hold, over all connections, in requests over 16KB arriving or
+         * waiting to run; one that does not fit is answered SERVER_BUSY unread. Empty: half the
+         * JVM's maximum direct memory.
+         */
+        private DataSize maxRequestMemory;
+
+        public DataSize getMaxRequestMemory() {
+            return maxRequestMemory;
+        }
+
+        public void setMaxRequestMemory(DataSize maxRequestMemory) {
+            this.maxRequestMemory = maxRequestMemory;
+        }
+
         public Duration getAuthenticationTimeout() {
             return authenticationTimeout;
         }
@@ -646,6 +661,10 @@ public class XrpcProperties implements InitializingBean {
         atLeast("xrpc.server.max-connections", server.maxConnections, 1);
         atLeast("xrpc.server.max-connections-per-address", server.maxConnectionsPerAddress, 0);
         notNegative("xrpc.server.authentication-timeout", server.authenticationTimeout);
+        if (server.maxRequestMemory != null && server.maxRequestMemory.toBytes() < 16 * 1024) {
+            throw new InvalidConfigurationPropertyValueException("xrpc.server.max-request-memory",
+                    server.maxRequestMemory, "expected >= 16KB");
+        }
         atLeast("xrpc.server.max-authentication-failures", server.maxAuthenticationFailures, 0);
         if (client.maxPendingRequestBytes == null || client.maxPendingRequestBytes.toBytes() < 1024) {
             throw new InvalidConfigurationPropertyValueException("xrpc.client.max-pending-request-bytes",

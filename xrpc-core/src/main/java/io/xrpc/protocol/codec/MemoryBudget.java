@@ -1,0 +1,61 @@
+package io.xrpc.protocol.codec;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Bytes a server may hold, over all its connections, in requests that are arriving or were read
+ * and not yet run. Per-connection limits multiply by the number of connections (10,000 x 8 MiB);
+ * this one does not. A frame whose body is over {@link #FREE_BODY} bytes reserves its declared
+ * length when its header arrives and gives it back when the request is released; smaller frames
+ * cost nothing here (they are bounded by the connection's read batch), so the usual call never
+ * touches the shared counter. Thread-safe.
+ */
+public final class MemoryBudget {
+    /** Bodies up to this size do not reserve. */
+    public static final int FREE_BODY = 16 * 1024;
+
+    private final long limit;
+    private final AtomicLong used = new AtomicLong();
+
+    /** @param limit bytes, at least {@link #FREE_BODY} */
+    public MemoryBudget(long limit) {
+        if (limit < FREE_BODY) {
+            throw new IllegalArgumentException("memory budget: " + limit + " bytes (expected: at least " + FREE_BODY
+                    + ")");
+        }
+        this.limit = limit;
+    }
+
+    /**
+     * Half of what the JVM allows for direct memory (where Netty's buffers live): the default. The
+     * other half stays for responses, TLS, and the connections' small frames.
+     */
+    public static long defaultLimit() {
+        return Math.max(FREE_BODY, io.netty.util.internal.PlatformDependent.maxDirectMemory() / 2);
+    }
+
+    public long limit() {
+        return limit;
+    }
+
+    /** Bytes reserved now. */
+    public long used() {
+        return used.get();
+    }
+
+    /** Reserves {@code bytes} if they fit; returns whether they did. */
+    boolean tryReserve(long bytes) {
+        long u;
+        do {
+            u = used.get();
+            if (u + bytes > limit) {
+                return false;
+            }
+        } while (!used.compareAndSet(u, u + bytes));
+        return true;
+    }
+
+    void release(long bytes) {
+        used.addAndGet(-bytes);
+    }
+}

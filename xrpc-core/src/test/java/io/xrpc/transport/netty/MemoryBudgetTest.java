@@ -1,0 +1,150 @@
+package io.xrpc.transport.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.Frame;
+import io.xrpc.protocol.codec.FrameDecoder;
+import io.xrpc.protocol.codec.MemoryBudget;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
+import io.xrpc.testing.RawPeer;
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * One memory budget for the whole server. Before: per-connection limits multiplied by the
+ * connections, and 110 connections each holding an almost complete 8 MiB frame took a server to
+ * {@code OutOfMemoryError: Cannot reserve 8257584 bytes of direct buffer memory}.
+ */
+@Timeout(90)
+class MemoryBudgetTest {
+    private static final int MIB = 1024 * 1024;
+
+    private static byte[] largeRequest(long id, int stringLength) throws Exception {
+        ByteArrayOutputStream args = new ByteArrayOutputStream();
+        new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults())
+                .writeArguments(new Object[] {"x".repeat(stringLength)}, args);
+        return RawPeer.request(id, KryoSerializer.ID, 60_000, GateService.class.getName(), "quick(java.lang.String)",
+                args.toByteArray());
+    }
+
+    @Test
+    void peersSendingTwiceTheBudgetInPartialFramesLeaveTheServerWithinItAndOthersServed() throws Exception {
+        long budget = 16L * MIB;
+        byte[] frame = largeRequest(1, 7 * MIB);
+        int held = frame.length - 1024; // almost complete: the last KiB never comes until the end
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).maxRequestMemory(budget)
+                .frameTimeout(Duration.ofSeconds(60))
+                .service(GateService.class, new GateServiceImpl("g")).build().start();
+             RpcClient good = RpcClient.builder().build()) {
+            List<RawPeer> peers = new ArrayList<>();
+            try {
+                // Five peers of 7 MiB each: 35 MiB, over twice the budget.
+                for (int i = 0; i < 5; i++) {
+                    RawPeer p = new RawPeer(server.endpoint().port());
+                    p.send(Arrays.copyOf(frame, held));
+                    peers.add(p);
+                    assertThat(server.requestMemoryBytes()).isLessThanOrEqualTo(budget);
+                }
+                // Two fit; the other three were answered at once, not read, safe to send elsewhere.
+                for (RawPeer p : peers.subList(2, 5)) {
+                    RawPeer.Reply r = p.read();
+                    assertThat(r.type()).isEqualTo(MessageType.RESPONSE.code());
+                    assertThat(r.status()).isEqualTo(RpcStatus.SERVER_BUSY.code());
+                    assertThat(r.message()).contains("memory budget for requests in transit (16777216 bytes)");
+                }
+                assertThat(server.requestMemoryBytes()).isLessThanOrEqualTo(budget).isGreaterThan(13L * MIB);
+                GateService gate = good.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
+                        .build());
+                assertThat(gate.quick("small calls go on")).isEqualTo("small calls go on");
+
+                // The refused peers' bytes are skipped as they come: they finish their frames, and
+                // their connections stay usable.
+                for (RawPeer p : peers.subList(2, 5)) {
+                    p.send(Arrays.copyOfRange(frame, held, frame.length));
+                    p.send(RawPeer.request(2, KryoSerializer.ID, 5000, GateService.class.getName(),
+                            "whoAmI()", new byte[0]));
+                    assertThat(p.read().status()).isEqualTo(RpcStatus.OK.code());
+                }
+                // The two held frames complete and run; then the budget is free again.
+                for (RawPeer p : peers.subList(0, 2)) {
+                    p.send(Arrays.copyOfRange(frame, held, frame.length));
+                    RawPeer.Reply r = p.read();
+                    assertThat(r.status()).isEqualTo(RpcStatus.OK.code());
+                    assertThat(r.body().length).isGreaterThan(7 * MIB);
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> server.requestMemoryBytes() == 0);
+            } finally {
+                for (RawPeer p : peers) {
+                    p.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aPartialFrameGivesItsReservationBackWhenItsConnectionCloses() throws Exception {
+        MemoryBudget budget = new MemoryBudget(MIB);
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
+        byte[] frame = largeRequest(3, 100_000);
+        ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, 50_000));
+        assertThat(budget.used()).isEqualTo(frame.length - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+        ch.close();
+        assertThat(budget.used()).isZero();
+
+        EmbeddedChannel again = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
+        again.writeInbound(Unpooled.wrappedBuffer(frame));
+        Frame f = again.readInbound();
+        assertThat(f.isOverBudget()).isFalse();
+        assertThat(budget.used()).as("held until the request is released").isGreaterThan(0);
+        f.release();
+        assertThat(budget.used()).isZero();
+        again.finishAndReleaseAll();
+    }
+
+    @Test
+    void aRequestThatDoesNotFitIsPassedOnUnreadAndItsBytesSkipped() throws Exception {
+        MemoryBudget budget = new MemoryBudget(64 * 1024);
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
+        byte[] big = largeRequest(4, 100_000);
+        byte[] small = RawPeer.request(5, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()",
+                new byte[0]);
+        ByteBuf first = Unpooled.wrappedBuffer(big, 0, 30_000);
+        ch.writeInbound(first);
+        Frame refused = ch.readInbound();
+        assertThat(refused.isOverBudget()).isTrue();
+        assertThat(refused.requestId()).isEqualTo(4);
+        assertThat(refused.body().readableBytes()).isZero();
+        refused.release();
+        // The rest of it, and a small request in the same read: only the small one comes out.
+        byte[] rest = Arrays.copyOfRange(big, 30_000, big.length);
+        byte[] both = new byte[rest.length + small.length];
+        System.arraycopy(rest, 0, both, 0, rest.length);
+        System.arraycopy(small, 0, both, rest.length, small.length);
+        ch.writeInbound(Unpooled.wrappedBuffer(both));
+        Frame next = ch.readInbound();
+        assertThat(next.requestId()).isEqualTo(5);
+        assertThat(next.isOverBudget()).isFalse();
+        next.release();
+        assertThat(budget.used()).isZero();
+        assertThat((Object) ch.readInbound()).isNull();
+        ch.finishAndReleaseAll();
+    }
+}
