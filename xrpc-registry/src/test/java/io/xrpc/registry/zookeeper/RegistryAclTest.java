@@ -183,6 +183,25 @@ class RegistryAclTest {
         }
     }
 
+    /**
+     * zookeeper.* parameters reach ZooKeeper's client as given: asked to speak TLS to this
+     * plaintext server, it cannot connect; the same address without them can.
+     */
+    @Test
+    void zookeeperClientPropertiesArePassedThrough() {
+        String tls = "zookeeper.client.secure=true&zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty";
+        ZookeeperSettings settings = ZookeeperSettings.of(RegistryConfig.builder("zookeeper://" + zk.getConnectString()
+                + "?" + tls).build());
+        assertThat(settings.clientProperties()).containsEntry("zookeeper.client.secure", "true");
+        assertThatThrownBy(() -> Registries.create("zookeeper://xrpc:s3cret@" + zk.getConnectString()
+                + "?connect-timeout=2s&" + tls))
+                .hasMessageContaining("cannot connect to ZooKeeper at " + zk.getConnectString() + " within 2000 ms")
+                .hasMessageNotContaining("s3cret");
+        try (Registry plain = Registries.create(secured("xrpc", "s3cret"))) {
+            assertThat(plain.isConnected()).isTrue();
+        }
+    }
+
     /** An ensemble that refuses every unauthenticated session (ZooKeeper's enforce.auth). */
     @Test
     void anEnsembleThatRequiresAuthenticationServesProvidersAndConsumersWithCredentials() throws Exception {
