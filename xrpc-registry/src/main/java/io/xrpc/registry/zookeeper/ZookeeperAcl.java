@@ -54,10 +54,68 @@ final class ZookeeperAcl {
         return java.util.Collections.unmodifiableList(acl);
     }
 
+    /**
+     * The identities a node's creating and administering rights may belong to for this client to
+     * believe what is under it: the ids of {@code configured} ({@code auth} entries standing for
+     * this client's own identity: its digest id, or any SASL principal, since a principal is
+     * proved by a KDC while a digest is self-asserted by whoever knows the password).
+     */
+    static List<Id> trustedIds(List<ACL> configured, String username, String password, boolean sasl) {
+        List<Id> ids = new ArrayList<>();
+        for (ACL a : configured) {
+            Id id = a.getId();
+            if (id.getScheme().equals("auth")) {
+                if (username != null) {
+                    try {
+                        ids.add(new Id("digest", org.apache.zookeeper.server.auth.DigestAuthenticationProvider
+                                .generateDigest(username + ":" + password)));
+                    } catch (java.security.NoSuchAlgorithmException e) {
+                        throw new IllegalStateException("this JVM has no SHA-1 for ZooKeeper digests", e);
+                    }
+                }
+                if (sasl) {
+                    ids.add(new Id("sasl", "*"));
+                }
+            } else if (!id.getScheme().equals("world")) {
+                ids.add(id);
+            }
+        }
+        return List.copyOf(ids);
+    }
+
+    /**
+     * Whether a node with this ACL, never changed since it was made ({@code aversion} 0), lets only
+     * {@code trusted} identities add children to it or change who may: then everything under it was
+     * written by them. A node whose ACL was changed may have been open, and written to, before.
+     */
+    static boolean onlyTrustedMayWrite(List<ACL> acl, int aversion, List<Id> trusted) {
+        if (aversion != 0) {
+            return false;
+        }
+        for (ACL a : acl) {
+            if ((a.getPerms() & (ZooDefs.Perms.CREATE | ZooDefs.Perms.ADMIN)) == 0) {
+                continue;
+            }
+            boolean known = false;
+            for (Id t : trusted) {
+                if (t.getScheme().equals(a.getId().getScheme())
+                        && (t.getId().equals("*") || t.getId().equals(a.getId().getId()))) {
+                    known = true;
+                    break;
+                }
+            }
+            if (!known) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether an unauthenticated session may add children under a node with this ACL. */
     static boolean anyoneMayCreate(List<ACL> acl) {
         for (ACL a : acl) {
-            if ((a.getPerms() & ZooDefs.Perms.CREATE) != 0 && a.getId().getScheme().equals("world")
+            // ADMIN too: whoever may change the ACL may open it, add a node and close it again.
+            if ((a.getPerms() & (ZooDefs.Perms.CREATE | ZooDefs.Perms.ADMIN)) != 0 && a.getId().getScheme().equals("world")
                     && a.getId().getId().equals("anyone")) {
                 return true;
             }

@@ -40,10 +40,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every node it creates gets the ACL of {@link ZookeeperSettings#acl()}: with credentials,
  * creator-all and read for everyone, so that only providers of the same identity may add a
- * provider. A provider with credentials closes the path to its providers node when it finds it
- * open (left by an unauthenticated deployment, or made by someone else first), and a consumer with
- * credentials believes no list under a providers node that anyone may add to: it cannot tell who
- * wrote such a node. Without credentials everything is open, and both sides say so once.
+ * provider; the nodes above the providers are then persistent, not containers, so that nobody can
+ * take a path over after ZooKeeper removed it. A consumer with credentials believes the providers
+ * under a {@code providers} node only when that node's ACL has never changed and lets nobody but
+ * the identities of its own ACL add to it or change it: then it cannot hold a node written by
+ * anyone else. A provider with credentials that finds its providers node otherwise (left by an
+ * unauthenticated deployment, or made by someone else first) makes it anew, and closes the nodes
+ * above it. Without credentials everything is open, and both sides say so once.
  */
 public final class ZookeeperRegistry implements Registry {
     private static final Logger log = LoggerFactory.getLogger(ZookeeperRegistry.class);
@@ -81,6 +84,8 @@ public final class ZookeeperRegistry implements Registry {
     private final String identity;
     /** Providers paths whose ancestors were found closed (or closed by us) already. */
     private final java.util.Set<String> closedPaths = ConcurrentHashMap.newKeySet();
+    /** Who may create under a providers node, or change its ACL, for this client to believe it. */
+    private final List<org.apache.zookeeper.data.Id> trustedIds;
 
     /** Without credentials: see {@link #ZookeeperRegistry(ZookeeperSettings, String, String, String, Runnable)}. */
     public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
@@ -116,6 +121,7 @@ public final class ZookeeperRegistry implements Registry {
         this.identity = username != null ? "digest:" + username : sasl ? "sasl" : "anonymous";
         this.acl = ZookeeperAcl.resolve(config.acl(), username != null || sasl);
         this.secured = !ZookeeperAcl.anyoneMayCreate(acl);
+        this.trustedIds = ZookeeperAcl.trustedIds(acl, username, password, sasl);
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 // Keep to the configured hosts: Curator would otherwise replace them with the
@@ -316,12 +322,15 @@ public final class ZookeeperRegistry implements Registry {
         ownSessions.add(session);
         String providers = path.substring(0, path.lastIndexOf('/'));
         if (secured && !closedPaths.contains(providers)) {
-            // Closed before our node appears, so a consumer that looks when it sees the node finds it closed.
-            client.createContainers(providers);
+            // Made and closed before our node appears, so that a consumer believes it when it looks.
             closeAncestors(providers);
         }
         try {
-            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            if (secured) {
+                client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            } else {
+                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            }
         } catch (KeeperException.NodeExistsException e) {
             Stat stat = client.checkExists().forPath(path);
             if (stat != null && stat.getEphemeralOwner() != session) {
@@ -353,32 +362,50 @@ public final class ZookeeperRegistry implements Registry {
     }
 
     /**
-     * With credentials, gives the providers node and the nodes above it (up to the root) this
-     * registry's ACL where anyone may add to them: nodes made before there were credentials, or
-     * by someone else first. Once per providers node.
+     * With credentials: makes the providers node anew when this registry would not believe it
+     * (its ACL changed since it was made, or lets others add to it; what is under it was then
+     * possibly written by them), creating it and the nodes above it with this registry's ACL, and
+     * gives that ACL to any node above it that anyone may add to. Once per providers node.
      */
     private void closeAncestors(String providersPath) throws Exception {
         if (!secured || closedPaths.contains(providersPath)) {
             return;
         }
-        for (String p = providersPath; p.length() >= root.length(); p = p.substring(0, p.lastIndexOf('/'))) {
+        Stat st = new Stat();
+        try {
+            List<org.apache.zookeeper.data.ACL> current = client.getACL().storingStatIn(st).forPath(providersPath);
+            if (!ZookeeperAcl.onlyTrustedMayWrite(current, st.getAversion(), trustedIds)) {
+                try {
+                    client.delete().deletingChildrenIfNeeded().forPath(providersPath);
+                    log.warn("{} was not made by this identity alone (ACL {}, changed {} times since made): made it"
+                            + " anew; providers registered under it register again (docs/REGISTRY.md)",
+                            providersPath, ZookeeperAcl.describe(current), st.getAversion());
+                } catch (KeeperException.NoAuthException e) {
+                    log.error("{} was not made by this identity alone (ACL {}) and {} may not delete it: consumers"
+                            + " with credentials will not believe its providers; delete it as ZooKeeper's admin",
+                            providersPath, ZookeeperAcl.describe(current), identity);
+                    return;
+                }
+            }
+        } catch (KeeperException.NoNodeException none) {
+            // made below
+        }
+        try {
+            client.create().creatingParentsIfNeeded().forPath(providersPath);
+        } catch (KeeperException.NodeExistsException exists) {
+            // ours, checked above
+        }
+        for (String p = providersPath.substring(0, providersPath.lastIndexOf('/')); p.length() >= root.length();
+             p = p.substring(0, p.lastIndexOf('/'))) {
             List<org.apache.zookeeper.data.ACL> current = client.getACL().forPath(p);
             if (ZookeeperAcl.anyoneMayCreate(current)) {
                 try {
                     client.setACL().withACL(acl).forPath(p);
-                    if (p.equals(providersPath)) {
-                        // Marks when it was closed (its mzxid): consumers believe only the providers
-                        // created after it, as anyone may have written those before.
-                        client.setData().forPath(p, ("closed by " + identity).getBytes(
-                                java.nio.charset.StandardCharsets.UTF_8));
-                    }
-                    log.warn("{} let anyone add nodes ({}); set to {}. Providers registered under it before are"
-                            + " not believed by consumers until they register again (docs/REGISTRY.md)", p,
-                            ZookeeperAcl.describe(current), ZookeeperAcl.describe(acl));
+                    log.warn("{} let anyone add nodes ({}); set to {}", p, ZookeeperAcl.describe(current),
+                            ZookeeperAcl.describe(acl));
                 } catch (KeeperException.NoAuthException e) {
-                    log.error("{} lets anyone add nodes ({}) and {} may not change its ACL: consumers with credentials"
-                            + " will not believe its providers", p, ZookeeperAcl.describe(current), identity);
-                    return;
+                    log.error("{} lets anyone add nodes ({}) and {} may not change its ACL", p,
+                            ZookeeperAcl.describe(current), identity);
                 }
             }
             if (p.equals(root)) {
@@ -540,19 +567,15 @@ public final class ZookeeperRegistry implements Registry {
         }
 
         /**
-         * The providers node as last checked: its creation and ACL versions, and whether anyone
-         * may add to it. Lists are believed only under a node checked closed, when secured.
+         * The providers node as last checked: its creation and ACL versions, and whether only
+         * trusted identities may write under it. Lists are believed only under such a node, when secured.
          */
         private volatile long checkedCzxid = -1;
         private volatile int checkedAversion = -1;
-        private volatile boolean open;
-        /** Providers created up to this zxid (the node's last write: its closing) were not checked. */
-        private volatile long closedAtZxid;
-        /** Provider nodes ignored as older than the closing, logged once each. */
-        private final java.util.Set<String> ignored = ConcurrentHashMap.newKeySet();
+        private volatile boolean believed;
         private final java.util.concurrent.atomic.AtomicBoolean verifying = new java.util.concurrent.atomic.AtomicBoolean();
 
-        /** Whether the providers node is the one last checked and was closed; starts a check when it is not. */
+        /** Whether the providers node is the one last checked and was believed; starts a check when it is not. */
         private boolean trusted() {
             if (!secured) {
                 return true;
@@ -563,7 +586,7 @@ public final class ZookeeperRegistry implements Registry {
             }
             Stat st = node.getStat();
             if (st.getCzxid() == checkedCzxid && st.getAversion() == checkedAversion) {
-                return !open;
+                return believed;
             }
             if (verifying.compareAndSet(false, true)) {
                 worker.execute(() -> {
@@ -574,7 +597,7 @@ public final class ZookeeperRegistry implements Registry {
             return false;
         }
 
-        /** Reads the providers node's ACL, logs once when anyone may add to it, and publishes the list. */
+        /** Reads the providers node's ACL, logs when its providers are not believed, and publishes the list. */
         void verify() {
             if (!secured || closedSub) {
                 return;
@@ -582,18 +605,18 @@ public final class ZookeeperRegistry implements Registry {
             try {
                 Stat st = new Stat();
                 List<org.apache.zookeeper.data.ACL> current = client.getACL().storingStatIn(st).forPath(path);
-                boolean nowOpen = ZookeeperAcl.anyoneMayCreate(current);
-                if (nowOpen && (!open || st.getCzxid() != checkedCzxid || st.getAversion() != checkedAversion)) {
-                    log.error("Not calling the providers of {} listed under {}: its ACL ({}) lets anyone who reaches"
-                            + " ZooKeeper add a provider, so no node under it can be attributed. A provider with"
-                            + " credentials closes it when it registers (docs/REGISTRY.md)",
-                            key, path, ZookeeperAcl.describe(current));
-                } else if (!nowOpen && open) {
-                    log.info("{} is closed to anyone now ({}); its providers are believed again", path,
+                boolean now = ZookeeperAcl.onlyTrustedMayWrite(current, st.getAversion(), trustedIds);
+                boolean sameNode = st.getCzxid() == checkedCzxid && st.getAversion() == checkedAversion;
+                if (!now && (believed || !sameNode)) {
+                    log.error("Not calling the providers of {} listed under {}: its ACL ({}, changed {} times since it"
+                            + " was made) does not prove that only {} wrote there, so its providers cannot be attributed."
+                            + " A provider with these credentials makes it anew when it registers (docs/REGISTRY.md)",
+                            key, path, ZookeeperAcl.describe(current), st.getAversion(), identity);
+                } else if (now && !believed && checkedCzxid != -1) {
+                    log.info("{} is written by trusted identities only now ({}); its providers are believed", path,
                             ZookeeperAcl.describe(current));
                 }
-                open = nowOpen;
-                closedAtZxid = st.getMzxid();
+                believed = now;
                 checkedAversion = st.getAversion();
                 checkedCzxid = st.getCzxid();
             } catch (KeeperException.NoNodeException gone) {
@@ -614,13 +637,6 @@ public final class ZookeeperRegistry implements Registry {
             cache.stream().forEach((ChildData d) -> {
                 String p = d.getPath();
                 if (p.startsWith(prefix) && p.indexOf('/', prefix.length()) < 0) {
-                    if (secured && d.getStat() != null && d.getStat().getCzxid() <= closedAtZxid) {
-                        if (ignored.size() < 1000 && ignored.add(p)) {
-                            log.warn("Not calling {}: it was written while {} let anyone add nodes, so who wrote it"
-                                    + " is unknown (a provider that registers again is believed)", p, path);
-                        }
-                        return;
-                    }
                     try {
                         list.add(NodeCodec.decode(key, p.substring(prefix.length()), d.getData()));
                     } catch (RuntimeException e) {

@@ -11,6 +11,7 @@ import io.xrpc.config.ReferenceOptions;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
+import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
@@ -137,7 +138,9 @@ class RegistryAclTest {
                         .service(GateService.class, new GateServiceImpl("real")).build().start();
                      RpcClient client = RpcClient.builder().registry(consumer).build()) {
                     assertThat(ZookeeperAcl.anyoneMayCreate(anonymous.getACL().forPath(PROVIDERS))).isFalse();
-                    assertThat(anonymous.getChildren().forPath(PROVIDERS)).hasSize(2);
+                    // Made anew: what was written under it while it was open is gone.
+                    assertThat(anonymous.getChildren().forPath(PROVIDERS)).hasSize(1)
+                            .doesNotContain("127.0.0.1:" + rogue.getLocalPort());
                     GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
                     await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
                             .until(() -> "real".equals(gate.whoAmI()));
@@ -146,6 +149,51 @@ class RegistryAclTest {
                     }
                     assertThat(client.references().get(0).providers()).hasSize(1);
                 }
+            }
+        }
+        assertThat(rogueConnections).hasValue(0);
+    }
+
+    /**
+     * Digest identities are self-asserted: an attacker can make the providers node first under a
+     * name of his own and close it; or make it open, add a provider and then close it naming the
+     * providers' identity. Neither is believed.
+     */
+    @Test
+    void aProvidersNodeMadeOrReopenedBySomeoneElseIsNotBelieved() throws Exception {
+        ServiceKey key = ServiceKey.of(GateService.class, "", "");
+        String ours = org.apache.zookeeper.server.auth.DigestAuthenticationProvider.generateDigest("xrpc:s3cret");
+        try (CuratorFramework mallory = attacker("mallory:guess");
+             ZookeeperRegistry consumer = (ZookeeperRegistry) Registries.create(secured("xrpc", "s3cret"))) {
+            // His own identity, closed to everyone else.
+            mallory.create().creatingParentsIfNeeded().withACL(java.util.Arrays.asList(
+                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+                    .forPath(rogueNode(), "weight=10000".getBytes(StandardCharsets.UTF_8));
+            mallory.setACL().withACL(java.util.Arrays.asList(
+                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+                    .forPath(PROVIDERS);
+            assertThat(consumer.subscribe(key, l -> { }).instances()).isEmpty();
+        }
+        zk.close(); // only ZooKeeper's admin could remove that node: start over with a fresh ensemble
+        zk = new TestingServer(true);
+        try (CuratorFramework anonymous = attacker(null);
+             ZookeeperRegistry consumer = (ZookeeperRegistry) Registries.create(secured("xrpc", "s3cret"))) {
+            // Open, a rogue provider, then closed naming the providers' own identity.
+            anonymous.create().creatingParentsIfNeeded().forPath(rogueNode(),
+                    "weight=10000".getBytes(StandardCharsets.UTF_8));
+            anonymous.setACL().withACL(java.util.Arrays.asList(
+                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL, new org.apache.zookeeper.data.Id("digest", ours)),
+                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+                    .forPath(PROVIDERS);
+            ServiceDiscovery.Subscription sub = consumer.subscribe(key, l -> { });
+            assertThat(sub.instances()).as("its ACL changed since it was made").isEmpty();
+            // The real provider makes it anew; then only the real provider is listed.
+            try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(secured("xrpc", "s3cret"))
+                    .service(GateService.class, new GateServiceImpl("real")).build().start()) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1
+                        && sub.instances().get(0).endpoint().port() == server.advertisedEndpoint().port());
             }
         }
         assertThat(rogueConnections).hasValue(0);
