@@ -17,7 +17,7 @@ public record ClientConfig(String serializer, String compressor, Duration timeou
                            int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
                            ReadLimits readLimits, TypeCheck.Mode typeCheck, CallCredentials credentials,
                            boolean credentialsOverPlaintext,
-                           List<ClientInterceptor> interceptors, String registryAddress, ServiceDiscovery discovery,
+                           List<ClientInterceptor> interceptors, io.xrpc.registry.RegistryConfig registryAddress, ServiceDiscovery discovery,
                            TransportConfig transport) {
     public ClientConfig {
         interceptors = List.copyOf(interceptors);

@@ -307,7 +307,8 @@ public final class RpcClient implements AutoCloseable {
         private ReadLimits readLimits = ReadLimits.defaults();
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
-        private String registryAddress;
+        /** Parsed when given, so a bad address fails there; printed with its password masked. */
+        private io.xrpc.registry.RegistryConfig registryAddress;
         private ServiceDiscovery discovery;
 
         private Builder() {
@@ -361,7 +362,7 @@ public final class RpcClient implements AutoCloseable {
          * with itself. References with direct addresses ignore it.
          */
         public Builder registry(String address) {
-            this.registryAddress = Objects.requireNonNull(address, "address");
+            this.registryAddress = io.xrpc.registry.RegistryConfig.builder(Objects.requireNonNull(address, "address")).build();
             this.discovery = null;
             return this;
         }

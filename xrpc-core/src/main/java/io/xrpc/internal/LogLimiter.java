@@ -26,7 +26,8 @@ public final class LogLimiter {
         this.what = what;
     }
 
-    public void warn(String format, Object... args) {
+    /** Logs the line unless this second's lines are used up; returns whether it was logged. */
+    public boolean warn(String format, Object... args) {
         long now = System.nanoTime();
         long start = second.get();
         if (now - start > TimeUnit.SECONDS.toNanos(1) && second.compareAndSet(start, now)) {
@@ -38,8 +39,9 @@ public final class LogLimiter {
         }
         if (lines.incrementAndGet() <= LINES_PER_SECOND) {
             log.warn(format, args);
-        } else {
-            suppressed.incrementAndGet();
+            return true;
         }
+        suppressed.incrementAndGet();
+        return false;
     }
 }

@@ -72,25 +72,46 @@ public final class RegistryConfig {
         return password;
     }
 
-    /** The address as given, with the password masked: safe to log. */
+    /**
+     * The address as given, with the password masked, and the value of every parameter whose name
+     * says it is secret ({@code password}, {@code secret}): safe to log.
+     */
     @Override
     public String toString() {
-        return scheme + "://" + (username == null ? "" : username + ":****@") + address
-                + (parameters.isEmpty() ? "" : "?" + parameters);
+        StringBuilder sb = new StringBuilder(scheme).append("://");
+        if (username != null) {
+            sb.append(username).append(":****@");
+        }
+        sb.append(address);
+        if (!parameters.isEmpty()) {
+            Map<String, String> shown = new LinkedHashMap<>();
+            parameters.forEach((k, v) -> shown.put(k, isSecret(k) ? "****" : v));
+            sb.append('?').append(shown);
+        }
+        return sb.toString();
     }
 
-    /** {@code address} with the password of a {@code user:password@} part masked, for messages. */
+    /** Whether a parameter's value is a secret, by its name (a trust store's password, say). */
+    static boolean isSecret(String name) {
+        String n = name.toLowerCase(java.util.Locale.ROOT);
+        return n.contains("password") || n.contains("secret");
+    }
+
+    /**
+     * {@code address} with everything between {@code ://} and its last {@code @} masked but the
+     * user, and the values of secret parameters, for messages about an address that did not parse.
+     */
     static String masked(String address) {
         int sep = address.indexOf("://");
         int start = sep < 0 ? 0 : sep + 3;
-        int q = address.indexOf('?', start);
-        int at = address.lastIndexOf('@', q < 0 ? address.length() : q);
-        if (at < start) {
-            return address;
+        int at = address.lastIndexOf('@');
+        String s = address;
+        if (at >= start) {
+            int colon = address.indexOf(':', start);
+            String user = colon < 0 || colon > at ? address.substring(start, at) : address.substring(start, colon);
+            s = address.substring(0, start) + user + ":****" + address.substring(at);
         }
-        int colon = address.indexOf(':', start);
-        String user = colon < 0 || colon > at ? address.substring(start, at) : address.substring(start, colon);
-        return address.substring(0, start) + user + ":****" + address.substring(at);
+        return s.replaceAll("(?i)([^?&=]*(password|secret)[^?&=]*=)[^&]*", "$1****");
     }
 
     public static final class Builder {
@@ -116,8 +137,9 @@ public final class RegistryConfig {
                     }
                     int eq = pair.indexOf('=');
                     if (eq <= 0) {
-                        throw new IllegalArgumentException("registry address " + address + ": parameter '" + pair
-                                + "' (expected: name=value)");
+                        // The pair is not quoted: a '?' in an unencoded password puts part of it here.
+                        throw new IllegalArgumentException("registry address " + address + ": a parameter is not"
+                                + " name=value (percent-encode ? & @ : / in a password)");
                     }
                     String name = decode(pair.substring(0, eq), address);
                     if (parameters.put(name, decode(pair.substring(eq + 1), address)) != null) {
@@ -163,7 +185,8 @@ public final class RegistryConfig {
             try {
                 return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("registry address " + address + ": '" + s + "' is not"
+                // Not quoted: it may be a password's.
+                throw new IllegalArgumentException("registry address " + address + ": a part of it is not"
                         + " percent-encoded correctly (" + e.getMessage() + ")");
             }
         }

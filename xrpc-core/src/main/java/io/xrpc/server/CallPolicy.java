@@ -66,8 +66,10 @@ final class CallPolicy {
             answerReadTooLong(ex);
             return;
         } catch (Exception | StackOverflowError e) {
-            ex.answerError(RpcStatus.SERIALIZATION_ERROR, "cannot read the arguments of " + method.descriptor()
-                    + " with " + ex.serializerName() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL));
+            String problem = "cannot read the arguments of " + method.descriptor() + " with " + ex.serializerName()
+                    + ": " + Texts.cut(e.getMessage(), MAX_DETAIL);
+            ex.answerError(RpcStatus.SERIALIZATION_ERROR, problem);
+            ex.malformed(problem);
             return;
         }
         if (expired(ex)) { // a reader need not look at the deadline
@@ -168,9 +170,14 @@ final class CallPolicy {
                 // The caller gets a reference to what only the provider's log holds.
                 String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()
                         | Long.MIN_VALUE);
-                errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
-                        method.descriptor(), className, ex.peer(), reference, cause);
-                text = "(stack trace not sent: the provider logged it as error " + reference + ")";
+                if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
+                        method.descriptor(), className, ex.peer(), reference, cause)) {
+                    text = "(stack trace not sent: the provider logged it as error " + reference + ")";
+                } else {
+                    log.debug("{} threw {} to {}: error {}", method.descriptor(), className, ex.peer(), reference, cause);
+                    text = "(stack trace not sent, and not logged: the provider logs at most ten a second; error "
+                            + reference + " is at DEBUG only)";
+                }
             }
         } catch (RuntimeException e) {
             message = "(its getMessage() threw " + e.getClass().getName() + ")";

@@ -400,7 +400,8 @@ public final class RpcServer implements AutoCloseable {
         private ErrorDetails errorDetails = ErrorDetails.MESSAGE;
         private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
         private int maxAuthenticationFailures = DEFAULT_MAX_AUTHENTICATION_FAILURES;
-        private long maxRequestMemory = io.xrpc.protocol.codec.MemoryBudget.defaultLimit();
+        /** 0 until set: then half the max direct memory, and at least the frame limit. */
+        private long maxRequestMemory;
         private String host = "0.0.0.0";
         private int port = 0;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -411,7 +412,8 @@ public final class RpcServer implements AutoCloseable {
         private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private final List<Export<?>> exports = new ArrayList<>();
-        private String registryAddress;
+        /** Parsed when given, so a bad address fails there; printed with its password masked. */
+        private io.xrpc.registry.RegistryConfig registryAddress;
         private ServiceRegistry registry;
         private String advertisedHost;
         private Duration unregisterDelay = Duration.ZERO;
@@ -447,7 +449,8 @@ public final class RpcServer implements AutoCloseable {
          * arriving or were read and not yet run. A request that does not fit is answered
          * {@code SERVER_BUSY} (safe to retry elsewhere) and its bytes are skipped unread, so that
          * many connections each holding an almost complete 8 MiB frame cannot exhaust direct
-         * memory. Default: half the JVM's maximum direct memory.
+         * memory. At least {@code maxFrameLength}, or no large request could ever be read.
+         * Default: half the JVM's maximum direct memory, and at least {@code maxFrameLength}.
          */
         public Builder maxRequestMemory(long bytes) {
             this.maxRequestMemory = Checks.atLeast("maxRequestMemory", bytes, 16 * 1024L);
@@ -482,7 +485,7 @@ public final class RpcServer implements AutoCloseable {
          * listens; the server opens the registry at build time and closes it with itself.
          */
         public Builder registry(String address) {
-            this.registryAddress = Objects.requireNonNull(address, "address");
+            this.registryAddress = io.xrpc.registry.RegistryConfig.builder(Objects.requireNonNull(address, "address")).build();
             this.registry = null;
             return this;
         }
@@ -680,11 +683,18 @@ public final class RpcServer implements AutoCloseable {
         /** Checks and freezes the settings; building twice gives two independent servers. */
         public RpcServer build() {
             NettyVersion.require();
+            TransportConfig t = transport.build();
+            long requestMemory = maxRequestMemory;
+            if (requestMemory == 0) {
+                requestMemory = Math.max(io.xrpc.protocol.codec.MemoryBudget.defaultLimit(), t.maxFrameLength());
+            } else if (requestMemory < t.maxFrameLength()) {
+                throw new IllegalArgumentException("maxRequestMemory: " + requestMemory + " bytes (expected: at least"
+                        + " maxFrameLength, " + t.maxFrameLength() + ", or no request that large could be read)");
+            }
             ServerConfig c = new ServerConfig(host, port, advertisedHost, ioThreads, executorThreads, executorQueue,
                     callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
-                    typeCheck, authenticator, errorDetails, authenticationTimeout, maxAuthenticationFailures, maxRequestMemory,
-                    interceptors, registryAddress, registry,
-                    transport.build());
+                    typeCheck, authenticator, errorDetails, authenticationTimeout, maxAuthenticationFailures, requestMemory,
+                    interceptors, registryAddress, registry, t);
             return new RpcServer(c, allowList.copy(), List.copyOf(exports));
         }
     }

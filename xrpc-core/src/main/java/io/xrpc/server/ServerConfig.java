@@ -16,7 +16,7 @@ public record ServerConfig(String host, int port, String advertisedHost, int ioT
                            int maxConnections, int maxConnectionsPerAddress, ReadLimits readLimits,
                            TypeCheck.Mode typeCheck, Authenticator authenticator, ErrorDetails errorDetails,
                            Duration authenticationTimeout, int maxAuthenticationFailures, long maxRequestMemory,
-                           List<ServerInterceptor> interceptors, String registryAddress, ServiceRegistry registry,
+                           List<ServerInterceptor> interceptors, io.xrpc.registry.RegistryConfig registryAddress, ServiceRegistry registry,
                            TransportConfig transport) {
     public ServerConfig {
         interceptors = List.copyOf(interceptors);

@@ -59,6 +59,15 @@ public interface ServerExchange {
     default void authenticationRefused(String reason) {
     }
 
+    /**
+     * The request's bytes could not be read (a corrupt or oversized body, a payload over the read
+     * limits), after it was answered: a connection that keeps sending such requests is closed.
+     * Not for a request that is well formed but not accepted (a class outside the allow-list,
+     * arguments of the wrong types): those are configuration, not garbage.
+     */
+    default void malformed(String why) {
+    }
+
     /** Releases the body unread. */
     void discardArguments();
 

@@ -149,4 +149,55 @@ class UnauthenticatedConnectionTest {
             assertThat(server.connectionCount()).isGreaterThanOrEqualTo(1);
         }
     }
+
+    /**
+     * A connection that authenticated once is shared (a gateway's callers, say): refusals of some
+     * of its calls do not close it under the others.
+     */
+    @Test
+    void refusalsOnAnAuthenticatedConnectionDoNotCloseIt() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<String> token = new java.util.concurrent.atomic.AtomicReference<>(
+                "Bearer good");
+        try (RpcServer server = server().build().start();
+             RpcClient gateway = RpcClient.builder().credentials(inv -> token.get()).credentialsOverPlaintext(true)
+                     .build()) {
+            GateService gate = proxy(gateway, server);
+            assertThat(gate.whoAmI()).isEqualTo("guarded");
+            token.set("Bearer expired");
+            for (int i = 0; i < 5; i++) {
+                assertThatThrownBy(gate::whoAmI).isInstanceOfSatisfying(RpcException.class,
+                        e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
+            }
+            token.set("Bearer good");
+            assertThat(gate.whoAmI()).isEqualTo("guarded");
+            assertThat(server.authenticationClosures()).isZero();
+            assertThat(server.authenticationRefusals()).isEqualTo(5);
+        }
+    }
+
+    /**
+     * Before: a connection closed for authentication waited for its GOAWAY to be written, and a
+     * peer that stopped reading kept it from ever being written, so the connection stayed open.
+     */
+    @Test
+    void aConnectionClosedForAuthenticationClosesEvenIfThePeerNeverReads() throws Exception {
+        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(500)).build().start();
+             RawPeer stuck = new RawPeer(server.endpoint().port(), 4096)) {
+            byte[] unknown = RawPeer.request(1, io.xrpc.serialize.kryo.KryoSerializer.ID, 5000, "no.Such", "x()",
+                    new byte[0]);
+            Thread flood = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 50_000; i++) {
+                        stuck.send(unknown); // answered SERVICE_NOT_FOUND, never read
+                    }
+                } catch (java.io.IOException closed) {
+                    // the server closed it: what this test waits for
+                }
+            }, "flood");
+            flood.setDaemon(true);
+            flood.start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.authenticationClosures() == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 0);
+        }
+    }
 }

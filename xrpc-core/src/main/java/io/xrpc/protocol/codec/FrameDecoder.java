@@ -122,12 +122,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             partialSince = 0;
         }
-        Frame frame = decodeFrame(in, out);
+        Frame frame = decodeFrame(in);
         if (frame != null) {
             out.add(frame);
             partialSince = 0;
-        } else if (skipping > 0) {
-            if (partialSince == 0) {
+            if (skipping > 0) { // a refused request's body is still to come, within the frame timeout
                 partialSince = ticker.nanoTime();
                 armFrameTimer();
             }
@@ -137,7 +136,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
     }
 
-    private Frame decodeFrame(ByteBuf in, List<Object> out) throws Exception {
+    private Frame decodeFrame(ByteBuf in) throws Exception {
         int start = in.readerIndex();
         int readable = in.readableBytes();
         if (readable >= 2 && in.getShort(start + OFFSET_MAGIC) != MAGIC) {
@@ -175,11 +174,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             fail(in, new CorruptedFrameException("timestamped frame with a body of " + bodyLength
                     + " bytes (expected: at least " + TIMESTAMP_LENGTH + "); closing the connection"));
         }
-        if (budget != null && bodyLength > MemoryBudget.FREE_BODY && reservedForPartial == 0) {
-            if (!budget.tryReserve(bodyLength)) {
-                return overBudget(in, start, type, flags, bodyLength);
+        if (budget != null && bodyLength > MemoryBudget.FREE_BODY) {
+            // Reserved as the bytes arrive, not as the header claims: a header alone costs nothing.
+            long have = Math.min((long) readable - HEADER_LENGTH, bodyLength);
+            if (have > reservedForPartial) {
+                if (!budget.tryReserve(have - reservedForPartial)) {
+                    return overBudget(in, start, type, bodyLength);
+                }
+                reservedForPartial = have;
             }
-            reservedForPartial = bodyLength;
         }
         if (readable < HEADER_LENGTH + bodyLength) {
             return null;
@@ -199,11 +202,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * A request whose body the budget has no room for: passed on at once without a body, so that
-     * it is refused as not run, and its bytes are skipped as they come, never buffered. Anything
+     * A request whose body the budget has no room for (at its header, or as more of it arrives):
+     * passed on at once without a body, so that it is refused as not run, and its bytes, those
+     * held already and those to come, are skipped, never buffered. Anything
      * but a request (a server receives nothing else this large) closes the connection.
      */
-    private Frame overBudget(ByteBuf in, int start, MessageType type, byte flags, int bodyLength) throws Exception {
+    private Frame overBudget(ByteBuf in, int start, MessageType type, int bodyLength) throws Exception {
+        if (reservedForPartial != 0) {
+            budget.release(reservedForPartial); // what came of it is skipped below
+            reservedForPartial = 0;
+        }
         if (type != MessageType.REQUEST) {
             fail(in, new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"
                     + " for requests (" + budget.limit() + " bytes) is full; closing the connection"));
@@ -272,6 +280,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         ctx.fireExceptionCaught(new DecoderException(new CorruptedFrameException("frame not complete within the"
                 + " frame timeout of " + TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos) + " ms: received " + got
                 + " of " + expected + "; closing the connection")));
+    }
+
+    /** Whether a frame has begun to arrive and is not whole yet (or a refused one is being skipped). Event loop. */
+    public boolean isReceiving() {
+        return partialSince != 0 || skipping > 0;
     }
 
     /** Capacity of the buffer holding the partial frame, 0 when there is none. */

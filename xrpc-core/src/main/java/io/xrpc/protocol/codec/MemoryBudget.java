@@ -5,8 +5,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Bytes a server may hold, over all its connections, in requests that are arriving or were read
  * and not yet run. Per-connection limits multiply by the number of connections (10,000 x 8 MiB);
- * this one does not. A frame whose body is over {@link #FREE_BODY} bytes reserves its declared
- * length when its header arrives and gives it back when the request is released; smaller frames
+ * this one does not. A frame whose body is over {@link #FREE_BODY} bytes reserves its bytes as
+ * they arrive (a header alone costs nothing) and gives them back when the request is released, or
+ * its connection closes first; smaller frames
  * cost nothing here (they are bounded by the connection's read batch), so the usual call never
  * touches the shared counter. Thread-safe.
  */

@@ -308,14 +308,15 @@ public final class NettyServerTransport implements ServerTransport {
      * Connections that have not carried an admitted call yet, oldest first (with an
      * authenticator only). Added on the event loop of each, removed when one authenticates or closes.
      */
-    private final java.util.concurrent.ConcurrentLinkedDeque<ServerChannelHandler> unauthenticated =
-            new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private final java.util.concurrent.ConcurrentHashMap<ServerChannelHandler, Long> unauthenticated =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong opened = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.LongAdder authenticationRefusals = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder authenticationClosures = new java.util.concurrent.atomic.LongAdder();
     private final LogLimiter authLog = new LogLimiter(log, "refused authentications");
 
     void awaitingAuthentication(ServerChannelHandler connection) {
-        unauthenticated.add(connection);
+        unauthenticated.put(connection, opened.incrementAndGet());
     }
 
     void authenticatedOrClosed(ServerChannelHandler connection) {
@@ -327,12 +328,20 @@ public final class NettyServerTransport implements ServerTransport {
      * peers without credentials cannot hold every slot. Returns whether one was closed.
      */
     private boolean evictUnauthenticated(Channel newcomer) {
-        ServerChannelHandler oldest;
-        while ((oldest = unauthenticated.poll()) != null) {
-            if (oldest.closeUnauthenticated("it had carried no authenticated call when " + newcomer.remoteAddress()
-                    + " needed its slot at the connection limit (" + settings.maxConnections() + ")")) {
-                return true;
+        // The oldest idle one (one with a call being decided stays): one pass, and only at the cap.
+        ServerChannelHandler oldest = null;
+        long oldestSeq = Long.MAX_VALUE;
+        for (java.util.Map.Entry<ServerChannelHandler, Long> e : unauthenticated.entrySet()) {
+            if (e.getValue() < oldestSeq && e.getKey().evictable()) {
+                oldest = e.getKey();
+                oldestSeq = e.getValue();
             }
+        }
+        if (oldest != null && oldest.closeUnauthenticated("it had carried no authenticated call when "
+                + newcomer.remoteAddress() + " needed its slot at the connection limit (" + settings.maxConnections()
+                + ")")) {
+            unauthenticated.remove(oldest);
+            return true;
         }
         return false;
     }

@@ -106,6 +106,7 @@ final class ServerCall implements Runnable, ServerExchange {
         serializer = server.serializers().byId(serializerId);
         if (serializer == null) {
             refuse(RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId);
+            malformed("unknown serializer id " + serializerId);
             return false;
         }
         return findRoute(connection.names); // a compressed request's head is plain: only its arguments inflate
@@ -117,9 +118,11 @@ final class ServerCall implements Runnable, ServerExchange {
         try {
             head = RpcCodec.readRequestHead(frame.body(), names);
         } catch (RuntimeException e) {
+            boolean compressed = frame.isCompressed();
             refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of " + bodyLength + " bytes"
-                    + (frame.isCompressed() ? " (a compressed request keeps its head plain: is the client of an older"
+                    + (compressed ? " (a compressed request keeps its head plain: is the client of an older"
                     + " XRpc, which compressed it?)" : ""));
+            malformed("malformed request head");
             return false;
         }
         method = server.dispatcher().find(head.serviceKey(), head.signature());
@@ -242,6 +245,12 @@ final class ServerCall implements Runnable, ServerExchange {
         }
     }
 
+    /** Counted after its answer was queued, so that the answer goes out before a GOAWAY for it. */
+    @Override
+    public void malformed(String why) {
+        connection.malformed(why);
+    }
+
     @Override
     public void authenticated() {
         connection.authenticated();
@@ -322,14 +331,9 @@ final class ServerCall implements Runnable, ServerExchange {
 
     @Override
     public void answerError(RpcStatus status, String message) {
-        // The request's bytes, not its result, were at fault: counted once the answer is queued,
-        // so that it goes out before a GOAWAY that closes the connection for it.
-        boolean malformed = status == RpcStatus.SERIALIZATION_ERROR && invocation == null && !answered.get();
+
         answerOnce(status, () -> RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
                 null, message, null, server.maxFrameLength()));
-        if (malformed) {
-            connection.malformed(message);
-        }
     }
 
     /** Encodes and queues an error answer unless the call was answered already. */

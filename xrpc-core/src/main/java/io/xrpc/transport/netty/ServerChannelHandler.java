@@ -131,7 +131,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     /** Calls refused by the authenticator since the last admitted one. */
     private final AtomicInteger refusedInARow = new AtomicInteger();
     private volatile ScheduledFuture<?> authDeadline;
-    private final AtomicBoolean closingForAuthentication = new AtomicBoolean();
+    /** Set once this side decided to close the connection with a GOAWAY; nothing more of it runs. */
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     /** A call of this connection passed the authenticator (any thread). */
     void authenticated() {
@@ -146,12 +147,16 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** A call of this connection was refused by the authenticator, and answered (any thread). */
+    /**
+     * A call of this connection was refused by the authenticator, and answered (any thread). Only
+     * a connection that never carried an admitted call is closed for refusals: one shared by
+     * several callers (a gateway's) keeps serving the others.
+     */
     void authenticationRefused(String method, String reason) {
         int n = refusedInARow.incrementAndGet();
         server.authenticationRefused(peer, method, reason, n);
         int max = server.settings().maxAuthenticationFailures();
-        if (max > 0 && n >= max) {
+        if (max > 0 && n >= max && !authenticated) {
             // Its refusals were answered first, so the client does not take the GOAWAY to mean nothing ran.
             ctx.executor().execute(() -> closeForAuthentication(n + " calls in a row were refused UNAUTHENTICATED"
                     + " (maxAuthenticationFailures), the last: " + reason));
@@ -174,14 +179,26 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
      * true), or is closing already (any thread). Returns whether it closes for this.
      */
     boolean closeUnauthenticated(String why) {
-        if (authenticated || running.get() > 0 || backlogged) {
-            return false;
-        }
-        return closeForAuthentication(why);
+        return evictable() && closeForAuthentication(why);
+    }
+
+    /**
+     * Not authenticated, nothing under way (no call running or waiting, no request arriving: that
+     * is bounded by the frame timeout), not closing. Read from another event loop at the cap, where
+     * a stale answer costs at most a call that then ends CONNECTION_CLOSED, never one reported unrun.
+     */
+    boolean evictable() {
+        return !authenticated && running.get() == 0 && !backlogged && !closing.get()
+                && (decoder == null || !decoder.isReceiving());
+    }
+
+    /** Whether this connection is being closed on purpose (authentication, malformed requests). */
+    boolean isClosing() {
+        return closing.get();
     }
 
     private boolean closeForAuthentication(String why) {
-        if (!closingForAuthentication.compareAndSet(false, true)) {
+        if (!closing.compareAndSet(false, true)) {
             return false;
         }
         server.closedForAuthentication();
@@ -199,7 +216,15 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
      */
     private void goAwayAndClose(RpcStatus status, String why) {
         ChannelHandlerContext c = ctx;
-        c.executor().execute(() -> c.channel().config().setAutoRead(false));
+        if (c.executor().inEventLoop()) {
+            c.channel().config().setAutoRead(false);
+        } else {
+            c.executor().execute(() -> c.channel().config().setAutoRead(false));
+        }
+        // Closed in a bounded time even if the peer never reads the GOAWAY (its write never completes).
+        c.executor().schedule(() -> {
+            c.close();
+        }, CLOSE_AFTER_GOAWAY_SECONDS, TimeUnit.SECONDS);
         writes.enqueue(new WriteQueue.Tracked() {
             @Override
             public io.netty.buffer.ByteBuf takeFrame() {
@@ -218,9 +243,16 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /** How long a connection closed on purpose has to read its GOAWAY before it is closed anyway. */
+    private static final long CLOSE_AFTER_GOAWAY_SECONDS = 2;
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Frame frame = (Frame) msg;
+        if (closing.get()) {
+            frame.release(); // read before reading stopped: this side is closing, nothing more runs
+            return;
+        }
         switch (frame.type()) {
             case REQUEST -> onRequest(frame);
             case HEARTBEAT_PING -> {
@@ -279,7 +311,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     /** A request of this connection was refused as malformed (any thread); closes it after too many in a row. */
     void malformed(String why) {
-        if (malformedInARow.incrementAndGet() == MAX_MALFORMED_IN_A_ROW) {
+        if (malformedInARow.incrementAndGet() == MAX_MALFORMED_IN_A_ROW && closing.compareAndSet(false, true)) {
             server.closeLog().warn("Closing connection from {}: {} requests in a row were malformed, the last: {}",
                     peer, MAX_MALFORMED_IN_A_ROW, why);
             goAwayAndClose(RpcStatus.SERIALIZATION_ERROR, "server " + server.endpoint() + " closed the connection: "
@@ -366,9 +398,12 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
      */
     private void admitBacklog() {
         ServerCall c;
-        while ((c = backlog.peek()) != null && (server.isDraining() || admits(c))) {
+        while ((c = backlog.peek()) != null && (server.isDraining() || closing.get() || admits(c))) {
             backlog.poll();
-            if (server.isDraining()) {
+            if (closing.get()) {
+                c.refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is closing this connection;"
+                        + " request not run");
+            } else if (server.isDraining()) {
                 c.refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is shutting down");
             } else {
                 dispatch(c);
@@ -388,6 +423,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void resumeReading() {
+        if (closing.get()) {
+            return;
+        }
         Channel ch = ctx.channel();
         if (decoder != null) {
             decoder.readingResumed();

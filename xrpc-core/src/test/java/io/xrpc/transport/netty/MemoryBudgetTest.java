@@ -56,19 +56,21 @@ class MemoryBudgetTest {
              RpcClient good = RpcClient.builder().build()) {
             List<RawPeer> peers = new ArrayList<>();
             try {
-                // Five peers of 7 MiB each: 35 MiB, over twice the budget.
+                // Five peers of 7 MiB each, one after the other: 35 MiB, over twice the budget.
                 for (int i = 0; i < 5; i++) {
                     RawPeer p = new RawPeer(server.endpoint().port());
                     p.send(Arrays.copyOf(frame, held));
                     peers.add(p);
+                    if (i < 2) { // fits: held once the server has read it
+                        long atLeast = (i + 1) * (long) (held - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+                        await().atMost(Duration.ofSeconds(20)).until(() -> server.requestMemoryBytes() >= atLeast);
+                    } else { // does not: answered at once, not read, safe to send elsewhere
+                        RawPeer.Reply r = p.read();
+                        assertThat(r.type()).isEqualTo(MessageType.RESPONSE.code());
+                        assertThat(r.status()).isEqualTo(RpcStatus.SERVER_BUSY.code());
+                        assertThat(r.message()).contains("memory budget for requests in transit (16777216 bytes)");
+                    }
                     assertThat(server.requestMemoryBytes()).isLessThanOrEqualTo(budget);
-                }
-                // Two fit; the other three were answered at once, not read, safe to send elsewhere.
-                for (RawPeer p : peers.subList(2, 5)) {
-                    RawPeer.Reply r = p.read();
-                    assertThat(r.type()).isEqualTo(MessageType.RESPONSE.code());
-                    assertThat(r.status()).isEqualTo(RpcStatus.SERVER_BUSY.code());
-                    assertThat(r.message()).contains("memory budget for requests in transit (16777216 bytes)");
                 }
                 assertThat(server.requestMemoryBytes()).isLessThanOrEqualTo(budget).isGreaterThan(13L * MIB);
                 GateService gate = good.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
@@ -105,7 +107,8 @@ class MemoryBudgetTest {
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
         byte[] frame = largeRequest(3, 100_000);
         ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, 50_000));
-        assertThat(budget.used()).isEqualTo(frame.length - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+        assertThat(budget.used()).as("the bytes that came, not the length claimed")
+                .isEqualTo(50_000 - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
         ch.close();
         assertThat(budget.used()).isZero();
 
@@ -119,6 +122,24 @@ class MemoryBudgetTest {
         again.finishAndReleaseAll();
     }
 
+    /** A header claiming 8 MiB reserves nothing until the bytes come: headers alone cannot fill the budget. */
+    @Test
+    void headersAloneReserveNothing() throws Exception {
+        MemoryBudget budget = new MemoryBudget(MIB);
+        byte[] frame = largeRequest(6, 7 * MIB);
+        List<EmbeddedChannel> channels = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
+            ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH));
+            channels.add(ch);
+        }
+        assertThat(budget.used()).isZero();
+        for (EmbeddedChannel ch : channels) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(ch::finishAndReleaseAll)
+                    .hasMessageContaining("connection closed in the middle of a frame");
+        }
+    }
+
     @Test
     void aRequestThatDoesNotFitIsPassedOnUnreadAndItsBytesSkipped() throws Exception {
         MemoryBudget budget = new MemoryBudget(64 * 1024);
@@ -126,18 +147,23 @@ class MemoryBudgetTest {
         byte[] big = largeRequest(4, 100_000);
         byte[] small = RawPeer.request(5, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()",
                 new byte[0]);
-        ByteBuf first = Unpooled.wrappedBuffer(big, 0, 30_000);
-        ch.writeInbound(first);
+        ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 30_000));
+        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(budget.used()).isEqualTo(30_000 - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+        // More of it than fits, then the rest, then a small request: it is refused unread as its
+        // bytes pass the budget, its reservation is given back, and only the small one is read.
+        byte[] rest = Arrays.copyOfRange(big, 30_000, 80_000);
+        ch.writeInbound(Unpooled.wrappedBuffer(rest));
         Frame refused = ch.readInbound();
         assertThat(refused.isOverBudget()).isTrue();
         assertThat(refused.requestId()).isEqualTo(4);
         assertThat(refused.body().readableBytes()).isZero();
         refused.release();
-        // The rest of it, and a small request in the same read: only the small one comes out.
-        byte[] rest = Arrays.copyOfRange(big, 30_000, big.length);
-        byte[] both = new byte[rest.length + small.length];
-        System.arraycopy(rest, 0, both, 0, rest.length);
-        System.arraycopy(small, 0, both, rest.length, small.length);
+        assertThat(budget.used()).isZero();
+        byte[] tail = Arrays.copyOfRange(big, 80_000, big.length);
+        byte[] both = new byte[tail.length + small.length];
+        System.arraycopy(tail, 0, both, 0, tail.length);
+        System.arraycopy(small, 0, both, tail.length, small.length);
         ch.writeInbound(Unpooled.wrappedBuffer(both));
         Frame next = ch.readInbound();
         assertThat(next.requestId()).isEqualTo(5);
@@ -146,5 +172,26 @@ class MemoryBudgetTest {
         assertThat(budget.used()).isZero();
         assertThat((Object) ch.readInbound()).isNull();
         ch.finishAndReleaseAll();
+    }
+
+    /** Before: once a refused request's bytes were being skipped, no frame clock ran, and a peer could trickle them forever. */
+    @Test
+    void aRefusedRequestsBytesMustStillArriveWithinTheFrameTimeout() throws Exception {
+        MemoryBudget budget = new MemoryBudget(32 * 1024);
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 100, budget));
+        try {
+            byte[] big = largeRequest(7, 100_000);
+            ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 50_000));
+            Frame refused = ch.readInbound();
+            assertThat(refused.isOverBudget()).isTrue();
+            refused.release();
+            ch.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            org.assertj.core.api.Assertions.assertThatThrownBy(ch::checkException)
+                    .hasMessageContaining("frame timeout of 100 ms")
+                    .hasMessageContaining("more bytes of a request refused for the memory budget");
+        } finally {
+            ch.finishAndReleaseAll();
+        }
     }
 }

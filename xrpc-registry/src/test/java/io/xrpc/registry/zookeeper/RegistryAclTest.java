@@ -226,6 +226,16 @@ class RegistryAclTest {
                 .hasMessageNotContaining("hunter2").hasMessageContaining("xrpc:****@zk1");
         assertThatThrownBy(() -> RegistryConfig.builder("zookeeper://xrpc:hun%zzter2@zk1:2181").build())
                 .hasMessageNotContaining("hunter2").hasMessageNotContaining("zzter");
+        // A '?' left unencoded in the password, a trust store's password as a parameter.
+        assertThatThrownBy(() -> RegistryConfig.builder("zookeeper://xrpc:hun?ter2@zk1:2181").build())
+                .hasMessageNotContaining("hun").hasMessageNotContaining("ter2");
+        RegistryConfig tls = RegistryConfig.builder("zookeeper://zk1:2281?zookeeper.ssl.trustStore.password=changeit"
+                + "&root-path=/a").build();
+        assertThat(tls.toString()).doesNotContain("changeit").contains("zookeeper.ssl.trustStore.password=****")
+                .contains("root-path=/a");
+        assertThatThrownBy(() -> ZookeeperSettings.of(RegistryConfig.builder("zookeeper://zk1:2281?"
+                + "zookeeper.ssl.keyStore.password=changeit&bogus=1").build()))
+                .hasMessageContaining("unknown parameter 'bogus'").hasMessageNotContaining("changeit");
         try (Registry r = Registries.create(secured("xrpc", "hunter2"))) {
             assertThat(r.describe().toString()).doesNotContain("hunter2").contains("digest:xrpc");
         }
