@@ -141,7 +141,8 @@ class RoundTripTest {
                     assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
                     assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
                     assertThat(e.remoteMessage()).isEqualTo("boom ✗");
-                    assertThat(e.remoteStackTrace()).contains("the provider logged it as error");
+                    // Logged, or (past ten a second, as here with every codec at once) said not to be.
+                    assertThat(e.remoteStackTrace()).startsWith("(stack trace not sent").containsPattern("error [0-9a-f]{16}");
                     assertThat(e.getMessage()).contains("fail(java.lang.String)", server.endpoint().toString(),
                             "IllegalStateException", "boom ✗");
                     // The stack shows the caller, not the event loop that received the answer.

@@ -60,6 +60,11 @@ public final class RawPeer implements AutoCloseable {
     /** The bytes of a request frame: head (service, method, no attachments) and then {@code arguments}. */
     public static byte[] request(long id, byte serializer, int budgetMillis, String service, String signature,
                                  byte[] arguments) {
+        return frame(MessageType.REQUEST, serializer, id, budgetMillis, requestBody(service, signature, arguments));
+    }
+
+    /** A request's body: its head (service, method, no attachments), then {@code arguments} as they are. */
+    public static byte[] requestBody(String service, String signature, byte[] arguments) {
         try {
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             DataOutputStream b = new DataOutputStream(body);
@@ -71,7 +76,7 @@ public final class RawPeer implements AutoCloseable {
             b.write(sig);
             b.writeShort(0);
             b.write(arguments);
-            return frame(MessageType.REQUEST, serializer, id, budgetMillis, body.toByteArray());
+            return body.toByteArray();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

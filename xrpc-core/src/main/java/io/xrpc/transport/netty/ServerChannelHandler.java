@@ -188,8 +188,10 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
      * a stale answer costs at most a call that then ends CONNECTION_CLOSED, never one reported unrun.
      */
     boolean evictable() {
+        // A request arriving counts only while this side reads: paused because the peer does not
+        // read its answers, the frame clock stands still, and the connection must not stay for it.
         return !authenticated && running.get() == 0 && !backlogged && !closing.get()
-                && (decoder == null || !decoder.isReceiving());
+                && (decoder == null || !decoder.isReceiving() || !ctx.channel().config().isAutoRead());
     }
 
     /** Whether this connection is being closed on purpose (authentication, malformed requests). */

@@ -15,9 +15,7 @@ import io.xrpc.testing.GateServiceImpl;
 import io.xrpc.testing.RawPeer;
 import io.xrpc.testing.RecordingGzipCompressor;
 import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,18 +35,9 @@ class ExpensiveRequestsTest {
     private static final String SERVICE = GateService.class.getName();
 
     /** A compressed request as XRpc writes it: the head plain, then {@code compressed}, no clock stamp. */
-    private static byte[] compressedRequest(long id, String signature, byte[] compressed) throws IOException {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        DataOutputStream b = new DataOutputStream(body);
-        byte[] key = SERVICE.getBytes(StandardCharsets.UTF_8);
-        byte[] sig = signature.getBytes(StandardCharsets.UTF_8);
-        b.writeShort(key.length);
-        b.write(key);
-        b.writeShort(sig.length);
-        b.write(sig);
-        b.writeShort(0); // no attachments: no credentials
-        b.write(compressed);
-        byte[] frame = RawPeer.frame(MessageType.REQUEST, KryoSerializer.ID, id, 5000, body.toByteArray());
+    private static byte[] compressedRequest(long id, String signature, byte[] compressed) {
+        byte[] frame = RawPeer.frame(MessageType.REQUEST, KryoSerializer.ID, id, 5000,
+                RawPeer.requestBody(SERVICE, signature, compressed)); // no attachments: no credentials
         frame[ProtocolConstants.OFFSET_COMPRESSOR] = new RecordingGzipCompressor().id();
         frame[ProtocolConstants.OFFSET_FLAGS] = ProtocolConstants.FLAG_COMPRESSED;
         return frame;
