@@ -130,16 +130,26 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
         b.typeCheck(properties.getTypeCheck());
         authenticator.ifAvailable(b::authenticator);
         if (!s.getSsl().getBundle().isBlank()) {
-            b.tls(XrpcTls.server(sslBundles.getIfAvailable(), s.getSsl()));
+            b.tls(XrpcTls.server(sslBundles, s.getSsl()));
         }
-        RpcServer built = b.build();
+        RpcServer built;
+        try {
+            built = b.build();
+        } catch (RuntimeException e) {
+            throw XrpcStartupException.isTypeCheck(e) ? new XrpcStartupException("XRpc cannot export the @RpcService beans: "
+                    + e.getMessage(), "Choose a serializer that carries the type, for the service"
+                    + " (@RpcService(serializers = ...)) or for its callers (xrpc.client.serializer), or set"
+                    + " xrpc.type-check: warn to start anyway and fail only the calls that carry it.", e) : e;
+        }
         properties.getAllowedClasses().forEach(built.allowList()::allowClassName);
         try {
             server = built.start();
         } catch (RuntimeException e) {
             // The start failed whole (nothing listens, no thread is left); say which properties to change.
-            throw new IllegalStateException("XRpc provider cannot start with xrpc.server.host=" + s.getHost()
-                    + " and xrpc.server.port=" + s.getPort() + ": " + e.getMessage(), e);
+            throw new XrpcStartupException("XRpc provider cannot start with xrpc.server.host=" + s.getHost()
+                    + " and xrpc.server.port=" + s.getPort() + ": " + e.getMessage(), "Choose another"
+                    + " xrpc.server.port (0 picks a free one), stop what holds it, or bind an address of this"
+                    + " machine with xrpc.server.host.", e);
         }
     }
 

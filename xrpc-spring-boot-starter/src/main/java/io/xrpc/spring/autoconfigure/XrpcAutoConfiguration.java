@@ -44,7 +44,13 @@ public class XrpcAutoConfiguration {
     @ConditionalOnExpression("!'${xrpc.registry.address:}'.isBlank()")
     public Registry xrpcRegistry(XrpcProperties properties) {
         XrpcProperties.Registry r = properties.getRegistry();
-        RegistryConfig.Builder b = RegistryConfig.builder(r.getAddress());
+        RegistryConfig.Builder b;
+        try {
+            b = RegistryConfig.builder(r.getAddress());
+        } catch (IllegalArgumentException e) {
+            throw new XrpcStartupException("xrpc.registry.address is not a registry address: " + e.getMessage(),
+                    "Set xrpc.registry.address to zookeeper://host:2181[,host:2181...], host:2181 or embedded.", e);
+        }
         RegistryConfig fromAddress = b.build();
         if (fromAddress.scheme().equals("zookeeper") || fromAddress.scheme().equals("embedded")) {
             // The typed xrpc.registry.* settings are ZooKeeper's parameters, where the address
@@ -69,7 +75,20 @@ public class XrpcAutoConfiguration {
             }
             b.credentials(r.getUsername(), r.getPassword());
         }
-        return Registries.create(b.build());
+        RegistryConfig config = b.build();
+        try {
+            return Registries.create(config);
+        } catch (IllegalArgumentException e) {
+            throw new XrpcStartupException("XRpc cannot use the registry " + config + ": " + e.getMessage(),
+                    "Fix xrpc.registry.address or the xrpc.registry.* setting the message names; a scheme other than"
+                            + " zookeeper and embedded needs the module that provides it on the classpath.", e);
+        } catch (RuntimeException e) {
+            throw new XrpcStartupException("XRpc cannot use the registry " + config + ": " + e.getMessage(),
+                    "Start the registry at that address, or point xrpc.registry.address at a running ZooKeeper"
+                            + " ensemble (embedded runs one inside the application, for development). If the"
+                            + " ensemble requires authentication, set xrpc.registry.username and"
+                            + " xrpc.registry.password.", e);
+        }
     }
 
     /** Created on the first {@code @RpcReference}: a provider-only application opens no client. */
@@ -97,7 +116,7 @@ public class XrpcAutoConfiguration {
             b.registry(r);
         }
         if (!c.getSsl().getBundle().isBlank()) {
-            b.tls(XrpcTls.client(sslBundles.getIfAvailable(), c.getSsl()));
+            b.tls(XrpcTls.client(sslBundles, c.getSsl()));
         }
         credentials.ifAvailable(b::credentials);
         b.credentialsOverPlaintext(c.isCredentialsOverPlaintext());

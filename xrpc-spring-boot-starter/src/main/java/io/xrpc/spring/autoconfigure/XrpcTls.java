@@ -1,6 +1,7 @@
 package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.transport.TlsConfig;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 
@@ -13,7 +14,34 @@ final class XrpcTls {
     private XrpcTls() {
     }
 
-    static TlsConfig server(SslBundles bundles, XrpcProperties.ServerSsl ssl) {
+    static TlsConfig server(ObjectProvider<SslBundles> bundles, XrpcProperties.ServerSsl ssl) {
+        try {
+            return serverTls(bundles.getIfAvailable(), ssl);
+        } catch (XrpcStartupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failed("xrpc.server.ssl.bundle", ssl.getBundle(), e);
+        }
+    }
+
+    static TlsConfig client(ObjectProvider<SslBundles> bundles, XrpcProperties.ClientSsl ssl) {
+        try {
+            return clientTls(bundles.getIfAvailable(), ssl);
+        } catch (XrpcStartupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failed("xrpc.client.ssl.bundle", ssl.getBundle(), e);
+        }
+    }
+
+    private static XrpcStartupException failed(String property, String name, RuntimeException e) {
+        return new XrpcStartupException("XRpc cannot use the SSL bundle " + property + "=" + name + ": "
+                + e.getMessage(), "Define the bundle under spring.ssl.bundle.pem." + name + " (or .jks." + name
+                + ") with certificate, key and trust files that exist and can be read, or remove " + property
+                + " to go without TLS.", e);
+    }
+
+    private static TlsConfig serverTls(SslBundles bundles, XrpcProperties.ServerSsl ssl) {
         SslBundle bundle = bundle(bundles, ssl.getBundle(), "xrpc.server.ssl.bundle");
         if (bundle.getStores().getKeyStore() == null) {
             throw new IllegalStateException("xrpc.server.ssl.bundle=" + ssl.getBundle() + " has no key store: a"
@@ -35,7 +63,7 @@ final class XrpcTls {
         return b.build();
     }
 
-    static TlsConfig client(SslBundles bundles, XrpcProperties.ClientSsl ssl) {
+    private static TlsConfig clientTls(SslBundles bundles, XrpcProperties.ClientSsl ssl) {
         SslBundle bundle = bundle(bundles, ssl.getBundle(), "xrpc.client.ssl.bundle");
         TlsConfig.Builder b = TlsConfig.client().trust(bundle.getManagers().getTrustManagerFactory())
                 .verifyHostname(ssl.isVerifyHostname());
