@@ -150,7 +150,7 @@ public final class RpcClient implements AutoCloseable {
         if (config.typeCheck() != TypeCheck.Mode.OFF) {
             List<String> problems = TypeCheck.problems(serviceInterface, serializer);
             if (!problems.isEmpty() && config.typeCheck() == TypeCheck.Mode.FAIL) {
-                throw new IllegalStateException("cannot reference " + key + ": " + String.join("; ", problems)
+                throw new TypeCheck.UnsupportedTypeException("cannot reference " + key + ": " + String.join("; ", problems)
                         + " (choose another serializer, or typeCheck(WARN) to go on)");
             }
             problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));

@@ -160,12 +160,7 @@ public final class RegistryConfig {
                             + " user:password@ before the hosts");
                 }
                 this.username = decode(userInfo.substring(0, colon), address);
-                try {
-                    this.password = decode(userInfo.substring(colon + 1), address);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("registry address " + address + ": the password is not"
-                            + " percent-encoded correctly");
-                }
+                this.password = decode(userInfo.substring(colon + 1), address); // its errors quote no part
                 a = (sep > 0 ? a.substring(0, sep + 3) : "") + a.substring(at + 1);
             }
             if (sep > 0) {

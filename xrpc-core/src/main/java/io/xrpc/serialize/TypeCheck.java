@@ -29,6 +29,18 @@ public final class TypeCheck {
     private TypeCheck() {
     }
 
+    /**
+     * An export or reference refused because its serializer cannot carry a type it exchanges
+     * ({@link Mode#FAIL}); the message names the method, the type and the serializer.
+     */
+    public static final class UnsupportedTypeException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        public UnsupportedTypeException(String message) {
+            super(message);
+        }
+    }
+
     /** The problems, one sentence each; empty when {@code serializer} carries everything. */
     public static List<String> problems(Class<?> serviceInterface, Serializer serializer) {
         List<String> problems = new ArrayList<>();

@@ -167,22 +167,29 @@ final class CallPolicy {
             } else if (carried != null) {
                 text = null; // part of the method's contract: its frames travel in the carried form
             } else {
-                // The caller gets a reference to what only the provider's log holds.
-                String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()
-                        | Long.MIN_VALUE);
-                if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
-                        method.descriptor(), className, ex.peer(), reference, cause)) {
-                    text = "(stack trace not sent: the provider logged it as error " + reference + ")";
-                } else {
-                    log.debug("{} threw {} to {}: error {}", method.descriptor(), className, ex.peer(), reference, cause);
-                    text = "(stack trace not sent, and not logged: the provider logs at most ten a second; error "
-                            + reference + " is at DEBUG only)";
-                }
+                text = logUnderReference(ex, cause);
             }
         } catch (RuntimeException e) {
             message = "(its getMessage() threw " + e.getClass().getName() + ")";
             text = null;
         }
         ex.answerApplicationError(className, message, text, carried);
+    }
+
+    /**
+     * Logs an undeclared exception's trace under a reference, and returns what the caller gets in
+     * its place: the reference, or, past the log's rate limit, that it went to DEBUG only.
+     */
+    private static String logUnderReference(ServerExchange ex, Throwable cause) {
+        String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+        RequestHandler.Route method = ex.route();
+        if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
+                method.descriptor(), cause.getClass().getName(), ex.peer(), reference, cause)) {
+            return "(stack trace not sent: the provider logged it as error " + reference + ")";
+        }
+        log.debug("{} threw {} to {}: error {}", method.descriptor(), cause.getClass().getName(), ex.peer(), reference,
+                cause);
+        return "(stack trace not sent, and not logged: the provider logs at most ten a second; error " + reference
+                + " is at DEBUG only)";
     }
 }

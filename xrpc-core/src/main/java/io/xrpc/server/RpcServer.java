@@ -96,9 +96,8 @@ public final class RpcServer implements AutoCloseable {
         executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
                 c.executorThreads(), c.executorQueue(), c.frameTimeout(), c.maxConnections(),
-                c.maxConnectionsPerAddress(),
-                c.authenticator() == null ? Duration.ZERO : c.authenticationTimeout(),
-                c.authenticator() == null ? 0 : c.maxAuthenticationFailures(), c.maxRequestMemory(), c.transport()),
+                c.maxConnectionsPerAddress(), c.authenticator() != null, c.authenticationTimeout(),
+                c.maxAuthenticationFailures(), c.maxRequestMemory(), c.transport()),
                 dispatcher, serializers, CompressorRegistry.load(),
                 executor);
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
@@ -140,7 +139,7 @@ public final class RpcServer implements AutoCloseable {
             return;
         }
         if (named && config.typeCheck() == TypeCheck.Mode.FAIL) {
-            throw new IllegalStateException("cannot export " + serviceInterface.getName() + ": "
+            throw new TypeCheck.UnsupportedTypeException("cannot export " + serviceInterface.getName() + ": "
                     + String.join("; ", problems) + " (typeCheck(WARN) exports it anyway)");
         }
         for (String p : problems) {

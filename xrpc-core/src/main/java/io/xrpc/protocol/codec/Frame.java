@@ -35,7 +35,7 @@ public final class Frame {
     /** Where the bytes of its body are reserved, or null. */
     private MemoryBudget budget;
     private long reserved;
-    /** Its body was not read: the server's memory budget was full when its header arrived. */
+    /** Its body was not read: the server's memory budget had no room for it as it arrived. */
     private boolean overBudget;
 
     Frame(MessageType type, byte serializerId, byte compressorId, byte status, byte flags, long requestId,
@@ -105,7 +105,7 @@ public final class Frame {
 
     /**
      * Whether its body was skipped unread because the server's {@link MemoryBudget} had no room
-     * for it when its header arrived: the request is to be refused, as not run.
+     * for it as it arrived: the request is to be refused, as not run.
      */
     public boolean isOverBudget() {
         return overBudget;

@@ -191,9 +191,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int skip = stamped ? TIMESTAMP_LENGTH : 0;
         ByteBuf body = in.retainedSlice(start + HEADER_LENGTH + skip, bodyLength - skip);
         in.skipBytes(HEADER_LENGTH + bodyLength);
-        Frame frame = new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
-                in.getByte(start + OFFSET_STATUS), flags, in.getLong(start + OFFSET_REQUEST_ID),
-                in.getInt(start + OFFSET_BUDGET), sentAt, body);
+        Frame frame = frameAt(in, start, type, flags, sentAt, body);
         if (reservedForPartial != 0) {
             frame.reserving(budget, reservedForPartial); // the frame gives it back when released
             reservedForPartial = 0;
@@ -216,14 +214,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             fail(in, new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"
                     + " for requests (" + budget.limit() + " bytes) is full; closing the connection"));
         }
-        Frame refused = new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
-                in.getByte(start + OFFSET_STATUS), (byte) 0, in.getLong(start + OFFSET_REQUEST_ID),
-                in.getInt(start + OFFSET_BUDGET), 0, Unpooled.EMPTY_BUFFER).overBudget();
+        Frame refused = frameAt(in, start, type, (byte) 0, 0, Unpooled.EMPTY_BUFFER).overBudget();
         long frameBytes = HEADER_LENGTH + (long) bodyLength;
         int now = (int) Math.min(frameBytes, in.readableBytes());
         in.skipBytes(now);
         skipping = frameBytes - now;
         return refused;
+    }
+
+    /** The frame whose header starts at {@code start}, with {@code body}. */
+    private static Frame frameAt(ByteBuf in, int start, MessageType type, byte flags, int sentAt, ByteBuf body) {
+        return new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
+                in.getByte(start + OFFSET_STATUS), flags, in.getLong(start + OFFSET_REQUEST_ID),
+                in.getInt(start + OFFSET_BUDGET), sentAt, body);
     }
 
     private void fail(ByteBuf in, Exception e) throws Exception {

@@ -40,12 +40,8 @@ public final class NettyServerTransport implements ServerTransport {
     /** What the transport needs from the server's configuration. */
     public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
                            Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
-                           Duration authenticationTimeout, int maxAuthenticationFailures, long maxRequestMemory,
-                           TransportConfig transport) {
-        /** Whether connections must carry an admitted call to stay: the server has an authenticator. */
-        boolean authenticates() {
-            return authenticationTimeout.toNanos() > 0 || maxAuthenticationFailures > 0;
-        }
+                           boolean authenticates, Duration authenticationTimeout, int maxAuthenticationFailures,
+                           long maxRequestMemory, TransportConfig transport) {
     }
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
@@ -305,8 +301,9 @@ public final class NettyServerTransport implements ServerTransport {
     }
 
     /**
-     * Connections that have not carried an admitted call yet, oldest first (with an
-     * authenticator only). Added on the event loop of each, removed when one authenticates or closes.
+     * Connections that have not carried an admitted call yet, each with the order it opened in
+     * (with an authenticator only). Added on the event loop of each, removed when one
+     * authenticates, closes or is evicted.
      */
     private final java.util.concurrent.ConcurrentHashMap<ServerChannelHandler, Long> unauthenticated =
             new java.util.concurrent.ConcurrentHashMap<>();

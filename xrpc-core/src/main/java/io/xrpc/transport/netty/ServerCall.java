@@ -60,6 +60,12 @@ final class ServerCall implements Runnable, ServerExchange {
     private volatile Invocation invocation;
     /** The request body's bytes as received (compressed, when it was). */
     private final int requestBytes;
+    /**
+     * Whether reading it may cost much (a compressed body, or one over
+     * {@link ServerChannelHandler#CHEAP_BODY}): counted against its connection's expensive reads
+     * from dispatch until its body is released.
+     */
+    final boolean expensiveRead;
 
     ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, long received,
                int waitedMillis) {
@@ -72,6 +78,7 @@ final class ServerCall implements Runnable, ServerExchange {
         this.received = received;
         this.waitedMillis = waitedMillis;
         this.requestBytes = frame.body().readableBytes();
+        this.expensiveRead = frame.isCompressed() || requestBytes > ServerChannelHandler.CHEAP_BODY;
         server.callStarted();
     }
 
@@ -164,16 +171,6 @@ final class ServerCall implements Runnable, ServerExchange {
     void dispatched(long bytes) {
         dispatched = true;
         reserved = bytes;
-        expensive = expensiveRead();
-    }
-
-    /** Counted against the connection's expensive reads while its body is unread. */
-    private boolean expensive;
-
-    /** Whether reading it may cost much: a compressed body, or a large one. */
-    boolean expensiveRead() {
-        Frame f = frame;
-        return f != null && (f.isCompressed() || f.body().readableBytes() > ServerChannelHandler.CHEAP_BODY);
     }
 
     @Override
@@ -331,7 +328,6 @@ final class ServerCall implements Runnable, ServerExchange {
 
     @Override
     public void answerError(RpcStatus status, String message) {
-
         answerOnce(status, () -> RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
                 null, message, null, server.maxFrameLength()));
     }
@@ -400,7 +396,7 @@ final class ServerCall implements Runnable, ServerExchange {
         if (f != null) {
             frame = null;
             f.release();
-            if (expensive) {
+            if (expensiveRead && dispatched) {
                 connection.expensiveReadDone();
             }
         }

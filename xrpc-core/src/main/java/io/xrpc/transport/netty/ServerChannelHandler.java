@@ -165,9 +165,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void armAuthenticationDeadline(long nanos) {
         authDeadline = ctx.executor().schedule(() -> {
-            if (!authenticated && !closeUnauthenticated("it carried no authenticated call within "
+            if (!closeUnauthenticated("it carried no authenticated call within "
                     + server.settings().authenticationTimeout().toMillis() + " ms of opening (authenticationTimeout)")
-                    && !authenticated && ctx.channel().isActive()) {
+                    && !authenticated && !closing.get() && ctx.channel().isActive()) {
                 armAuthenticationDeadline(nanos); // a call is being decided: look again later
             }
         }, nanos, TimeUnit.NANOSECONDS);
@@ -194,11 +194,6 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
                 && (decoder == null || !decoder.isReceiving() || !ctx.channel().config().isAutoRead());
     }
 
-    /** Whether this connection is being closed on purpose (authentication, malformed requests). */
-    boolean isClosing() {
-        return closing.get();
-    }
-
     private boolean closeForAuthentication(String why) {
         if (!closing.compareAndSet(false, true)) {
             return false;
@@ -213,8 +208,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * Reads no more from the peer, and sends a GOAWAY of {@code status} saying {@code why} after
-     * every answer queued before it; then this side's end of the stream, and the close a second
-     * later, so that the peer reads it rather than a reset (any thread).
+     * every answer queued before it, then this side's end of the stream; the connection closes
+     * {@link #CLOSE_AFTER_GOAWAY_SECONDS} later, so that the peer reads the GOAWAY rather than a
+     * reset, and whether or not it ever reads it (any thread).
      */
     private void goAwayAndClose(RpcStatus status, String why) {
         ChannelHandlerContext c = ctx;
@@ -223,7 +219,6 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         } else {
             c.executor().execute(() -> c.channel().config().setAutoRead(false));
         }
-        // Closed in a bounded time even if the peer never reads the GOAWAY (its write never completes).
         c.executor().schedule(() -> {
             c.close();
         }, CLOSE_AFTER_GOAWAY_SECONDS, TimeUnit.SECONDS);
@@ -238,14 +233,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
                 if (c.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
                     d.shutdownOutput();
                 }
-                c.executor().schedule(() -> {
-                    c.close();
-                }, 1, TimeUnit.SECONDS);
             }
         });
     }
 
-    /** How long a connection closed on purpose has to read its GOAWAY before it is closed anyway. */
+    /** How long a connection closed on purpose has to read its GOAWAY before it is closed. */
     private static final long CLOSE_AFTER_GOAWAY_SECONDS = 2;
 
     @Override
@@ -334,7 +326,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         if (!ch.isWritable()) {
             return false;
         }
-        if (call.expensiveRead() && expensiveReads.get() >= MAX_EXPENSIVE_READS) {
+        if (call.expensiveRead && expensiveReads.get() >= MAX_EXPENSIVE_READS) {
             return false;
         }
         if (running.get() == 0) {
@@ -347,7 +339,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void dispatch(ServerCall call) {
         long expected = call.expectedResponseBytes();
-        if (call.expensiveRead()) {
+        if (call.expensiveRead) {
             expensiveReads.incrementAndGet();
         }
         running.incrementAndGet();

@@ -171,22 +171,18 @@ public final class ZookeeperRegistry implements Registry {
             connected = false;
         }
         if (!connected) {
-            client.close();
-            worker.shutdownNow();
-            throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString + " within "
-                    + config.connectTimeout().toMillis() + " ms");
+            throw failedStart("cannot connect to ZooKeeper at " + connectString + " within "
+                    + config.connectTimeout().toMillis() + " ms", null);
         }
         try {
             // One request on the raw handle, not through Curator's retries: an ensemble that
             // requires authentication accepts the connection and ends the session at the first request.
             client.getZookeeperClient().getZooKeeper().exists("/", false);
         } catch (Exception e) {
-            client.close();
-            worker.shutdownNow();
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw new IllegalStateException("ZooKeeper at " + connectString + " ended the session of " + identity
+            throw failedStart("ZooKeeper at " + connectString + " ended the session of " + identity
                     + " at its first request (" + e.getMessage() + "): does the ensemble require authentication"
                     + " (user:password@ in the registry address)?", e);
         }
@@ -198,6 +194,13 @@ public final class ZookeeperRegistry implements Registry {
                     + " consumers will call (give the registry user:password@ and see docs/REGISTRY.md)",
                     connectString, identity, ZookeeperAcl.describe(acl));
         }
+    }
+
+    /** Closes what the constructor started, and says why it could not finish. */
+    private IllegalStateException failedStart(String why, Exception cause) {
+        client.close();
+        worker.shutdownNow();
+        return new IllegalStateException(why, cause);
     }
 
     /** Whether ZooKeeper's client will log in with SASL: enabled, and the JAAS configuration has its section. */
@@ -320,17 +323,10 @@ public final class ZookeeperRegistry implements Registry {
         }
         long session = client.getZookeeperClient().getZooKeeper().getSessionId();
         ownSessions.add(session);
-        String providers = path.substring(0, path.lastIndexOf('/'));
-        if (secured && !closedPaths.contains(providers)) {
-            // Made and closed before our node appears, so that a consumer believes it when it looks.
-            closeAncestors(providers);
-        }
+        // Made and closed before our node appears, so that a consumer believes it when it looks.
+        closeAncestors(path.substring(0, path.lastIndexOf('/')));
         try {
-            if (secured) {
-                client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
-            } else {
-                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
-            }
+            createEphemeral(path, data);
         } catch (KeeperException.NodeExistsException e) {
             Stat stat = client.checkExists().forPath(path);
             if (stat != null && stat.getEphemeralOwner() != session) {
@@ -359,6 +355,19 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         watch(path);
+    }
+
+    /**
+     * Creates a provider's node and any missing node above it: containers, which ZooKeeper removes
+     * once empty, without credentials; persistent with them, so that nobody can take a path over
+     * after it was removed.
+     */
+    private void createEphemeral(String path, byte[] data) throws Exception {
+        if (secured) {
+            client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+        } else {
+            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+        }
     }
 
     /**
@@ -429,7 +438,7 @@ public final class ZookeeperRegistry implements Registry {
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
             // It expired or changed meanwhile: create it if it is not there now.
             try {
-                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+                createEphemeral(path, data);
             } catch (KeeperException.NodeExistsException again) {
                 ensure(path, data);
             }

@@ -105,10 +105,6 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                 clientProperties);
     }
 
-    public ZookeeperSettings withAcl(String spec) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
-                emptyListGrace, spec, clientProperties);
-    }
 
     private static int integer(Map<String, String> p, String name, int fallback) {
         String v = p.get(name);

@@ -108,14 +108,13 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 created = c;
                 return c.proxy(type, options(r));
             });
-        } catch (XrpcStartupException e) {
-            throw new BeanCreationException(beanName, e.getMessage(), e);
-        } catch (RuntimeException e) {
+        } catch (io.xrpc.serialize.TypeCheck.UnsupportedTypeException e) {
             String description = "cannot create the XRpc reference for " + where + ": " + e.getMessage();
-            throw new BeanCreationException(beanName, description, XrpcStartupException.isTypeCheck(e)
-                    ? new XrpcStartupException(description, "Choose a serializer that carries the type"
-                    + " (@RpcReference(serializer = ...) or xrpc.client.serializer), or set xrpc.type-check: warn to"
-                    + " start anyway and fail only the calls that carry it.", e) : e);
+            throw new BeanCreationException(beanName, description, XrpcStartupException.unsupportedType(description,
+                    "@RpcReference(serializer = ...) or xrpc.client.serializer", e));
+        } catch (RuntimeException e) {
+            throw new BeanCreationException(beanName, "cannot create the XRpc reference for " + where + ": "
+                    + e.getMessage(), e);
         }
         if (beanFactory != null && !beanName.equals(CLIENT_BEAN)) {
             beanFactory.registerDependentBean(CLIENT_BEAN, beanName);

@@ -135,11 +135,9 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
         RpcServer built;
         try {
             built = b.build();
-        } catch (RuntimeException e) {
-            throw XrpcStartupException.isTypeCheck(e) ? new XrpcStartupException("XRpc cannot export the @RpcService beans: "
-                    + e.getMessage(), "Choose a serializer that carries the type, for the service"
-                    + " (@RpcService(serializers = ...)) or for its callers (xrpc.client.serializer), or set"
-                    + " xrpc.type-check: warn to start anyway and fail only the calls that carry it.", e) : e;
+        } catch (io.xrpc.serialize.TypeCheck.UnsupportedTypeException e) {
+            throw XrpcStartupException.unsupportedType("XRpc cannot export the @RpcService beans: " + e.getMessage(),
+                    "@RpcService(serializers = ...), or xrpc.client.serializer for its callers", e);
         }
         properties.getAllowedClasses().forEach(built.allowList()::allowClassName);
         try {

@@ -97,8 +97,9 @@ public class XrpcEndpoint {
         server.put("authenticationTimeoutMillis", s.getAuthenticationTimeout().toMillis());
         server.put("maxAuthenticationFailures", s.getMaxAuthenticationFailures());
         server.put("errorDetails", s.getErrorDetails().name());
-        server.put("maxRequestMemoryBytes", s.getMaxRequestMemory() == null
-                ? io.xrpc.protocol.codec.MemoryBudget.defaultLimit() : s.getMaxRequestMemory().toBytes());
+        // Unset, the server derives it (RpcServer.Builder.maxRequestMemory): not derived again here.
+        server.put("maxRequestMemoryBytes", s.getMaxRequestMemory() == null ? "default"
+                : s.getMaxRequestMemory().toBytes());
         server.put("shutdownGraceMillis", s.getShutdownGrace().toMillis());
         server.put("unregisterDelayMillis", s.getUnregisterDelay().toMillis());
         l.put("server", server);

@@ -19,9 +19,11 @@ public class XrpcStartupException extends IllegalStateException {
         this.action = action;
     }
 
-    /** Whether {@code e} is XRpc's start-up type check refusing a type (its message says how to go on). */
-    static boolean isTypeCheck(RuntimeException e) {
-        return e.getMessage() != null && e.getMessage().contains("typeCheck(WARN)");
+    /** The report of a type the serializer cannot carry; {@code choose} says where the serializer is chosen. */
+    static XrpcStartupException unsupportedType(String description, String choose,
+                                                io.xrpc.serialize.TypeCheck.UnsupportedTypeException cause) {
+        return new XrpcStartupException(description, "Choose a serializer that carries the type (" + choose
+                + "), or set xrpc.type-check: warn to start anyway and fail only the calls that carry it.", cause);
     }
 
     /** What to change so that the application starts. */

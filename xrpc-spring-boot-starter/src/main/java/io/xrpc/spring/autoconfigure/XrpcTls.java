@@ -15,30 +15,23 @@ final class XrpcTls {
     }
 
     static TlsConfig server(ObjectProvider<SslBundles> bundles, XrpcProperties.ServerSsl ssl) {
-        try {
-            return serverTls(bundles.getIfAvailable(), ssl);
-        } catch (XrpcStartupException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw failed("xrpc.server.ssl.bundle", ssl.getBundle(), e);
-        }
+        return reported("xrpc.server.ssl.bundle", ssl.getBundle(), () -> serverTls(bundles.getIfAvailable(), ssl));
     }
 
     static TlsConfig client(ObjectProvider<SslBundles> bundles, XrpcProperties.ClientSsl ssl) {
-        try {
-            return clientTls(bundles.getIfAvailable(), ssl);
-        } catch (XrpcStartupException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw failed("xrpc.client.ssl.bundle", ssl.getBundle(), e);
-        }
+        return reported("xrpc.client.ssl.bundle", ssl.getBundle(), () -> clientTls(bundles.getIfAvailable(), ssl));
     }
 
-    private static XrpcStartupException failed(String property, String name, RuntimeException e) {
-        return new XrpcStartupException("XRpc cannot use the SSL bundle " + property + "=" + name + ": "
-                + e.getMessage(), "Define the bundle under spring.ssl.bundle.pem." + name + " (or .jks." + name
-                + ") with certificate, key and trust files that exist and can be read, or remove " + property
-                + " to go without TLS.", e);
+    /** {@code tls}'s configuration, or its failure as a start-up report naming {@code property}. */
+    private static TlsConfig reported(String property, String name, java.util.function.Supplier<TlsConfig> tls) {
+        try {
+            return tls.get();
+        } catch (RuntimeException e) {
+            throw new XrpcStartupException("XRpc cannot use the SSL bundle " + property + "=" + name + ": "
+                    + e.getMessage(), "Define the bundle under spring.ssl.bundle.pem." + name + " (or .jks." + name
+                    + ") with certificate, key and trust files that exist and can be read, or remove " + property
+                    + " to go without TLS.", e);
+        }
     }
 
     private static TlsConfig serverTls(SslBundles bundles, XrpcProperties.ServerSsl ssl) {
