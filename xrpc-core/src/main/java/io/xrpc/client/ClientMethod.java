@@ -3,7 +3,7 @@ package io.xrpc.client;
 import io.xrpc.common.Idempotent;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
-import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.transport.CallTarget;
 import java.lang.reflect.Method;
@@ -11,7 +11,6 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
 
 /** One method of a reference, resolved once: its model, routing, timeout and whether it may be retried. */
 record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeoutMillis, boolean idempotent) {
@@ -28,9 +27,9 @@ record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeout
             MethodDescriptor d = MethodDescriptor.of(method);
             Duration t = methodTimeouts.getOrDefault(method.getName(), timeout);
             Class<?>[] declared = d.exceptionTypes();
-            Function<Object, Throwable> rebuild = declared.length == 0 ? null
-                    : carried -> RemoteExceptions.rebuild(carried, declared, allowList::isAllowed,
-                            iface.getClassLoader());
+            CallTarget.ExceptionRebuilder rebuild = declared.length == 0 ? null
+                    : (carried, serializer, deadline) -> RemoteExceptions.rebuild(carried, declared,
+                            allowList::isAllowed, iface.getClassLoader(), serializer, deadline);
             m.put(method, new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), d.resultType(), rebuild),
                     t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
         }

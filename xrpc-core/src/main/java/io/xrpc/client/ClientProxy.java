@@ -10,7 +10,7 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
 import io.xrpc.internal.Futures;
 import io.xrpc.internal.InterceptorChain;
-import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;

@@ -173,6 +173,7 @@ public final class ClassAllowList {
             walk(m.getGenericReturnType());
             for (Class<?> e : m.getExceptionTypes()) {
                 walk(e); // declared exceptions come back as themselves
+                allowClass(ExceptionValue.class); // in this form
             }
         }
         return this;

@@ -32,7 +32,11 @@ public interface Serializer {
     /** The stable lower-case name used in configuration, such as {@code kryo}. */
     String name();
 
-    /** The id written in the frame header; unique among serializers. */
+    /**
+     * The id written in the frame header; unique among serializers. {@code 1}-{@code 31} are kept
+     * for XRpc's own ({@code 1} kryo, {@code 2} hessian, {@code 3} protostuff); {@code 32}-{@code 127}
+     * are left to applications.
+     */
     byte id();
 
     /** Writes the arguments of a call; elements may be {@code null}. */

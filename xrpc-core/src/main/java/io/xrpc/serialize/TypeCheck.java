@@ -10,9 +10,11 @@ import java.util.Set;
 
 /**
  * Walks what a service interface's methods exchange (parameters, results and, recursively, the
- * fields of the application's own classes) and asks a serializer about each
- * concrete class ({@link Serializer#cannotCarry}), so that a type that would fail every call is
- * reported at export or reference time, naming the method, the type and the serializer.
+ * fields of the application's own classes; for a method that declares exceptions, the
+ * {@link ExceptionValue} they travel in and the types of the fields of theirs that travel) and asks
+ * a serializer about each concrete class ({@link Serializer#cannotCarry}), so that a type that would
+ * fail every call is reported at export or reference time, naming the method, the type and the
+ * serializer.
  */
 public final class TypeCheck {
 
@@ -54,6 +56,16 @@ public final class TypeCheck {
                 collect(t, seen, found);
             }
             collect(m.getGenericReturnType(), seen, found); // a future's type argument, not the future
+            for (Class<?> e : m.getExceptionTypes()) {
+                if (!RemoteExceptions.isBroad(e)) {
+                    if (seen.add(ExceptionValue.class)) {
+                        found.add(ExceptionValue.class);
+                    }
+                    for (Type t : RemoteExceptions.carriedFieldTypes(e)) {
+                        collect(t, seen, found);
+                    }
+                }
+            }
             for (Class<?> c : found) {
                 String why;
                 try {

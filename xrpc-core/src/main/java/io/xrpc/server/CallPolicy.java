@@ -4,7 +4,9 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.Futures;
-import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.RemoteExceptions;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.internal.Texts;
 import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.ReadDeadlineException;
@@ -66,7 +68,7 @@ final class CallPolicy {
             answerReadTooLong(ex);
             return;
         } catch (Exception | StackOverflowError e) {
-            String problem = "cannot read the arguments of " + method.descriptor() + " with " + ex.serializerName()
+            String problem = "cannot read the arguments of " + method.descriptor() + " with " + ex.serializer().name()
                     + ": " + Texts.cut(e.getMessage(), MAX_DETAIL);
             ex.answerError(RpcStatus.SERIALIZATION_ERROR, problem);
             ex.malformed(problem);
@@ -83,7 +85,7 @@ final class CallPolicy {
         }
         Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
                 ex.attachments().isEmpty() ? null : ex.attachments(), ex.peer(), ex.deadlineNanos());
-        inv.serializer(ex.serializerName());
+        inv.serializer(ex.serializer().name());
         inv.peerCertificates(ex.peerCertificates());
         inv.requestBytes(ex.requestBytes());
         ex.invocation(inv);
@@ -148,10 +150,14 @@ final class CallPolicy {
         String className = cause.getClass().getName();
         boolean full = dispatcher.errorDetails == ErrorDetails.FULL;
         Class<?>[] declared = method.descriptor().exceptionTypes();
-        Object carried = null;
+        ExceptionValue carried = null;
         if (declared.length > 0 && RemoteExceptions.isDeclared(cause, declared)) {
             try {
-                carried = RemoteExceptions.describe(cause, declared, full);
+                carried = RemoteExceptions.describe(cause, declared, full, ex.serializer());
+            } catch (SerializationException e) {
+                // The caller gets the text answer instead of its declared exception; say why here.
+                errorLog.warn("{} threw {}, which it declares, but its caller at {} gets it as text only: {}",
+                        method.descriptor(), className, ex.peer(), e.getMessage());
             } catch (RuntimeException | StackOverflowError e) {
                 // its getMessage() or getStackTrace() threw: the text answer says what it could
             }

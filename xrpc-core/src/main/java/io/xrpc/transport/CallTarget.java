@@ -1,7 +1,8 @@
 package io.xrpc.transport;
 
 import io.xrpc.protocol.codec.RpcCodec;
-import java.util.function.Function;
+import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.Serializer;
 
 /**
  * Per-method constants a caller prepares once: the routing strings, already encoded, the result
@@ -9,11 +10,18 @@ import java.util.function.Function;
  * otherwise; it returns {@code null} for one it may not rebuild).
  */
 public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType,
-                         Function<Object, Throwable> declaredExceptions) {
+                         ExceptionRebuilder declaredExceptions) {
 
     public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
-                                Function<Object, Throwable> declaredExceptions) {
+                                ExceptionRebuilder declaredExceptions) {
         return new CallTarget(serviceKey + "#" + signature, RpcCodec.shortStringBytes(serviceKey),
                 RpcCodec.shortStringBytes(signature), resultType, declaredExceptions);
+    }
+
+    /** Rebuilds a declared exception from its carried form, or returns {@code null} when it may not. */
+    @FunctionalInterface
+    public interface ExceptionRebuilder {
+        /** @param serializer the call's, which reads the exception's fields; {@code deadlineNanos} bounds that */
+        Throwable rebuild(ExceptionValue carried, Serializer serializer, long deadlineNanos);
     }
 }

@@ -3,6 +3,8 @@ package io.xrpc.transport;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.util.Map;
 
@@ -37,8 +39,8 @@ public interface ServerExchange {
     /** The request's deadline ({@link System#nanoTime()}), less the time it waited unread. */
     long deadlineNanos();
 
-    /** The serializer the request uses. */
-    String serializerName();
+    /** The serializer the request uses, which a declared exception's carried form is written with too. */
+    Serializer serializer();
 
     /** Bytes of the request's body as received (compressed, when it was); -1 when unknown. */
     default int requestBytes() {
@@ -90,7 +92,7 @@ public interface ServerExchange {
 
     /**
      * Answers that the implementation threw: its class, message and printed stack, and for a
-     * declared exception its carried form ({@code io.xrpc.internal.RemoteExceptions}), or null.
+     * declared exception its carried form ({@link io.xrpc.serialize.RemoteExceptions}), or null.
      */
-    void answerApplicationError(String className, String message, String stackTrace, Object carried);
+    void answerApplicationError(String className, String message, String stackTrace, ExceptionValue carried);
 }

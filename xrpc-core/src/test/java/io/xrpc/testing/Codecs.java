@@ -6,6 +6,8 @@ import org.junit.jupiter.params.provider.Arguments;
 /** Every built-in serializer with and without gzip, for {@code @MethodSource(Codecs.ALL)}. */
 public final class Codecs {
     public static final String ALL = "io.xrpc.testing.Codecs#serializersAndCompressors";
+    /** {@link #ALL} and a custom serializer through the SPI ({@link JacksonSerializerProvider}). */
+    public static final String ALL_AND_CUSTOM = "io.xrpc.testing.Codecs#serializersAndCompressorsAndCustom";
 
     private Codecs() {
     }
@@ -13,5 +15,10 @@ public final class Codecs {
     public static Stream<Arguments> serializersAndCompressors() {
         return Stream.of("kryo", "hessian", "protostuff")
                 .flatMap(s -> Stream.of(Arguments.of(s, "none"), Arguments.of(s, "gzip")));
+    }
+
+    public static Stream<Arguments> serializersAndCompressorsAndCustom() {
+        return Stream.concat(serializersAndCompressors(), Stream.of(Arguments.of(JacksonSerializerProvider.NAME, "none"),
+                Arguments.of(JacksonSerializerProvider.NAME, "gzip")));
     }
 }

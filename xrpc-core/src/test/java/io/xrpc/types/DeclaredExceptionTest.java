@@ -8,8 +8,12 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
-import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.server.RpcServer;
 import io.xrpc.types.Inventory.DiscontinuedException;
 import io.xrpc.types.Inventory.OutOfStockException;
@@ -98,7 +102,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void aDeclaredCheckedExceptionIsCaughtAsItselfWithItsFields(String serializer) throws Exception {
         Inventory inventory = proxy(serializer);
         assertThat(inventory.reserve("apple", 2)).isEqualTo(2);
@@ -123,7 +127,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void aSubclassTheCallerAllowsComesBackAsTheSubclass(String serializer) {
         Throwable t = catchThrowable(() -> proxy(serializer).reserve("gone", 1));
         assertThat(t).isInstanceOf(DiscontinuedException.class);
@@ -132,7 +136,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void theCauseChainComesBackAsFarAsAllowed(String serializer) {
         Throwable t = catchThrowable(() -> proxy(serializer).reserve("broken", 1));
         assertThat(t).isInstanceOf(WarehouseException.class).hasMessage("shelf unreachable");
@@ -151,7 +155,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void anAsyncMethodsFutureFailsWithTheDeclaredException(String serializer) throws Exception {
         CompletableFuture<Integer> f = proxy(serializer).reserveAsync("pear", 9);
         assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -159,7 +163,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void undeclaredExceptionsStayRpcExceptions(String serializer) throws Exception {
         Inventory inventory = proxy(serializer);
         assertThatThrownBy(() -> inventory.count("x")).isInstanceOfSatisfying(RpcException.class, e -> {
@@ -179,7 +183,7 @@ class DeclaredExceptionTest {
      * reference to the trace the provider logged.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void byDefaultCallersGetTheClassAndMessageAndTheProviderLogsTheRest(String serializer) {
         Inventory inventory = client.proxy(Inventory.class, ReferenceOptions.builder().address(guarded.endpoint())
                 .serializer(serializer).retries(0).build());
@@ -210,7 +214,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void throwsExceptionIsTooBroadToCarryFields(String serializer) {
         // "throws Exception" would send the fields of whatever a library threw to every caller.
         assertThatThrownBy(() -> proxy(serializer).broadlyDeclared("x")).isInstanceOfSatisfying(RpcException.class,
@@ -221,40 +225,70 @@ class DeclaredExceptionTest {
                 });
     }
 
+    static final Serializer KRYO = new KryoSerializer(ClassAllowList.withDefaults().allowTypesOf(Inventory.class),
+            ReadLimits.defaults());
+
+    static Throwable rebuild(ExceptionValue carried, Class<?>[] declared, ClassAllowList allowed) {
+        return RemoteExceptions.rebuild(carried, declared, allowed::isAllowed, DeclaredExceptionTest.class.getClassLoader(),
+                KRYO, Serializer.NO_DEADLINE);
+    }
+
     @Test
-    void whatAPeerSendsIsCappedOnReading() {
+    void whatAPeerSendsIsCappedOnReading() throws Exception {
         Class<?>[] declared = {OutOfStockException.class};
-        Object[] carried = RemoteExceptions.describe(new OutOfStockException("sku", 1), declared);
-        carried[4] = new String[400_000]; // 100,000 frames claimed
-        java.util.Arrays.fill((String[]) carried[4], "x");
-        carried[1] = "m".repeat(1_000_000);
-        Throwable t = RemoteExceptions.rebuild(carried, declared,
-                ClassAllowList.withDefaults().allowTypesOf(Inventory.class)::isAllowed, getClass().getClassLoader());
+        ExceptionValue honest = RemoteExceptions.describe(new OutOfStockException("sku", 1), declared, true, KRYO);
+        String[] frames = new String[400_000]; // 100,000 frames claimed
+        Arrays.fill(frames, "x");
+        ExceptionValue carried = new ExceptionValue(honest.className(), "m".repeat(1_000_000), honest.fieldNames(),
+                honest.fieldValues(), frames, null);
+        Throwable t = rebuild(carried, declared, ClassAllowList.withDefaults().allowTypesOf(Inventory.class));
         assertThat(t).isInstanceOf(OutOfStockException.class);
         assertThat(t.getStackTrace()).hasSize(64);
         assertThat(t.getMessage()).hasSize(2048);
     }
 
     @Test
-    void aCarriedExceptionIsRebuiltOnlyWhenAllowedAndDeclared() {
+    void aCarriedExceptionIsRebuiltOnlyWhenAllowedAndDeclared() throws Exception {
         Class<?>[] declared = {OutOfStockException.class};
-        Object[] carried = RemoteExceptions.describe(new DiscontinuedException("sku", (short) 1), declared);
-        ClassLoader loader = getClass().getClassLoader();
+        ExceptionValue carried = RemoteExceptions.describe(new DiscontinuedException("sku", (short) 1), declared, true,
+                KRYO);
         ClassAllowList walked = ClassAllowList.withDefaults().allowTypesOf(Inventory.class);
-        assertThat(RemoteExceptions.rebuild(carried, declared, walked::isAllowed, loader))
-                .as("a subclass the allow-list does not name").isNull();
-        assertThat(RemoteExceptions.rebuild(carried, new Class<?>[] {WarehouseException.class},
-                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class)::isAllowed, loader))
+        assertThat(rebuild(carried, declared, walked)).as("a subclass the allow-list does not name").isNull();
+        assertThat(rebuild(carried, new Class<?>[] {WarehouseException.class},
+                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class)))
                 .as("allowed but not declared by the caller's method").isNull();
-        Object[] forged = carried.clone();
-        forged[0] = "java.lang.String";
-        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked::isAllowed, loader))
-                .as("not a Throwable").isNull();
-        forged[0] = "java.net.URL";
-        assertThat(RemoteExceptions.rebuild(forged, new Class<?>[] {Object.class}, walked::isAllowed, loader)).isNull();
-        assertThat(RemoteExceptions.rebuild(carried, declared,
-                ClassAllowList.withDefaults().allowClass(DiscontinuedException.class)::isAllowed, loader))
+        ExceptionValue forged = new ExceptionValue("java.lang.String", carried.message(), carried.fieldNames(),
+                carried.fieldValues(), carried.stack(), null);
+        assertThat(rebuild(forged, new Class<?>[] {Object.class}, walked)).as("not a Throwable").isNull();
+        forged = new ExceptionValue("java.net.URL", null, null, null, null, null);
+        assertThat(rebuild(forged, new Class<?>[] {Object.class}, walked)).isNull();
+        assertThat(rebuild(carried, declared, ClassAllowList.withDefaults().allowClass(DiscontinuedException.class)))
                 .isInstanceOf(DiscontinuedException.class);
+    }
+
+    /**
+     * Before, a field that did not arrive in its declared type was skipped without a word (a JSON
+     * serializer lost every field so). Now the rebuilt exception names it, and the serializer.
+     */
+    @Test
+    void aFieldThatDoesNotArriveIsNamedNotDropped() throws Exception {
+        Class<?>[] declared = {OutOfStockException.class};
+        ExceptionValue honest = RemoteExceptions.describe(new OutOfStockException("sku", 4), declared, true, KRYO);
+        java.io.ByteArrayOutputStream wrong = new java.io.ByteArrayOutputStream();
+        KRYO.writeArguments(new Object[] {"four", "sku"}, wrong); // "available" is an int
+        ExceptionValue skewed = new ExceptionValue(honest.className(), honest.message(), honest.fieldNames(),
+                wrong.toByteArray(), honest.stack(), null);
+        ClassAllowList allowed = ClassAllowList.withDefaults().allowTypesOf(Inventory.class);
+        Throwable t = rebuild(skewed, declared, allowed);
+        assertThat(t).isInstanceOfSatisfying(OutOfStockException.class, e -> assertThat(e.sku()).isEqualTo("sku"));
+        assertThat(t.getSuppressed()).singleElement().asString()
+                .contains("kryo did not carry all of remote " + OutOfStockException.class.getName())
+                .contains("available (int, came as java.lang.String)");
+
+        ExceptionValue garbled = new ExceptionValue(honest.className(), honest.message(), honest.fieldNames(),
+                new byte[] {1, 2, 3}, honest.stack(), null);
+        assertThat(rebuild(garbled, declared, allowed).getSuppressed()).singleElement().asString()
+                .contains("kryo did not carry all of remote").contains("its fields could not be read");
     }
 
     private static int indexOf(StackTraceElement[] stack, String className) {

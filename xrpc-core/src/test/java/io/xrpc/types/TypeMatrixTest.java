@@ -74,6 +74,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TypeMatrixTest {
     static final String SHARED = "the same record twice (shared reference)";
     static final String CYCLE = "an object graph with a cycle";
+    static final String EMPTY_ENUM_SET = "empty EnumSet<Category>";
 
     /** Rows a serializer cannot carry, and why; {@code docs/SERIALIZATION.md} says the same. */
     static final Map<String, Map<String, String>> CANNOT = Map.of(
@@ -82,6 +83,11 @@ class TypeMatrixTest {
                             + " which would cost every message a lookup per object",
                     CYCLE, "refused before sending, naming the likely cycle: no reference tracking, as above"),
             "hessian", Map.of(),
+            "jackson", Map.of( // the test tree's custom serializer (JacksonSerializerProvider)
+                    SHARED, "arrives as two equal copies: Jackson writes a tree, not a graph",
+                    CYCLE, "refused before sending: Jackson names the self-reference",
+                    EMPTY_ENUM_SET, "refused before sending: Jackson reads an EnumSet's element type from a"
+                            + " private field of java.util, which JDK 17 does not open"),
             "protostuff", Map.of(
                     SHARED, "arrives as two equal copies: protostuff's runtime schemas keep no references"
                             + " (its graph mode would cost every message)",
@@ -153,7 +159,7 @@ class TypeMatrixTest {
         rows.add(Row.of("enum constant with a body", "op", Op.PLUS));
         rows.add(Row.of("EnumMap<Category, BigDecimal>", "enumMap", prices));
         rows.add(Row.of("EnumSet<Category>", "enumSet", EnumSet.of(Category.TOOLS, Category.TOYS)));
-        rows.add(Row.of("empty EnumSet<Category>", "enumSet", EnumSet.noneOf(Category.class)));
+        rows.add(Row.of(EMPTY_ENUM_SET, "enumSet", EnumSet.noneOf(Category.class)));
         rows.add(Row.of("Optional<Item>", "optional", Optional.of(item(7))));
         rows.add(Row.of("List.of(records)", "list", List.of(item(1), item(2))));
         rows.add(Row.of("Map.of(String, record)", "map", Map.of("a", item(1), "b", item(2))));
@@ -189,7 +195,7 @@ class TypeMatrixTest {
     }
 
     @ParameterizedTest(name = "{0}+{1}")
-    @MethodSource(Codecs.ALL)
+    @MethodSource(Codecs.ALL_AND_CUSTOM)
     void everyRowComesBackEqualOrIsDocumentedAsImpossible(String serializer, String compressor) throws Exception {
         CatalogService service = client.proxy(CatalogService.class, ReferenceOptions.builder()
                 .address(server.endpoint()).serializer(serializer).compressor(compressor)
@@ -214,7 +220,7 @@ class TypeMatrixTest {
         }
         System.out.printf("%s+%s%n%s", serializer, compressor, table);
         CANNOT.get(serializer).forEach((row, why) -> assertThat(failed.get(row)).as(row).isNotNull());
-        if (failed.containsKey(CYCLE)) {
+        if (failed.containsKey(CYCLE) && !serializer.equals("jackson")) {
             assertThat(failed.get(CYCLE)).as("what a cycle is told").contains("most likely a cycle");
         }
         assertThat(failed.keySet()).as(serializer + "+" + compressor + ": " + failed)

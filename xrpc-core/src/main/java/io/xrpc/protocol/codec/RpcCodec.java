@@ -19,6 +19,7 @@ import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
@@ -139,7 +140,7 @@ public final class RpcCodec {
 
     /**
      * An {@link RpcStatus#APPLICATION_ERROR} response that also carries {@code carried}, the
-     * exception in the form {@link io.xrpc.internal.RemoteExceptions#describe} gives, written with
+     * exception in the form {@link io.xrpc.serialize.RemoteExceptions#describe} gives, written with
      * the request's serializer after the three strings (the text stack is then cut to 4 KiB, for
      * a caller that cannot rebuild the exception). Receivers that know nothing of it read the
      * strings and stop. When
@@ -148,7 +149,7 @@ public final class RpcCodec {
      */
     public static ByteBuf encodeApplicationError(ByteBufAllocator alloc, long requestId, Serializer serializer,
                                                  byte compressorId, String className, String message,
-                                                 String stackTrace, int maxBodyLength, Object carried) {
+                                                 String stackTrace, int maxBodyLength, ExceptionValue carried) {
         if (carried != null) {
             ByteBuf buf = encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR,
                     className, message, truncate(stackTrace, CARRIED_TEXT_STACK), maxBodyLength);
@@ -389,11 +390,17 @@ public final class RpcCodec {
      * After {@link #readError}: the exception an {@link #encodeApplicationError} carried, or
      * {@code null} when the body ends with the strings.
      */
-    public static Object readCarriedError(ByteBuf body, Serializer serializer, long deadlineNanos) throws IOException {
+    public static ExceptionValue readCarriedError(ByteBuf body, Serializer serializer, long deadlineNanos)
+            throws IOException {
         if (!body.isReadable()) {
             return null;
         }
-        return serializer.readResult(new ByteBufInputStream(body), Object[].class, deadlineNanos);
+        Object value = serializer.readResult(new ByteBufInputStream(body), ExceptionValue.class, deadlineNanos);
+        if (value != null && !(value instanceof ExceptionValue)) {
+            throw new SerializationException(serializer.name() + " read a declared exception's carried form as "
+                    + value.getClass().getName() + ", not " + ExceptionValue.class.getName());
+        }
+        return (ExceptionValue) value;
     }
 
     /** UTF-8 bytes of a string that goes on the wire with a 16-bit length. */

@@ -36,7 +36,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final Serializer serializer;
     final Class<?> resultType;
     /** Rebuilds an exception the method declares; null when it declares none. */
-    final java.util.function.Function<Object, Throwable> declaredExceptions;
+    final io.xrpc.transport.CallTarget.ExceptionRebuilder declaredExceptions;
     /** The call's deadline ({@link System#nanoTime()}); reading its response stops there too. */
     final long deadlineNanos;
     /** Bytes of the encoded request, counted against the client's limit of unwritten request bytes. */

@@ -5,7 +5,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
-import io.xrpc.internal.RemoteExceptions;
+import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
@@ -94,14 +95,16 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 // error cost more than that.
                 if (call.declaredExceptions != null && frame.body().isReadable()
                         && frame.body().readableBytes() <= RpcCodec.MAX_ERROR_BODY) {
-                    Object carried;
+                    ExceptionValue carried;
                     try {
                         carried = RpcCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
                     } catch (IOException | RuntimeException bad) {
-                        carried = null; // what was thrown is still the text above
+                        carried = null; // what was thrown is still the text above; say why it is only that
+                        stack = "(the declared exception it carried could not be read with " + call.serializer.name()
+                                + ": " + bad + ")\n" + (stack == null ? "" : stack);
                     }
                     if (carried != null) {
-                        declared = call.declaredExceptions.apply(carried);
+                        declared = call.declaredExceptions.rebuild(carried, call.serializer, call.deadlineNanos);
                         if (stack == null || stack.isEmpty()) {
                             stack = RemoteExceptions.stackText(carried);
                         }

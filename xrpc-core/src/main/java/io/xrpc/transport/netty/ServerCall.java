@@ -11,6 +11,7 @@ import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.protocol.codec.ShortStringCache;
+import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.ServerExchange;
@@ -218,8 +219,8 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     @Override
-    public String serializerName() {
-        return serializer.name();
+    public Serializer serializer() {
+        return serializer;
     }
 
     @Override
@@ -320,7 +321,7 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     @Override
-    public void answerApplicationError(String className, String message, String text, Object carried) {
+    public void answerApplicationError(String className, String message, String text, ExceptionValue carried) {
         // Without a carried form (or one that does not fit) this is the plain text answer.
         answerOnce(RpcStatus.APPLICATION_ERROR, () -> RpcCodec.encodeApplicationError(connection.alloc(), id,
                 serializer, compressorId, className, message, text, server.maxFrameLength(), carried));

@@ -1,20 +1,32 @@
-package io.xrpc.internal;
+package io.xrpc.serialize;
 
 import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.LogLimiter;
+import io.xrpc.internal.Types;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Carries an exception a service method declares from the provider to the caller, so that the
- * caller catches it as itself. The exception travels as a plain value any serializer carries (an
- * {@code Object[]} of its class name, message, the names and values of the fields its own classes
- * declare, its stack and its cause), never as the exception object: Kryo and Protostuff cannot
- * reach {@code Throwable}'s private fields on JDK 17 without {@code --add-opens}, and a peer must
- * not choose what gets constructed.
+ * caller catches it as itself. The exception travels as an {@link ExceptionValue} (its class name,
+ * message, the fields its own classes declare, its stack and its cause), never as the exception
+ * object: Kryo and Protostuff cannot reach {@code Throwable}'s private fields on JDK 17 without
+ * {@code --add-opens}, and a peer must not choose what gets constructed. The fields travel as the
+ * call's serializer writes arguments and are read with the caller's declared field types, so a
+ * custom serializer carries them exactly when it carries those types as arguments; a field that
+ * does not arrive is named in a suppressed exception on the rebuilt one and in a warning, never
+ * dropped without a word.
  *
  * <p>The caller rebuilds it only when its class is on the caller's allow-list and is (a subclass
  * of) a type the caller's interface method declares; a cause is rebuilt when its class is on the
@@ -29,6 +41,8 @@ import java.util.function.Predicate;
  * (SQL text, response bodies) to every caller.
  */
 public final class RemoteExceptions {
+    private static final Logger log = LoggerFactory.getLogger(RemoteExceptions.class);
+    private static final LogLimiter lossLog = new LogLimiter(log, "declared-exception fields not carried");
     /** Causes carried below the exception itself. */
     static final int MAX_CAUSES = 4;
     /** Stack frames carried for the exception itself and for each cause. */
@@ -38,14 +52,6 @@ public final class RemoteExceptions {
     static final int MAX_MESSAGE = 2048;
     /** Most fields carried for one exception. */
     static final int MAX_FIELDS = 32;
-
-    private static final int CLASS = 0;
-    private static final int MESSAGE = 1;
-    private static final int FIELD_NAMES = 2;
-    private static final int FIELD_VALUES = 3;
-    private static final int STACK = 4;
-    private static final int CAUSE = 5;
-    private static final int PARTS = 6;
 
     /** Too broad to declare anything. */
     private static final List<Class<?>> BROAD = List.of(Throwable.class, Exception.class, RuntimeException.class,
@@ -69,21 +75,21 @@ public final class RemoteExceptions {
 
     /**
      * The carried form of {@code t}, which must be {@linkplain #isDeclared declared}: the fields
-     * of its own (non-JDK) classes travel, and those of each cause that is declared too.
+     * of its own (non-JDK) classes travel, written with {@code serializer}, and those of each cause
+     * that is declared too; without {@code causes}, the chain below {@code t} stays here.
+     *
+     * @throws SerializationException when {@code serializer} cannot write a field's value; the
+     *                                message names the field and the serializer
      */
-    public static Object[] describe(Throwable t, Class<?>[] declared) {
-        return describe(t, declared, true);
+    public static ExceptionValue describe(Throwable t, Class<?>[] declared, boolean causes, Serializer serializer)
+            throws SerializationException {
+        return describe(t, declared, 0, causes ? MAX_CAUSES : 0, serializer);
     }
 
-    /** As {@link #describe(Throwable, Class[])}; without {@code causes}, the chain below {@code t} stays here. */
-    public static Object[] describe(Throwable t, Class<?>[] declared, boolean causes) {
-        return describe(t, declared, 0, causes ? MAX_CAUSES : 0);
-    }
-
-    private static Object[] describe(Throwable t, Class<?>[] declared, int depth, int maxCauses) {
-        Object[] v = new Object[PARTS];
-        v[CLASS] = t.getClass().getName();
-        v[MESSAGE] = cut(t.getMessage());
+    private static ExceptionValue describe(Throwable t, Class<?>[] declared, int depth, int maxCauses,
+                                           Serializer serializer) throws SerializationException {
+        String[] fieldNames = null;
+        byte[] fieldValues = null;
         if (isDeclared(t, declared)) {
             Field[] fields = SHAPES.get(t.getClass()).fields;
             List<String> names = new ArrayList<>(fields.length);
@@ -98,16 +104,39 @@ public final class RemoteExceptions {
                 }
             }
             if (!names.isEmpty()) {
-                v[FIELD_NAMES] = names.toArray(new String[0]);
-                v[FIELD_VALUES] = values.toArray();
+                fieldNames = names.toArray(new String[0]);
+                ByteArrayOutputStream out = new ByteArrayOutputStream(64 * fieldNames.length);
+                try {
+                    serializer.writeArguments(values.toArray(), out);
+                } catch (IOException | RuntimeException e) {
+                    throw new SerializationException(serializer.name() + " cannot write the fields "
+                            + names + " of " + t.getClass().getName() + ": " + e, e);
+                }
+                fieldValues = out.toByteArray();
             }
         }
-        v[STACK] = frames(t.getStackTrace(), depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES);
         Throwable cause = t.getCause();
-        if (cause != null && cause != t && depth < maxCauses) {
-            v[CAUSE] = describe(cause, declared, depth + 1, maxCauses);
+        ExceptionValue carriedCause = cause != null && cause != t && depth < maxCauses
+                ? describe(cause, declared, depth + 1, maxCauses, serializer) : null;
+        return new ExceptionValue(t.getClass().getName(), cut(t.getMessage()), fieldNames, fieldValues,
+                frames(t.getStackTrace(), depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES), carriedCause);
+    }
+
+    /**
+     * The declared types of the fields {@link #describe} carries for an exception of class
+     * {@code type}, which a serializer must carry as arguments ({@link TypeCheck} asks).
+     */
+    static List<Type> carriedFieldTypes(Class<?> type) {
+        List<Type> types = new ArrayList<>();
+        for (Field f : SHAPES.get(type).fields) {
+            types.add(f.getGenericType());
         }
-        return v;
+        return types;
+    }
+
+    /** Whether {@code c} is a clause too broad to declare anything ({@code throws Exception}). */
+    static boolean isBroad(Class<?> c) {
+        return BROAD.contains(c);
     }
 
     private static String[] frames(StackTraceElement[] stack, int max) {
@@ -142,32 +171,36 @@ public final class RemoteExceptions {
      * rebuilt here (not allowed, not declared by {@code declared}, not a Throwable, not
      * constructible): the caller then gets an {@link RpcException} as for any other failure.
      *
-     * @param allowed the caller's allow-list
-     * @param loader  the loader of the service interface, which loads the exception's class
+     * @param allowed    the caller's allow-list
+     * @param loader     the loader of the service interface, which loads the exception's class
+     * @param serializer the call's serializer, which reads the fields
+     * @param deadlineNanos as for {@link Serializer#readArguments}
      */
-    public static Throwable rebuild(Object value, Class<?>[] declared, Predicate<String> allowed, ClassLoader loader) {
-        if (!(value instanceof Object[] v) || v.length != PARTS || !(v[CLASS] instanceof String name)) {
+    public static Throwable rebuild(ExceptionValue v, Class<?>[] declared, Predicate<String> allowed,
+                                    ClassLoader loader, Serializer serializer, long deadlineNanos) {
+        if (v == null || v.className() == null) {
             return null;
         }
-        Class<?> c = allowedThrowable(name, allowed, loader);
+        Class<?> c = allowedThrowable(v.className(), allowed, loader);
         if (c == null || !isAssignableToAny(c, declared)) {
             return null;
         }
-        return instantiate(c, v, rebuildCause(v[CAUSE], allowed, loader, 1));
+        return instantiate(c, v, rebuildCause(v.cause(), allowed, loader, 1, serializer, deadlineNanos), serializer,
+                deadlineNanos);
     }
 
-    private static Throwable rebuildCause(Object value, Predicate<String> allowed, ClassLoader loader, int depth) {
-        if (!(value instanceof Object[] v) || v.length != PARTS || !(v[CLASS] instanceof String name)
-                || depth > MAX_CAUSES) {
+    private static Throwable rebuildCause(ExceptionValue v, Predicate<String> allowed, ClassLoader loader, int depth,
+                                          Serializer serializer, long deadlineNanos) {
+        if (v == null || v.className() == null || depth > MAX_CAUSES) {
             return null;
         }
-        Throwable cause = rebuildCause(v[CAUSE], allowed, loader, depth + 1);
-        Class<?> c = allowedThrowable(name, allowed, loader);
-        Throwable t = c == null ? null : instantiate(c, v, cause);
+        Throwable cause = rebuildCause(v.cause(), allowed, loader, depth + 1, serializer, deadlineNanos);
+        Class<?> c = allowedThrowable(v.className(), allowed, loader);
+        Throwable t = c == null ? null : instantiate(c, v, cause, serializer, deadlineNanos);
         if (t == null) {
-            String message = v[MESSAGE] instanceof String m ? cut(m) : null;
-            t = new RpcException("remote " + name + (message != null ? ": " + message : ""), name, message,
-                    stackText(v));
+            String message = cut(v.message());
+            t = new RpcException("remote " + v.className() + (message != null ? ": " + message : ""), v.className(),
+                    message, stackText(v));
             if (cause != null) {
                 t.initCause(cause);
             }
@@ -197,8 +230,9 @@ public final class RemoteExceptions {
         }
     }
 
-    private static Throwable instantiate(Class<?> c, Object[] v, Throwable cause) {
-        String message = v[MESSAGE] instanceof String m ? cut(m) : null;
+    private static Throwable instantiate(Class<?> c, ExceptionValue v, Throwable cause, Serializer serializer,
+                                         long deadlineNanos) {
+        String message = cut(v.message());
         Shape shape;
         Throwable t;
         try {
@@ -214,19 +248,58 @@ public final class RemoteExceptions {
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return null;
         }
-        if (v[FIELD_NAMES] instanceof String[] names && v[FIELD_VALUES] instanceof Object[] values
-                && names.length == values.length) {
-            for (int i = 0; i < Math.min(names.length, MAX_FIELDS); i++) {
-                for (Field f : shape.fields) {
-                    if (key(f).equals(names[i])) {
-                        set(t, f, values[i]);
-                        break;
+        setFields(t, shape, v, serializer, deadlineNanos);
+        t.setStackTrace(stack(v, MAX_FRAMES));
+        return t;
+    }
+
+    /**
+     * Sets {@code t}'s fields from the carried values, read with the declared types of its own
+     * fields (a name this copy of the class does not have is read as an {@code Object} and left
+     * out). What does not arrive is added to {@code t} as a suppressed exception naming the field
+     * and the serializer, and logged.
+     */
+    private static void setFields(Throwable t, Shape shape, ExceptionValue v, Serializer serializer,
+                                  long deadlineNanos) {
+        String[] names = v.fieldNames();
+        if (names == null || v.fieldValues() == null) {
+            return;
+        }
+        String problem = null;
+        if (names.length > MAX_FIELDS) {
+            problem = names.length + " fields came (at most " + MAX_FIELDS + " are read)";
+        } else {
+            Field[] fields = new Field[names.length];
+            Class<?>[] types = new Class<?>[names.length];
+            for (int i = 0; i < names.length; i++) {
+                fields[i] = shape.field(names[i]);
+                types[i] = fields[i] != null ? fields[i].getType() : Object.class;
+            }
+            Object[] values;
+            try {
+                values = serializer.readArguments(new ByteArrayInputStream(v.fieldValues()), types, deadlineNanos);
+            } catch (IOException | RuntimeException e) {
+                values = null;
+                problem = "its fields could not be read: " + e;
+            }
+            if (values != null) {
+                List<String> lost = new ArrayList<>();
+                for (int i = 0; i < fields.length && i < values.length; i++) {
+                    if (fields[i] != null && !set(t, fields[i], values[i])) {
+                        lost.add(fields[i].getName() + " (" + fields[i].getType().getTypeName() + ", came as "
+                                + (values[i] == null ? "null" : values[i].getClass().getName()) + ")");
                     }
+                }
+                if (!lost.isEmpty()) {
+                    problem = "fields not set: " + String.join(", ", lost);
                 }
             }
         }
-        t.setStackTrace(stack(v, MAX_FRAMES));
-        return t;
+        if (problem != null) {
+            String text = serializer.name() + " did not carry all of remote " + t.getClass().getName() + ": " + problem;
+            t.addSuppressed(new RpcException(RpcStatus.SERIALIZATION_ERROR, text));
+            lossLog.warn("{}", text);
+        }
     }
 
     /** An exception class's own fields (accessible, up to its first JDK superclass) and its maker. */
@@ -279,6 +352,16 @@ public final class RemoteExceptions {
             }
             return new Shape(fields.toArray(new Field[0]), maker, withCause);
         }
+
+        /** The field {@link #key} names, or {@code null}. */
+        Field field(String key) {
+            for (Field f : fields) {
+                if (key(f).equals(key)) {
+                    return f;
+                }
+            }
+            return null;
+        }
     }
 
     private static Constructor<?> publicConstructor(Class<?> c, Class<?>... types) {
@@ -290,8 +373,11 @@ public final class RemoteExceptions {
         }
     }
 
-    /** Sets a field from a carried value, widening what Hessian narrowed (it has no byte, short, float or char). */
-    private static void set(Object target, Field f, Object value) {
+    /**
+     * Sets a field from a carried value, widening what Hessian narrowed (it has no byte, short,
+     * float or char); returns whether it was set.
+     */
+    private static boolean set(Object target, Field f, Object value) {
         Class<?> type = Types.box(f.getType());
         Object v = value;
         if (v instanceof Number n && !type.isInstance(v)) {
@@ -310,18 +396,20 @@ public final class RemoteExceptions {
             v = s.charAt(0);
         }
         if (v == null ? f.getType().isPrimitive() : !type.isInstance(v)) {
-            return; // a field of another shape (another version of the class): left as constructed
+            return false; // left as constructed
         }
         try {
             f.set(target, v);
+            return true;
         } catch (RuntimeException | IllegalAccessException e) {
-            // a final field of a record or hidden class: it keeps its default
+            return false;
         }
     }
 
     /** The carried frames, at most {@code max} of them whatever the peer sent. */
-    private static StackTraceElement[] stack(Object[] v, int max) {
-        if (!(v[STACK] instanceof String[] s)) {
+    private static StackTraceElement[] stack(ExceptionValue v, int max) {
+        String[] s = v.stack();
+        if (s == null) {
             return new StackTraceElement[0];
         }
         StackTraceElement[] frames = new StackTraceElement[Math.min(s.length / 4, max)];
@@ -339,22 +427,22 @@ public final class RemoteExceptions {
     }
 
     /** The carried exception printed as {@link Throwable#printStackTrace()} would, for an RpcException's text. */
-    public static String stackText(Object value) {
-        if (!(value instanceof Object[] v) || v.length != PARTS) {
+    public static String stackText(ExceptionValue value) {
+        if (value == null) {
             return null;
         }
         StringBuilder b = new StringBuilder();
-        Object[] e = v;
+        ExceptionValue e = value;
         for (int depth = 0; e != null && depth <= MAX_CAUSES; depth++) {
-            b.append(depth == 0 ? "" : "Caused by: ").append(e[CLASS]);
-            if (e[MESSAGE] instanceof String m) {
-                b.append(": ").append(cut(m));
+            b.append(depth == 0 ? "" : "Caused by: ").append(e.className());
+            if (e.message() != null) {
+                b.append(": ").append(cut(e.message()));
             }
             b.append('\n');
             for (StackTraceElement f : stack(e, depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES)) {
                 b.append("\tat ").append(f).append('\n');
             }
-            e = e[CAUSE] instanceof Object[] next && next.length == PARTS ? next : null;
+            e = e.cause();
         }
         return b.toString();
     }
