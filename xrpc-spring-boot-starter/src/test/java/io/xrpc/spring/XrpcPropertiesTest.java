@@ -34,7 +34,8 @@ class XrpcPropertiesTest {
         assertThat(p.getClient().getOutlierDetection().getMaxEjection())
                 .isEqualTo(RpcClient.DEFAULT_OUTLIER_MAX_EJECTION);
         ZookeeperSettings zk = ZookeeperSettings.defaults();
-        assertThat(p.getRegistry().getEmptyListGrace()).isEqualTo(zk.emptyListGrace());
+        assertThat(p.getRegistry().getEmptyListGrace()).as("unset: the registry's own default").isNull();
+        assertThat(p.getRegistry().getEmbeddedPort()).as("unset: the system property, else 21810").isNull();
         assertThat(p.getRegistry().getSessionTimeout()).isEqualTo(zk.sessionTimeout());
         assertThat(p.getRegistry().getConnectTimeout()).isEqualTo(zk.connectTimeout());
         assertThat(p.getRegistry().getRootPath()).isEqualTo(zk.rootPath());

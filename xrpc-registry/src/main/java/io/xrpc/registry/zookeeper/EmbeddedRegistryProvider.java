@@ -3,13 +3,23 @@ package io.xrpc.registry.zookeeper;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.RegistryProvider;
+import java.time.Duration;
+import java.util.List;
 
 /**
- * {@code embedded}: a ZooKeeper inside the first JVM on this machine that asks for one, on a fixed
- * local port that later JVMs connect to ({@link EmbeddedZooKeeper}). For development and demos on
+ * {@code embedded[?port=N&...]}: a ZooKeeper inside the first JVM on this machine that asks for
+ * one, on a fixed local port that later JVMs connect to, and that one of them serves in turn when
+ * that JVM stops ({@link EmbeddedZooKeeper}). The port is {@code port}, else the system property
+ * {@value EmbeddedZooKeeper#PORT_PROPERTY}, else {@value EmbeddedZooKeeper#DEFAULT_PORT}; the other
+ * parameters are {@link ZookeeperSettings}', with an empty-list grace of 3 s unless given (a
+ * takeover empties the registry until each JVM has registered again). For development and demos on
  * one machine; point anything else at a real ZooKeeper.
  */
 public final class EmbeddedRegistryProvider implements RegistryProvider {
+    /** The parameter naming the port embedded registries meet on. */
+    public static final String PORT = "port";
+    static final Duration EMPTY_LIST_GRACE = Duration.ofSeconds(3);
+
     @Override
     public String name() {
         return "embedded";
@@ -17,14 +27,34 @@ public final class EmbeddedRegistryProvider implements RegistryProvider {
 
     @Override
     public Registry create(RegistryConfig config) {
-        ZookeeperSettings settings = ZookeeperSettings.of(config); // checked before a server starts
-        String connectString = EmbeddedZooKeeper.acquire();
+        ZookeeperSettings settings = ZookeeperSettings.of(config, List.of(PORT)); // checked before a server starts
+        if (config.parameter(ZookeeperSettings.EMPTY_LIST_GRACE) == null) {
+            settings = settings.withEmptyListGrace(EMPTY_LIST_GRACE);
+        }
+        int port = port(config);
+        String connectString = EmbeddedZooKeeper.acquire(port);
         try {
             return new ZookeeperRegistry(settings, connectString, config.username(), config.password(),
-                    EmbeddedZooKeeper::release);
+                    () -> EmbeddedZooKeeper.release(port));
         } catch (RuntimeException e) {
-            EmbeddedZooKeeper.release();
+            EmbeddedZooKeeper.release(port);
             throw e;
         }
+    }
+
+    private static int port(RegistryConfig config) {
+        String value = config.parameter(PORT);
+        if (value == null) {
+            return EmbeddedZooKeeper.defaultPort();
+        }
+        try {
+            int port = Integer.parseInt(value.trim());
+            if (port >= 1 && port <= 65535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // named below
+        }
+        throw new IllegalArgumentException("registry " + config + ": port '" + value + "' (expected: 1-65535)");
     }
 }

@@ -70,6 +70,8 @@ public final class ZookeeperRegistry implements Registry {
      * ZooKeeper handle, which would consume a pending background error or reset the connection.
      */
     private volatile long sessionId;
+    /** The last session connected, kept across its loss, to tell a new session from the old one. */
+    private volatile long lastSession;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closed;
     /** Sessions this registry has had: their leftover nodes are ours to replace. */
@@ -153,10 +155,21 @@ public final class ZookeeperRegistry implements Registry {
                 sessionId = currentSessionId();
             } else if (state == ConnectionState.LOST) {
                 sessionId = 0; // expired, or soon: the next connection reports the session it gets
+                closedPaths.clear(); // perhaps another server, or its data gone: check the paths again
             }
             if (state == ConnectionState.RECONNECTED) {
                 // A new session (after expiry) has none of our ephemeral nodes; an old one may.
                 worker.execute(this::ensureAll);
+                long session = sessionId;
+                if (session != 0 && lastSession != 0 && session != lastSession) {
+                    // Perhaps a server that never saw the old session (an embedded ZooKeeper taken
+                    // over): its nodes' version counters start again, and a cache that compares
+                    // them would miss what changed. Read every subscription anew.
+                    worker.execute(() -> subscriptions.forEach(Sub::reread));
+                }
+            }
+            if (state.isConnected() && sessionId != 0) {
+                lastSession = sessionId;
             }
             if (state == ConnectionState.LOST || state == ConnectionState.SUSPENDED) {
                 log.warn("ZooKeeper {} {}: consumers keep their last known providers", connectString, state);
@@ -546,7 +559,9 @@ public final class ZookeeperRegistry implements Registry {
         private final ServiceKey key;
         private final String path;
         private final Listener listener;
-        private final CuratorCache cache;
+        private volatile CuratorCache cache;
+        /** A cache reading the node anew, which replaces {@link #cache} once read whole; guarded by this. */
+        private CuratorCache pending;
         private volatile List<ServiceInstance> instances = List.of();
         private java.util.concurrent.ScheduledFuture<?> pendingEmpty;
         private volatile boolean closedSub; // written under this, as pendingEmpty
@@ -556,19 +571,64 @@ public final class ZookeeperRegistry implements Registry {
             this.key = key;
             this.path = NodeCodec.providersPath(root, key);
             this.listener = listener;
-            this.cache = CuratorCache.build(client, path);
-            cache.listenable().addListener(CuratorCacheListener.builder()
-                    .forAll((type, oldData, data) -> refresh())
+            this.cache = newCache();
+        }
+
+        /** A cache of the providers node whose events count once it is the current one and read whole. */
+        private CuratorCache newCache() {
+            CuratorCache c = CuratorCache.build(client, path);
+            java.util.concurrent.atomic.AtomicBoolean whole = new java.util.concurrent.atomic.AtomicBoolean();
+            c.listenable().addListener(CuratorCacheListener.builder()
+                    .forAll((type, oldData, data) -> {
+                        if (whole.get() && cache == c) {
+                            refresh();
+                        }
+                    })
                     .afterInitialized()
                     .forInitialized(() -> {
-                        refresh();
-                        initialized.countDown();
+                        whole.set(true);
+                        CuratorCache replaced = null;
+                        synchronized (this) {
+                            if (pending == c) {
+                                replaced = cache;
+                                cache = c;
+                                pending = null;
+                            }
+                        }
+                        if (replaced != null) {
+                            replaced.close();
+                        }
+                        if (cache == c) {
+                            refresh();
+                            initialized.countDown();
+                        }
                     })
                     .build());
+            return c;
         }
 
         void start() {
             cache.start();
+        }
+
+        /**
+         * Reads the providers node anew into a new cache, which replaces the old one once read
+         * whole; until then the last list stands (and an empty one waits out the grace).
+         */
+        void reread() {
+            CuratorCache next;
+            synchronized (this) {
+                if (closedSub) {
+                    return;
+                }
+                if (pending != null) {
+                    pending.close();
+                }
+                next = newCache();
+                pending = next;
+                checkedCzxid = -1; // a new node, perhaps, whose ACL is checked again
+            }
+            next.start();
         }
 
         private void refresh() {
@@ -696,9 +756,13 @@ public final class ZookeeperRegistry implements Registry {
         @Override
         public void close() {
             subscriptions.remove(this);
-            cache.close();
             synchronized (this) {
                 closedSub = true;
+                if (pending != null) {
+                    pending.close();
+                    pending = null;
+                }
+                cache.close();
                 if (pendingEmpty != null) {
                     pendingEmpty.cancel(false);
                     pendingEmpty = null;

@@ -72,14 +72,21 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
 
     /** The settings {@code config}'s parameters give, the defaults for the rest. */
     public static ZookeeperSettings of(RegistryConfig config) {
+        return of(config, List.of());
+    }
+
+    /** As {@link #of(RegistryConfig)}, where {@code alsoKnown} are parameters of the caller's own. */
+    static ZookeeperSettings of(RegistryConfig config, List<String> alsoKnown) {
         Map<String, String> p = config.parameters();
         Map<String, String> client = new java.util.LinkedHashMap<>();
         for (String name : p.keySet()) {
             if (name.startsWith(CLIENT_PROPERTY_PREFIX) && name.length() > CLIENT_PROPERTY_PREFIX.length()) {
                 client.put(name, p.get(name));
-            } else if (!NAMES.contains(name)) {
+            } else if (!NAMES.contains(name) && !alsoKnown.contains(name)) {
+                List<String> known = new java.util.ArrayList<>(NAMES);
+                known.addAll(alsoKnown);
                 throw new IllegalArgumentException("registry " + config + ": unknown parameter '" + name
-                        + "' (expected one of " + NAMES + ")");
+                        + "' (expected one of " + known + ")");
             }
         }
         ZookeeperSettings d = DEFAULTS;
@@ -97,6 +104,11 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
 
     public ZookeeperSettings withConnectTimeout(Duration d) {
         return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, acl,
+                clientProperties);
+    }
+
+    public ZookeeperSettings withEmptyListGrace(Duration d) {
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d, acl,
                 clientProperties);
     }
 

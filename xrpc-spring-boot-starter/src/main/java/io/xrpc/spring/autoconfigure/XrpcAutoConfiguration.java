@@ -59,8 +59,13 @@ public class XrpcAutoConfiguration {
             typed.put(ZookeeperSettings.SESSION_TIMEOUT, r.getSessionTimeout().toString());
             typed.put(ZookeeperSettings.CONNECT_TIMEOUT, r.getConnectTimeout().toString());
             typed.put(ZookeeperSettings.ROOT_PATH, r.getRootPath());
-            typed.put(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+            if (r.getEmptyListGrace() != null) {
+                typed.put(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+            }
             typed.put(ZookeeperSettings.ACL, r.getAcl());
+            if (fromAddress.scheme().equals("embedded") && r.getEmbeddedPort() != null) {
+                typed.put(io.xrpc.registry.zookeeper.EmbeddedRegistryProvider.PORT, r.getEmbeddedPort().toString());
+            }
             typed.forEach((name, value) -> {
                 if (fromAddress.parameter(name) == null) {
                     b.parameter(name, value);

@@ -110,8 +110,26 @@ public class XrpcProperties implements InitializingBean {
         /** Root node of every XRpc path (ZooKeeper). */
         private String rootPath = "/xrpc";
 
-        /** How long a consumer keeps its last providers when the registry suddenly lists none (ZooKeeper). */
-        private Duration emptyListGrace = Duration.ofSeconds(1);
+        /**
+         * How long a consumer keeps its last providers when the registry suddenly lists none
+         * (ZooKeeper). Unset: 1s, and 3s with embedded, whose takeover empties the registry until
+         * every JVM has registered again.
+         */
+        private Duration emptyListGrace;
+
+        /**
+         * Port of 127.0.0.1 that embedded registries meet on (embedded only). Unset: the system
+         * property xrpc.embedded.port, else 21810.
+         */
+        private Integer embeddedPort;
+
+        public Integer getEmbeddedPort() {
+            return embeddedPort;
+        }
+
+        public void setEmbeddedPort(Integer embeddedPort) {
+            this.embeddedPort = embeddedPort;
+        }
 
         public Duration getEmptyListGrace() {
             return emptyListGrace;
@@ -677,7 +695,13 @@ public class XrpcProperties implements InitializingBean {
             throw new InvalidConfigurationPropertyValueException("xrpc.client.outlier-detection.max-ejection",
                     client.outlierDetection.maxEjection, "expected >= xrpc.client.outlier-detection.base-ejection");
         }
-        notNegative("xrpc.registry.empty-list-grace", registry.emptyListGrace);
+        if (registry.emptyListGrace != null) {
+            notNegative("xrpc.registry.empty-list-grace", registry.emptyListGrace);
+        }
+        if (registry.embeddedPort != null && (registry.embeddedPort < 1 || registry.embeddedPort > 65535)) {
+            throw new InvalidConfigurationPropertyValueException("xrpc.registry.embedded-port", registry.embeddedPort,
+                    "expected 1 to 65535");
+        }
         if (compressThreshold.toBytes() < 0 || compressThreshold.toBytes() > Integer.MAX_VALUE) {
             throw new InvalidConfigurationPropertyValueException("xrpc.compress-threshold", compressThreshold,
                     "expected 0 to 2GB");
