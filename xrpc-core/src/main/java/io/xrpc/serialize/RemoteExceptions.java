@@ -52,6 +52,8 @@ public final class RemoteExceptions {
     static final int MAX_MESSAGE = 2048;
     /** Most fields carried for one exception. */
     static final int MAX_FIELDS = 32;
+    /** Most bytes of one exception's field values: what is left of a 16 KiB error answer, roughly. */
+    static final int MAX_FIELD_BYTES = 12 * 1024;
 
     /** Too broad to declare anything. */
     private static final List<Class<?>> BROAD = List.of(Throwable.class, Exception.class, RuntimeException.class,
@@ -105,12 +107,31 @@ public final class RemoteExceptions {
             }
             if (!names.isEmpty()) {
                 fieldNames = names.toArray(new String[0]);
-                ByteArrayOutputStream out = new ByteArrayOutputStream(64 * fieldNames.length);
+                ByteArrayOutputStream out = new ByteArrayOutputStream(64 * fieldNames.length) {
+                    @Override
+                    public void write(byte[] b, int off, int len) {
+                        room(len);
+                        super.write(b, off, len);
+                    }
+
+                    @Override
+                    public void write(int b) {
+                        room(1);
+                        super.write(b);
+                    }
+
+                    private void room(int len) {
+                        if (count + len > MAX_FIELD_BYTES) {
+                            throw new IllegalStateException("they take more than the " + MAX_FIELD_BYTES
+                                    + " bytes an error answer can carry");
+                        }
+                    }
+                };
                 try {
                     serializer.writeArguments(values.toArray(), out);
                 } catch (IOException | RuntimeException e) {
                     throw new SerializationException(serializer.name() + " cannot write the fields "
-                            + names + " of " + t.getClass().getName() + ": " + e, e);
+                            + names + " of " + t.getClass().getName() + ": " + e.getMessage(), e);
                 }
                 fieldValues = out.toByteArray();
             }

@@ -151,15 +151,16 @@ final class CallPolicy {
         boolean full = dispatcher.errorDetails == ErrorDetails.FULL;
         Class<?>[] declared = method.descriptor().exceptionTypes();
         ExceptionValue carried = null;
+        String notCarried = null;
         if (declared.length > 0 && RemoteExceptions.isDeclared(cause, declared)) {
             try {
                 carried = RemoteExceptions.describe(cause, declared, full, ex.serializer());
             } catch (SerializationException e) {
-                // The caller gets the text answer instead of its declared exception; say why here.
-                errorLog.warn("{} threw {}, which it declares, but its caller at {} gets it as text only: {}",
-                        method.descriptor(), className, ex.peer(), e.getMessage());
-            } catch (RuntimeException | StackOverflowError e) {
-                // its getMessage() or getStackTrace() threw: the text answer says what it could
+                // The caller gets the text answer instead of its declared exception: it says why.
+                notCarried = "(the declared exception was not carried as itself: " + e.getMessage() + ")\n";
+            } catch (RuntimeException | StackOverflowError | LinkageError e) {
+                // its getMessage() or getStackTrace() threw, or its class cannot be inspected
+                // here: the text answer says what it could
             }
         }
         String text;
@@ -174,6 +175,9 @@ final class CallPolicy {
                 text = null; // part of the method's contract: its frames travel in the carried form
             } else {
                 text = logUnderReference(ex, cause);
+            }
+            if (notCarried != null) {
+                text = notCarried + (text == null ? "" : text);
             }
         } catch (RuntimeException e) {
             message = "(its getMessage() threw " + e.getClass().getName() + ")";

@@ -213,6 +213,23 @@ class DeclaredExceptionTest {
                 .hasMessage("only 3 of pear left");
     }
 
+    /**
+     * A declared exception whose fields do not fit an error answer arrives as an RpcException
+     * whose text says why, rather than without a word.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"kryo", "jackson"})
+    void aDeclaredExceptionTooLargeToCarrySaysSo(String serializer) {
+        Inventory inventory = client.proxy(Inventory.class, ReferenceOptions.builder().address(guarded.endpoint())
+                .serializer(serializer).retries(0).build());
+        String sku = "x".repeat(13_000); // the sku field, over 12 KiB; its message still fits the 16 KiB answer
+        assertThatThrownBy(() -> inventory.reserve(sku, 5)).isInstanceOfSatisfying(RpcException.class, e -> {
+            assertThat(e.remoteClassName()).isEqualTo(OutOfStockException.class.getName());
+            assertThat(e.remoteStackTrace()).startsWith("(the declared exception was not carried as itself: "
+                    + serializer + " cannot write the fields").contains("bytes an error answer can carry");
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"kryo", "hessian", "protostuff", "jackson", "jackson-plain"})
     void throwsExceptionIsTooBroadToCarryFields(String serializer) {

@@ -34,6 +34,8 @@ class EmbeddedRegistryStarterTest {
             assertThat(LoggerFactory.getLogger("org.apache.zookeeper.server.ZooKeeperServer").isInfoEnabled()).isFalse();
             assertThat(LoggerFactory.getLogger("org.apache.curator.framework.imps.CuratorFrameworkImpl")
                     .isInfoEnabled()).isFalse();
+            assertThat(LoggerFactory.getLogger("org.apache.zookeeper.ClientCnxn").isWarnEnabled())
+                    .as("embedded: no warning per reconnection attempt").isFalse();
             assertThat(LoggerFactory.getLogger("io.xrpc").isInfoEnabled()).as("XRpc's own lines stay").isTrue();
         }
         assertThat(EmbeddedZooKeeper.serves(port)).as("stopped with the application").isFalse();
@@ -45,6 +47,8 @@ class EmbeddedRegistryStarterTest {
         try (ConfigurableApplicationContext app = start("xrpc.registry.embedded-port=" + port,
                 "logging.level.org.apache.zookeeper=info")) {
             assertThat(LoggerFactory.getLogger("org.apache.zookeeper.server.ZooKeeperServer").isInfoEnabled()).isTrue();
+            assertThat(LoggerFactory.getLogger("org.apache.zookeeper.ClientCnxn").isInfoEnabled())
+                    .as("no default under a logger the application set").isTrue();
             assertThat(LoggerFactory.getLogger("org.apache.curator.framework.imps.CuratorFrameworkImpl")
                     .isInfoEnabled()).as("the other defaults stand").isFalse();
         }

@@ -150,6 +150,7 @@ public final class RpcCodec {
     public static ByteBuf encodeApplicationError(ByteBufAllocator alloc, long requestId, Serializer serializer,
                                                  byte compressorId, String className, String message,
                                                  String stackTrace, int maxBodyLength, ExceptionValue carried) {
+        String notCarried = null;
         if (carried != null) {
             ByteBuf buf = encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR,
                     className, message, truncate(stackTrace, CARRIED_TEXT_STACK), maxBodyLength);
@@ -160,13 +161,18 @@ public final class RpcCodec {
                     buf.setInt(OFFSET_BODY_LENGTH, body);
                     return buf;
                 }
+                notCarried = "it takes " + body + " bytes, more than the " + Math.min(maxBodyLength, MAX_ERROR_BODY)
+                        + " an error answer may";
             } catch (IOException | RuntimeException | Error e) {
-                // not carried: the text answer below says what was thrown
+                notCarried = serializer.name() + " could not write it: " + e;
             }
             buf.release();
         }
+        // Not carried: the text answer says what was thrown, and why it is not the exception itself.
+        String text = notCarried == null ? stackTrace : "(the declared exception was not carried as itself: "
+                + notCarried + ")\n" + (stackTrace == null ? "" : stackTrace);
         return encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR, className,
-                message, stackTrace, maxBodyLength);
+                message, text, maxBodyLength);
     }
 
     private static final String TRUNCATED = "... (truncated)";

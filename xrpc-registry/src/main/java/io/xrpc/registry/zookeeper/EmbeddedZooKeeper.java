@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * Every registry's client then finds its session unknown, starts a new one, registers its providers
  * again and reads its subscriptions anew (the new server starts its transaction ids above the old
  * one's, so that clients are not refused for having seen a later state). Calls between the
- * remaining JVMs stop for the few seconds that takes. Any local process that binds the port first
+ * remaining JVMs go on over their open connections; for the few seconds that takes, a provider
+ * that starts or stops is not seen. Any local process that binds the port first
  * is taken for the registry, and unrelated projects on one machine share it: this is for a
  * laptop, not for anything else.
  */
@@ -163,6 +164,15 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** Serves the port if its server went away; quiet while it is taken. */
     private static synchronized void takeOverIfFree(int port, Slot slot) {
+        try {
+            tryTakeOver(port, slot);
+        } catch (Throwable t) {
+            // A scheduled task that throws is never run again: keep watching.
+            log.warn("Embedded ZooKeeper: checking whether 127.0.0.1:{} came free failed; trying again", port, t);
+        }
+    }
+
+    private static void tryTakeOver(int port, Slot slot) {
         if (slot.users == 0 || slot.server != null || slots.get(port) != slot || !isFree(port)) {
             return;
         }

@@ -607,7 +607,11 @@ public final class ZookeeperRegistry implements Registry {
             return c;
         }
 
-        void start() {
+        /** Whether {@link #start()} ran: a reread before it would race the first cache's start. */
+        private boolean started; // guarded by this
+
+        synchronized void start() {
+            started = true;
             cache.start();
         }
 
@@ -616,19 +620,17 @@ public final class ZookeeperRegistry implements Registry {
          * whole; until then the last list stands (and an empty one waits out the grace).
          */
         void reread() {
-            CuratorCache next;
             synchronized (this) {
-                if (closedSub) {
-                    return;
+                if (closedSub || !started) {
+                    return; // a subscription starting now reads the server as it is
                 }
                 if (pending != null) {
                     pending.close();
                 }
-                next = newCache();
-                pending = next;
-                checkedCzxid = -1; // a new node, perhaps, whose ACL is checked again
+                // A new node, perhaps: trusted() checks its ACL again when its czxid differs.
+                pending = newCache();
+                pending.start(); // reads in the background; under the lock, so close() cannot miss it
             }
-            next.start();
         }
 
         private void refresh() {
