@@ -35,7 +35,7 @@ public final class SizeTable {
         StringBuilder sb = new StringBuilder("| serializer | compressor | api | response | user | page of 15 |\n"
                 + "|---|---|---|---:|---:|---:|\n");
         CompressorRegistry compressors = CompressorRegistry.load();
-        for (String s : List.of("kryo", "hessian", "protostuff")) {
+        for (String s : List.of("kryo", "hessian", "protostuff", "fory")) {
             for (String c : List.of("none", "gzip")) {
                 for (String api : List.of("xrpc", "raw")) {
                     sb.append("| ").append(s).append(" | ").append(c).append(" | ").append(api);

@@ -66,6 +66,8 @@ public final class ClassAllowList {
     /** Allowed classes known as classes (walked, or given to {@link #allowClass}), not only by name. */
     private final Set<Class<?>> known = ConcurrentHashMap.newKeySet();
     private volatile String[] prefixes = new String[0];
+    /** Changes with every name, class or package allowed: see {@link #generation()}. */
+    private volatile int generation;
 
     private ClassAllowList() {
     }
@@ -117,12 +119,14 @@ public final class ClassAllowList {
         }
         names.add(c.getName());
         known.add(c);
+        generation++;
         return this;
     }
 
     /** Allows one class by name, such as {@code com.acme.Order} or {@code com.acme.Outer$Inner}. */
     public synchronized ClassAllowList allowClassName(String className) {
         names.add(Objects.requireNonNull(className, "className"));
+        generation++;
         // Known as a class too when this thread's loader has it, for serializers that prepare
         // per class (protostuff's records); one it cannot find is allowed by name all the same.
         try {
@@ -148,6 +152,7 @@ public final class ClassAllowList {
             String[] next = Arrays.copyOf(prefixes, prefixes.length + 1);
             next[prefixes.length] = p;
             prefixes = next;
+            generation++;
         }
         return this;
     }
@@ -191,11 +196,13 @@ public final class ClassAllowList {
             // classes in signatures are value types we allow.
             if (!c.isInterface() && !Modifier.isAbstract(c.getModifiers())) {
                 names.add(name);
+                generation++;
             }
             return;
         }
         names.add(name);
         known.add(c);
+        generation++;
         if (c.isEnum()) {
             // A constant with a body is a class of its own, which kryo names on the wire.
             for (Object constant : c.getEnumConstants()) {
@@ -205,12 +212,12 @@ public final class ClassAllowList {
     }
 
     /**
-     * A number that changes whenever {@link #knownClasses()} grows, so that a serializer which
-     * prepares something per class (protostuff's record schemas) can tell cheaply that it must
-     * look again.
+     * A number that changes whenever the list grows (a class, a name or a package), so that a
+     * serializer which prepares something from the list (protostuff's record schemas, fory's
+     * refusals of JDK classes) can tell cheaply that it must look again.
      */
     public int generation() {
-        return known.size(); // it only grows
+        return generation;
     }
 
     /**

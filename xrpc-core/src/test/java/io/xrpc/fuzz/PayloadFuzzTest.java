@@ -18,6 +18,7 @@ import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.hessian.HessianSerializer;
 import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.fory.ForySerializer;
 import io.xrpc.serialize.protostuff.ProtostuffSerializer;
 import io.xrpc.testing.Allocations;
 import io.xrpc.testing.Dtos;
@@ -50,6 +51,7 @@ class PayloadFuzzTest {
     private static final Serializer KRYO = new KryoSerializer(ALLOW, LIMITS);
     private static final Serializer HESSIAN = new HessianSerializer(ALLOW, LIMITS);
     private static final Serializer PROTOSTUFF = new ProtostuffSerializer(ALLOW, LIMITS);
+    private static final Serializer FORY = new ForySerializer(ALLOW, LIMITS);
     private static final Class<?>[] PARAMETERS = {String.class, int.class, Dtos.Person.class, Object.class};
 
     /** The types a fuzzed payload may build, besides the JDK defaults. */
@@ -125,6 +127,16 @@ class PayloadFuzzTest {
     private static final CompressorRegistry COMPRESSORS = CompressorRegistry.load();
 
     /** The frame decoder on any byte stream, then every frame's body through decompression and the head reader. */
+    @FuzzTest(maxDuration = FUZZ_FOR)
+    void foryArguments(byte[] data) {
+        arguments(FORY, data);
+    }
+
+    @FuzzTest(maxDuration = FUZZ_FOR)
+    void foryResult(byte[] data) {
+        result(FORY, data);
+    }
+
     @FuzzTest(maxDuration = FUZZ_FOR)
     void frames(byte[] data) {
         if (!framesWarm) {

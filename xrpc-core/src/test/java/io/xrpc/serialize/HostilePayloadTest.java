@@ -7,6 +7,7 @@ import com.alibaba.com.caucho.hessian.io.Hessian2Output;
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import com.esotericsoftware.kryo.io.Output;
 import io.xrpc.serialize.hessian.HessianSerializer;
+import io.xrpc.serialize.fory.ForySerializer;
 import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.serialize.protostuff.ProtostuffSerializer;
 import io.xrpc.testing.Allocations;
@@ -49,6 +50,7 @@ class HostilePayloadTest {
     private static final KryoSerializer KRYO = new KryoSerializer(allow(), ReadLimits.defaults());
     private static final HessianSerializer HESSIAN = new HessianSerializer(allow(), ReadLimits.defaults());
     private static final ProtostuffSerializer PROTOSTUFF = new ProtostuffSerializer(allow(), ReadLimits.defaults());
+    private static final ForySerializer FORY = new ForySerializer(allow(), ReadLimits.defaults());
 
     public static class Holder {
         public Item item;
@@ -372,7 +374,7 @@ class HostilePayloadTest {
             colliding.add(BitSet.valueOf(new long[] {1234 ^ h})); // BitSet.hashCode folds 1234 ^ word
         }
         assertThat(colliding.stream().map(BitSet::hashCode).distinct()).hasSize(1);
-        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] payload = write(s, colliding);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
             assertThatThrownBy(() -> s.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},
@@ -380,6 +382,13 @@ class HostilePayloadTest {
                     .isInstanceOf(ReadDeadlineException.class)
                     .hasMessageContaining("deadline passed")
                     .satisfies(e -> { // stopped while the set was filled, not after
+                        if (s == FORY) { // fory is fed by the KiB, the clock read before each
+                            java.util.regex.Matcher b = java.util.regex.Pattern.compile("\\((\\d+) bytes so far\\)")
+                                    .matcher(e.getMessage());
+                            assertThat(b.find()).as(e.getMessage()).isTrue();
+                            assertThat(Long.parseLong(b.group(1))).isLessThan(payload.length);
+                            return;
+                        }
                         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+) objects so far\\)")
                                 .matcher(e.getMessage());
                         assertThat(m.find()).as(e.getMessage()).isTrue();
@@ -512,6 +521,81 @@ class HostilePayloadTest {
         refused(PROTOSTUFF, lists.bytes(), SerializationException.class, "truncated");
     }
 
+    // ---- Fory ----
+
+    /** Unsigned LEB128, as Fory writes sizes and lengths. */
+    private static byte[] varUint(long v) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        while ((v & ~0x7FL) != 0) {
+            b.write((int) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        b.write((int) v);
+        return b.toByteArray();
+    }
+
+    /**
+     * The payload that ended Fory 0.13.2 in {@code OutOfMemoryError} (docs/BENCHMARKS.md): a
+     * one-element {@code ArrayList<Integer>} with its count replaced by 2^31-16 (11 bytes then),
+     * and by 2^27 (537 MB allocated before failing). XRpc's wire form of it puts the count
+     * elsewhere, so every byte of the payload is replaced by each claim in turn (and by a string
+     * and an array of the same claims): every read is refused or reads, and none allocates more
+     * than a few MiB.
+     */
+    @Test
+    void theCountBombThatBrokeFory0132IsRefusedWhereverTheCountSits() throws IOException {
+        List<byte[]> valid = List.of(write(FORY, new ArrayList<>(List.of(1))), write(FORY, "x"),
+                write(FORY, (Object) new int[] {1}), write(FORY, new HashMap<>(Map.of(1, 1))),
+                write(FORY, (Object) new byte[] {1}));
+        int refusals = 0;
+        for (byte[] v : valid) {
+            for (long claim : new long[] {(1L << 31) - 16, 1L << 27}) {
+                for (int at = 0; at < v.length; at++) {
+                    byte[] bomb = concat(Arrays.copyOf(v, at), varUint(claim), Arrays.copyOfRange(v, at + 1, v.length));
+                    Allocations.measure(() -> read(FORY, bomb, Object.class)); // warm-up, unmeasured
+                    Allocations.Measured m = Allocations.measure(() -> read(FORY, bomb, Object.class));
+                    Throwable t = m.thrown();
+                    assertThat(t == null || t instanceof SerializationException || t instanceof PayloadLimitException
+                            || t instanceof ClassNotAllowedException).as("%s at byte %d of %d: %s", claim, at, v.length, t)
+                            .isTrue();
+                    assertThat(m.bytes()).as("bytes allocated reading a claim of %d at byte %d", claim, at)
+                            .isLessThan(ALLOCATION_BOUND);
+                    if (t instanceof PayloadLimitException && t.getMessage().contains("left in the message")) {
+                        refusals++;
+                    }
+                }
+            }
+        }
+        assertThat(refusals).as("claims refused by XRpc's length check before Fory allocated").isPositive();
+    }
+
+    /** A class outside the list is refused by name, whether Fory names it or reads it by number. */
+    @Test
+    void foryRefusesClassesOutsideTheListByNameAndByNumber() throws IOException {
+        Order order = new Order();
+        order.attrs = new HashMap<>(Map.of("k", "v"));
+        ForySerializer permissive = new ForySerializer(allow().allowClass(Order.class)
+                .allowClass(java.util.concurrent.atomic.AtomicReference.class)
+                .allowClass(java.util.concurrent.CopyOnWriteArrayList.class), ReadLimits.defaults());
+        refused(FORY, write(permissive, order), ClassNotAllowedException.class, Order.class.getName());
+        // Registered inside Fory, written as a number, never shown to its type checker.
+        refused(FORY, write(permissive, new java.util.concurrent.atomic.AtomicReference<>("x")),
+                ClassNotAllowedException.class, "java.util.concurrent.atomic.AtomicReference");
+        refused(FORY, write(permissive, new java.util.concurrent.CopyOnWriteArrayList<>(List.of("x"))),
+                ClassNotAllowedException.class, "java.util.concurrent.CopyOnWriteArrayList");
+        // A class Fory carries through writeReplace travels as Fory's own stand-in, which is refused.
+        refused(FORY, write(new ForySerializer(allow().allowPackage("java.net").allowPackage("org.apache.fory"),
+                ReadLimits.defaults()), new java.net.URL("http://127.0.0.1/")), ClassNotAllowedException.class,
+                "ReplaceStub");
+        // Allowed later, carried then: each thread's Fory is built again when the list grows.
+        ClassAllowList growing = allow();
+        ForySerializer later = new ForySerializer(growing, ReadLimits.defaults());
+        byte[] atomic = write(permissive, new java.util.concurrent.atomic.AtomicReference<>("x"));
+        assertThatThrownBy(() -> read(later, atomic, Object.class)).isInstanceOf(ClassNotAllowedException.class);
+        growing.allowClass(java.util.concurrent.atomic.AtomicReference.class);
+        assertThat(read(later, atomic, Object.class)[0]).asString().isEqualTo("x");
+    }
+
     // ---- every serializer ----
 
     @Test
@@ -523,7 +607,7 @@ class HostilePayloadTest {
             cur.add(next);
             cur = next;
         }
-        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] payload = write(s, deep);
             assertThatThrownBy(() -> read(s, payload, Object.class)).as(s.name())
                     .isInstanceOf(PayloadLimitException.class).hasMessageContaining("nest deeper than 128 levels");
@@ -538,7 +622,7 @@ class HostilePayloadTest {
             many.add(i);
         }
         for (Serializer s : List.of(new KryoSerializer(allow(), small), new HessianSerializer(allow(), small),
-                new ProtostuffSerializer(allow(), small))) {
+                new ProtostuffSerializer(allow(), small), new ForySerializer(allow(), small))) {
             byte[] payload = write(s, many);
             assertThatThrownBy(() -> read(s, payload, Object.class)).as(s.name())
                     .isInstanceOf(PayloadLimitException.class).hasMessageContaining("more than 1000 objects");
@@ -549,7 +633,7 @@ class HostilePayloadTest {
 
     @Test
     void bytesLeftOverAfterTheDeclaredArgumentsAreRefusedInEverySerializer() throws IOException {
-        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] two = write(s, "first", "smuggled");
             assertThatThrownBy(() -> read(s, two, String.class)).as(s.name())
                     .isInstanceOf(SerializationException.class);
@@ -566,7 +650,7 @@ class HostilePayloadTest {
         for (int i = 0; i < 10_000; i++) {
             many.add(i);
         }
-        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF)) {
+        for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] payload = write(s, many);
             long passed = System.nanoTime() - 1;
             assertThatThrownBy(() -> s.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},

@@ -154,7 +154,7 @@ class LifecycleTest {
         assertThatThrownBy(() -> RpcClient.builder().serializer("json").build())
                 .isInstanceOf(IllegalArgumentException.class)
                 // slow-reader is a test serializer of this module's (DeadlineWaitingSerializerProvider).
-                .hasMessage("serializer: json (expected one of [hessian, jackson, jackson-plain, kryo, protostuff, slow-reader], found with"
+                .hasMessage("serializer: json (expected one of [fory, hessian, jackson, jackson-plain, kryo, protostuff, slow-reader], found with"
                         + " ServiceLoader)");
         try (RpcClient client = RpcClient.builder().build()) {
             assertThatThrownBy(() -> client.proxy(GateService.class, ReferenceOptions.builder().compressor("zstd").build()))

@@ -13,7 +13,7 @@ public final class Codecs {
     }
 
     public static Stream<Arguments> serializersAndCompressors() {
-        return Stream.of("kryo", "hessian", "protostuff")
+        return Stream.of("kryo", "hessian", "protostuff", "fory")
                 .flatMap(s -> Stream.of(Arguments.of(s, "none"), Arguments.of(s, "gzip")));
     }
 

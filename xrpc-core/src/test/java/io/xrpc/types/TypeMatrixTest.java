@@ -83,6 +83,9 @@ class TypeMatrixTest {
                             + " which would cost every message a lookup per object",
                     CYCLE, "refused before sending, naming the likely cycle: no reference tracking, as above"),
             "hessian", Map.of(),
+            "fory", Map.of(
+                    SHARED, "arrives as two equal copies: XRpc runs fory without reference tracking, as kryo",
+                    CYCLE, "refused before sending: no reference tracking, as above"),
             "jackson", Map.of( // the test tree's custom serializer (JacksonSerializerProvider)
                     SHARED, "arrives as two equal copies: Jackson writes a tree, not a graph",
                     CYCLE, "refused before sending: Jackson names the self-reference",

@@ -204,7 +204,7 @@ class StarterTest {
                     .as("the request and its answer written by it").isGreaterThanOrEqualTo(2);
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=json"))
-                .hasStackTraceContaining("expected one of [hessian, kryo, protostuff, shouting");
+                .hasStackTraceContaining("expected one of [fory, hessian, kryo, protostuff, shouting");
     }
 
     @Test
@@ -320,7 +320,7 @@ class StarterTest {
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=json"))
                 .hasStackTraceContaining("xrpc.client.serializer")
-                .hasStackTraceContaining("expected one of [hessian, kryo, protostuff"); // and the tests' own
+                .hasStackTraceContaining("expected one of [fory, hessian, kryo, protostuff"); // and the tests' own
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
                 .hasStackTraceContaining("xrpc.server.port");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-depth=0"))

@@ -34,8 +34,7 @@ public interface Codec {
     Object read(InputStream in, Class<?> type) throws IOException;
 
     /**
-     * The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}; {@code fory}
-     * exists only as {@code raw}, in a jar built with {@code -Ppeers}.
+     * The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}.
      */
     static Codec of(String api, String serializer) {
         if (api.equals("xrpc")) {
@@ -56,7 +55,7 @@ public interface Codec {
             case "kryo" -> new RawKryo();
             case "hessian" -> new RawHessian();
             case "protostuff" -> new RawProtostuff();
-            case "fory" -> peer("io.xrpc.benchmark.peers.ForyCodec");
+            case "fory" -> new RawFory();
             default -> throw new IllegalArgumentException("serializer: " + serializer);
         };
     }
@@ -160,5 +159,27 @@ public interface Codec {
             case "page" -> Page.class;
             default -> throw new IllegalArgumentException("payload: " + payload);
         };
+    }
+
+    /**
+     * Fory as XRpc configures it (Java mode, schema-consistent, no reference tracking, classes
+     * not registered), one instance, no allow-list, no guards, no SPI.
+     */
+    final class RawFory implements Codec {
+        private final org.apache.fory.Fory fory = org.apache.fory.Fory.builder()
+                .withLanguage(org.apache.fory.config.Language.JAVA)
+                .withCompatibleMode(org.apache.fory.config.CompatibleMode.SCHEMA_CONSISTENT)
+                .requireClassRegistration(false).suppressClassRegistrationWarnings(true)
+                .withRefTracking(false).withAsyncCompilation(false).build();
+
+        @Override
+        public void write(Object value, OutputStream out) {
+            fory.serialize(out, value);
+        }
+
+        @Override
+        public Object read(InputStream in, Class<?> type) {
+            return fory.deserialize(new org.apache.fory.io.ForyInputStream(in));
+        }
     }
 }

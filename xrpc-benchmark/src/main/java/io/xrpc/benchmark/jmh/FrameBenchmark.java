@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class FrameBenchmark {
-    @Param({"kryo", "hessian", "protostuff"})
+    @Param({"kryo", "hessian", "protostuff", "fory"})
     public String serializer;
 
     @Param({"none", "gzip"})

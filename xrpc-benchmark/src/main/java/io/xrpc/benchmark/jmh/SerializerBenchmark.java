@@ -37,7 +37,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class SerializerBenchmark {
-    @Param({"kryo", "hessian", "protostuff"})
+    @Param({"kryo", "hessian", "protostuff", "fory"})
     public String serializer;
 
     @Param({"none", "gzip"})

@@ -56,7 +56,7 @@ public final class StressTool implements Callable<Integer> {
             + " calls even before its time is up (0: no limit).")
     long maxCalls = 0;
 
-    @Option(names = "--serializer", split = ",", description = "kryo, hessian, protostuff, or several: XRpc is then"
+    @Option(names = "--serializer", split = ",", description = "kryo, hessian, protostuff, fory, or several: XRpc is then"
             + " measured once per serializer, as xrpc-<serializer>; raw Netty carries the first one's frame sizes"
             + " (default: kryo).")
     List<String> serializers = List.of("kryo");

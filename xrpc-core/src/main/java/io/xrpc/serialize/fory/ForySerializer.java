@@ -1,0 +1,351 @@
+package io.xrpc.serialize.fory;
+
+import io.xrpc.internal.Types;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.PayloadLimitException;
+import io.xrpc.serialize.ReadDeadlineException;
+import io.xrpc.serialize.ReadGuard;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.SerializationException;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.WriteDepth;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import org.apache.fory.Fory;
+import org.apache.fory.config.CompatibleMode;
+import org.apache.fory.config.Language;
+import org.apache.fory.exception.InsecureException;
+import org.apache.fory.io.ForyInputStream;
+import org.apache.fory.memory.MemoryBuffer;
+import org.apache.fory.resolver.SharedRegistry;
+
+/**
+ * Apache Fory 1.6, in Java mode with schema-consistent classes and without reference tracking
+ * (as XRpc runs kryo), behind the same guards as the other serializers:
+ *
+ * <ul>
+ *   <li>Classes are not registered, for the reason kryo's are not (ids depend on registration
+ *       order); Fory writes a class's name the first time a message holds it, and on reading
+ *       every name passes the {@link ClassAllowList} through Fory's type checker before it is
+ *       loaded. The JDK classes Fory registers itself, which it reads by number without asking
+ *       the checker, are refused unless allowed ({@link Refusals}). Unknown classes are never
+ *       made up ({@code deserializeUnknownClass(false)}).</li>
+ *   <li>{@link ReadLimits#maxDepth()} is Fory's depth limit; {@link ReadLimits#maxObjects()} is
+ *       its graph-memory limit at 4 bytes an object (Fory estimates what a message builds in
+ *       bytes, about 4 for each element or field slot and 16 for each object), so that a message
+ *       refused by kryo's object count is refused here too, or earlier.</li>
+ *   <li>Every length Fory reads is checked against the bytes of the message before Fory allocates
+ *       for it, and the message is fed to Fory 1 KiB at a time, the call's deadline checked
+ *       before each ({@link GuardedStream}).</li>
+ * </ul>
+ *
+ * <p>One Fory per thread, as kryo's: its generated serializers are shared by all of them through
+ * one registry. A thread keeps a 4 KiB write buffer and gives back a larger one after the message
+ * that grew it. When the allow-list grows, each thread builds its Fory again on its next message.
+ */
+public final class ForySerializer implements Serializer {
+    public static final byte ID = 4;
+    private static final int BUFFER_SIZE = 4096;
+    /** Bytes handed to Fory between two looks at the clock. */
+    static final int CHUNK = 1024;
+    /** Fory's graph-memory estimate allowed per object of {@link ReadLimits#maxObjects()}. */
+    static final long GRAPH_BYTES_PER_OBJECT = 4;
+
+    private final ClassAllowList allowList;
+    private final ReadLimits limits;
+    /**
+     * What this serializer's Forys share (generated serializers, accepted class names), for one
+     * generation of the allow-list: it holds the refusals made for that generation too.
+     */
+    private volatile Shared shared = new Shared(new SharedRegistry(), -1);
+    private final ThreadLocal<Slot> slots = new ThreadLocal<>();
+    /** For {@link #cannotCarry}, made on first use (start-up only). */
+    private Fory checker;
+
+    public ForySerializer(ClassAllowList allowList, ReadLimits limits) {
+        this.allowList = allowList;
+        this.limits = limits;
+    }
+
+    private Fory build(ClassAllowList list, SharedRegistry registry) {
+        return Fory.builder()
+                .withLanguage(Language.JAVA)
+                .withCompatibleMode(CompatibleMode.SCHEMA_CONSISTENT)
+                .requireClassRegistration(false)
+                .suppressClassRegistrationWarnings(true)
+                .withDeserializeUnknownClass(false)
+                .withRefTracking(false)
+                .withAsyncCompilation(false)
+                .withBufferSizeLimitBytes(BUFFER_SIZE)
+                // Fory counts a leaf value as a level of its own; XRpc's limit counts containers.
+                .withMaxDepth(Math.max(2, limits.maxDepth() + 1))
+                .withMaxGraphMemoryBytes(limits.maxObjects() * GRAPH_BYTES_PER_OBJECT)
+                .withMaxUnbackedContainerItems(limits.maxObjects())
+                .withTypeChecker((resolver, className) -> {
+                    if (!list.isAllowed(className)) {
+                        throw new ClassNotAllowedException(className);
+                    }
+                    return true;
+                })
+                .withModule(fory -> Refusals.install(fory, list))
+                .withClassLoader(io.xrpc.internal.NamedExtensions.loader())
+                .withSharedRegistry(registry)
+                .build();
+    }
+
+    /** This thread's Fory, built again when the allow-list has grown since. */
+    private Slot slot() {
+        Slot s = slots.get();
+        int generation = allowList.generation();
+        if (s == null || s.generation != generation) {
+            Shared sh = shared;
+            if (sh.generation != generation) {
+                sh = new Shared(new SharedRegistry(), generation);
+                shared = sh;
+            }
+            s = new Slot(build(allowList, sh.registry), generation);
+            slots.set(s);
+        }
+        return s;
+    }
+
+    private record Shared(SharedRegistry registry, int generation) {
+    }
+
+    @Override
+    public String name() {
+        return "fory";
+    }
+
+    @Override
+    public byte id() {
+        return ID;
+    }
+
+    @Override
+    public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
+        Slot s = slot();
+        MemoryBuffer b = s.buffer;
+        b.writerIndex(0);
+        try {
+            for (Object a : arguments) {
+                s.fory.serialize(b, a);
+            }
+        } catch (RuntimeException | StackOverflowError e) {
+            throw written(s, e);
+        }
+        flush(s, out);
+    }
+
+    @Override
+    public void writeResult(Object value, OutputStream out) throws IOException {
+        Slot s = slot();
+        MemoryBuffer b = s.buffer;
+        b.writerIndex(0);
+        try {
+            s.fory.serialize(b, value);
+        } catch (RuntimeException | StackOverflowError e) {
+            throw written(s, e);
+        }
+        flush(s, out);
+    }
+
+    private static void flush(Slot s, OutputStream out) throws IOException {
+        MemoryBuffer b = s.buffer;
+        out.write(b.getHeapMemory(), 0, b.writerIndex());
+        if (b.getHeapMemory().length > BUFFER_SIZE) {
+            s.buffer = MemoryBuffer.newHeapBuffer(BUFFER_SIZE);
+        }
+    }
+
+    /** What a failed write throws: XRpc's refusal as itself, and what a stack overflow means here. */
+    private RuntimeException written(Slot s, Throwable e) {
+        if (s.buffer.getHeapMemory().length > BUFFER_SIZE) {
+            s.buffer = MemoryBuffer.newHeapBuffer(BUFFER_SIZE);
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ClassNotAllowedException c) {
+                return c;
+            }
+            if (t instanceof StackOverflowError) {
+                return new IllegalArgumentException(WriteDepth.TOO_DEEP.formatted("fory"));
+            }
+        }
+        return e instanceof RuntimeException r ? r : new IllegalStateException(e);
+    }
+
+    @Override
+    public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
+        Slot s = slot();
+        GuardedStream g = new GuardedStream(in, deadlineNanos);
+        try {
+            Object[] args = new Object[parameterTypes.length];
+            for (int i = 0; i < args.length; i++) {
+                g.expectMore(args.length);
+                args[i] = declared(s.fory.deserialize(g), parameterTypes[i]);
+            }
+            g.checkConsumed(args.length);
+            return args;
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
+            throw failure("fory arguments", e);
+        }
+    }
+
+    @Override
+    public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
+        Slot s = slot();
+        GuardedStream g = new GuardedStream(in, deadlineNanos);
+        try {
+            g.expectMore(-1);
+            Object value = declared(s.fory.deserialize(g), type);
+            g.checkConsumed(-1);
+            return value;
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
+            throw failure("a fory result", e);
+        }
+    }
+
+    /** Fory hands back what the bytes name; a value of another type than declared is refused here. */
+    private static Object declared(Object value, Class<?> type) {
+        if (value == null || type == Object.class || Types.box(type).isInstance(value)) {
+            return value;
+        }
+        throw new IllegalStateException(new SerializationException("fory read a " + value.getClass().getName()
+                + " where a " + type.getName() + " was declared"));
+    }
+
+    /** Fory's own limits in XRpc's words, as the other serializers say them. */
+    private SerializationException failure(String reading, Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InsecureException insecure) {
+                String m = String.valueOf(insecure.getMessage());
+                if (m.contains("depth")) {
+                    throw new PayloadLimitException("values nest deeper than " + limits.maxDepth()
+                            + " levels (the limit)");
+                }
+                if (m.contains("maxGraphMemoryBytes") || m.contains("maxUnbackedContainerItems")) {
+                    throw new PayloadLimitException("the message builds more than " + limits.maxObjects()
+                            + " objects (the limit, as Fory estimates what a message builds: " + m + ")");
+                }
+                if (m.contains("forbidden")) {
+                    throw new ClassNotAllowedException(m);
+                }
+            }
+        }
+        return ReadGuard.failure(reading, e);
+    }
+
+    /**
+     * Fory picks a serializer for a class the first time it meets it (generating code for the
+     * application's own); asking for it here fails as a call would.
+     */
+    @Override
+    public synchronized String cannotCarry(Class<?> type) {
+        if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
+                || type == Void.class) {
+            return null; // nothing, or only null, travels as such a type
+        }
+        try {
+            if (checker == null) { // a Fory of its own: asking must not change what the callers' Forys hold
+                checker = build(ClassAllowList.withDefaults(), new SharedRegistry());
+            }
+            checker.getTypeResolver().getSerializer(type);
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            if (root instanceof ClassNotAllowedException) {
+                return null; // a JDK class Fory refuses here only because this checker's list is the defaults
+            }
+            return root.getClass().getSimpleName() + ": " + root.getMessage();
+        }
+    }
+
+    private static final class Slot {
+        final Fory fory;
+        final int generation;
+        MemoryBuffer buffer = MemoryBuffer.newHeapBuffer(BUFFER_SIZE);
+
+        Slot(Fory fory, int generation) {
+            this.fory = fory;
+            this.generation = generation;
+        }
+    }
+
+    /** At most {@link #CHUNK} bytes a read, so that Fory comes back for more (and the clock is read) often. */
+    private static final class Chunked extends FilterInputStream {
+        Chunked(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return in.read(b, off, Math.min(len, CHUNK));
+        }
+    }
+
+    /**
+     * The message as Fory reads it: a fill Fory asks for that the rest of the message cannot hold
+     * is refused before anything is allocated for it, and each fill first checks the deadline.
+     */
+    static final class GuardedStream extends ForyInputStream {
+        private final InputStream message;
+        private final long deadlineNanos;
+        private long filled;
+
+        GuardedStream(InputStream message, long deadlineNanos) {
+            this(message, deadlineNanos, available(message));
+        }
+
+        private GuardedStream(InputStream message, long deadlineNanos, int available) {
+            super(new Chunked(message), Math.max(16, Math.min(available, CHUNK)));
+            this.message = message;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        private static int available(InputStream in) {
+            try {
+                return in.available();
+            } catch (IOException e) {
+                return CHUNK;
+            }
+        }
+
+        @Override
+        public int fillBuffer(int minFillSize) {
+            if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
+                throw new ReadDeadlineException("the call's deadline passed while its payload was read ("
+                        + filled + " bytes so far)");
+            }
+            int left = available(message);
+            if (minFillSize > left) {
+                throw new PayloadLimitException("fory asks for " + minFillSize + " more bytes, but only " + left
+                        + " are left in the message");
+            }
+            int n = super.fillBuffer(minFillSize);
+            filled += n;
+            return n;
+        }
+
+        /** Before each value: a message that ends early is refused here, in XRpc's words. */
+        void expectMore(int arguments) throws SerializationException {
+            if (getBuffer().remaining() == 0 && available(message) == 0) {
+                throw new SerializationException("the message ended before "
+                        + (arguments < 0 ? "the result" : "its " + arguments + " arguments"));
+            }
+        }
+
+        void checkConsumed(int arguments) throws SerializationException {
+            long left = getBuffer().remaining() + (long) available(message);
+            if (left > 0) {
+                throw new SerializationException(left + " bytes left over after "
+                        + (arguments < 0 ? "the result" : arguments + " arguments"));
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package io.xrpc.serialize.fory;
+
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ClassNotAllowedException;
+import java.util.Collection;
+import java.util.Map;
+import org.apache.fory.Fory;
+import org.apache.fory.context.ReadContext;
+import org.apache.fory.context.WriteContext;
+import org.apache.fory.resolver.ClassResolver;
+import org.apache.fory.resolver.TypeResolver;
+import org.apache.fory.serializer.Serializer;
+import org.apache.fory.serializer.collection.CollectionSerializer;
+import org.apache.fory.serializer.collection.MapSerializer;
+
+/**
+ * Fory writes the classes it registers itself (about 175 JDK classes: queues, atomics,
+ * {@code Pattern}, {@code URI}, exceptions, lambdas' and proxies' stand-ins) by number, and reads
+ * them without asking its type checker. Each of them that the allow-list does not allow gets a
+ * serializer here that refuses it, reading or writing, naming the class, before anything of it is
+ * made. A Fory instance is built again when the allow-list grows ({@link ForySerializer}), so that
+ * a class allowed later is carried.
+ */
+final class Refusals {
+    private Refusals() {
+    }
+
+    static void install(Fory fory, ClassAllowList allowList) {
+        TypeResolver resolver = fory.getTypeResolver();
+        if (!(resolver instanceof ClassResolver classes)) {
+            throw new IllegalStateException("fory: expected Java mode, found " + resolver.getClass().getName());
+        }
+        // On the default allow-list, but without a serializer of Fory's own: Fory would write it
+        // field by field, its lock and conditions too. As a collection, as every other serializer does.
+        if (allowList.isAllowed(java.util.concurrent.LinkedBlockingDeque.class.getName())) {
+            classes.registerInternalSerializer(java.util.concurrent.LinkedBlockingDeque.class,
+                    new org.apache.fory.serializer.collection.ConcurrentCollectionSerializer<>(resolver,
+                            java.util.concurrent.LinkedBlockingDeque.class, true));
+        }
+        for (Class<?> c : classes.getRegisteredClasses()) {
+            if (c.isPrimitive() || allowList.isAllowed(c.getName())) {
+                continue;
+            }
+            Serializer<?> refusal;
+            if (Collection.class.isAssignableFrom(c)) {
+                refusal = new RefusedCollection(resolver, c);
+            } else if (Map.class.isAssignableFrom(c)) {
+                refusal = new RefusedMap(resolver, c);
+            } else {
+                refusal = new Refused(fory, c);
+            }
+            classes.registerInternalSerializer(c, refusal);
+        }
+    }
+
+    private static ClassNotAllowedException refuse(Class<?> c) {
+        return new ClassNotAllowedException(c.getName());
+    }
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static final class Refused extends Serializer<Object> {
+        Refused(Fory fory, Class<?> type) {
+            super(fory.getConfig(), (Class) type);
+        }
+
+        @Override
+        public void write(WriteContext writeContext, Object value) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Object read(ReadContext readContext) {
+            throw refuse(getType());
+        }
+    }
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static final class RefusedCollection extends CollectionSerializer<Collection> {
+        RefusedCollection(TypeResolver resolver, Class<?> type) {
+            super(resolver, (Class) type, true);
+        }
+
+        @Override
+        public void write(WriteContext writeContext, Collection value) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Collection onCollectionWrite(WriteContext writeContext, Collection value) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Collection read(ReadContext readContext) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Collection newCollection(ReadContext readContext, boolean elementReadAlwaysAdvances) {
+            throw refuse(getType());
+        }
+    }
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static final class RefusedMap extends MapSerializer<Map> {
+        RefusedMap(TypeResolver resolver, Class<?> type) {
+            super(resolver, (Class) type, true);
+        }
+
+        @Override
+        public void write(WriteContext writeContext, Map value) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Map onMapWrite(WriteContext writeContext, Map value) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Map read(ReadContext readContext) {
+            throw refuse(getType());
+        }
+
+        @Override
+        public Map newMap(ReadContext readContext, boolean entryReadAlwaysAdvances) {
+            throw refuse(getType());
+        }
+    }
+}
