@@ -547,26 +547,53 @@ class HostilePayloadTest {
         List<byte[]> valid = List.of(write(FORY, new ArrayList<>(List.of(1))), write(FORY, "x"),
                 write(FORY, (Object) new int[] {1}), write(FORY, new HashMap<>(Map.of(1, 1))),
                 write(FORY, (Object) new byte[] {1}));
+        byte[] padding = write(FORY, "p".repeat(5 * 1024));
         int refusals = 0;
         for (byte[] v : valid) {
-            for (long claim : new long[] {(1L << 31) - 16, 1L << 27}) {
+            // 999,000 and 100,000: under the object limit, where Fory checked no count against
+            // the bytes until the review found that 6 bytes allocated an array of 999,000.
+            for (long claim : new long[] {(1L << 31) - 16, 1L << 27, 999_000, 100_000}) {
                 for (int at = 0; at < v.length; at++) {
                     byte[] bomb = concat(Arrays.copyOf(v, at), varUint(claim), Arrays.copyOfRange(v, at + 1, v.length));
-                    Allocations.measure(() -> read(FORY, bomb, Object.class)); // warm-up, unmeasured
-                    Allocations.Measured m = Allocations.measure(() -> read(FORY, bomb, Object.class));
-                    Throwable t = m.thrown();
-                    assertThat(t == null || t instanceof SerializationException || t instanceof PayloadLimitException
-                            || t instanceof ClassNotAllowedException).as("%s at byte %d of %d: %s", claim, at, v.length, t)
-                            .isTrue();
-                    assertThat(m.bytes()).as("bytes allocated reading a claim of %d at byte %d", claim, at)
-                            .isLessThan(ALLOCATION_BOUND);
-                    if (t instanceof PayloadLimitException && t.getMessage().contains("left in the message")) {
-                        refusals++;
+                    // Alone (a small message, which Fory reads from memory and checks itself), and
+                    // behind a 5 KiB first argument (which XRpc feeds Fory as a checked stream).
+                    for (byte[] message : List.of(bomb, concat(padding, bomb))) {
+                        Class<?>[] types = message == bomb ? new Class<?>[] {Object.class}
+                                : new Class<?>[] {String.class, Object.class};
+                        Allocations.measure(() -> FORY.readArguments(new ByteArrayInputStream(message), types,
+                                Serializer.NO_DEADLINE)); // warm-up, unmeasured
+                        Allocations.Measured m = Allocations.measure(() -> FORY.readArguments(
+                                new ByteArrayInputStream(message), types, Serializer.NO_DEADLINE));
+                        Throwable t = m.thrown();
+                        assertThat(t == null || t instanceof SerializationException || t instanceof PayloadLimitException
+                                || t instanceof ClassNotAllowedException)
+                                .as("%s at byte %d of %d: %s", claim, at, v.length, t).isTrue();
+                        assertThat(m.bytes()).as("bytes allocated reading a claim of %d at byte %d", claim, at)
+                                .isLessThan(256 * 1024);
+                        if (t instanceof PayloadLimitException && t.getMessage().contains("left in the message")) {
+                            refusals++;
+                        }
                     }
                 }
             }
         }
-        assertThat(refusals).as("claims refused by XRpc's length check before Fory allocated").isPositive();
+        assertThat(refusals).as("claims in a streamed message refused by XRpc's check before Fory allocated")
+                .isPositive();
+    }
+
+    /**
+     * Bytes that reach an {@code assert} inside Fory (a struct of an unregistered id): with
+     * assertions on, as in tests, the AssertionError escaped the reader and the call was never
+     * answered. Any Error but the JVM's own is a refusal now.
+     */
+    @Test
+    void anAssertionInsideForyIsARefusalNotAnEscape() {
+        for (byte[] payload : List.of(new byte[] {0x00, (byte) 0xFF, 0x1B, 0x01}, new byte[] {0x02, 0x1C, 0x00},
+                new byte[] {0x02, 0x1E, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08})) {
+            assertThatThrownBy(() -> read(FORY, payload, Object.class)).as(Arrays.toString(payload))
+                    .isInstanceOfAny(SerializationException.class, PayloadLimitException.class,
+                            ClassNotAllowedException.class);
+        }
     }
 
     /** A class outside the list is refused by name, whether Fory names it or reads it by number. */

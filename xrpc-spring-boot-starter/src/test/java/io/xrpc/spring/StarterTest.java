@@ -243,12 +243,16 @@ class StarterTest {
                         assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
                         assertThat(e.getMessage()).contains("bearer token required");
                     });
-            // Refusals are counted, and the count is a metric.
+            // Refusals are counted, and the count is a metric. The server counts a refusal after
+            // answering it (the answer goes out before any GOAWAY it causes), so the caller may
+            // see its answer first: wait for the count.
             io.micrometer.core.instrument.MeterRegistry meters =
                     provider.getBean(io.micrometer.core.instrument.MeterRegistry.class);
-            assertThat(meters.get("xrpc.server.authentication.refusals").functionCounter().count()).isEqualTo(1.0);
-            assertThat(provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
-                    .authenticationRefusals()).isEqualTo(1);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(meters.get("xrpc.server.authentication.refusals").functionCounter().count()).isEqualTo(1.0);
+                assertThat(provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
+                        .authenticationRefusals()).isEqualTo(1);
+            });
         }
     }
 

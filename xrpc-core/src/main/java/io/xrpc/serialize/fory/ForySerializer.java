@@ -37,9 +37,11 @@ import org.apache.fory.resolver.SharedRegistry;
  *       its graph-memory limit at 4 bytes an object (Fory estimates what a message builds in
  *       bytes, about 4 for each element or field slot and 16 for each object), so that a message
  *       refused by kryo's object count is refused here too, or earlier.</li>
- *   <li>Every length Fory reads is checked against the bytes of the message before Fory allocates
- *       for it, and the message is fed to Fory 1 KiB at a time, the call's deadline checked
- *       before each ({@link GuardedStream}).</li>
+ *   <li>A message over 4 KiB is fed to Fory 1 KiB at a time, the call's deadline checked before
+ *       each, and a fill the rest of the message cannot hold is refused before Fory allocates
+ *       for it ({@link GuardedStream}). A smaller one is read whole into the thread's 4 KiB
+ *       buffer after one look at the clock; Fory 1.6 checks every length against the bytes it
+ *       holds (the count-bomb test puts huge claims at every byte of such messages).</li>
  * </ul>
  *
  * <p>One Fory per thread, as kryo's: its generated serializers are shared by all of them through
@@ -51,6 +53,10 @@ public final class ForySerializer implements Serializer {
     private static final int BUFFER_SIZE = 4096;
     /** Bytes handed to Fory between two looks at the clock. */
     static final int CHUNK = 1024;
+    /** Failed reads after which a thread's Fory is built again (dropping the names it cached). */
+    static final int FAILURES_PER_FORY = 64;
+    /** Failed reads, over all threads, after which the shared registry is made anew. */
+    static final int FAILURES_PER_REGISTRY = 1024;
     /** Fory's graph-memory estimate allowed per object of {@link ReadLimits#maxObjects()}. */
     static final long GRAPH_BYTES_PER_OBJECT = 4;
 
@@ -62,8 +68,10 @@ public final class ForySerializer implements Serializer {
      */
     private volatile Shared shared = new Shared(new SharedRegistry(), -1);
     private final ThreadLocal<Slot> slots = new ThreadLocal<>();
-    /** For {@link #cannotCarry}, made on first use (start-up only). */
+    private final java.util.concurrent.atomic.AtomicLong totalFailures = new java.util.concurrent.atomic.AtomicLong();
+    /** For {@link #cannotCarry}, made on first use (start-up only), with a list of its own. */
     private Fory checker;
+    private final ClassAllowList checkerList = ClassAllowList.withDefaults();
 
     public ForySerializer(ClassAllowList allowList, ReadLimits limits) {
         this.allowList = allowList;
@@ -83,7 +91,10 @@ public final class ForySerializer implements Serializer {
                 // Fory counts a leaf value as a level of its own; XRpc's limit counts containers.
                 .withMaxDepth(Math.max(2, limits.maxDepth() + 1))
                 .withMaxGraphMemoryBytes(limits.maxObjects() * GRAPH_BYTES_PER_OBJECT)
-                .withMaxUnbackedContainerItems(limits.maxObjects())
+                // Every element count checked against the bytes left: without this, Fory lets a
+                // count up to the allowance through unchecked, and 6 bytes claiming 999,000
+                // elements allocated an array for them.
+                .withMaxUnbackedContainerItems(0)
                 .withTypeChecker((resolver, className) -> {
                     if (!list.isAllowed(className)) {
                         throw new ClassNotAllowedException(className);
@@ -180,6 +191,25 @@ public final class ForySerializer implements Serializer {
     @Override
     public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         Slot s = slot();
+        MemoryBuffer small = s.small(in, deadlineNanos);
+        if (small != null) {
+            try {
+                Object[] args = new Object[parameterTypes.length];
+                for (int i = 0; i < args.length; i++) {
+                    if (small.remaining() == 0) {
+                        throw new SerializationException("the message ended before its " + args.length + " arguments");
+                    }
+                    args[i] = declared(s.fory.deserialize(small), parameterTypes[i]);
+                }
+                if (small.remaining() > 0) {
+                    throw new SerializationException(small.remaining() + " bytes left over after " + args.length
+                            + " arguments");
+                }
+                return args;
+            } catch (RuntimeException | Error e) {
+                throw failure(s, "fory arguments", e);
+            }
+        }
         GuardedStream g = new GuardedStream(in, deadlineNanos);
         try {
             Object[] args = new Object[parameterTypes.length];
@@ -189,22 +219,37 @@ public final class ForySerializer implements Serializer {
             }
             g.checkConsumed(args.length);
             return args;
-        } catch (RuntimeException | StackOverflowError | LinkageError e) {
-            throw failure("fory arguments", e);
+        } catch (RuntimeException | Error e) {
+            throw failure(s, "fory arguments", e);
         }
     }
 
     @Override
     public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
         Slot s = slot();
+        MemoryBuffer small = s.small(in, deadlineNanos);
+        if (small != null) {
+            try {
+                if (small.remaining() == 0) {
+                    throw new SerializationException("the message ended before the result");
+                }
+                Object value = declared(s.fory.deserialize(small), type);
+                if (small.remaining() > 0) {
+                    throw new SerializationException(small.remaining() + " bytes left over after the result");
+                }
+                return value;
+            } catch (RuntimeException | Error e) {
+                throw failure(s, "a fory result", e);
+            }
+        }
         GuardedStream g = new GuardedStream(in, deadlineNanos);
         try {
             g.expectMore(-1);
             Object value = declared(s.fory.deserialize(g), type);
             g.checkConsumed(-1);
             return value;
-        } catch (RuntimeException | StackOverflowError | LinkageError e) {
-            throw failure("a fory result", e);
+        } catch (RuntimeException | Error e) {
+            throw failure(s, "a fory result", e);
         }
     }
 
@@ -217,9 +262,25 @@ public final class ForySerializer implements Serializer {
                 + " where a " + type.getName() + " was declared"));
     }
 
-    /** Fory's own limits in XRpc's words, as the other serializers say them. */
-    private SerializationException failure(String reading, Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+    /**
+     * Fory's own limits in XRpc's words, as the other serializers say them. A thread's Fory is
+     * built again after {@value #FAILURES_PER_FORY} failed reads, and the shared registry after
+     * {@value #FAILURES_PER_REGISTRY}: Fory caches the class names a message spells (up to 2 KiB
+     * each) before it asks whether they are allowed, so refused names would otherwise pile up.
+     */
+    private SerializationException failure(Slot s, String reading, Throwable e) {
+        if (e instanceof VirtualMachineError vm && !(vm instanceof StackOverflowError)) {
+            throw vm;
+        }
+        if (++s.failures >= FAILURES_PER_FORY) {
+            slots.remove();
+        }
+        if (totalFailures.incrementAndGet() % FAILURES_PER_REGISTRY == 0) {
+            shared = new Shared(new SharedRegistry(), shared.generation());
+            slots.remove();
+        }
+        int hops = 0;
+        for (Throwable t = e; t != null && hops++ < 64; t = t.getCause()) {
             if (t instanceof InsecureException insecure) {
                 String m = String.valueOf(insecure.getMessage());
                 if (m.contains("depth")) {
@@ -250,8 +311,9 @@ public final class ForySerializer implements Serializer {
         }
         try {
             if (checker == null) { // a Fory of its own: asking must not change what the callers' Forys hold
-                checker = build(ClassAllowList.withDefaults(), new SharedRegistry());
+                checker = build(checkerList, new SharedRegistry());
             }
+            checkerList.allowClass(type); // the question is whether Fory can, not whether it may
             checker.getTypeResolver().getSerializer(type);
             return null;
         } catch (RuntimeException | LinkageError e) {
@@ -270,10 +332,34 @@ public final class ForySerializer implements Serializer {
         final Fory fory;
         final int generation;
         MemoryBuffer buffer = MemoryBuffer.newHeapBuffer(BUFFER_SIZE);
+        /** Reads that failed on this thread's Fory. */
+        int failures;
+        /** A whole small message, read at once: Fory checks every length against what it holds. */
+        final byte[] smallBytes = new byte[BUFFER_SIZE];
+        final MemoryBuffer smallMessage = MemoryBuffer.fromByteArray(smallBytes, 0, 0);
 
         Slot(Fory fory, int generation) {
             this.fory = fory;
             this.generation = generation;
+        }
+
+        /**
+         * A message of at most 4 KiB, read whole into this thread's buffer after one look at the
+         * clock (reading so little cannot outlast a deadline by much), or {@code null} for a larger
+         * one, which goes through a {@link GuardedStream}.
+         */
+        MemoryBuffer small(InputStream in, long deadlineNanos) throws IOException {
+            int n = in.available();
+            if (n > BUFFER_SIZE) {
+                return null;
+            }
+            if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
+                throw new ReadDeadlineException("the call's deadline passed before its payload was read (0 bytes so far)");
+            }
+            int read = in.readNBytes(smallBytes, 0, n);
+            smallMessage.initHeapBuffer(smallBytes, 0, read);
+            smallMessage.readerIndex(0);
+            return smallMessage;
         }
     }
 
