@@ -155,6 +155,15 @@ public final class RemoteExceptions {
         return types;
     }
 
+    /**
+     * The line that heads the text stack of an answer which carries a declared exception as text
+     * only, saying why: the caller then knows it is not a bug of its own that it got an
+     * {@code RpcException} instead.
+     */
+    public static String notCarried(String why) {
+        return "(the declared exception was not carried as itself: " + why + ")\n";
+    }
+
     /** Whether {@code c} is a clause too broad to declare anything ({@code throws Exception}). */
     static boolean isBroad(Class<?> c) {
         return BROAD.contains(c);

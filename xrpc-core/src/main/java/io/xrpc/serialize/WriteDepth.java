@@ -9,4 +9,21 @@ public final class WriteDepth {
 
     private WriteDepth() {
     }
+
+    /**
+     * What a failed write throws: XRpc's refusal of a class as itself (libraries wrap it), a stack
+     * overflow as {@link #TOO_DEEP} (a library's trace of it has a line per level, thousands for a
+     * cycle), anything else as it came.
+     */
+    public static RuntimeException failure(String serializer, Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ClassNotAllowedException c) {
+                return c;
+            }
+            if (t instanceof StackOverflowError) {
+                return new IllegalArgumentException(TOO_DEEP.formatted(serializer));
+            }
+        }
+        return e instanceof RuntimeException r ? r : new IllegalStateException(e);
+    }
 }

@@ -157,7 +157,7 @@ final class CallPolicy {
                 carried = RemoteExceptions.describe(cause, declared, full, ex.serializer());
             } catch (SerializationException e) {
                 // The caller gets the text answer instead of its declared exception: it says why.
-                notCarried = "(the declared exception was not carried as itself: " + e.getMessage() + ")\n";
+                notCarried = RemoteExceptions.notCarried(e.getMessage());
             } catch (RuntimeException | StackOverflowError | LinkageError e) {
                 // its getMessage() or getStackTrace() threw, or its class cannot be inspected
                 // here: the text answer says what it could

@@ -169,8 +169,8 @@ public final class RpcCodec {
             buf.release();
         }
         // Not carried: the text answer says what was thrown, and why it is not the exception itself.
-        String text = notCarried == null ? stackTrace : "(the declared exception was not carried as itself: "
-                + notCarried + ")\n" + (stackTrace == null ? "" : stackTrace);
+        String text = notCarried == null ? stackTrace
+                : io.xrpc.serialize.RemoteExceptions.notCarried(notCarried) + (stackTrace == null ? "" : stackTrace);
         return encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR, className,
                 message, text, maxBodyLength);
     }

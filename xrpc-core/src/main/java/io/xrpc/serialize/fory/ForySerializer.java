@@ -172,52 +172,24 @@ public final class ForySerializer implements Serializer {
         }
     }
 
-    /** What a failed write throws: XRpc's refusal as itself, and what a stack overflow means here. */
-    private RuntimeException written(Slot s, Throwable e) {
+    /** What a failed write throws ({@link WriteDepth#failure}), after giving back a buffer it grew. */
+    private static RuntimeException written(Slot s, Throwable e) {
         if (s.buffer.getHeapMemory().length > BUFFER_SIZE) {
             s.buffer = MemoryBuffer.newHeapBuffer(BUFFER_SIZE);
         }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ClassNotAllowedException c) {
-                return c;
-            }
-            if (t instanceof StackOverflowError) {
-                return new IllegalArgumentException(WriteDepth.TOO_DEEP.formatted("fory"));
-            }
-        }
-        return e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        return WriteDepth.failure("fory", e);
     }
 
     @Override
     public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         Slot s = slot();
-        MemoryBuffer small = s.small(in, deadlineNanos);
-        if (small != null) {
-            try {
-                Object[] args = new Object[parameterTypes.length];
-                for (int i = 0; i < args.length; i++) {
-                    if (small.remaining() == 0) {
-                        throw new SerializationException("the message ended before its " + args.length + " arguments");
-                    }
-                    args[i] = declared(s.fory.deserialize(small), parameterTypes[i]);
-                }
-                if (small.remaining() > 0) {
-                    throw new SerializationException(small.remaining() + " bytes left over after " + args.length
-                            + " arguments");
-                }
-                return args;
-            } catch (RuntimeException | Error e) {
-                throw failure(s, "fory arguments", e);
-            }
-        }
-        GuardedStream g = new GuardedStream(in, deadlineNanos);
         try {
+            MemoryBuffer message = s.message(in, deadlineNanos);
             Object[] args = new Object[parameterTypes.length];
             for (int i = 0; i < args.length; i++) {
-                g.expectMore(args.length);
-                args[i] = declared(s.fory.deserialize(g), parameterTypes[i]);
+                args[i] = next(s, message, in, parameterTypes[i], args.length);
             }
-            g.checkConsumed(args.length);
+            consumed(message, in, args.length);
             return args;
         } catch (RuntimeException | Error e) {
             throw failure(s, "fory arguments", e);
@@ -227,29 +199,43 @@ public final class ForySerializer implements Serializer {
     @Override
     public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
         Slot s = slot();
-        MemoryBuffer small = s.small(in, deadlineNanos);
-        if (small != null) {
-            try {
-                if (small.remaining() == 0) {
-                    throw new SerializationException("the message ended before the result");
-                }
-                Object value = declared(s.fory.deserialize(small), type);
-                if (small.remaining() > 0) {
-                    throw new SerializationException(small.remaining() + " bytes left over after the result");
-                }
-                return value;
-            } catch (RuntimeException | Error e) {
-                throw failure(s, "a fory result", e);
-            }
-        }
-        GuardedStream g = new GuardedStream(in, deadlineNanos);
         try {
-            g.expectMore(-1);
-            Object value = declared(s.fory.deserialize(g), type);
-            g.checkConsumed(-1);
+            MemoryBuffer message = s.message(in, deadlineNanos);
+            Object value = next(s, message, in, type, -1);
+            consumed(message, in, -1);
             return value;
         } catch (RuntimeException | Error e) {
             throw failure(s, "a fory result", e);
+        }
+    }
+
+    /**
+     * The next value of {@code message} (backed by {@code in} when streamed), as {@code type}.
+     *
+     * @param arguments how many arguments the message holds, or -1 for a result
+     */
+    private static Object next(Slot s, MemoryBuffer message, InputStream in, Class<?> type, int arguments)
+            throws SerializationException {
+        if (message.remaining() == 0 && available(in) == 0) {
+            throw new SerializationException("the message ended before "
+                    + (arguments < 0 ? "the result" : "its " + arguments + " arguments"));
+        }
+        return declared(s.fory.deserialize(message), type);
+    }
+
+    private static void consumed(MemoryBuffer message, InputStream in, int arguments) throws SerializationException {
+        long left = message.remaining() + (long) available(in);
+        if (left > 0) {
+            throw new SerializationException(left + " bytes left over after "
+                    + (arguments < 0 ? "the result" : arguments + " arguments"));
+        }
+    }
+
+    private static int available(InputStream in) {
+        try {
+            return in.available();
+        } catch (IOException e) {
+            return 0;
         }
     }
 
@@ -344,14 +330,14 @@ public final class ForySerializer implements Serializer {
         }
 
         /**
-         * A message of at most 4 KiB, read whole into this thread's buffer after one look at the
-         * clock (reading so little cannot outlast a deadline by much), or {@code null} for a larger
-         * one, which goes through a {@link GuardedStream}.
+         * The message for Fory to read: at most 4 KiB is read whole into this thread's buffer
+         * after one look at the clock (reading so little cannot outlast a deadline by much);
+         * anything larger comes through a {@link GuardedStream}.
          */
-        MemoryBuffer small(InputStream in, long deadlineNanos) throws IOException {
+        MemoryBuffer message(InputStream in, long deadlineNanos) throws IOException {
             int n = in.available();
             if (n > BUFFER_SIZE) {
-                return null;
+                return new GuardedStream(in, deadlineNanos, n).getBuffer();
             }
             if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
                 throw new ReadDeadlineException("the call's deadline passed before its payload was read (0 bytes so far)");
@@ -384,22 +370,10 @@ public final class ForySerializer implements Serializer {
         private final long deadlineNanos;
         private long filled;
 
-        GuardedStream(InputStream message, long deadlineNanos) {
-            this(message, deadlineNanos, available(message));
-        }
-
-        private GuardedStream(InputStream message, long deadlineNanos, int available) {
+        GuardedStream(InputStream message, long deadlineNanos, int available) {
             super(new Chunked(message), Math.max(16, Math.min(available, CHUNK)));
             this.message = message;
             this.deadlineNanos = deadlineNanos;
-        }
-
-        private static int available(InputStream in) {
-            try {
-                return in.available();
-            } catch (IOException e) {
-                return CHUNK;
-            }
         }
 
         @Override
@@ -408,7 +382,7 @@ public final class ForySerializer implements Serializer {
                 throw new ReadDeadlineException("the call's deadline passed while its payload was read ("
                         + filled + " bytes so far)");
             }
-            int left = available(message);
+            int left = ForySerializer.available(message);
             if (minFillSize > left) {
                 throw new PayloadLimitException("fory asks for " + minFillSize + " more bytes, but only " + left
                         + " are left in the message");
@@ -416,22 +390,6 @@ public final class ForySerializer implements Serializer {
             int n = super.fillBuffer(minFillSize);
             filled += n;
             return n;
-        }
-
-        /** Before each value: a message that ends early is refused here, in XRpc's words. */
-        void expectMore(int arguments) throws SerializationException {
-            if (getBuffer().remaining() == 0 && available(message) == 0) {
-                throw new SerializationException("the message ended before "
-                        + (arguments < 0 ? "the result" : "its " + arguments + " arguments"));
-            }
-        }
-
-        void checkConsumed(int arguments) throws SerializationException {
-            long left = getBuffer().remaining() + (long) available(message);
-            if (left > 0) {
-                throw new SerializationException(left + " bytes left over after "
-                        + (arguments < 0 ? "the result" : arguments + " arguments"));
-            }
         }
     }
 }

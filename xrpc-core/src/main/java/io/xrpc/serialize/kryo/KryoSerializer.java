@@ -3,7 +3,6 @@ package io.xrpc.serialize.kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Output;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializationException;
@@ -63,7 +62,7 @@ public final class KryoSerializer implements Serializer {
             o.flush();
             ok = true;
         } catch (KryoException e) {
-            throw unwrap(e);
+            throw WriteDepth.failure("kryo", e);
         } finally {
             done(s, ok);
         }
@@ -101,7 +100,7 @@ public final class KryoSerializer implements Serializer {
             s.output.flush();
             ok = true;
         } catch (KryoException e) {
-            throw unwrap(e);
+            throw WriteDepth.failure("kryo", e);
         } finally {
             done(s, ok);
         }
@@ -178,22 +177,6 @@ public final class KryoSerializer implements Serializer {
         if (!ok) {
             slots.remove();
         }
-    }
-
-    /**
-     * Kryo wraps everything in KryoException with a serialization trace (one line per level, so
-     * thousands for a cycle); keep our refusal visible and say what a stack overflow means here.
-     */
-    private static RuntimeException unwrap(KryoException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ClassNotAllowedException c) {
-                return c;
-            }
-            if (t instanceof StackOverflowError) {
-                return new IllegalArgumentException(WriteDepth.TOO_DEEP.formatted("kryo"));
-            }
-        }
-        return e;
     }
 
     private static final class Slot {

@@ -100,8 +100,8 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                         carried = RpcCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
                     } catch (IOException | RuntimeException bad) {
                         carried = null; // what was thrown is still the text above; say why it is only that
-                        stack = "(the declared exception it carried could not be read with " + call.serializer.name()
-                                + ": " + bad + ")\n" + (stack == null ? "" : stack);
+                        stack = RemoteExceptions.notCarried("it could not be read with " + call.serializer.name()
+                                + ": " + bad) + (stack == null ? "" : stack);
                     }
                     if (carried != null) {
                         declared = call.declaredExceptions.rebuild(carried, call.serializer, call.deadlineNanos);

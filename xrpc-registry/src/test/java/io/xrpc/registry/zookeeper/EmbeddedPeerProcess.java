@@ -17,11 +17,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * many of those calls succeeded, so that the test can watch a JVM it cannot see into. Prints
  * {@code READY <port>} once registered.
  */
-public final class EmbeddedPeerProcess {
+public final class EmbeddedPeerProcess implements AutoCloseable {
     /** Calls to the other group that succeeded. */
     final AtomicLong succeeded = new AtomicLong();
     final RpcServer server;
     final RpcClient client;
+    /** Ten calls a second to the other group: the caller's pace, on a timer. */
+    private final java.util.concurrent.ScheduledExecutorService caller = java.util.concurrent.Executors
+            .newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "calls-to-peer");
+                t.setDaemon(true);
+                return t;
+            });
 
     EmbeddedPeerProcess(int embeddedPort, String group, String other) {
         String registry = "embedded?port=" + embeddedPort;
@@ -36,25 +43,23 @@ public final class EmbeddedPeerProcess {
         if (other != null) {
             GateService peer = client.proxy(GateService.class, ReferenceOptions.builder().group(other)
                     .timeout(Duration.ofSeconds(1)).retries(0).build());
-            Thread caller = new Thread(() -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                    try {
-                        if (other.equals(peer.whoAmI())) {
-                            succeeded.incrementAndGet();
-                        }
-                    } catch (RuntimeException e) {
-                        // no provider listed, or its connection gone: the gap being measured
+            caller.scheduleWithFixedDelay(() -> {
+                try {
+                    if (other.equals(peer.whoAmI())) {
+                        succeeded.incrementAndGet();
                     }
-                    try {
-                        Thread.sleep(100); // the caller's pace, not a wait for a condition
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+                } catch (RuntimeException e) {
+                    // no provider listed, or its connection gone: the gap being measured
                 }
-            }, "calls-to-" + other);
-            caller.setDaemon(true);
-            caller.start();
+            }, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
         }
+    }
+
+    @Override
+    public void close() {
+        caller.shutdownNow();
+        client.close();
+        server.close();
     }
 
     public static void main(String[] args) throws Exception {

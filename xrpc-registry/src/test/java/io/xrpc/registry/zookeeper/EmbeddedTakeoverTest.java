@@ -58,11 +58,9 @@ class EmbeddedTakeoverTest {
                 await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "d".equals(toD.whoAmI()));
             } finally {
                 if (d != null) {
-                    d.client.close();
-                    d.server.close();
+                    d.close();
                 }
-                c.client.close();
-                c.server.close();
+                c.close();
             }
         }
     }
