@@ -60,8 +60,14 @@ final class ClientConnection {
     void send(ClientCall call) {
         call.connection = this;
         pending.put(call.id, call);
+        String refused = refusal;
+        if (refused != null) {
+            // Refused while we were registering it, too late to be among the calls refused()
+            // failed: it would otherwise fail on the closed channel without the server's reason.
+            call.fail(refusedCall(call, refused));
+        }
         if (call.isDone()) {
-            // It ended (deadline) while we were registering it: undo, nothing else will.
+            // It ended (deadline, refusal) while we were registering it: undo, nothing else will.
             pending.remove(call.id, call);
             return;
         }
@@ -76,10 +82,13 @@ final class ClientConnection {
         refusal = why;
         goingAway = true;
         for (ClientCall c : pending.values()) {
-            c.fail(new RpcException(RpcStatus.UNAVAILABLE, c.description + ": " + endpoint + " " + why
-                    + "; not run"));
+            c.fail(refusedCall(c, why));
         }
         channel.close();
+    }
+
+    private RpcException refusedCall(ClientCall c, String why) {
+        return new RpcException(RpcStatus.UNAVAILABLE, c.description + ": " + endpoint + " " + why + "; not run");
     }
 
     /** The connection closed: every call waiting on it fails now rather than at its deadline. */
