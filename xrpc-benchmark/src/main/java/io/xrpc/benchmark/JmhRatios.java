@@ -10,7 +10,9 @@ import java.util.TreeMap;
 /**
  * Turns a JMH JSON result of {@code SerializerBenchmark} into a Markdown table of XRpc's score
  * beside the raw library's, each with its error bar, per serializer, compressor, payload and
- * operation, and the SPI's overhead (XRpc's extra time per operation), measured in one run. {@code java -cp benchmarks.jar io.xrpc.benchmark.JmhRatios jmh.json}
+ * operation, and the SPI's overhead (XRpc's extra time per operation), measured in one run; with
+ * {@code api=xrpc-stream} results, also the SPI read through a stream only and its overhead.
+ * {@code java -cp benchmarks.jar io.xrpc.benchmark.JmhRatios jmh.json}
  */
 public final class JmhRatios {
     private JmhRatios() {
@@ -21,9 +23,10 @@ public final class JmhRatios {
     }
 
     static String table(JsonNode results) {
-        Map<String, JsonNode[]> rows = new TreeMap<>(); // key -> {xrpc, raw}
+        Map<String, JsonNode[]> rows = new TreeMap<>(); // key -> {xrpc, raw, xrpc-stream}
         String unit = "";
         boolean time = false;
+        boolean streams = false;
         for (JsonNode r : results) {
             String bench = r.get("benchmark").asText();
             if (!bench.contains("SerializerBenchmark")) {
@@ -32,25 +35,41 @@ public final class JmhRatios {
             JsonNode p = r.get("params");
             String key = String.join(" | ", p.get("serializer").asText(), p.get("compressor").asText(),
                     p.get("payload").asText(), bench.substring(bench.lastIndexOf('.') + 1));
-            JsonNode[] pair = rows.computeIfAbsent(key, k -> new JsonNode[2]);
-            pair[p.get("api").asText().equals("xrpc") ? 0 : 1] = r.get("primaryMetric");
+            JsonNode[] row = rows.computeIfAbsent(key, k -> new JsonNode[3]);
+            String api = p.get("api").asText();
+            int column = switch (api) {
+                case "xrpc" -> 0;
+                case "raw" -> 1;
+                case "xrpc-stream" -> 2;
+                default -> throw new IllegalArgumentException("api " + api + " (expected: xrpc, raw or xrpc-stream)");
+            };
+            streams |= column == 2;
+            row[column] = r.get("primaryMetric");
             unit = r.get("primaryMetric").get("scoreUnit").asText();
             time = r.get("mode").asText().equals("avgt") || r.get("mode").asText().equals("sample");
         }
         StringBuilder sb = new StringBuilder("| serializer | compressor | payload | operation | xrpc " + unit
-                + " | raw " + unit + " | SPI overhead |\n|---|---|---|---|---:|---:|---:|\n");
+                + " | raw " + unit + " | SPI overhead |" + (streams ? " xrpc-stream " + unit + " | its overhead |" : "")
+                + "\n|---|---|---|---|---:|---:|---:|" + (streams ? "---:|---:|" : "") + "\n");
         for (Map.Entry<String, JsonNode[]> e : rows.entrySet()) {
-            JsonNode x = e.getValue()[0];
-            JsonNode r = e.getValue()[1];
-            String overhead = "-";
-            if (x != null && r != null) {
-                // Extra cost of going through XRpc: more time per op, or fewer ops per unit of time.
-                double ratio = time ? score(x) / score(r) : score(r) / score(x);
-                overhead = String.format("%+.0f%%", (ratio - 1) * 100);
+            JsonNode[] row = e.getValue();
+            sb.append(String.format("| %s | %s | %s | %s |", e.getKey(), cell(row[0]), cell(row[1]),
+                    overhead(row[0], row[1], time)));
+            if (streams) {
+                sb.append(String.format(" %s | %s |", cell(row[2]), overhead(row[2], row[1], time)));
             }
-            sb.append(String.format("| %s | %s | %s | %s |%n", e.getKey(), cell(x), cell(r), overhead));
+            sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /** Extra cost of going through XRpc: more time per op, or fewer ops per unit of time. */
+    private static String overhead(JsonNode xrpc, JsonNode raw, boolean time) {
+        if (xrpc == null || raw == null) {
+            return "-";
+        }
+        double ratio = time ? score(xrpc) / score(raw) : score(raw) / score(xrpc);
+        return String.format("%+.0f%%", (ratio - 1) * 100);
     }
 
     private static double score(JsonNode metric) {

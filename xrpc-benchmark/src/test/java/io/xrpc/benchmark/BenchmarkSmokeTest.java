@@ -85,7 +85,14 @@ class BenchmarkSmokeTest {
                   "primaryMetric": {"score": 100.0, "scoreError": 3.0, "scoreUnit": "ns/op"}}]
                 """;
         String table = JmhRatios.table(new ObjectMapper().readTree(json));
-        assertThat(table).contains("| xrpc ns/op | raw ns/op | SPI overhead |")
+        assertThat(table).contains("| xrpc ns/op | raw ns/op | SPI overhead |\n")
                 .contains("| kryo | none | user | serialize | 120.0 ± 5% | 100.0 ± 3% | +20% |");
+
+        // With the SPI read through streams only beside them, two more columns.
+        String stream = json.replace("}}]", "}}, " + json.substring(json.lastIndexOf("{\"benchmark\""))
+                .replace("\"raw\"", "\"xrpc-stream\"").replace("100.0", "150.0").replace("3.0", "15.0"));
+        assertThat(JmhRatios.table(new ObjectMapper().readTree(stream)))
+                .contains("| SPI overhead | xrpc-stream ns/op | its overhead |")
+                .contains("| kryo | none | user | serialize | 120.0 ± 5% | 100.0 ± 3% | +20% | 150.0 ± 10% | +50% |");
     }
 }

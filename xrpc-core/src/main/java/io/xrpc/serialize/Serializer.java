@@ -3,6 +3,7 @@ package io.xrpc.serialize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 
 /**
  * Turns call arguments and results into bytes and back.
@@ -23,6 +24,12 @@ import java.io.OutputStream;
  *
  * <p>The streams belong to the caller: implementations neither close them nor read past what they
  * wrote.
+ *
+ * <p>XRpc reads a message held in one piece of memory through the {@link ByteBuffer} forms of
+ * {@link #readArguments(ByteBuffer, Class[], long) readArguments} and
+ * {@link #readResult(ByteBuffer, Class, long) readResult}. By default they read through a stream
+ * over the buffer; a serializer whose library can read memory in place overrides them (fory does),
+ * under the same rules as the stream forms.
  */
 public interface Serializer {
 
@@ -50,6 +57,16 @@ public interface Serializer {
      */
     Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException;
 
+    /**
+     * Reads the arguments of one message held from {@code in}'s position to its limit, as
+     * {@link #readArguments(InputStream, Class[], long)} does; on success the position is at the
+     * limit. The buffer may be direct or read-only and is valid only during the call: an
+     * implementation keeps no reference to it.
+     */
+    default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
+        return readArguments(new io.xrpc.internal.ByteBufferInputStream(in), parameterTypes, deadlineNanos);
+    }
+
     /** Writes a call's result, which is never {@code null} (a null result has an empty body). */
     void writeResult(Object value, OutputStream out) throws IOException;
 
@@ -69,4 +86,13 @@ public interface Serializer {
      * @param deadlineNanos as for {@link #readArguments}
      */
     Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException;
+
+    /**
+     * Reads a result held from {@code in}'s position to its limit, as
+     * {@link #readResult(InputStream, Class, long)} does, under the rules of
+     * {@link #readArguments(ByteBuffer, Class[], long)}.
+     */
+    default Object readResult(ByteBuffer in, Class<?> type, long deadlineNanos) throws IOException {
+        return readResult(new io.xrpc.internal.ByteBufferInputStream(in), type, deadlineNanos);
+    }
 }

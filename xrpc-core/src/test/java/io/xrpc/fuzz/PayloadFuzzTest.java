@@ -59,12 +59,21 @@ class PayloadFuzzTest {
         Dtos.Person person(Dtos.Person p, Object any, int[] numbers, java.util.List<Dtos.Address> addresses);
     }
 
+    /** As a stream, and from direct memory as a frame's body is read (fory reads that in place). */
     private static void arguments(Serializer s, byte[] data) {
         check(s, data, () -> s.readArguments(new ByteArrayInputStream(data), PARAMETERS, Serializer.NO_DEADLINE));
+        java.nio.ByteBuffer direct = direct(data);
+        check(s, data, () -> s.readArguments(direct, PARAMETERS, Serializer.NO_DEADLINE));
     }
 
     private static void result(Serializer s, byte[] data) {
         check(s, data, () -> s.readResult(new ByteArrayInputStream(data), Object.class, Serializer.NO_DEADLINE));
+        java.nio.ByteBuffer direct = direct(data);
+        check(s, data, () -> s.readResult(direct, Object.class, Serializer.NO_DEADLINE));
+    }
+
+    private static java.nio.ByteBuffer direct(byte[] data) {
+        return java.nio.ByteBuffer.allocateDirect(data.length).put(data).flip();
     }
 
     private static void check(Serializer s, byte[] data, java.util.concurrent.Callable<?> read) {

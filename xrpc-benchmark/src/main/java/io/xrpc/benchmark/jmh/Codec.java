@@ -7,6 +7,8 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
 import io.protostuff.LinkedBuffer;
 import io.protostuff.ProtostuffIOUtil;
 import io.protostuff.Schema;
@@ -21,6 +23,8 @@ import io.xrpc.serialize.SerializerRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import org.apache.fory.memory.MemoryBuffer;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
@@ -33,12 +37,31 @@ public interface Codec {
 
     Object read(InputStream in, Class<?> type) throws IOException;
 
+    /** Writes into {@code sink}: in place where the library can, else through a stream over it. */
+    default void write(Object value, ByteBuf sink) throws IOException {
+        write(value, new ByteBufOutputStream(sink));
+    }
+
+    /** Reads the one message {@code in} holds: in place where the library can, else through a stream. */
+    default Object read(ByteBuffer in, Class<?> type) throws IOException {
+        return read(stream(in), type);
+    }
+
+    /** The bytes {@code in} holds as a stream whose {@code available()} is exact, as the SPI asks. */
+    static InputStream stream(ByteBuffer in) {
+        return new io.netty.buffer.ByteBufInputStream(io.netty.buffer.Unpooled.wrappedBuffer(in));
+    }
+
     /**
-     * The codec for {@code api} ({@code xrpc} or {@code raw}) and {@code serializer}.
+     * The codec for {@code api} and {@code serializer}: {@code xrpc} is XRpc's SPI as XRpc calls
+     * it (a frame's body handed over as a {@link ByteBuffer}), {@code xrpc-stream} the SPI read
+     * through a stream only (as XRpc read every body before the buffer path), {@code raw} the
+     * library called directly.
      */
     static Codec of(String api, String serializer) {
-        if (api.equals("xrpc")) {
+        if (api.equals("xrpc") || api.equals("xrpc-stream")) {
             Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
+            boolean buffers = api.equals("xrpc");
             return new Codec() {
                 @Override
                 public void write(Object value, OutputStream out) throws IOException {
@@ -48,6 +71,12 @@ public interface Codec {
                 @Override
                 public Object read(InputStream in, Class<?> type) throws IOException {
                     return s.readResult(in, type, Serializer.NO_DEADLINE);
+                }
+
+                @Override
+                public Object read(ByteBuffer in, Class<?> type) throws IOException {
+                    return buffers ? s.readResult(in, type, Serializer.NO_DEADLINE)
+                            : read(stream(in), type);
                 }
             };
         }
@@ -94,6 +123,29 @@ public interface Codec {
         public Object read(InputStream in, Class<?> type) {
             input.setInputStream(in);
             return kryo.readClassAndObject(input);
+        }
+
+        private final byte[] inputBuffer = input.getBuffer();
+
+        @Override
+        public void write(Object value, ByteBuf sink) {
+            output.setOutputStream(null);
+            output.reset();
+            kryo.writeClassAndObject(output, value);
+            sink.writeBytes(output.getBuffer(), 0, output.position());
+        }
+
+        @Override
+        public Object read(ByteBuffer in, Class<?> type) throws IOException {
+            if (!in.hasArray()) {
+                return read(stream(in), type);
+            }
+            input.setBuffer(in.array(), in.arrayOffset() + in.position(), in.remaining());
+            try {
+                return kryo.readClassAndObject(input);
+            } finally {
+                input.setBuffer(inputBuffer);
+            }
         }
     }
 
@@ -180,6 +232,24 @@ public interface Codec {
         @Override
         public Object read(InputStream in, Class<?> type) {
             return fory.deserialize(new org.apache.fory.io.ForyInputStream(in));
+        }
+
+        private final MemoryBuffer output = MemoryBuffer.newHeapBuffer(4096);
+        private final MemoryBuffer input = MemoryBuffer.newHeapBuffer(0);
+
+        @Override
+        public void write(Object value, ByteBuf sink) {
+            output.writerIndex(0);
+            fory.serialize(output, value);
+            sink.writeBytes(output.getHeapMemory(), 0, output.writerIndex());
+        }
+
+        @Override
+        public Object read(ByteBuffer in, Class<?> type) {
+            ByteBuffer bytes = in.slice();
+            input.initByteBuffer(bytes, bytes.remaining());
+            input.readerIndex(0);
+            return fory.deserialize(input);
         }
     }
 }

@@ -374,7 +374,12 @@ public final class RpcCodec {
             }
             return NO_ARGUMENTS;
         }
-        return serializer.readArguments(new ByteBufInputStream(body), types, deadlineNanos);
+        if (body.nioBufferCount() != 1) {
+            return serializer.readArguments(new ByteBufInputStream(body), types, deadlineNanos);
+        }
+        Object[] arguments = serializer.readArguments(body.nioBuffer(), types, deadlineNanos);
+        body.skipBytes(body.readableBytes()); // a serializer reads all or fails
+        return arguments;
     }
 
     private static final Object[] NO_ARGUMENTS = new Object[0];
@@ -385,7 +390,18 @@ public final class RpcCodec {
         if (!body.isReadable()) {
             return null;
         }
-        return serializer.readResult(new ByteBufInputStream(body), type, deadlineNanos);
+        return readValue(body, serializer, type, deadlineNanos);
+    }
+
+    /** One value read in place when the body is one piece of memory (as a frame's is), else as a stream. */
+    private static Object readValue(ByteBuf body, Serializer serializer, Class<?> type, long deadlineNanos)
+            throws IOException {
+        if (body.nioBufferCount() != 1) {
+            return serializer.readResult(new ByteBufInputStream(body), type, deadlineNanos);
+        }
+        Object value = serializer.readResult(body.nioBuffer(), type, deadlineNanos);
+        body.skipBytes(body.readableBytes());
+        return value;
     }
 
     public static RemoteError readError(ByteBuf body) {
@@ -401,7 +417,7 @@ public final class RpcCodec {
         if (!body.isReadable()) {
             return null;
         }
-        Object value = serializer.readResult(new ByteBufInputStream(body), ExceptionValue.class, deadlineNanos);
+        Object value = readValue(body, serializer, ExceptionValue.class, deadlineNanos);
         if (value != null && !(value instanceof ExceptionValue)) {
             throw new SerializationException(serializer.name() + " read a declared exception's carried form as "
                     + value.getClass().getName() + ", not " + ExceptionValue.class.getName());

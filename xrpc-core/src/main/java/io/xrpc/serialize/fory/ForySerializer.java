@@ -1,5 +1,6 @@
 package io.xrpc.serialize.fory;
 
+import io.xrpc.internal.ByteBufferInputStream;
 import io.xrpc.internal.Types;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
@@ -14,6 +15,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import org.apache.fory.Fory;
 import org.apache.fory.config.CompatibleMode;
 import org.apache.fory.config.Language;
@@ -39,9 +41,11 @@ import org.apache.fory.resolver.SharedRegistry;
  *       refused by kryo's object count is refused here too, or earlier.</li>
  *   <li>A message over 4 KiB is fed to Fory 1 KiB at a time, the call's deadline checked before
  *       each, and a fill the rest of the message cannot hold is refused before Fory allocates
- *       for it ({@link GuardedStream}). A smaller one is read whole into the thread's 4 KiB
- *       buffer after one look at the clock; Fory 1.6 checks every length against the bytes it
- *       holds (the count-bomb test puts huge claims at every byte of such messages).</li>
+ *       for it ({@link GuardedStream}). A smaller one is read whole after one look at the
+ *       clock: where it lies when XRpc hands over a {@link ByteBuffer} (as it does for every
+ *       frame), else copied into the thread's 4 KiB buffer. Fory 1.6 checks every length against
+ *       the bytes it holds (the count-bomb test puts huge claims at every byte of such
+ *       messages).</li>
  * </ul>
  *
  * <p>One Fory per thread, as kryo's: its generated serializers are shared by all of them through
@@ -184,30 +188,80 @@ public final class ForySerializer implements Serializer {
     public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         Slot s = slot();
         try {
-            MemoryBuffer message = s.message(in, deadlineNanos);
-            Object[] args = new Object[parameterTypes.length];
-            for (int i = 0; i < args.length; i++) {
-                args[i] = next(s, message, in, parameterTypes[i], args.length);
-            }
-            consumed(message, in, args.length);
-            return args;
+            return arguments(s, s.message(in, deadlineNanos), in, parameterTypes);
         } catch (RuntimeException | Error e) {
             throw failure(s, "fory arguments", e);
         }
+    }
+
+    /**
+     * A message of up to 4 KiB is read where it lies, heap or direct, under the rules of the
+     * whole small message above; a larger one as a stream, fed by the KiB.
+     */
+    @Override
+    public Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
+        if (!inPlace(in)) {
+            return readArguments(new ByteBufferInputStream(in), parameterTypes, deadlineNanos);
+        }
+        Slot s = slot();
+        try {
+            Object[] args = arguments(s, s.inPlace(in, deadlineNanos), NOTHING_MORE, parameterTypes);
+            in.position(in.limit());
+            return args;
+        } catch (RuntimeException | Error e) {
+            throw failure(s, "fory arguments", e);
+        } finally {
+            s.released();
+        }
+    }
+
+    private static Object[] arguments(Slot s, MemoryBuffer message, InputStream in, Class<?>[] parameterTypes)
+            throws SerializationException {
+        Object[] args = new Object[parameterTypes.length];
+        for (int i = 0; i < args.length; i++) {
+            args[i] = next(s, message, in, parameterTypes[i], args.length);
+        }
+        consumed(message, in, args.length);
+        return args;
     }
 
     @Override
     public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
         Slot s = slot();
         try {
-            MemoryBuffer message = s.message(in, deadlineNanos);
-            Object value = next(s, message, in, type, -1);
-            consumed(message, in, -1);
-            return value;
+            return result(s, s.message(in, deadlineNanos), in, type);
         } catch (RuntimeException | Error e) {
             throw failure(s, "a fory result", e);
         }
     }
+
+    /** As {@link #readArguments(ByteBuffer, Class[], long)}. */
+    @Override
+    public Object readResult(ByteBuffer in, Class<?> type, long deadlineNanos) throws IOException {
+        if (!inPlace(in)) {
+            return readResult(new ByteBufferInputStream(in), type, deadlineNanos);
+        }
+        Slot s = slot();
+        try {
+            Object value = result(s, s.inPlace(in, deadlineNanos), NOTHING_MORE, type);
+            in.position(in.limit());
+            return value;
+        } catch (RuntimeException | Error e) {
+            throw failure(s, "a fory result", e);
+        } finally {
+            s.released();
+        }
+    }
+
+    private static Object result(Slot s, MemoryBuffer message, InputStream in, Class<?> type)
+            throws SerializationException {
+        Object value = next(s, message, in, type, -1);
+        consumed(message, in, -1);
+        return value;
+    }
+
+    /** What follows a message Fory holds whole: nothing. */
+    private static final InputStream NOTHING_MORE = InputStream.nullInputStream();
 
     /**
      * The next value of {@code message} (backed by {@code in} when streamed), as {@code type}.
@@ -314,6 +368,13 @@ public final class ForySerializer implements Serializer {
         }
     }
 
+    private static final ByteBuffer PARKED = ByteBuffer.allocateDirect(1);
+
+    /** Whether Fory can read {@code in} where it lies: small enough, and a heap array or direct memory. */
+    private static boolean inPlace(ByteBuffer in) {
+        return in.remaining() <= BUFFER_SIZE && (in.isDirect() || in.hasArray());
+    }
+
     private static final class Slot {
         final Fory fory;
         final int generation;
@@ -346,6 +407,30 @@ public final class ForySerializer implements Serializer {
             smallMessage.initHeapBuffer(smallBytes, 0, read);
             smallMessage.readerIndex(0);
             return smallMessage;
+        }
+
+        /**
+         * A message of at most 4 KiB as it lies in {@code in} (a heap array or direct memory),
+         * after the one look at the clock {@link #message} takes too. Until {@link #released} the
+         * thread's message points into the caller's memory.
+         */
+        MemoryBuffer inPlace(ByteBuffer in, long deadlineNanos) {
+            if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
+                throw new ReadDeadlineException("the call's deadline passed before its payload was read (0 bytes so far)");
+            }
+            ByteBuffer bytes = in.slice(); // Fory reads from a buffer's start, not its position
+            smallMessage.initByteBuffer(bytes, bytes.remaining());
+            smallMessage.readerIndex(0);
+            return smallMessage;
+        }
+
+        /**
+         * Points the thread's message back at its own array, away from memory the caller may free
+         * (through a byte of its own first: Fory keeps the last direct buffer it was given).
+         */
+        void released() {
+            smallMessage.initByteBuffer(PARKED, 0);
+            smallMessage.initHeapBuffer(smallBytes, 0, 0);
         }
     }
 
