@@ -70,7 +70,7 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--scenario", split = ",", description = "existUser, createUser, getUser, listUser (default: all).")
     List<String> scenarios = Scenarios.ALL;
 
-    @Option(names = "--contender", split = ",", description = "xrpc, raw-netty, and with the peers profile grpc (default: xrpc, raw-netty).")
+    @Option(names = "--contender", split = ",", description = "xrpc, raw-netty, and with the peers profile grpc and dubbo (default: xrpc, raw-netty).")
     List<String> contenders = List.of("xrpc", "raw-netty");
 
     @Option(names = "--provider", description = "inproc (same JVM) or fork (a JVM of its own, same flags) (default: ${DEFAULT-VALUE}).")
