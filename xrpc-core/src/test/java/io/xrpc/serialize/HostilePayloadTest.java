@@ -99,10 +99,25 @@ class HostilePayloadTest {
         Object[] read(Serializer s, byte[] payload, Class<?>[] types, long deadlineNanos) throws IOException {
             return switch (this) {
                 case STREAM -> s.readArguments(new ByteArrayInputStream(payload), types, deadlineNanos);
-                case DIRECT -> s.readArguments(ByteBuffer.allocateDirect(payload.length).put(payload).flip(), types,
+                case DIRECT -> s.readArguments(framed(ByteBuffer.allocateDirect(payload.length + 14), payload), types,
                         deadlineNanos);
-                case HEAP -> s.readArguments(ByteBuffer.wrap(payload), types, deadlineNanos);
+                case HEAP -> s.readArguments(framed(ByteBuffer.allocate(payload.length + 17).position(3).slice(),
+                        payload), types, deadlineNanos);
             };
+        }
+
+        /**
+         * {@code payload} between 7 bytes of something else on each side, as a body lies inside a
+         * pooled buffer: the buffer's position (and a heap buffer's array offset) are not 0, and
+         * its limit is not its capacity.
+         */
+        private static ByteBuffer framed(ByteBuffer b, byte[] payload) {
+            while (b.hasRemaining()) {
+                b.put((byte) 0x5a);
+            }
+            b.position(7);
+            b.put(payload);
+            return b.limit(7 + payload.length).position(7);
         }
     }
 
@@ -715,6 +730,40 @@ class HostilePayloadTest {
             byte[] behind = concat(write(s, "first"), write(s, "smuggled"));
             assertThatThrownBy(() -> read(s, behind, String.class)).as(s.name())
                     .isInstanceOf(SerializationException.class).hasMessageContaining("left over");
+        }
+    }
+
+    /**
+     * Fory reads a {@code ByteBuffer} as a view of the message's memory. Read in place from a
+     * frame's body, which is given back to Netty's pool after the read, such a view would let a
+     * service read other calls' bytes and write into pooled memory: a read buffer has bytes of its
+     * own.
+     */
+    @Test
+    void aForyByteBufferReadFromAFramesMemoryHasBytesOfItsOwn() throws IOException {
+        ForySerializer fory = new ForySerializer(allow().allowPackage("java.nio."), ReadLimits.defaults());
+        // (ForyByteBufferTest checks that the ByteBuffer classes Fory does not register, which it
+        // cannot write, would be read as copies too.)
+        for (ByteBuffer value : List.of(ByteBuffer.wrap(new byte[] {1, 2, 3}),
+                ByteBuffer.allocateDirect(3).put(new byte[] {1, 2, 3}).flip())) {
+            byte[] payload = write(fory, value);
+            for (Form f : List.of(Form.DIRECT, Form.HEAP, Form.STREAM)) {
+                ByteBuffer frame = f == Form.HEAP ? ByteBuffer.wrap(payload.clone())
+                        : ByteBuffer.allocateDirect(payload.length).put(payload).flip();
+                ByteBuffer read = (ByteBuffer) (f == Form.STREAM
+                        ? fory.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},
+                                Serializer.NO_DEADLINE)
+                        : fory.readArguments(frame, new Class<?>[] {Object.class}, Serializer.NO_DEADLINE))[0];
+                // The frame's memory is reused for the next call, and the thread's buffer too.
+                frame.clear();
+                while (frame.hasRemaining()) {
+                    frame.put((byte) 9);
+                }
+                fory.readArguments(ByteBuffer.wrap(write(fory, "next call".repeat(20))), new Class<?>[] {String.class},
+                        Serializer.NO_DEADLINE);
+                assertThat(read.remaining()).as(f.name()).isEqualTo(3);
+                assertThat(new byte[] {read.get(0), read.get(1), read.get(2)}).as(f.name()).containsExactly(1, 2, 3);
+            }
         }
     }
 

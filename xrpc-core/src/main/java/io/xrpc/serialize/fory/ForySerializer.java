@@ -82,7 +82,7 @@ public final class ForySerializer implements Serializer {
         this.limits = limits;
     }
 
-    private Fory build(ClassAllowList list, SharedRegistry registry) {
+    Fory build(ClassAllowList list, SharedRegistry registry) {
         return Fory.builder()
                 .withLanguage(Language.JAVA)
                 .withCompatibleMode(CompatibleMode.SCHEMA_CONSISTENT)
@@ -106,6 +106,7 @@ public final class ForySerializer implements Serializer {
                     return true;
                 })
                 .withModule(fory -> Refusals.install(fory, list))
+                .withSerializerFactory(Refusals::copiedByteBuffers)
                 .withClassLoader(io.xrpc.internal.NamedExtensions.loader())
                 .withSharedRegistry(registry)
                 .build();

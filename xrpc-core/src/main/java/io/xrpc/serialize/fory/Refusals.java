@@ -2,6 +2,7 @@ package io.xrpc.serialize.fory;
 
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
+import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Map;
 import org.apache.fory.Fory;
@@ -9,6 +10,7 @@ import org.apache.fory.context.ReadContext;
 import org.apache.fory.context.WriteContext;
 import org.apache.fory.resolver.ClassResolver;
 import org.apache.fory.resolver.TypeResolver;
+import org.apache.fory.serializer.BufferSerializers;
 import org.apache.fory.serializer.Serializer;
 import org.apache.fory.serializer.collection.CollectionSerializer;
 import org.apache.fory.serializer.collection.MapSerializer;
@@ -38,7 +40,13 @@ final class Refusals {
                             java.util.concurrent.LinkedBlockingDeque.class, true));
         }
         for (Class<?> c : classes.getRegisteredClasses()) {
-            if (c.isPrimitive() || allowList.isAllowed(c.getName())) {
+            if (c.isPrimitive()) {
+                continue;
+            }
+            if (allowList.isAllowed(c.getName())) {
+                if (ByteBuffer.class.isAssignableFrom(c)) {
+                    classes.registerInternalSerializer(c, new CopiedByteBuffer(resolver, c));
+                }
                 continue;
             }
             Serializer<?> refusal;
@@ -50,6 +58,40 @@ final class Refusals {
                 refusal = new Refused(fory, c);
             }
             classes.registerInternalSerializer(c, refusal);
+        }
+    }
+
+    /** For {@code withSerializerFactory}: every other {@code ByteBuffer} class a payload may name gets a copy too. */
+    static Serializer<?> copiedByteBuffers(TypeResolver resolver, Class<?> c) {
+        return ByteBuffer.class.isAssignableFrom(c) ? new CopiedByteBuffer(resolver, c) : null;
+    }
+
+    /**
+     * Fory reads a {@code ByteBuffer} as a view of the message's memory. XRpc hands Fory a frame's
+     * body in place and gives it back to Netty's pool after the read, so such a view would read
+     * other calls' bytes and write into pooled memory: the value read gets bytes of its own (no
+     * more than the message holds), in the byte order written.
+     */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static final class CopiedByteBuffer extends Serializer<ByteBuffer> {
+        private final BufferSerializers.ByteBufferSerializer fory;
+
+        CopiedByteBuffer(TypeResolver resolver, Class<?> type) {
+            super(resolver.getConfig(), (Class) type);
+            this.fory = new BufferSerializers.ByteBufferSerializer(resolver, (Class) type);
+        }
+
+        @Override
+        public void write(WriteContext writeContext, ByteBuffer value) {
+            fory.write(writeContext, value);
+        }
+
+        @Override
+        public ByteBuffer read(ReadContext readContext) {
+            ByteBuffer view = fory.read(readContext);
+            ByteBuffer own = ByteBuffer.allocate(view.remaining());
+            own.put(view.duplicate()).flip();
+            return own.order(view.order());
         }
     }
 
