@@ -19,6 +19,21 @@ import java.util.Objects;
  * masked in {@link #toString()} and in every error this class throws. Immutable.
  */
 public final class RegistryConfig {
+    // The parameters of the ZooKeeper registry that the starter sets from xrpc.registry.*: named
+    // here so that the starter needs nothing of that module but its presence.
+    /** How long a provider may be silent before its registration disappears (ZooKeeper's session). */
+    public static final String SESSION_TIMEOUT = "session-timeout";
+    /** How long start-up waits for the registry. */
+    public static final String CONNECT_TIMEOUT = "connect-timeout";
+    /** The node everything lives under. */
+    public static final String ROOT_PATH = "root-path";
+    /** How long a consumer keeps its last providers when the registry suddenly lists none. */
+    public static final String EMPTY_LIST_GRACE = "empty-list-grace";
+    /** The ACL of every node XRpc creates. */
+    public static final String ACL = "acl";
+    /** The port embedded registries meet on ({@code embedded} only). */
+    public static final String EMBEDDED_PORT = "port";
+
     private final String scheme;
     private final String address;
     private final Map<String, String> parameters;

@@ -1,6 +1,6 @@
 package io.xrpc.transport;
 
-import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.WireStrings;
 import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.Serializer;
 
@@ -14,8 +14,8 @@ public record CallTarget(String description, byte[] serviceKey, byte[] signature
 
     public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
                                 ExceptionRebuilder declaredExceptions) {
-        return new CallTarget(serviceKey + "#" + signature, RpcCodec.shortStringBytes(serviceKey),
-                RpcCodec.shortStringBytes(signature), resultType, declaredExceptions);
+        return new CallTarget(serviceKey + "#" + signature, WireStrings.shortStringBytes(serviceKey),
+                WireStrings.shortStringBytes(signature), resultType, declaredExceptions);
     }
 
     /** Rebuilds a declared exception from its carried form, or returns {@code null} when it may not. */

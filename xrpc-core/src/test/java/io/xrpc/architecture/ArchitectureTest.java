@@ -1,5 +1,7 @@
 package io.xrpc.architecture;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -9,7 +11,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The dependency rules of docs/ARCHITECTURE.md, on the main classes of xrpc-core. */
+/**
+ * The dependency rules of docs/ARCHITECTURE.md, on the main classes of xrpc-core; the rules
+ * between modules are the starter's {@code ModuleBoundariesTest}, whose class path holds them all.
+ */
 class ArchitectureTest {
     static JavaClasses classes;
 
@@ -24,6 +29,45 @@ class ArchitectureTest {
         noClasses().that().resideOutsideOfPackages("io.xrpc.protocol.codec..", "io.xrpc.transport.netty..")
                 .should().dependOnClassesThat().resideInAPackage("io.netty..")
                 .because("Netty is one transport; the rest of XRpc speaks in its own types")
+                .check(classes);
+    }
+
+    @Test
+    void commonIsTheGroundFloor() {
+        noClasses().that().resideInAPackage("io.xrpc.common..")
+                .should().dependOnClassesThat(resideInAPackage("io.xrpc..").and(not(resideInAPackage("io.xrpc.common.."))))
+                .because("every other package speaks in its types: descriptors, keys, statuses, invocations")
+                .check(classes);
+    }
+
+    @Test
+    void serializersAndCompressorsKnowNothingOfCallsAndConnections() {
+        noClasses().that().resideInAnyPackage("io.xrpc.serialize..", "io.xrpc.compress..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.xrpc.transport..", "io.xrpc.client..",
+                        "io.xrpc.server..")
+                .because("a serializer or compressor turns values into bytes, whatever carries them")
+                .check(classes);
+    }
+
+    @Test
+    void theWireFormatKnowsNothingOfClientAndServer() {
+        noClasses().that().resideInAPackage("io.xrpc.protocol..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.xrpc.client..", "io.xrpc.server..")
+                .check(classes);
+    }
+
+    @Test
+    void balancingAndFailoverProgramAgainstTheTransportSeam() {
+        noClasses().that().resideInAnyPackage("io.xrpc.loadbalance..", "io.xrpc.cluster..")
+                .should().dependOnClassesThat().resideInAPackage("io.xrpc.transport.netty..")
+                .check(classes);
+    }
+
+    @Test
+    void theTransportSeamIsFreeOfTheCodec() {
+        noClasses().that().resideInAPackage("io.xrpc.transport").and().resideOutsideOfPackage("io.xrpc.transport.netty..")
+                .should().dependOnClassesThat().resideInAPackage("io.xrpc.protocol.codec..")
+                .because("the codec is Netty's; io.xrpc.transport is what another transport would implement")
                 .check(classes);
     }
 

@@ -168,8 +168,8 @@ class PayloadFuzzTest {
     private static byte[] warmUpFrame() {
         try {
             io.netty.buffer.ByteBuf f = RpcCodec.encodeRequest(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 1000, RpcCodec.clockMillis(), KRYO,
-                    new io.xrpc.compress.GzipCompressor(), 0, 1 << 20, RpcCodec.shortStringBytes("a.B"),
-                    RpcCodec.shortStringBytes("m()"), java.util.Map.of("k", "v"), new Object[] {"x".repeat(100)});
+                    new io.xrpc.compress.GzipCompressor(), 0, 1 << 20, io.xrpc.protocol.WireStrings.shortStringBytes("a.B"),
+                    io.xrpc.protocol.WireStrings.shortStringBytes("m()"), java.util.Map.of("k", "v"), new Object[] {"x".repeat(100)});
             byte[] b = new byte[f.readableBytes()];
             f.readBytes(b);
             f.release();

@@ -48,8 +48,8 @@ public class FrameBenchmark {
     private Compressor comp;
     private CompressorRegistry compressors;
     private EmbeddedChannel channel;
-    private final byte[] service = RpcCodec.shortStringBytes("io.xrpc.benchmark.model.UserService");
-    private final byte[] method = RpcCodec.shortStringBytes("createUser(io.xrpc.benchmark.model.User)");
+    private final byte[] service = io.xrpc.protocol.WireStrings.shortStringBytes("io.xrpc.benchmark.model.UserService");
+    private final byte[] method = io.xrpc.protocol.WireStrings.shortStringBytes("createUser(io.xrpc.benchmark.model.User)");
     private final Object[] args = {Payloads.user(1)};
     private final Class<?>[] types = {User.class};
     private long id;

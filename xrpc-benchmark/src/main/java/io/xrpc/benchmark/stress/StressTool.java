@@ -483,7 +483,7 @@ public final class StressTool implements Callable<Integer> {
             }
         }
         ByteBuf req = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, 1, 3000, RpcCodec.clockMillis(), s, comp, 1024,
-                Integer.MAX_VALUE, RpcCodec.shortStringBytes(UserService.class.getName()), RpcCodec.shortStringBytes(sig), null, args);
+                Integer.MAX_VALUE, io.xrpc.protocol.WireStrings.shortStringBytes(UserService.class.getName()), io.xrpc.protocol.WireStrings.shortStringBytes(sig), null, args);
         ByteBuf resp = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 1, s, comp, 1024, Integer.MAX_VALUE, result);
         try {
             // Raw frames add 4 + 8 (+4) bytes of their own; pad to XRpc's whole frame size.

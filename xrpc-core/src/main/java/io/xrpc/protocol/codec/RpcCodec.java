@@ -425,15 +425,6 @@ public final class RpcCodec {
         return (ExceptionValue) value;
     }
 
-    /** UTF-8 bytes of a string that goes on the wire with a 16-bit length. */
-    public static byte[] shortStringBytes(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        if (b.length > 0xFFFF) {
-            throw new IllegalArgumentException("string of " + b.length + " UTF-8 bytes (expected: at most 65535)");
-        }
-        return b;
-    }
-
     private static void writeShortString(ByteBuf buf, String s) {
         int at = buf.writerIndex();
         buf.writeShort(0);

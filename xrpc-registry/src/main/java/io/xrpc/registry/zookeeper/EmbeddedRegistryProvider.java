@@ -17,7 +17,7 @@ import java.util.List;
  */
 public final class EmbeddedRegistryProvider implements RegistryProvider {
     /** The parameter naming the port embedded registries meet on. */
-    public static final String PORT = "port";
+    public static final String PORT = RegistryConfig.EMBEDDED_PORT;
     static final Duration EMPTY_LIST_GRACE = Duration.ofSeconds(3);
 
     @Override

@@ -35,13 +35,13 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                                 Duration retryBaseSleep, int maxRetries, Duration emptyListGrace, String acl,
                                 Map<String, String> clientProperties) {
 
-    public static final String SESSION_TIMEOUT = "session-timeout";
-    public static final String CONNECT_TIMEOUT = "connect-timeout";
-    public static final String ROOT_PATH = "root-path";
+    public static final String SESSION_TIMEOUT = RegistryConfig.SESSION_TIMEOUT;
+    public static final String CONNECT_TIMEOUT = RegistryConfig.CONNECT_TIMEOUT;
+    public static final String ROOT_PATH = RegistryConfig.ROOT_PATH;
     public static final String RETRY_BASE_SLEEP = "retry-base-sleep";
     public static final String MAX_RETRIES = "max-retries";
-    public static final String EMPTY_LIST_GRACE = "empty-list-grace";
-    public static final String ACL = "acl";
+    public static final String EMPTY_LIST_GRACE = RegistryConfig.EMPTY_LIST_GRACE;
+    public static final String ACL = RegistryConfig.ACL;
     /** Every parameter whose name starts with this is a ZooKeeper client property. */
     public static final String CLIENT_PROPERTY_PREFIX = "zookeeper.";
     private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,

@@ -5,7 +5,6 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
-import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.server.ServerInterceptor;
 import io.xrpc.client.CallCredentials;
 import io.xrpc.server.Authenticator;
@@ -56,15 +55,15 @@ public class XrpcAutoConfiguration {
             // The typed xrpc.registry.* settings are ZooKeeper's parameters, where the address
             // does not set them itself; other schemes get xrpc.registry.parameters as given.
             java.util.Map<String, String> typed = new java.util.LinkedHashMap<>();
-            typed.put(ZookeeperSettings.SESSION_TIMEOUT, r.getSessionTimeout().toString());
-            typed.put(ZookeeperSettings.CONNECT_TIMEOUT, r.getConnectTimeout().toString());
-            typed.put(ZookeeperSettings.ROOT_PATH, r.getRootPath());
+            typed.put(RegistryConfig.SESSION_TIMEOUT, r.getSessionTimeout().toString());
+            typed.put(RegistryConfig.CONNECT_TIMEOUT, r.getConnectTimeout().toString());
+            typed.put(RegistryConfig.ROOT_PATH, r.getRootPath());
             if (r.getEmptyListGrace() != null) {
-                typed.put(ZookeeperSettings.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+                typed.put(RegistryConfig.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
             }
-            typed.put(ZookeeperSettings.ACL, r.getAcl());
+            typed.put(RegistryConfig.ACL, r.getAcl());
             if (fromAddress.scheme().equals("embedded") && r.getEmbeddedPort() != null) {
-                typed.put(io.xrpc.registry.zookeeper.EmbeddedRegistryProvider.PORT, r.getEmbeddedPort().toString());
+                typed.put(RegistryConfig.EMBEDDED_PORT, r.getEmbeddedPort().toString());
             }
             typed.forEach((name, value) -> {
                 if (fromAddress.parameter(name) == null) {
