@@ -53,7 +53,9 @@ final class ClientProxy implements InvocationHandler {
     private final String credentialsRefusal;
     private final ClientTransport transport;
     private final Cluster cluster;
-    private final Attempts attempts;
+    /** Each method's attempts, which carry its model; found once per call, by the descriptor's identity. */
+    private final Map<MethodDescriptor, Attempts> attempts;
+    private final int retries;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
@@ -70,10 +72,11 @@ final class ClientProxy implements InvocationHandler {
         this.transport = transport;
         this.cluster = cluster;
         this.methods = ClientMethod.modelOf(iface, key, timeout, methodTimeouts, allowList);
-        Map<MethodDescriptor, ClientMethod> bd = new java.util.IdentityHashMap<>();
-        methods.values().forEach(cm -> bd.put(cm.descriptor(), cm));
-        this.attempts = new ReferenceAttempts(key, directory, serializer, compressor, transport, loadBalancer, retries,
-                bd);
+        this.retries = retries;
+        Map<MethodDescriptor, Attempts> byMethod = new java.util.IdentityHashMap<>();
+        methods.values().forEach(cm -> byMethod.put(cm.descriptor(), new ReferenceAttempts(key, directory, serializer,
+                compressor, transport, loadBalancer, retries, cm)));
+        this.attempts = byMethod;
     }
 
     @Override
@@ -109,7 +112,7 @@ final class ClientProxy implements InvocationHandler {
         CompletableFuture<Object> f = call(m, inv);
         try {
             // Each failover attempt has its own deadline; wait for all of them, then a little more.
-            long bound = TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()) * (1L + attempts.retries()) + GRACE_NANOS;
+            long bound = TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()) * (1L + retries) + GRACE_NANOS;
             return f.get(deadline - System.nanoTime() + bound - TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()),
                     TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -147,7 +150,12 @@ final class ClientProxy implements InvocationHandler {
     }
 
     private CompletableFuture<Object> send(Invocation inv) {
-        return cluster.invoke(inv, attempts);
+        Attempts a = attempts.get(inv.method());
+        if (a == null) { // an interceptor passed on an invocation of its own making
+            return CompletableFuture.failedFuture(new IllegalStateException("an interceptor passed on a call of "
+                    + inv.method() + ", which " + iface.getName() + " does not declare"));
+        }
+        return cluster.invoke(inv, a);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.xrpc.client;
 import io.xrpc.cluster.Attempts;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
-import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
@@ -14,13 +13,13 @@ import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.ClientTransport;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One reference as its cluster strategy sees it: which providers may take a call (not excluded,
+ * One method of a reference as its cluster strategy sees it (one instance per method, made with
+ * the proxy, so that every attempt has the method's model at hand): which providers may take a call (not excluded,
  * accepting the reference's serializer, and while others remain not set aside), the load
  * balancer's pick among them, and sending through the transport.
  */
@@ -32,11 +31,10 @@ final class ReferenceAttempts implements Attempts {
     private final ClientTransport transport;
     private final LoadBalancer loadBalancer;
     private final int retries;
-    private final Map<MethodDescriptor, ClientMethod> byDescriptor;
+    private final ClientMethod method;
 
     ReferenceAttempts(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
-                      ClientTransport transport, LoadBalancer loadBalancer, int retries,
-                      Map<MethodDescriptor, ClientMethod> byDescriptor) {
+                      ClientTransport transport, LoadBalancer loadBalancer, int retries, ClientMethod method) {
         this.key = key;
         this.directory = directory;
         this.serializer = serializer;
@@ -44,7 +42,7 @@ final class ReferenceAttempts implements Attempts {
         this.transport = transport;
         this.loadBalancer = loadBalancer;
         this.retries = retries;
-        this.byDescriptor = byDescriptor;
+        this.method = method;
     }
 
     @Override
@@ -86,16 +84,14 @@ final class ReferenceAttempts implements Attempts {
 
     @Override
     public CompletableFuture<Object> send(Invocation inv, ServiceInstance target) {
-        ClientMethod m = byDescriptor.get(inv.method());
         inv.remote(target.endpoint());
-        return transport.send(inv, m.target(), target.endpoint(), serializer, compressor, m.timeoutMillis());
+        return transport.send(inv, method.target(), target.endpoint(), serializer, compressor, method.timeoutMillis());
     }
 
     @Override
     public Invocation nextAttempt(Invocation inv) {
-        ClientMethod m = byDescriptor.get(inv.method());
         Invocation next = new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(),
-                null, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()));
+                null, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(method.timeoutMillis()));
         next.serializer(inv.serializer());
         return next;
     }
@@ -107,6 +103,6 @@ final class ReferenceAttempts implements Attempts {
 
     @Override
     public boolean isIdempotent(Invocation inv) {
-        return byDescriptor.get(inv.method()).idempotent();
+        return method.idempotent();
     }
 }

@@ -134,6 +134,20 @@ class LifecycleTest {
     }
 
     @Test
+    void anInterceptorThatPassesOnACallOfAnotherMethodFailsThatCallNamingIt() throws Exception {
+        io.xrpc.common.MethodDescriptor other = io.xrpc.common.MethodDescriptor.of(Runnable.class.getMethod("run"));
+        ClientInterceptor swap = (inv, next) -> next.proceed(new io.xrpc.common.Invocation(inv.serviceKey(), other,
+                new Object[0], null, null, inv.deadlineNanos()));
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(GateService.class, new GateServiceImpl())
+                .build().start();
+             RpcClient client = RpcClient.builder().interceptor(swap).build()) {
+            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build());
+            assertThatThrownBy(() -> s.quick("hi")).hasStackTraceContaining("an interceptor passed on a call of")
+                    .hasStackTraceContaining("which " + GateService.class.getName() + " does not declare");
+        }
+    }
+
+    @Test
     void aSecondServerOnATakenPortFailsNamingTheAddressAndLeavesNoThreadBehind() {
         RpcServer first = RpcServer.builder().host("127.0.0.1").port(0).build().start();
         try {
