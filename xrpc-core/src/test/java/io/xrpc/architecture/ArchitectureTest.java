@@ -2,6 +2,7 @@ package io.xrpc.architecture;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -37,6 +38,15 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("io.xrpc.common..")
                 .should().dependOnClassesThat(resideInAPackage("io.xrpc..").and(not(resideInAPackage("io.xrpc.common.."))))
                 .because("every other package speaks in its types: descriptors, keys, statuses, invocations")
+                .check(classes);
+    }
+
+    @Test
+    void configurationSitsNearTheGround() {
+        noClasses().that().resideInAPackage("io.xrpc.config..")
+                .should().dependOnClassesThat(resideInAPackage("io.xrpc..")
+                        .and(not(resideInAnyPackage("io.xrpc.config..", "io.xrpc.common..", "io.xrpc.internal.."))))
+                .because("options are plain values; the packages that use them depend on config, not the other way")
                 .check(classes);
     }
 

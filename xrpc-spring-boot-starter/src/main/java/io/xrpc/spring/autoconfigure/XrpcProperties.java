@@ -1,7 +1,7 @@
 package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.common.Endpoint;
-import io.xrpc.config.Extensions;
+import io.xrpc.client.Extensions;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;

@@ -1,4 +1,4 @@
-package io.xrpc.config;
+package io.xrpc.client;
 
 import io.xrpc.cluster.Cluster;
 import io.xrpc.compress.Compressor;
