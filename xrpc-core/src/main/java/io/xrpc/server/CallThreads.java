@@ -40,13 +40,13 @@ public enum CallThreads {
     }
 
     /**
-     * Threads named {@code name-N}: {@code platform} for {@link #PLATFORM} (the transport's own kind,
-     * which only the server's builder may choose), virtual ones otherwise; fails at once, naming the
-     * running JDK, where this kind does not exist.
+     * Virtual threads named {@code name-N} for {@link #VIRTUAL}; {@code null} for {@link #PLATFORM},
+     * whose threads are the transport's own kind. Fails at once, naming the running JDK, where this
+     * kind does not exist.
      */
-    ThreadFactory factory(String name, ThreadFactory platform) {
+    ThreadFactory factory(String name) {
         if (this == PLATFORM) {
-            return platform;
+            return null;
         }
         String reason = unavailableReason();
         if (reason != null) {

@@ -19,18 +19,12 @@ import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.TlsConfig;
 import io.xrpc.transport.TransportConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
-import io.xrpc.transport.netty.NettyTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,19 +81,11 @@ public final class RpcServer implements AutoCloseable {
             exported.put(key, e.options());
             logExport(key, e.type(), e.options());
         }
-        BlockingQueue<Runnable> queue = c.executorQueue() == 0 ? new SynchronousQueue<>()
-                : new ArrayBlockingQueue<>(c.executorQueue());
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(c.executorThreads(), c.executorThreads(), 60,
-                TimeUnit.SECONDS, queue, c.callThreads().factory("xrpc-server-call",
-                        NettyTransport.callThreadFactory("xrpc-server-call")),
-                new ThreadPoolExecutor.AbortPolicy());
-        executor.allowCoreThreadTimeOut(true);
         this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
-                c.executorThreads(), c.executorQueue(), c.frameTimeout(), c.maxConnections(),
-                c.maxConnectionsPerAddress(), c.authenticator() != null, c.authenticationTimeout(),
-                c.maxAuthenticationFailures(), c.maxRequestMemory(), c.transport()),
-                dispatcher, serializers, CompressorRegistry.load(),
-                executor);
+                c.executorThreads(), c.executorQueue(), c.callThreads().factory("xrpc-server-call"), c.frameTimeout(),
+                c.maxConnections(), c.maxConnectionsPerAddress(), c.authenticator() != null,
+                c.authenticationTimeout(), c.maxAuthenticationFailures(), c.maxRequestMemory(), c.transport()),
+                dispatcher, serializers, CompressorRegistry.load());
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
         if (c.registry() != null) {
             this.registry = c.registry();

@@ -37,9 +37,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class NettyServerTransport implements ServerTransport {
 
-    /** What the transport needs from the server's configuration. */
+    /**
+     * What the transport needs from the server's configuration.
+     *
+     * @param callThreads makes the call executor's threads, or {@code null} for the transport's
+     *                    own platform threads
+     */
     public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
-                           Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
+                           java.util.concurrent.ThreadFactory callThreads, Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
                            boolean authenticates, Duration authenticationTimeout, int maxAuthenticationFailures,
                            long maxRequestMemory, TransportConfig transport) {
     }
@@ -67,12 +72,12 @@ public final class NettyServerTransport implements ServerTransport {
     private volatile Endpoint endpoint;
 
     public NettyServerTransport(Settings settings, RequestHandler dispatcher, SerializerRegistry serializers,
-                                CompressorRegistry compressors, ThreadPoolExecutor executor) {
+                                CompressorRegistry compressors) {
         this.settings = settings;
         this.dispatcher = dispatcher;
         this.serializers = serializers;
         this.compressors = compressors;
-        this.executor = executor;
+        this.executor = callExecutor(settings);
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
         this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
         this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
@@ -426,6 +431,23 @@ public final class NettyServerTransport implements ServerTransport {
 
     CompressorRegistry compressors() {
         return compressors;
+    }
+
+    /**
+     * The bounded call executor: {@code executorThreads} threads (which time out when idle) and a
+     * queue of {@code executorQueue} (a hand-off when 0); a call that fits neither is answered
+     * {@code SERVER_BUSY}.
+     */
+    private static ThreadPoolExecutor callExecutor(Settings s) {
+        java.util.concurrent.BlockingQueue<Runnable> queue = s.executorQueue() == 0
+                ? new java.util.concurrent.SynchronousQueue<>()
+                : new java.util.concurrent.ArrayBlockingQueue<>(s.executorQueue());
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(s.executorThreads(), s.executorThreads(), 60,
+                TimeUnit.SECONDS, queue,
+                s.callThreads() != null ? s.callThreads() : NettyTransport.callThreadFactory("xrpc-server-call"),
+                new ThreadPoolExecutor.AbortPolicy());
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
     }
 
     ExecutorService executor() {
