@@ -3,7 +3,7 @@ package io.xrpc.client;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
-import io.xrpc.transport.TransportConfig;
+import io.xrpc.config.TransportConfig;
 import java.time.Duration;
 import java.util.List;
 

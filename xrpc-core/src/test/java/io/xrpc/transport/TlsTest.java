@@ -1,5 +1,6 @@
 package io.xrpc.transport;
 
+import io.xrpc.config.TlsConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

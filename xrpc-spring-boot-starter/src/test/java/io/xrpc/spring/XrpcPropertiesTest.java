@@ -6,7 +6,7 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.serialize.ReadLimits;
-import io.xrpc.transport.TransportConfig;
+import io.xrpc.config.TransportConfig;
 import io.xrpc.server.RpcServer;
 import io.xrpc.spring.autoconfigure.XrpcProperties;
 import org.junit.jupiter.api.Test;

@@ -25,7 +25,7 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
-import io.xrpc.transport.TransportConfig;
+import io.xrpc.config.TransportConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

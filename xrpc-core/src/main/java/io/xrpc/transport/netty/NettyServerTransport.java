@@ -20,7 +20,7 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.ServerTransport;
-import io.xrpc.transport.TransportConfig;
+import io.xrpc.config.TransportConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;

@@ -6,7 +6,7 @@ import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.server.CallThreads;
-import io.xrpc.transport.TlsConfig;
+import io.xrpc.config.TlsConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.xrpc.spring.autoconfigure;
 
-import io.xrpc.transport.TlsConfig;
+import io.xrpc.config.TlsConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;

@@ -1,4 +1,4 @@
-package io.xrpc.transport;
+package io.xrpc.config;
 
 import io.xrpc.internal.Checks;
 import io.xrpc.protocol.ProtocolConstants;

@@ -1,4 +1,4 @@
-package io.xrpc.transport;
+package io.xrpc.config;
 
 import java.util.Objects;
 import javax.net.ssl.KeyManagerFactory;
