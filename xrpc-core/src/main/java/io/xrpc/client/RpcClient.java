@@ -14,14 +14,11 @@ import io.xrpc.registry.Registries;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ClientTransport;
-import io.xrpc.config.TlsConfig;
-import io.xrpc.config.TransportConfig;
 import io.xrpc.transport.netty.NettyClientTransport;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -285,16 +282,12 @@ public final class RpcClient implements AutoCloseable {
     }
 
     /** Client-wide settings; every one has a default. Not thread-safe. */
-    public static final class Builder {
-        private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
-        /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
-        private final TransportConfig.Builder transport = TransportConfig.builder();
+    public static final class Builder extends io.xrpc.config.EndpointBuilder<Builder> {
         private CallCredentials credentials;
         private boolean credentialsOverPlaintext;
         private String serializer = "kryo";
         private String compressor = "none";
         private Duration timeout = Duration.ofSeconds(3);
-        private int ioThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
         private int connectionsPerEndpoint = 1;
         private Duration connectTimeout = Duration.ofSeconds(3);
         private int maxPendingCalls = 65_536;
@@ -304,14 +297,13 @@ public final class RpcClient implements AutoCloseable {
         private int outlierFailures = DEFAULT_OUTLIER_FAILURES;
         private Duration outlierBaseEjection = DEFAULT_OUTLIER_BASE_EJECTION;
         private Duration outlierMaxEjection = DEFAULT_OUTLIER_MAX_EJECTION;
-        private ReadLimits readLimits = ReadLimits.defaults();
-        private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
         /** Parsed when given, so a bad address fails there; printed with its password masked. */
         private io.xrpc.registry.RegistryConfig registryAddress;
         private ServiceDiscovery discovery;
 
         private Builder() {
+            super(false, Math.min(4, Runtime.getRuntime().availableProcessors()));
         }
 
         /**
@@ -325,15 +317,6 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Output per connection: above {@code high} bytes not yet taken by the socket, requests
-         * wait on this side (counted in {@link #maxPendingRequestBytes}) until the output is below
-         * {@code low}. Default 512 KiB and 1 MiB.
-         */
-        public Builder writeBufferWaterMark(int low, int high) {
-            transport.writeBufferWaterMark(low, high);
-            return this;
-        }
 
         /**
          * Outlier detection: after {@code consecutiveFailures} calls in a row to one provider went
@@ -350,11 +333,6 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** What reading one response may build: default {@link ReadLimits#defaults()}. */
-        public Builder readLimits(ReadLimits limits) {
-            this.readLimits = Objects.requireNonNull(limits, "readLimits");
-            return this;
-        }
 
         /**
          * Finds providers in the registry at {@code address} ({@code zookeeper://host:2181,...},
@@ -392,11 +370,6 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** Event-loop threads: default the number of cores, at most 4. */
-        public Builder ioThreads(int n) {
-            this.ioThreads = Checks.atLeast("ioThreads", n, 1);
-            return this;
-        }
 
         /** Multiplexed connections per provider address: default 1. */
         public Builder connectionsPerEndpoint(int n) {
@@ -409,23 +382,8 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** Largest response body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
-        public Builder maxFrameLength(int bytes) {
-            transport.maxFrameLength(bytes);
-            return this;
-        }
 
-        /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
-        public Builder heartbeatInterval(Duration interval) {
-            transport.heartbeatInterval(interval);
-            return this;
-        }
 
-        /** Request bodies smaller than this are sent uncompressed even with a compressor: default 1024. */
-        public Builder compressThreshold(int bytes) {
-            transport.compressThreshold(bytes);
-            return this;
-        }
 
         /** Calls that may be pending at once; beyond it calls fail at once with RESOURCE_EXHAUSTED. Default 65536. */
         public Builder maxPendingCalls(int n) {
@@ -441,27 +399,7 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /**
-         * What to do when a serializer in use cannot carry a type a referenced interface exchanges
-         * ({@link TypeCheck}): {@code FAIL} (default) refuses the proxy naming the method, the type
-         * and the serializer; {@code WARN} logs that and goes on; {@code OFF} does not look.
-         */
-        public Builder typeCheck(TypeCheck.Mode mode) {
-            this.typeCheck = Objects.requireNonNull(mode, "mode");
-            return this;
-        }
 
-        /**
-         * Talks TLS to every provider ({@link TlsConfig#client()}); default plaintext. A provider
-         * without TLS fails the connect naming that, and the call goes to another provider.
-         */
-        public Builder tls(TlsConfig tls) {
-            if (tls != null && tls.isServer()) {
-                throw new IllegalArgumentException("tls: a server's configuration (expected: TlsConfig.client())");
-            }
-            transport.tls(tls);
-            return this;
-        }
 
         /**
          * Credentials sent with every call, such as a bearer token; default none. They are sent
@@ -483,17 +421,7 @@ public final class RpcClient implements AutoCloseable {
             return this;
         }
 
-        /** Lets responses construct {@code type} beyond what the service interfaces name. */
-        public Builder allowClass(Class<?> type) {
-            allowList.allowClass(type);
-            return this;
-        }
 
-        /** Lets responses construct any class of {@code packagePrefix}. */
-        public Builder allowPackage(String packagePrefix) {
-            allowList.allowPackage(packagePrefix);
-            return this;
-        }
 
         /** Adds an interceptor; the first added runs outermost. */
         public Builder interceptor(ClientInterceptor interceptor) {
@@ -504,11 +432,11 @@ public final class RpcClient implements AutoCloseable {
         /** Checks and freezes the settings; building twice gives two independent clients. */
         public RpcClient build() {
             NettyVersion.require();
-            ClientConfig c = new ClientConfig(serializer, compressor, timeout, ioThreads, connectionsPerEndpoint,
+            ClientConfig c = new ClientConfig(serializer, compressor, timeout, eventLoopThreads(), connectionsPerEndpoint,
                     connectTimeout, maxPendingCalls, maxPendingRequestBytes, reconnectBackoff, maxReconnectBackoff,
-                    outlierFailures, outlierBaseEjection, outlierMaxEjection, readLimits, typeCheck, credentials,
-                    credentialsOverPlaintext, interceptors, registryAddress, discovery, transport.build());
-            return new RpcClient(c, allowList.copy());
+                    outlierFailures, outlierBaseEjection, outlierMaxEjection, limits(), typeCheckMode(), credentials,
+                    credentialsOverPlaintext, interceptors, registryAddress, discovery, transportSettings());
+            return new RpcClient(c, allowListCopy());
         }
     }
 }

@@ -10,13 +10,11 @@ import io.xrpc.registry.Registries;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ServerTransport;
-import io.xrpc.config.TlsConfig;
 import io.xrpc.config.TransportConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
 import java.time.Duration;
@@ -377,10 +375,7 @@ public final class RpcServer implements AutoCloseable {
     }
 
     /** Server-wide settings; every one has a default. Not thread-safe. */
-    public static final class Builder {
-        private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
-        /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
-        private final TransportConfig.Builder transport = TransportConfig.builder();
+    public static final class Builder extends io.xrpc.config.EndpointBuilder<Builder> {
         private Authenticator authenticator;
         private ErrorDetails errorDetails = ErrorDetails.MESSAGE;
         private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
@@ -389,12 +384,10 @@ public final class RpcServer implements AutoCloseable {
         private long maxRequestMemory;
         private String host = "0.0.0.0";
         private int port = 0;
-        private int ioThreads = Runtime.getRuntime().availableProcessors();
         private int executorThreads = 200;
         private int executorQueue = 0;
         private CallThreads callThreads = CallThreads.PLATFORM;
         private Duration shutdownGrace = Duration.ofSeconds(10);
-        private final ClassAllowList allowList = ClassAllowList.withDefaults();
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private final List<Export<?>> exports = new ArrayList<>();
         /** Parsed when given, so a bad address fails there; printed with its password masked. */
@@ -405,9 +398,9 @@ public final class RpcServer implements AutoCloseable {
         private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = 0;
-        private ReadLimits readLimits = ReadLimits.defaults();
 
         private Builder() {
+            super(true, Runtime.getRuntime().availableProcessors());
         }
 
         /**
@@ -448,21 +441,7 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Output per connection: above {@code high} bytes waiting for the client to read them, the
-         * server reads no more requests from it and encodes no more results for it, until the
-         * output is below {@code low}. Default 512 KiB and 1 MiB.
-         */
-        public Builder writeBufferWaterMark(int low, int high) {
-            transport.writeBufferWaterMark(low, high);
-            return this;
-        }
 
-        /** What reading one request may build: default {@link ReadLimits#defaults()}. */
-        public Builder readLimits(ReadLimits limits) {
-            this.readLimits = Objects.requireNonNull(limits, "readLimits");
-            return this;
-        }
 
         /**
          * Registers every exported service in the registry at {@code address}
@@ -516,11 +495,6 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Event-loop threads: default the number of cores. */
-        public Builder ioThreads(int n) {
-            this.ioThreads = Checks.atLeast("ioThreads", n, 1);
-            return this;
-        }
 
         /** Threads that run calls: default 200. */
         public Builder executorThreads(int n) {
@@ -544,23 +518,8 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Largest request body accepted, also after decompression: default 8 MiB, at least 16 KiB. */
-        public Builder maxFrameLength(int bytes) {
-            transport.maxFrameLength(bytes);
-            return this;
-        }
 
-        /** Idle time after which a ping is sent; three without any read close the connection. Default 30 s. */
-        public Builder heartbeatInterval(Duration interval) {
-            transport.heartbeatInterval(interval);
-            return this;
-        }
 
-        /** Response bodies smaller than this are sent uncompressed: default 1024. */
-        public Builder compressThreshold(int bytes) {
-            transport.compressThreshold(bytes);
-            return this;
-        }
 
         /**
          * How long {@link RpcServer#close()} waits for calls in flight and then for clients to
@@ -572,15 +531,6 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /**
-         * What to do when a serializer in use cannot carry a type an exported interface exchanges
-         * ({@link TypeCheck}): {@code FAIL} (default) refuses the export (for a service that names its serializers; with none named, problems are logged for each serializer) naming the method, the type
-         * and the serializer; {@code WARN} logs that and goes on; {@code OFF} does not look.
-         */
-        public Builder typeCheck(TypeCheck.Mode mode) {
-            this.typeCheck = Objects.requireNonNull(mode, "mode");
-            return this;
-        }
 
         /** Exports {@code implementation} as {@code serviceInterface} with no version or group. */
         public <T> Builder service(Class<T> serviceInterface, T implementation) {
@@ -593,17 +543,6 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Serves TLS only ({@link TlsConfig#server}); default plaintext. A plaintext client is
-         * answered with a refusal saying the server requires TLS.
-         */
-        public Builder tls(TlsConfig tls) {
-            if (tls != null && !tls.isServer()) {
-                throw new IllegalArgumentException("tls: a client's configuration (expected: TlsConfig.server(keys))");
-            }
-            transport.tls(tls);
-            return this;
-        }
 
         /**
          * How much of a service's exception its callers receive: {@link ErrorDetails#MESSAGE}
@@ -647,17 +586,7 @@ public final class RpcServer implements AutoCloseable {
             return this;
         }
 
-        /** Lets requests construct {@code type} beyond what the service interfaces name. */
-        public Builder allowClass(Class<?> type) {
-            allowList.allowClass(type);
-            return this;
-        }
 
-        /** Lets requests construct any class of {@code packagePrefix}. */
-        public Builder allowPackage(String packagePrefix) {
-            allowList.allowPackage(packagePrefix);
-            return this;
-        }
 
         /** Adds an interceptor; the first added runs outermost. */
         public Builder interceptor(ServerInterceptor interceptor) {
@@ -668,7 +597,7 @@ public final class RpcServer implements AutoCloseable {
         /** Checks and freezes the settings; building twice gives two independent servers. */
         public RpcServer build() {
             NettyVersion.require();
-            TransportConfig t = transport.build();
+            TransportConfig t = transportSettings();
             long requestMemory = maxRequestMemory;
             if (requestMemory == 0) {
                 requestMemory = Math.max(io.xrpc.protocol.codec.MemoryBudget.defaultLimit(), t.maxFrameLength());
@@ -676,11 +605,12 @@ public final class RpcServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxRequestMemory: " + requestMemory + " bytes (expected: at least"
                         + " maxFrameLength, " + t.maxFrameLength() + ", or no request that large could be read)");
             }
-            ServerConfig c = new ServerConfig(host, port, advertisedHost, ioThreads, executorThreads, executorQueue,
-                    callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections, maxConnectionsPerAddress, readLimits,
-                    typeCheck, authenticator, errorDetails, authenticationTimeout, maxAuthenticationFailures, requestMemory,
-                    interceptors, registryAddress, registry, t);
-            return new RpcServer(c, allowList.copy(), List.copyOf(exports));
+            ServerConfig c = new ServerConfig(host, port, advertisedHost, eventLoopThreads(), executorThreads,
+                    executorQueue, callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections,
+                    maxConnectionsPerAddress, limits(), typeCheckMode(), authenticator, errorDetails,
+                    authenticationTimeout, maxAuthenticationFailures, requestMemory, interceptors, registryAddress,
+                    registry, t);
+            return new RpcServer(c, allowListCopy(), List.copyOf(exports));
         }
     }
 }

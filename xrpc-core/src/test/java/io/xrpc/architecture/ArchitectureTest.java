@@ -46,6 +46,7 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("io.xrpc.config..")
                 .should().dependOnClassesThat(resideInAPackage("io.xrpc..")
                         .and(not(resideInAnyPackage("io.xrpc.config..", "io.xrpc.common..", "io.xrpc.internal..",
+                                "io.xrpc.serialize", // the allow-list, read limits and type check a builder sets
                                 "io.xrpc.protocol")))) // ProtocolConstants: the wire's limits are the defaults
                 .because("options are plain values; the packages that use them depend on config, not the other way")
                 .check(classes);
