@@ -11,7 +11,7 @@ import java.util.List;
  * A client's settings as {@link RpcClient.Builder#build()} checked and froze them; the
  * connection settings it shares with servers are in {@link #transport()}. Immutable.
  */
-public record ClientConfig(String serializer, String compressor, Duration timeout, int ioThreads,
+record ClientConfig(String serializer, String compressor, Duration timeout, int ioThreads,
                            int connectionsPerEndpoint, Duration connectTimeout, int maxPendingCalls,
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
                            int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,

@@ -11,7 +11,7 @@ import java.util.List;
  * A server's settings as {@link RpcServer.Builder#build()} checked and froze them; the
  * connection settings it shares with clients are in {@link #transport()}. Immutable.
  */
-public record ServerConfig(String host, int port, String advertisedHost, int ioThreads, int executorThreads,
+record ServerConfig(String host, int port, String advertisedHost, int ioThreads, int executorThreads,
                            int executorQueue, CallThreads callThreads, Duration shutdownGrace, Duration unregisterDelay, Duration frameTimeout,
                            int maxConnections, int maxConnectionsPerAddress, ReadLimits readLimits,
                            TypeCheck.Mode typeCheck, Authenticator authenticator, ErrorDetails errorDetails,
