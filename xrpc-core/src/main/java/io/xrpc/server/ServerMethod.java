@@ -10,7 +10,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -25,15 +24,10 @@ final class ServerMethod implements RequestHandler.Route {
     private final Method method;
     private final Class<?>[] boxedParameterTypes;
     private final Set<String> acceptedSerializers;
-    /** The largest of the recent response sizes, decaying; 0 until the first response. */
-    private final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
-
-    private final AtomicBoolean resultFailed = new AtomicBoolean();
 
     private final boolean direct;
     /** The server's interceptors joined to this method's implementation, once. */
     private final Function<Invocation, CompletableFuture<Object>> call;
-    private final AtomicBoolean heldLoop = new AtomicBoolean();
     /** The service's calls between entering the interceptors and being answered. */
     private final java.util.concurrent.atomic.LongAdder running;
     private final java.util.function.Consumer<io.xrpc.common.RpcStatus> leave;
@@ -82,36 +76,9 @@ final class ServerMethod implements RequestHandler.Route {
         return acceptedSerializers;
     }
 
-    /**
-     * About how large this method's responses are: the largest seen lately, 0 before the first
-     * ({@link ResponseSizeEstimate}). The server admits a connection's requests while their
-     * expected responses fit its write buffer.
-     */
-    @Override
-    public int expectedResponseBytes() {
-        return responseSize.get();
-    }
-
     @Override
     public boolean direct() {
         return direct;
-    }
-
-    @Override
-    public boolean firstLoopHold() {
-        return !heldLoop.get() && heldLoop.compareAndSet(false, true);
-    }
-
-    /** True the first time a result of this method could not be written, so that it is logged once. */
-    @Override
-    public boolean firstResultFailure() {
-        return !resultFailed.get() && resultFailed.compareAndSet(false, true);
-    }
-
-    /** Records the size of a response just encoded. */
-    /** True when the method's figure changed. */
-    boolean recordResponseBytes(int bytes) {
-        return responseSize.record(bytes);
     }
 
     /**

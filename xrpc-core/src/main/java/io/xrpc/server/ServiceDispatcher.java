@@ -113,11 +113,6 @@ final class ServiceDispatcher implements RequestHandler {
     }
 
     @Override
-    public void recordResponse(Route route, int bytes) {
-        ((ServerMethod) route).recordResponseBytes(bytes); // routes come from find()
-    }
-
-    @Override
     public void handle(ServerExchange exchange) {
         CallPolicy.handle(this, exchange);
     }

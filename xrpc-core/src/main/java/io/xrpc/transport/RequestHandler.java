@@ -24,9 +24,6 @@ public interface RequestHandler {
      */
     void handle(ServerExchange exchange);
 
-    /** Records the size of a response of {@code route}, which admission of later requests uses. */
-    void recordResponse(Route route, int bytes);
-
     /** One exported method, as a transport sees it. */
     interface Route {
         ServiceKey serviceKey();
@@ -39,19 +36,10 @@ public interface RequestHandler {
         /** The serializers the service accepts; empty for any. */
         Set<String> acceptedSerializers();
 
-        /** About how large this method's responses are lately; 0 before the first. */
-        int expectedResponseBytes();
-
         /** What is wrong with decoded arguments for this method, or {@code null}. */
         String checkArguments(Object[] args);
 
         /** Whether it runs on the connection's event loop ({@link io.xrpc.common.NonBlocking}). */
         boolean direct();
-
-        /** True the first time this direct method held its event loop too long, so that it is logged once. */
-        boolean firstLoopHold();
-
-        /** True the first time a result of this method could not be written, so that it is logged once. */
-        boolean firstResultFailure();
     }
 }

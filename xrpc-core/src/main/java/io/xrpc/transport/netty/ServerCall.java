@@ -53,6 +53,8 @@ final class ServerCall implements Runnable, ServerExchange {
     private Serializer serializer;
     private Compressor compressor = IdentityCompressor.INSTANCE;
     private RequestHandler.Route method;
+    /** What the transport learned of {@link #method} so far. */
+    private RouteStats stats;
     private RpcCodec.RequestHead head;
     private boolean dispatched;
     private long reserved;
@@ -142,6 +144,7 @@ final class ServerCall implements Runnable, ServerExchange {
                     : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint());
             return false;
         }
+        stats = server.stats(method);
         if (!method.accepts(serializer.name())) {
             refuse(RpcStatus.SERIALIZATION_ERROR, method.serviceKey() + " accepts only the serializers "
                     + method.acceptedSerializers() + " (the request used " + serializer.name() + ")");
@@ -156,7 +159,13 @@ final class ServerCall implements Runnable, ServerExchange {
 
     /** The usual response size of the method. */
     long expectedResponseBytes() {
-        return method.expectedResponseBytes();
+        RouteStats s = stats;
+        return s == null ? 0 : s.responseSize.get(); // null only before the call was routed
+    }
+
+    /** What the transport learned of the method so far. */
+    RouteStats stats() {
+        return stats;
     }
 
     /**
@@ -306,7 +315,7 @@ final class ServerCall implements Runnable, ServerExchange {
         } catch (Exception | StackOverflowError e) {
             String problem = "cannot write the result of " + method.descriptor() + " with " + serializer.name()
                     + ": " + e.getMessage();
-            if (method.firstResultFailure()) {
+            if (stats.firstResultFailure()) {
                 log.warn("{} (the method ran; its callers get SERIALIZATION_ERROR; logged once per method)", problem);
             }
             answerError(RpcStatus.SERIALIZATION_ERROR, problem);
@@ -316,7 +325,7 @@ final class ServerCall implements Runnable, ServerExchange {
             answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
             return;
         }
-        server.dispatcher().recordResponse(method, out.readableBytes());
+        stats.responseSize.record(out.readableBytes());
         answer(out);
     }
 

@@ -349,7 +349,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
             long start = System.nanoTime();
             call.run(); // answers, or leaves an asynchronous result to answer later
             long held = System.nanoTime() - start;
-            if (held > NON_BLOCKING_WARN_AFTER_NANOS && call.route().firstLoopHold()) {
+            if (held > NON_BLOCKING_WARN_AFTER_NANOS && call.stats().firstLoopHold()) {
                 log.warn("{} is marked NonBlocking but held event loop {} for {} ms, during which no other connection"
                         + " of that loop was served; remove the mark if it blocks (logged once per method)",
                         call.route().descriptor(), Thread.currentThread().getName(),

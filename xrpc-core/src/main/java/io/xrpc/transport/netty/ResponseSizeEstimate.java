@@ -1,4 +1,4 @@
-package io.xrpc.server;
+package io.xrpc.transport.netty;
 
 /**
  * About how large some responses are: the largest seen lately, 0 before the first. A larger

@@ -1,0 +1,26 @@
+package io.xrpc.transport.netty;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What the transport learns about one exported method while serving it: about how large its
+ * responses are, which admission of a connection's later requests uses, and whether two problems
+ * of the method were logged already. The transport keeps it by route
+ * ({@link NettyServerTransport#stats}), so that the server's routes carry none of it.
+ */
+final class RouteStats {
+    /** The largest of the recent response sizes, decaying; 0 until the first response. */
+    final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
+    private final AtomicBoolean heldLoop = new AtomicBoolean();
+    private final AtomicBoolean resultFailed = new AtomicBoolean();
+
+    /** True the first time this NonBlocking method held its event loop too long, so that it is logged once. */
+    boolean firstLoopHold() {
+        return !heldLoop.get() && heldLoop.compareAndSet(false, true);
+    }
+
+    /** True the first time a result of this method could not be written, so that it is logged once. */
+    boolean firstResultFailure() {
+        return !resultFailed.get() && resultFailed.compareAndSet(false, true);
+    }
+}
