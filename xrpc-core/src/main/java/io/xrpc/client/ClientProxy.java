@@ -152,8 +152,8 @@ final class ClientProxy implements InvocationHandler {
     private CompletableFuture<Object> send(Invocation inv) {
         Attempts a = attempts.get(inv.method());
         if (a == null) { // an interceptor passed on an invocation of its own making
-            return CompletableFuture.failedFuture(new IllegalStateException("an interceptor passed on a call of "
-                    + inv.method() + ", which " + iface.getName() + " does not declare"));
+            return CompletableFuture.failedFuture(new RpcException(RpcStatus.INTERNAL, "an interceptor passed on a"
+                    + " call of " + inv.method() + ", which " + iface.getName() + " does not declare"));
         }
         return cluster.invoke(inv, a);
     }

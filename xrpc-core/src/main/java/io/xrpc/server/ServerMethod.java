@@ -81,6 +81,23 @@ final class ServerMethod implements RequestHandler.Route {
         return direct;
     }
 
+    /** The transport's, opaque here: see {@link RequestHandler.Route#transportState}. */
+    private final java.util.concurrent.atomic.AtomicReference<Object> transportState =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    @Override
+    public Object transportState(java.util.function.Supplier<?> make) {
+        Object state = transportState.get();
+        if (state == null) {
+            Object fresh = make.get();
+            state = transportState.compareAndExchange(null, fresh);
+            if (state == null) {
+                state = fresh;
+            }
+        }
+        return state;
+    }
+
     /**
      * Checks that decoded arguments fit the declared parameters, so a confused or hostile peer gets
      * a clear error rather than a reflection failure. Returns the problem, or {@code null}.

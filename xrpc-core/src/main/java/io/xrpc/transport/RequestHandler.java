@@ -41,5 +41,12 @@ public interface RequestHandler {
 
         /** Whether it runs on the connection's event loop ({@link io.xrpc.common.NonBlocking}). */
         boolean direct();
+
+        /**
+         * What the transport keeps about this route, made by {@code make} on the first call (once,
+         * whichever thread asks first): the route holds it, of a type the server knows nothing of,
+         * for as long as the route exists.
+         */
+        Object transportState(java.util.function.Supplier<?> make);
     }
 }

@@ -142,7 +142,9 @@ class LifecycleTest {
                 .build().start();
              RpcClient client = RpcClient.builder().interceptor(swap).build()) {
             GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build());
-            assertThatThrownBy(() -> s.quick("hi")).hasStackTraceContaining("an interceptor passed on a call of")
+            assertThatThrownBy(() -> s.quick("hi"))
+                    .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.INTERNAL))
+                    .hasStackTraceContaining("an interceptor passed on a call of")
                     .hasStackTraceContaining("which " + GateService.class.getName() + " does not declare");
         }
     }

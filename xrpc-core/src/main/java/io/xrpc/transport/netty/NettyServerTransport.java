@@ -65,11 +65,7 @@ public final class NettyServerTransport implements ServerTransport {
     private final MemoryBudget memoryBudget;
     private final java.util.concurrent.atomic.AtomicBoolean budgetFullLogged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean draining;
-    /** Exported methods the transport keeps figures for before it starts afresh (see {@link #stats}). */
-    static final int MAX_ROUTE_STATS = 10_000;
-    /** By route: the server's routes are made once per export and compared by identity. */
-    private final java.util.concurrent.ConcurrentHashMap<RequestHandler.Route, RouteStats> routeStats =
-            new java.util.concurrent.ConcurrentHashMap<>();
+
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
@@ -453,23 +449,6 @@ public final class NettyServerTransport implements ServerTransport {
                 new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);
         return executor;
-    }
-
-    /**
-     * What this transport learned of {@code route}, made on its first request: one hash probe per
-     * request. Routes of services unexported since are never asked for again; a server that
-     * exports and unexports without end holds at most {@value #MAX_ROUTE_STATS}, then starts afresh
-     * (each method then learns its response size again).
-     */
-    RouteStats stats(RequestHandler.Route route) {
-        RouteStats s = routeStats.get(route);
-        if (s == null) {
-            if (routeStats.size() >= MAX_ROUTE_STATS) {
-                routeStats.clear();
-            }
-            s = routeStats.computeIfAbsent(route, r -> new RouteStats());
-        }
-        return s;
     }
 
     ExecutorService executor() {

@@ -144,7 +144,7 @@ final class ServerCall implements Runnable, ServerExchange {
                     : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint());
             return false;
         }
-        stats = server.stats(method);
+        stats = (RouteStats) method.transportState(RouteStats::new);
         if (!method.accepts(serializer.name())) {
             refuse(RpcStatus.SERIALIZATION_ERROR, method.serviceKey() + " accepts only the serializers "
                     + method.acceptedSerializers() + " (the request used " + serializer.name() + ")");

@@ -50,6 +50,32 @@ class ModuleBoundariesTest {
                 .check(classes);
     }
 
+    /**
+     * The rule above sees types and methods; a {@code String} constant of the registry module is
+     * copied into the starter by javac and leaves no trace in its classes, so the sources are read
+     * too.
+     */
+    @Test
+    void theStartersSourcesNameNothingOfTheRegistryModule() throws java.io.IOException {
+        java.nio.file.Path sources = java.nio.file.Path.of("src/main/java");
+        org.assertj.core.api.Assertions.assertThat(sources).isDirectory();
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(sources)) {
+            java.util.List<String> naming = files.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f -> read(f).contains("io.xrpc.registry.zookeeper"))
+                    .map(java.nio.file.Path::toString).toList();
+            org.assertj.core.api.Assertions.assertThat(naming).as("starter sources naming io.xrpc.registry.zookeeper")
+                    .isEmpty();
+        }
+    }
+
+    private static String read(java.nio.file.Path f) {
+        try {
+            return java.nio.file.Files.readString(f);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Test
     void theRegistryModuleUsesOnlyTheCoresSettingChecks() {
         noClasses().that().resideInAPackage("io.xrpc.registry.zookeeper..")
