@@ -11,7 +11,6 @@ import static io.xrpc.protocol.ProtocolConstants.VERSION;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.ByteBufUtil;
 import io.xrpc.common.RpcStatus;
@@ -24,6 +23,7 @@ import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.HashMap;
@@ -374,12 +374,17 @@ public final class RpcCodec {
             }
             return NO_ARGUMENTS;
         }
-        if (body.nioBufferCount() != 1) {
-            return serializer.readArguments(new ByteBufInputStream(body), types, deadlineNanos);
-        }
-        Object[] arguments = serializer.readArguments(body.nioBuffer(), types, deadlineNanos);
-        body.skipBytes(body.readableBytes()); // a serializer reads all or fails
-        return arguments;
+        return serializer.readArguments(rest(body), types, deadlineNanos);
+    }
+
+    /**
+     * The rest of {@code body} as one buffer for a serializer, which reads all of it or fails: a
+     * view of a frame's memory (a body in several pieces, which frames never are, would be copied).
+     */
+    private static ByteBuffer rest(ByteBuf body) {
+        ByteBuffer rest = body.nioBuffer();
+        body.skipBytes(body.readableBytes());
+        return rest;
     }
 
     private static final Object[] NO_ARGUMENTS = new Object[0];
@@ -390,18 +395,7 @@ public final class RpcCodec {
         if (!body.isReadable()) {
             return null;
         }
-        return readValue(body, serializer, type, deadlineNanos);
-    }
-
-    /** One value read in place when the body is one piece of memory (as a frame's is), else as a stream. */
-    private static Object readValue(ByteBuf body, Serializer serializer, Class<?> type, long deadlineNanos)
-            throws IOException {
-        if (body.nioBufferCount() != 1) {
-            return serializer.readResult(new ByteBufInputStream(body), type, deadlineNanos);
-        }
-        Object value = serializer.readResult(body.nioBuffer(), type, deadlineNanos);
-        body.skipBytes(body.readableBytes());
-        return value;
+        return serializer.readResult(rest(body), type, deadlineNanos);
     }
 
     public static RemoteError readError(ByteBuf body) {
@@ -417,7 +411,7 @@ public final class RpcCodec {
         if (!body.isReadable()) {
             return null;
         }
-        Object value = readValue(body, serializer, ExceptionValue.class, deadlineNanos);
+        Object value = serializer.readResult(rest(body), ExceptionValue.class, deadlineNanos);
         if (value != null && !(value instanceof ExceptionValue)) {
             throw new SerializationException(serializer.name() + " read a declared exception's carried form as "
                     + value.getClass().getName() + ", not " + ExceptionValue.class.getName());

@@ -369,6 +369,14 @@ public final class ForySerializer implements Serializer {
         }
     }
 
+    /** Fory is fed a message in pieces; the clock is read before each, {@code filled} bytes in. */
+    private static void checkDeadline(long deadlineNanos, long filled) {
+        if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
+            throw new ReadDeadlineException("the call's deadline passed " + (filled == 0 ? "before" : "while")
+                    + " its payload was read (" + filled + " bytes so far)");
+        }
+    }
+
     private static final ByteBuffer PARKED = ByteBuffer.allocateDirect(1);
 
     /** Whether Fory can read {@code in} where it lies: small enough, and a heap array or direct memory. */
@@ -401,9 +409,7 @@ public final class ForySerializer implements Serializer {
             if (n > BUFFER_SIZE) {
                 return new GuardedStream(in, deadlineNanos, n).getBuffer();
             }
-            if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
-                throw new ReadDeadlineException("the call's deadline passed before its payload was read (0 bytes so far)");
-            }
+            checkDeadline(deadlineNanos, 0);
             int read = in.readNBytes(smallBytes, 0, n);
             smallMessage.initHeapBuffer(smallBytes, 0, read);
             smallMessage.readerIndex(0);
@@ -416,10 +422,9 @@ public final class ForySerializer implements Serializer {
          * thread's message points into the caller's memory.
          */
         MemoryBuffer inPlace(ByteBuffer in, long deadlineNanos) {
-            if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
-                throw new ReadDeadlineException("the call's deadline passed before its payload was read (0 bytes so far)");
-            }
-            ByteBuffer bytes = in.slice(); // Fory reads from a buffer's start, not its position
+            checkDeadline(deadlineNanos, 0);
+            // Fory reads from a buffer's start, not its position; a frame's body starts at 0.
+            ByteBuffer bytes = in.position() == 0 ? in : in.slice();
             smallMessage.initByteBuffer(bytes, bytes.remaining());
             smallMessage.readerIndex(0);
             return smallMessage;
@@ -464,10 +469,7 @@ public final class ForySerializer implements Serializer {
 
         @Override
         public int fillBuffer(int minFillSize) {
-            if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
-                throw new ReadDeadlineException("the call's deadline passed while its payload was read ("
-                        + filled + " bytes so far)");
-            }
+            checkDeadline(deadlineNanos, filled);
             int left = ForySerializer.available(message);
             if (minFillSize > left) {
                 throw new PayloadLimitException("fory asks for " + minFillSize + " more bytes, but only " + left
