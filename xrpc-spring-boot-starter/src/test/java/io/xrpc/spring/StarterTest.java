@@ -187,7 +187,7 @@ class StarterTest {
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.server.call-threads=virtual");
              ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
             assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("virtual")).isEqualTo("hello virtual");
-            assertThat(provider.getBean(XrpcProperties.class).getServer().getCallThreads())
+            assertThat(provider.getBean(XrpcProperties.class).server().callThreads())
                     .isEqualTo(io.xrpc.server.CallThreads.VIRTUAL);
         }
     }
@@ -317,9 +317,9 @@ class StarterTest {
                 "xrpc.client.load-balancer=round-robin", "xrpc.max-frame-length=2MB",
                 "xrpc.allowed-packages=com.acme.dto")) {
             XrpcProperties p = consumer.getBean(XrpcProperties.class);
-            assertThat(p.getClient().getTimeout()).isEqualTo(Duration.ofMillis(1500));
-            assertThat(p.getClient().getLoadBalancer()).isEqualTo("round-robin");
-            assertThat(p.getMaxFrameLength().toMegabytes()).isEqualTo(2);
+            assertThat(p.client().timeout()).isEqualTo(Duration.ofMillis(1500));
+            assertThat(p.client().loadBalancer()).isEqualTo("round-robin");
+            assertThat(p.maxFrameLength().toMegabytes()).isEqualTo(2);
             assertThat(consumer.getBean(RpcClient.class).allowList().isAllowed("com.acme.dto.Order")).isTrue();
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=json"))
@@ -341,8 +341,8 @@ class StarterTest {
                 "xrpc.server.frame-timeout=2s", "xrpc.max-objects-per-message=5000");
              java.net.Socket first = new java.net.Socket("127.0.0.1", port(provider))) {
             XrpcProperties p = provider.getBean(XrpcProperties.class);
-            assertThat(p.getServer().getFrameTimeout()).isEqualTo(Duration.ofSeconds(2));
-            assertThat(p.getMaxObjectsPerMessage()).isEqualTo(5000);
+            assertThat(p.server().frameTimeout()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(p.maxObjectsPerMessage()).isEqualTo(5000);
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.getBean(
                     io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server().connectionCount() == 1);
             try (java.net.Socket second = new java.net.Socket("127.0.0.1", port(provider))) {

@@ -15,30 +15,32 @@ import org.junit.jupiter.api.Test;
 class XrpcPropertiesTest {
     @Test
     void defaultsAreTheCoresDefaults() {
-        XrpcProperties p = new XrpcProperties();
-        assertThat(p.getMaxFrameLength().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
-        assertThat(p.getHeartbeatInterval()).isEqualTo(TransportConfig.DEFAULT_HEARTBEAT_INTERVAL);
-        assertThat(p.getCompressThreshold().toBytes()).isEqualTo(TransportConfig.DEFAULT_COMPRESS_THRESHOLD);
-        assertThat(p.getMaxObjectsPerMessage()).isEqualTo(ReadLimits.DEFAULT_MAX_OBJECTS);
-        assertThat(p.getMaxDepth()).isEqualTo(ReadLimits.DEFAULT_MAX_DEPTH);
-        assertThat(p.getWriteBuffer().getLowWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW);
-        assertThat(p.getWriteBuffer().getHighWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH);
-        assertThat(p.getServer().getFrameTimeout()).isEqualTo(RpcServer.DEFAULT_FRAME_TIMEOUT);
-        assertThat(p.getServer().getMaxConnections()).isEqualTo(RpcServer.DEFAULT_MAX_CONNECTIONS);
-        assertThat(p.getClient().getMaxPendingRequestBytes().toBytes())
+        XrpcProperties p = new org.springframework.boot.context.properties.bind.Binder(
+                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource())
+                .bindOrCreate("xrpc", XrpcProperties.class);
+        assertThat(p.maxFrameLength().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
+        assertThat(p.heartbeatInterval()).isEqualTo(TransportConfig.DEFAULT_HEARTBEAT_INTERVAL);
+        assertThat(p.compressThreshold().toBytes()).isEqualTo(TransportConfig.DEFAULT_COMPRESS_THRESHOLD);
+        assertThat(p.maxObjectsPerMessage()).isEqualTo(ReadLimits.DEFAULT_MAX_OBJECTS);
+        assertThat(p.maxDepth()).isEqualTo(ReadLimits.DEFAULT_MAX_DEPTH);
+        assertThat(p.writeBuffer().lowWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_LOW);
+        assertThat(p.writeBuffer().highWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH);
+        assertThat(p.server().frameTimeout()).isEqualTo(RpcServer.DEFAULT_FRAME_TIMEOUT);
+        assertThat(p.server().maxConnections()).isEqualTo(RpcServer.DEFAULT_MAX_CONNECTIONS);
+        assertThat(p.client().maxPendingRequestBytes().toBytes())
                 .isEqualTo(RpcClient.DEFAULT_MAX_PENDING_REQUEST_BYTES);
-        assertThat(p.getClient().getOutlierDetection().getConsecutiveFailures())
+        assertThat(p.client().outlierDetection().consecutiveFailures())
                 .isEqualTo(RpcClient.DEFAULT_OUTLIER_FAILURES);
-        assertThat(p.getClient().getOutlierDetection().getBaseEjection())
+        assertThat(p.client().outlierDetection().baseEjection())
                 .isEqualTo(RpcClient.DEFAULT_OUTLIER_BASE_EJECTION);
-        assertThat(p.getClient().getOutlierDetection().getMaxEjection())
+        assertThat(p.client().outlierDetection().maxEjection())
                 .isEqualTo(RpcClient.DEFAULT_OUTLIER_MAX_EJECTION);
         ZookeeperSettings zk = ZookeeperSettings.defaults();
-        assertThat(p.getRegistry().getEmptyListGrace()).as("unset: the registry's own default").isNull();
-        assertThat(p.getRegistry().getEmbeddedPort()).as("unset: the system property, else 21810").isNull();
-        assertThat(p.getRegistry().getSessionTimeout()).isEqualTo(zk.sessionTimeout());
-        assertThat(p.getRegistry().getConnectTimeout()).isEqualTo(zk.connectTimeout());
-        assertThat(p.getRegistry().getRootPath()).isEqualTo(zk.rootPath());
+        assertThat(p.registry().emptyListGrace()).as("unset: the registry's own default").isNull();
+        assertThat(p.registry().embeddedPort()).as("unset: the system property, else 21810").isNull();
+        assertThat(p.registry().sessionTimeout()).isEqualTo(zk.sessionTimeout());
+        assertThat(p.registry().connectTimeout()).isEqualTo(zk.connectTimeout());
+        assertThat(p.registry().rootPath()).isEqualTo(zk.rootPath());
     }
 
     @Test

@@ -123,14 +123,14 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
     }
 
     private ReferenceOptions options(RpcReference r) {
-        XrpcProperties.Client c = properties.getObject().getClient();
+        XrpcProperties.Client c = properties.getObject().client();
         ReferenceOptions.Builder b = ReferenceOptions.builder().version(r.version()).group(r.group())
-                .timeout(r.timeoutMillis() > 0 ? Duration.ofMillis(r.timeoutMillis()) : c.getTimeout())
-                .retries(r.retries() >= 0 ? r.retries() : c.getRetries())
-                .loadBalancer(r.loadBalancer().isEmpty() ? c.getLoadBalancer() : r.loadBalancer())
-                .cluster(r.cluster().isEmpty() ? c.getCluster() : r.cluster())
-                .serializer(r.serializer().isEmpty() ? c.getSerializer() : r.serializer())
-                .compressor(r.compressor().isEmpty() ? c.getCompressor() : r.compressor());
+                .timeout(r.timeoutMillis() > 0 ? Duration.ofMillis(r.timeoutMillis()) : c.timeout())
+                .retries(r.retries() >= 0 ? r.retries() : c.retries())
+                .loadBalancer(r.loadBalancer().isEmpty() ? c.loadBalancer() : r.loadBalancer())
+                .cluster(r.cluster().isEmpty() ? c.cluster() : r.cluster())
+                .serializer(r.serializer().isEmpty() ? c.serializer() : r.serializer())
+                .compressor(r.compressor().isEmpty() ? c.compressor() : r.compressor());
         XrpcProperties.parseUrl(r.url()).forEach(b::address);
         return b.build();
     }

@@ -84,36 +84,13 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
             return;
         }
         XrpcProperties properties = this.properties.getObject();
-        XrpcProperties.Server s = properties.getServer();
-        RpcServer.Builder b = RpcServer.builder().host(s.getHost()).port(s.getPort())
-                .executorThreads(s.getExecutorThreads()).executorQueue(s.getExecutorQueue())
-                .callThreads(s.getCallThreads())
-                .maxFrameLength((int) properties.getMaxFrameLength().toBytes())
-                .compressThreshold((int) properties.getCompressThreshold().toBytes())
-                .heartbeatInterval(properties.getHeartbeatInterval())
-                .shutdownGrace(s.getShutdownGrace()).unregisterDelay(s.getUnregisterDelay())
-                .readLimits(properties.readLimits())
-                .writeBufferWaterMark((int) properties.getWriteBuffer().getLowWaterMark().toBytes(),
-                        (int) properties.getWriteBuffer().getHighWaterMark().toBytes())
-                .frameTimeout(s.getFrameTimeout()).maxConnections(s.getMaxConnections())
-                .maxConnectionsPerAddress(s.getMaxConnectionsPerAddress())
-                .authenticationTimeout(s.getAuthenticationTimeout())
-                .maxAuthenticationFailures(s.getMaxAuthenticationFailures())
-                .errorDetails(s.getErrorDetails());
-        if (s.getMaxRequestMemory() != null) {
-            b.maxRequestMemory(s.getMaxRequestMemory().toBytes());
-        }
-        if (s.getIoThreads() > 0) {
-            b.ioThreads(s.getIoThreads());
-        }
-        if (s.getAdvertisedHost() != null && !s.getAdvertisedHost().isBlank()) {
-            b.advertisedHost(s.getAdvertisedHost());
-        }
+        XrpcProperties.Server s = properties.server();
+        RpcServer.Builder b = properties.applyShared(RpcServer.builder());
+        s.applyTo(b);
         Registry r = registry.getIfAvailable();
         if (r != null) {
             b.registry(r);
         }
-        properties.getAllowedPackages().forEach(b::allowPackage);
         interceptors.orderedStream().forEach(b::interceptor);
         for (String name : names) {
             if (!beanFactory.isSingleton(name)) {
@@ -127,10 +104,9 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
                     .version(annotation.version()).group(annotation.group()).weight(annotation.weight())
                     .serializers(annotation.serializers()).nonBlocking(annotation.nonBlocking()).build());
         }
-        b.typeCheck(properties.getTypeCheck());
         authenticator.ifAvailable(b::authenticator);
-        if (!s.getSsl().getBundle().isBlank()) {
-            b.tls(XrpcTls.server(sslBundles, s.getSsl()));
+        if (!s.ssl().bundle().isBlank()) {
+            b.tls(XrpcTls.server(sslBundles, s.ssl()));
         }
         RpcServer built;
         try {
@@ -139,13 +115,13 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
             throw XrpcStartupException.unsupportedType("XRpc cannot export the @RpcService beans: " + e.getMessage(),
                     "@RpcService(serializers = ...), or xrpc.client.serializer for its callers", e);
         }
-        properties.getAllowedClasses().forEach(built.allowList()::allowClassName);
+        properties.allowedClasses().forEach(built.allowList()::allowClassName);
         try {
             server = built.start();
         } catch (RuntimeException e) {
             // The start failed whole (nothing listens, no thread is left); say which properties to change.
-            throw new XrpcStartupException("XRpc provider cannot start with xrpc.server.host=" + s.getHost()
-                    + " and xrpc.server.port=" + s.getPort() + ": " + e.getMessage(), "Choose another"
+            throw new XrpcStartupException("XRpc provider cannot start with xrpc.server.host=" + s.host()
+                    + " and xrpc.server.port=" + s.port() + ": " + e.getMessage(), "Choose another"
                     + " xrpc.server.port (0 picks a free one), stop what holds it, or bind an address of this"
                     + " machine with xrpc.server.host.", e);
         }

@@ -42,10 +42,10 @@ public class XrpcAutoConfiguration {
     @ConditionalOnMissingBean(Registry.class)
     @ConditionalOnExpression("!'${xrpc.registry.address:}'.isBlank()")
     public Registry xrpcRegistry(XrpcProperties properties) {
-        XrpcProperties.Registry r = properties.getRegistry();
+        XrpcProperties.Registry r = properties.registry();
         RegistryConfig.Builder b;
         try {
-            b = RegistryConfig.builder(r.getAddress());
+            b = RegistryConfig.builder(r.address());
         } catch (IllegalArgumentException e) {
             throw new XrpcStartupException("xrpc.registry.address is not a registry address: " + e.getMessage(),
                     "Set xrpc.registry.address to zookeeper://host:2181[,host:2181...], host:2181 or embedded.", e);
@@ -55,15 +55,15 @@ public class XrpcAutoConfiguration {
             // The typed xrpc.registry.* settings are ZooKeeper's parameters, where the address
             // does not set them itself; other schemes get xrpc.registry.parameters as given.
             java.util.Map<String, String> typed = new java.util.LinkedHashMap<>();
-            typed.put(RegistryConfig.SESSION_TIMEOUT, r.getSessionTimeout().toString());
-            typed.put(RegistryConfig.CONNECT_TIMEOUT, r.getConnectTimeout().toString());
-            typed.put(RegistryConfig.ROOT_PATH, r.getRootPath());
-            if (r.getEmptyListGrace() != null) {
-                typed.put(RegistryConfig.EMPTY_LIST_GRACE, r.getEmptyListGrace().toString());
+            typed.put(RegistryConfig.SESSION_TIMEOUT, r.sessionTimeout().toString());
+            typed.put(RegistryConfig.CONNECT_TIMEOUT, r.connectTimeout().toString());
+            typed.put(RegistryConfig.ROOT_PATH, r.rootPath());
+            if (r.emptyListGrace() != null) {
+                typed.put(RegistryConfig.EMPTY_LIST_GRACE, r.emptyListGrace().toString());
             }
-            typed.put(RegistryConfig.ACL, r.getAcl());
-            if (fromAddress.scheme().equals("embedded") && r.getEmbeddedPort() != null) {
-                typed.put(RegistryConfig.EMBEDDED_PORT, r.getEmbeddedPort().toString());
+            typed.put(RegistryConfig.ACL, r.acl());
+            if (fromAddress.scheme().equals("embedded") && r.embeddedPort() != null) {
+                typed.put(RegistryConfig.EMBEDDED_PORT, r.embeddedPort().toString());
             }
             typed.forEach((name, value) -> {
                 if (fromAddress.parameter(name) == null) {
@@ -71,13 +71,13 @@ public class XrpcAutoConfiguration {
                 }
             });
         }
-        r.getParameters().forEach(b::parameter);
-        if (!r.getUsername().isBlank()) {
-            if (r.getPassword().isEmpty()) {
+        r.parameters().forEach(b::parameter);
+        if (!r.username().isBlank()) {
+            if (r.password().isEmpty()) {
                 throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
                         "xrpc.registry.password", "", "xrpc.registry.username is set: its password is needed too");
             }
-            b.credentials(r.getUsername(), r.getPassword());
+            b.credentials(r.username(), r.password());
         }
         RegistryConfig config = b.build();
         try {
@@ -102,32 +102,20 @@ public class XrpcAutoConfiguration {
     public RpcClient xrpcClient(XrpcProperties properties, ObjectProvider<Registry> registry,
                                 ObjectProvider<ClientInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles,
                                 ObjectProvider<CallCredentials> credentials) {
-        XrpcProperties.Client c = properties.getClient();
-        RpcClient.Builder b = RpcClient.builder().typeCheck(properties.getTypeCheck())
-                .serializer(c.getSerializer()).compressor(c.getCompressor())
-                .timeout(c.getTimeout()).connectionsPerEndpoint(c.getConnectionsPerEndpoint())
-                .maxPendingCalls(c.getMaxPendingCalls()).maxFrameLength((int) properties.getMaxFrameLength().toBytes())
-                .compressThreshold((int) properties.getCompressThreshold().toBytes())
-                .heartbeatInterval(properties.getHeartbeatInterval())
-                .readLimits(properties.readLimits())
-                .writeBufferWaterMark((int) properties.getWriteBuffer().getLowWaterMark().toBytes(),
-                        (int) properties.getWriteBuffer().getHighWaterMark().toBytes())
-                .maxPendingRequestBytes(c.getMaxPendingRequestBytes().toBytes())
-                .outlierDetection(c.getOutlierDetection().getConsecutiveFailures(),
-                        c.getOutlierDetection().getBaseEjection(), c.getOutlierDetection().getMaxEjection());
+        XrpcProperties.Client c = properties.client();
+        RpcClient.Builder b = properties.applyShared(RpcClient.builder());
+        c.applyTo(b);
         Registry r = registry.getIfAvailable();
         if (r != null) {
             b.registry(r);
         }
-        if (!c.getSsl().getBundle().isBlank()) {
-            b.tls(XrpcTls.client(sslBundles, c.getSsl()));
+        if (!c.ssl().bundle().isBlank()) {
+            b.tls(XrpcTls.client(sslBundles, c.ssl()));
         }
         credentials.ifAvailable(b::credentials);
-        b.credentialsOverPlaintext(c.isCredentialsOverPlaintext());
-        properties.getAllowedPackages().forEach(b::allowPackage);
         interceptors.orderedStream().forEach(b::interceptor);
         RpcClient client = b.build();
-        properties.getAllowedClasses().forEach(client.allowList()::allowClassName);
+        properties.allowedClasses().forEach(client.allowList()::allowClassName);
         return client;
     }
 

@@ -78,41 +78,41 @@ public class XrpcEndpoint {
 
     private Map<String, Object> limits() {
         Map<String, Object> l = new LinkedHashMap<>();
-        l.put("maxFrameLengthBytes", properties.getMaxFrameLength().toBytes());
-        l.put("maxObjectsPerMessage", properties.getMaxObjectsPerMessage());
-        l.put("maxDepth", properties.getMaxDepth());
-        l.put("compressThresholdBytes", properties.getCompressThreshold().toBytes());
-        l.put("heartbeatIntervalMillis", properties.getHeartbeatInterval().toMillis());
-        l.put("writeBufferLowWaterMarkBytes", properties.getWriteBuffer().getLowWaterMark().toBytes());
-        l.put("writeBufferHighWaterMarkBytes", properties.getWriteBuffer().getHighWaterMark().toBytes());
-        l.put("typeCheck", properties.getTypeCheck().name());
-        XrpcProperties.Server s = properties.getServer();
+        l.put("maxFrameLengthBytes", properties.maxFrameLength().toBytes());
+        l.put("maxObjectsPerMessage", properties.maxObjectsPerMessage());
+        l.put("maxDepth", properties.maxDepth());
+        l.put("compressThresholdBytes", properties.compressThreshold().toBytes());
+        l.put("heartbeatIntervalMillis", properties.heartbeatInterval().toMillis());
+        l.put("writeBufferLowWaterMarkBytes", properties.writeBuffer().lowWaterMark().toBytes());
+        l.put("writeBufferHighWaterMarkBytes", properties.writeBuffer().highWaterMark().toBytes());
+        l.put("typeCheck", properties.typeCheck().name());
+        XrpcProperties.Server s = properties.server();
         Map<String, Object> server = new LinkedHashMap<>();
-        server.put("executorThreads", s.getExecutorThreads());
-        server.put("executorQueue", s.getExecutorQueue());
-        server.put("callThreads", s.getCallThreads().name());
-        server.put("maxConnections", s.getMaxConnections());
-        server.put("maxConnectionsPerAddress", s.getMaxConnectionsPerAddress());
-        server.put("frameTimeoutMillis", s.getFrameTimeout().toMillis());
-        server.put("authenticationTimeoutMillis", s.getAuthenticationTimeout().toMillis());
-        server.put("maxAuthenticationFailures", s.getMaxAuthenticationFailures());
-        server.put("errorDetails", s.getErrorDetails().name());
+        server.put("executorThreads", s.executorThreads());
+        server.put("executorQueue", s.executorQueue());
+        server.put("callThreads", s.callThreads().name());
+        server.put("maxConnections", s.maxConnections());
+        server.put("maxConnectionsPerAddress", s.maxConnectionsPerAddress());
+        server.put("frameTimeoutMillis", s.frameTimeout().toMillis());
+        server.put("authenticationTimeoutMillis", s.authenticationTimeout().toMillis());
+        server.put("maxAuthenticationFailures", s.maxAuthenticationFailures());
+        server.put("errorDetails", s.errorDetails().name());
         // Unset, the server derives it (RpcServer.Builder.maxRequestMemory): not derived again here.
-        server.put("maxRequestMemoryBytes", s.getMaxRequestMemory() == null ? "default"
-                : s.getMaxRequestMemory().toBytes());
-        server.put("shutdownGraceMillis", s.getShutdownGrace().toMillis());
-        server.put("unregisterDelayMillis", s.getUnregisterDelay().toMillis());
+        server.put("maxRequestMemoryBytes", s.maxRequestMemory() == null ? "default"
+                : s.maxRequestMemory().toBytes());
+        server.put("shutdownGraceMillis", s.shutdownGrace().toMillis());
+        server.put("unregisterDelayMillis", s.unregisterDelay().toMillis());
         l.put("server", server);
-        XrpcProperties.Client c = properties.getClient();
+        XrpcProperties.Client c = properties.client();
         Map<String, Object> client = new LinkedHashMap<>();
-        client.put("timeoutMillis", c.getTimeout().toMillis());
-        client.put("retries", c.getRetries());
-        client.put("connectionsPerEndpoint", c.getConnectionsPerEndpoint());
-        client.put("maxPendingCalls", c.getMaxPendingCalls());
-        client.put("maxPendingRequestBytes", c.getMaxPendingRequestBytes().toBytes());
-        client.put("outlierConsecutiveFailures", c.getOutlierDetection().getConsecutiveFailures());
-        client.put("outlierBaseEjectionMillis", c.getOutlierDetection().getBaseEjection().toMillis());
-        client.put("outlierMaxEjectionMillis", c.getOutlierDetection().getMaxEjection().toMillis());
+        client.put("timeoutMillis", c.timeout().toMillis());
+        client.put("retries", c.retries());
+        client.put("connectionsPerEndpoint", c.connectionsPerEndpoint());
+        client.put("maxPendingCalls", c.maxPendingCalls());
+        client.put("maxPendingRequestBytes", c.maxPendingRequestBytes().toBytes());
+        client.put("outlierConsecutiveFailures", c.outlierDetection().consecutiveFailures());
+        client.put("outlierBaseEjectionMillis", c.outlierDetection().baseEjection().toMillis());
+        client.put("outlierMaxEjectionMillis", c.outlierDetection().maxEjection().toMillis());
         l.put("client", client);
         return l;
     }

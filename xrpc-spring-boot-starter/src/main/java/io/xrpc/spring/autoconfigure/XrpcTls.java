@@ -15,11 +15,11 @@ final class XrpcTls {
     }
 
     static TlsConfig server(ObjectProvider<SslBundles> bundles, XrpcProperties.ServerSsl ssl) {
-        return reported("xrpc.server.ssl.bundle", ssl.getBundle(), () -> serverTls(bundles.getIfAvailable(), ssl));
+        return reported("xrpc.server.ssl.bundle", ssl.bundle(), () -> serverTls(bundles.getIfAvailable(), ssl));
     }
 
     static TlsConfig client(ObjectProvider<SslBundles> bundles, XrpcProperties.ClientSsl ssl) {
-        return reported("xrpc.client.ssl.bundle", ssl.getBundle(), () -> clientTls(bundles.getIfAvailable(), ssl));
+        return reported("xrpc.client.ssl.bundle", ssl.bundle(), () -> clientTls(bundles.getIfAvailable(), ssl));
     }
 
     /** {@code tls}'s configuration, or its failure as a start-up report naming {@code property}. */
@@ -35,20 +35,20 @@ final class XrpcTls {
     }
 
     private static TlsConfig serverTls(SslBundles bundles, XrpcProperties.ServerSsl ssl) {
-        SslBundle bundle = bundle(bundles, ssl.getBundle(), "xrpc.server.ssl.bundle");
+        SslBundle bundle = bundle(bundles, ssl.bundle(), "xrpc.server.ssl.bundle");
         if (bundle.getStores().getKeyStore() == null) {
-            throw new IllegalStateException("xrpc.server.ssl.bundle=" + ssl.getBundle() + " has no key store: a"
-                    + " server needs its certificate and private key (spring.ssl.bundle.*." + ssl.getBundle()
+            throw new IllegalStateException("xrpc.server.ssl.bundle=" + ssl.bundle() + " has no key store: a"
+                    + " server needs its certificate and private key (spring.ssl.bundle.*." + ssl.bundle()
                     + ".keystore)");
         }
         TlsConfig.Builder b = TlsConfig.server(bundle.getManagers().getKeyManagerFactory())
-                .clientAuth(ssl.getClientAuth());
-        if (ssl.getClientAuth() != TlsConfig.ClientAuth.NONE) {
+                .clientAuth(ssl.clientAuth());
+        if (ssl.clientAuth() != TlsConfig.ClientAuth.NONE) {
             if (bundle.getStores().getTrustStore() == null) {
                 // Spring would hand over the JDK's public authorities: any public certificate would pass.
-                throw new IllegalStateException("xrpc.server.ssl.client-auth=" + ssl.getClientAuth().name()
-                        .toLowerCase(java.util.Locale.ROOT) + " needs a trust store in bundle " + ssl.getBundle()
-                        + " (spring.ssl.bundle.*." + ssl.getBundle() + ".truststore): the authorities client"
+                throw new IllegalStateException("xrpc.server.ssl.client-auth=" + ssl.clientAuth().name()
+                        .toLowerCase(java.util.Locale.ROOT) + " needs a trust store in bundle " + ssl.bundle()
+                        + " (spring.ssl.bundle.*." + ssl.bundle() + ".truststore): the authorities client"
                         + " certificates must come from");
             }
             b.trust(bundle.getManagers().getTrustManagerFactory());
@@ -57,9 +57,9 @@ final class XrpcTls {
     }
 
     private static TlsConfig clientTls(SslBundles bundles, XrpcProperties.ClientSsl ssl) {
-        SslBundle bundle = bundle(bundles, ssl.getBundle(), "xrpc.client.ssl.bundle");
+        SslBundle bundle = bundle(bundles, ssl.bundle(), "xrpc.client.ssl.bundle");
         TlsConfig.Builder b = TlsConfig.client().trust(bundle.getManagers().getTrustManagerFactory())
-                .verifyHostname(ssl.isVerifyHostname());
+                .verifyHostname(ssl.verifyHostname());
         if (bundle.getStores().getKeyStore() != null) {
             b.keys(bundle.getManagers().getKeyManagerFactory()); // presented when a server asks (mutual TLS)
         }
