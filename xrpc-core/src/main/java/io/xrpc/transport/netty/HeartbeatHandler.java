@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * when nothing was read for one interval it sends a ping (which the peer answers with a pong, so
  * a live peer is heard from), again after two, and after three the peer is presumed dead and the
  * connection closed, unless this side itself stopped reading while the peer's calls run: then it
- * goes on pinging every interval and does not close (a peer that does not read what it is sent,
- * and so keeps the server from reading, is closed all the same). Watching reads only keeps the idle handler off the write path: watching writes made it
+ * goes on pinging every interval and does not close, and those intervals are not counted later (a
+ * peer that does not read what it is sent, and so keeps the server from reading, is closed all the
+ * same, after three intervals of its own). Watching reads only keeps the idle handler off the write path: watching writes made it
  * allocate a promise and a listener for every frame written. {@code @Sharable}: every pipeline uses
  * {@link #INSTANCE}; the count of silent intervals lives on the channel.
  */
@@ -50,6 +51,9 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
                 // the peer's: keep pinging, so the peer hears from us and a dead peer still fails
                 // our writes, but do not close.
                 boolean paused = !ctx.channel().config().isAutoRead() && ctx.channel().isWritable();
+                if (paused) {
+                    silent[0] = 0; // nor does it count later, once the peer has to answer for itself
+                }
                 if (paused || silent[0] < SILENT_INTERVALS) {
                     ctx.writeAndFlush(RpcCodec.encodePing(ctx.alloc()), ctx.voidPromise());
                     return;

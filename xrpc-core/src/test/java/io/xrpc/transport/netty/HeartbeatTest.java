@@ -71,6 +71,37 @@ class HeartbeatTest {
     }
 
     @Test
+    void theIntervalsThisSideDidNotReadAreNotCountedAgainstThePeer() {
+        // Seen once in the suite: the test above lost its connection ("Connection reset by peer")
+        // when, after ten paused intervals, the first answer made the connection briefly unwritable
+        // as a reader-idle event came: the silence of the pause counted as the peer's, and the
+        // server closed a live connection at once.
+        io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel(
+                HeartbeatHandler.INSTANCE);
+        try {
+            ch.config().setAutoRead(false); // this side stopped reading while the peer's calls run
+            ch.pipeline().fireUserEventTriggered(io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT);
+            for (int i = 0; i < 9; i++) {
+                ch.pipeline().fireUserEventTriggered(io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT);
+            }
+            assertThat(ch.isOpen()).as("paused: pings, never closes").isTrue();
+            // An answer larger than the high-water mark is queued: the connection is not writable
+            // until the peer has read it.
+            ch.config().setWriteBufferWaterMark(new io.netty.channel.WriteBufferWaterMark(1, 2));
+            for (int i = 1; i <= HeartbeatHandler.SILENT_INTERVALS; i++) {
+                // (this channel hands on what is flushed at once, so the unread answer is queued again)
+                ch.write(io.netty.buffer.Unpooled.buffer(16).writeZero(16));
+                assertThat(ch.isWritable()).isFalse();
+                assertThat(ch.isOpen()).as("%d silent intervals of the peer's own, not %d", i - 1, i + 9).isTrue();
+                ch.pipeline().fireUserEventTriggered(io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT);
+            }
+            assertThat(ch.isOpen()).as("three intervals of the peer not reading: presumed dead").isFalse();
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void aPeerThatSendsNothingIsPingedTwiceThenClosed() throws Exception {
         Duration hb = Duration.ofMillis(100);
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").heartbeatInterval(hb)
