@@ -80,33 +80,20 @@ public final class RpcClient implements AutoCloseable {
     private RpcClient(ClientConfig c, ClassAllowList allowList) {
         this.config = c;
         this.allowList = allowList;
-        this.serializers = SerializerRegistry.load(allowList, c.readLimits());
+        this.serializers = SerializerRegistry.load(allowList, c.readLimits);
         this.compressors = CompressorRegistry.load();
         // Fail at build time, with the list of known names, rather than on the first call.
-        serializers.get(c.serializer());
-        compressors.get(c.compressor());
+        serializers.get(c.serializer);
+        compressors.get(c.compressor);
         this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class);
         this.clusters = NamedExtensions.load("cluster", Cluster.class);
-        this.transport = new NettyClientTransport(new NettyClientTransport.Settings(c.ioThreads(),
-                c.connectionsPerEndpoint(), c.connectTimeout(), c.maxPendingCalls(), c.maxPendingRequestBytes(),
-                c.reconnectBackoff(), c.maxReconnectBackoff(), c.outlierFailures(), c.outlierBaseEjection(),
-                c.outlierMaxEjection(), c.transport()), compressors);
-        if (c.discovery() != null) {
-            this.discovery = c.discovery();
-            this.ownsDiscovery = false;
-        } else if (c.registryAddress() != null) {
-            ServiceDiscovery d;
-            try {
-                d = Registries.create(c.registryAddress());
-            } catch (RuntimeException e) {
-                transport.close();
-                throw e;
-            }
-            this.discovery = d;
-            this.ownsDiscovery = true;
-        } else {
-            this.discovery = null;
-            this.ownsDiscovery = false;
+        this.transport = new NettyClientTransport(c.transport, compressors);
+        this.ownsDiscovery = c.discovery == null && c.registryAddress != null;
+        try {
+            this.discovery = ownsDiscovery ? Registries.create(c.registryAddress) : c.discovery;
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
         }
     }
 
@@ -126,8 +113,8 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("serviceInterface: " + serviceInterface.getName()
                     + " (expected: an interface)");
         }
-        Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer());
-        Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor());
+        Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
+        Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
         Cluster cluster = clusters.get(options.cluster());
         LoadBalancer balancer = loadBalancers.get(options.loadBalancer()).create(new LoadBalancerProvider.Context() {
             @Override
@@ -144,9 +131,9 @@ public final class RpcClient implements AutoCloseable {
         // Before the directory: a discovered one subscribes at once, and a refusal here would leave
         // that subscription open with no reference to close it.
         allowList.allowTypesOf(serviceInterface);
-        if (config.typeCheck() != TypeCheck.Mode.OFF) {
+        if (config.typeCheck != TypeCheck.Mode.OFF) {
             List<String> problems = TypeCheck.problems(serviceInterface, serializer);
-            if (!problems.isEmpty() && config.typeCheck() == TypeCheck.Mode.FAIL) {
+            if (!problems.isEmpty() && config.typeCheck == TypeCheck.Mode.FAIL) {
                 throw new TypeCheck.UnsupportedTypeException("cannot reference " + key + ": " + String.join("; ", problems)
                         + " (choose another serializer, or typeCheck(WARN) to go on)");
             }
@@ -161,7 +148,7 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
-        Duration timeout = options.timeout() != null ? options.timeout() : config.timeout();
+        Duration timeout = options.timeout() != null ? options.timeout() : config.timeout;
         String source = options.addresses().isEmpty() ? "registry" : options.addresses().toString();
         made.add(new Made(directory, serviceInterface, source, options.loadBalancer(), options.cluster(),
                 serializer.name(), compressor.name(), timeout, options.retries()));
@@ -174,7 +161,7 @@ public final class RpcClient implements AutoCloseable {
         }
         ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
                 compressor, allowList, timeout, options.methodTimeouts(),
-                config.interceptors(), config.credentials(), refusal, transport, balancer, cluster,
+                config.interceptors, config.credentials, refusal, transport, balancer, cluster,
                 options.retries());
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
@@ -186,7 +173,7 @@ public final class RpcClient implements AutoCloseable {
      * between the client and the provider (or a provider that is not the one meant) reads it.
      */
     private String credentialsRefusal() {
-        if (config.credentials() == null || config.transport().tls() != null || config.credentialsOverPlaintext()) {
+        if (config.credentials == null || config.tls != null || config.credentialsOverPlaintext) {
             return null;
         }
         return "call credentials are sent only over TLS and this client has no TLS: give it tls(...), or"
@@ -282,161 +269,18 @@ public final class RpcClient implements AutoCloseable {
     }
 
     /** Client-wide settings; every one has a default. Not thread-safe. */
-    public static final class Builder extends io.xrpc.config.EndpointBuilder<Builder> {
-        private CallCredentials credentials;
-        private boolean credentialsOverPlaintext;
-        private String serializer = "kryo";
-        private String compressor = "none";
-        private Duration timeout = Duration.ofSeconds(3);
-        private int connectionsPerEndpoint = 1;
-        private Duration connectTimeout = Duration.ofSeconds(3);
-        private int maxPendingCalls = 65_536;
-        private Duration reconnectBackoff = Duration.ofMillis(100);
-        private Duration maxReconnectBackoff = Duration.ofSeconds(10);
-        private long maxPendingRequestBytes = DEFAULT_MAX_PENDING_REQUEST_BYTES;
-        private int outlierFailures = DEFAULT_OUTLIER_FAILURES;
-        private Duration outlierBaseEjection = DEFAULT_OUTLIER_BASE_EJECTION;
-        private Duration outlierMaxEjection = DEFAULT_OUTLIER_MAX_EJECTION;
-        private final List<ClientInterceptor> interceptors = new ArrayList<>();
-        /** Parsed when given, so a bad address fails there; printed with its password masked. */
-        private io.xrpc.registry.RegistryConfig registryAddress;
-        private ServiceDiscovery discovery;
-
+    /**
+     * A client's settings; every one has a default ({@link ClientSettings} and
+     * {@link io.xrpc.config.EndpointBuilder} document them). Not thread-safe.
+     */
+    public static final class Builder extends ClientSettings<Builder> {
         private Builder() {
-            super(false, Math.min(4, Runtime.getRuntime().availableProcessors()));
-        }
-
-        /**
-         * Bytes of encoded requests that may wait to be written to one provider (the byte-sized
-         * sibling of {@link #maxPendingCalls}); beyond it calls to that provider fail at once with
-         * RESOURCE_EXHAUSTED, not sent, and calls to the others go on. Requests wait while a
-         * provider reads slower than they are made. Default 64 MiB.
-         */
-        public Builder maxPendingRequestBytes(long bytes) {
-            this.maxPendingRequestBytes = Checks.atLeast("maxPendingRequestBytes", bytes, 1024L);
-            return this;
-        }
-
-
-        /**
-         * Outlier detection: after {@code consecutiveFailures} calls in a row to one provider went
-         * unanswered before their deadline or lost their connection, the provider is set aside for
-         * {@code baseEjection}, doubled for every ejection in a row up to {@code maxEjection}, then
-         * tried again; the last provider left is never set aside. 0 failures turns it off.
-         * Default 3, 5 s, 60 s.
-         */
-        public Builder outlierDetection(int consecutiveFailures, Duration baseEjection, Duration maxEjection) {
-            this.outlierFailures = Checks.atLeast("outlierFailures", consecutiveFailures, 0);
-            this.outlierBaseEjection = Checks.checkPositive("outlierBaseEjection", baseEjection);
-            this.outlierMaxEjection = Checks.atLeast("outlierMaxEjection",
-                    Checks.checkPositive("outlierMaxEjection", maxEjection), "outlierBaseEjection", baseEjection);
-            return this;
-        }
-
-
-        /**
-         * Finds providers in the registry at {@code address} ({@code zookeeper://host:2181,...},
-         * {@code host:2181} or {@code embedded}); the client connects at build time and closes it
-         * with itself. References with direct addresses ignore it.
-         */
-        public Builder registry(String address) {
-            this.registryAddress = io.xrpc.registry.RegistryConfig.builder(Objects.requireNonNull(address, "address")).build();
-            this.discovery = null;
-            return this;
-        }
-
-        /** Finds providers through {@code discovery}, which the caller keeps and closes. */
-        public Builder registry(ServiceDiscovery discovery) {
-            this.discovery = Objects.requireNonNull(discovery, "discovery");
-            this.registryAddress = null;
-            return this;
-        }
-
-        /** Default serializer of references that do not name one: {@code kryo}. */
-        public Builder serializer(String name) {
-            this.serializer = Objects.requireNonNull(name, "serializer");
-            return this;
-        }
-
-        /** Default compressor of references that do not name one: {@code none}. */
-        public Builder compressor(String name) {
-            this.compressor = Objects.requireNonNull(name, "compressor");
-            return this;
-        }
-
-        /** Default deadline of a call: 3 s. */
-        public Builder timeout(Duration timeout) {
-            this.timeout = Checks.checkPositive("timeout", timeout);
-            return this;
-        }
-
-
-        /** Multiplexed connections per provider address: default 1. */
-        public Builder connectionsPerEndpoint(int n) {
-            this.connectionsPerEndpoint = Checks.atLeast("connectionsPerEndpoint", n, 1);
-            return this;
-        }
-
-        public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = Checks.checkPositive("connectTimeout", timeout);
-            return this;
-        }
-
-
-
-
-        /** Calls that may be pending at once; beyond it calls fail at once with RESOURCE_EXHAUSTED. Default 65536. */
-        public Builder maxPendingCalls(int n) {
-            this.maxPendingCalls = Checks.atLeast("maxPendingCalls", n, 1);
-            return this;
-        }
-
-        /** First wait after a failed connect, doubled per failure up to {@code max}: default 100 ms to 10 s. */
-        public Builder reconnectBackoff(Duration initial, Duration max) {
-            this.reconnectBackoff = Checks.checkPositive("reconnectBackoff", initial);
-            this.maxReconnectBackoff = Checks.atLeast("maxReconnectBackoff",
-                    Checks.checkPositive("maxReconnectBackoff", max), "reconnectBackoff", initial);
-            return this;
-        }
-
-
-
-        /**
-         * Credentials sent with every call, such as a bearer token; default none. They are sent
-         * only over TLS: without {@link #tls} every call fails {@code UNAUTHENTICATED} before
-         * anything is written, unless {@link #credentialsOverPlaintext(boolean)} allows it.
-         */
-        public Builder credentials(CallCredentials credentials) {
-            this.credentials = credentials;
-            return this;
-        }
-
-        /**
-         * {@code true} sends the {@link #credentials} over plaintext connections too, where anyone
-         * on the path can read and replay them: for development on loopback only. Default
-         * {@code false}.
-         */
-        public Builder credentialsOverPlaintext(boolean allow) {
-            this.credentialsOverPlaintext = allow;
-            return this;
-        }
-
-
-
-        /** Adds an interceptor; the first added runs outermost. */
-        public Builder interceptor(ClientInterceptor interceptor) {
-            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
-            return this;
         }
 
         /** Checks and freezes the settings; building twice gives two independent clients. */
         public RpcClient build() {
             NettyVersion.require();
-            ClientConfig c = new ClientConfig(serializer, compressor, timeout, eventLoopThreads(), connectionsPerEndpoint,
-                    connectTimeout, maxPendingCalls, maxPendingRequestBytes, reconnectBackoff, maxReconnectBackoff,
-                    outlierFailures, outlierBaseEjection, outlierMaxEjection, limits(), typeCheckMode(), credentials,
-                    credentialsOverPlaintext, interceptors, registryAddress, discovery, transportSettings());
-            return new RpcClient(c, allowListCopy());
+            return new RpcClient(config(), allowListCopy());
         }
     }
 }

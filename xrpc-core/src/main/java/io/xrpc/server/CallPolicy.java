@@ -19,15 +19,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's policy for one routed request, from a thread of the call executor to its answer:
+ * The server's side of a request, from its head to its answer: routing it to an exported method
+ * (the transport asks {@link #find} as the head arrives), then, from a thread of the call executor:
  * the deadline (checked when a thread takes the call and again after its arguments are read: a
  * call whose budget ran out never runs), authentication before the arguments are read, reading
  * and checking the arguments, running the interceptors and the implementation, a deadline for an
  * asynchronous result, and turning every outcome into a status: a declared exception carried as
  * itself, any other as text, and a downstream call's retry-safe status never passed on as if
- * this call had not run. The transport ({@link ServerExchange}) does the bytes.
+ * this call had not run. The transport ({@link ServerExchange}) does the bytes; the table of
+ * exports is {@link ServiceDispatcher}.
  */
-final class CallPolicy {
+final class CallPolicy implements RequestHandler {
     private static final Logger log = LoggerFactory.getLogger(CallPolicy.class);
     /** Longest explanation of a refused payload (it may quote the payload) sent back. */
     private static final int MAX_DETAIL = 1000;
@@ -35,18 +37,38 @@ final class CallPolicy {
     private static final io.xrpc.internal.LogLimiter errorLog = new io.xrpc.internal.LogLimiter(log,
             "service exceptions");
 
-    private CallPolicy() {
+    private final ServiceDispatcher exports;
+    /** Null when every call is admitted. */
+    private final Authenticator authenticator;
+    /** How much of a service's exception its callers receive. */
+    private final ErrorDetails errorDetails;
+
+    CallPolicy(ServiceDispatcher exports, Authenticator authenticator, ErrorDetails errorDetails) {
+        this.exports = exports;
+        this.authenticator = authenticator;
+        this.errorDetails = errorDetails;
     }
 
-    static void handle(ServiceDispatcher dispatcher, ServerExchange ex) {
-        RequestHandler.Route method = ex.route();
+    @Override
+    public Route find(String serviceKey, String signature) {
+        return exports.find(serviceKey, signature);
+    }
+
+    @Override
+    public boolean hasService(String serviceKey) {
+        return exports.hasService(serviceKey);
+    }
+
+    @Override
+    public void handle(ServerExchange ex) {
+        ServerMethod method = (ServerMethod) ex.route(); // routes come from find()
         if (expired(ex)) {
             ex.discardArguments();
             ex.answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
                     + " passed while it waited for a thread on " + ex.server() + "; not run");
             return;
         }
-        String refusal = dispatcher.authenticate(method, ex.attachments(), ex.peer(), ex.peerCertificates());
+        String refusal = authenticate(method, ex);
         if (refusal != null) { // before a byte of the arguments is read
             ex.discardArguments();
             String reason = Texts.cut(refusal, MAX_DETAIL);
@@ -54,7 +76,7 @@ final class CallPolicy {
             ex.authenticationRefused(reason);
             return;
         }
-        if (dispatcher.authenticates()) {
+        if (authenticator != null) {
             ex.authenticated();
         }
         Object[] args;
@@ -89,13 +111,13 @@ final class CallPolicy {
         inv.peerCertificates(ex.peerCertificates());
         inv.requestBytes(ex.requestBytes());
         ex.invocation(inv);
-        CompletableFuture<Object> f = dispatcher.dispatch(method, inv);
+        CompletableFuture<Object> f = method.call(inv); // the interceptors, then the implementation
         if (f.isDone()) {
             if (!f.isCompletedExceptionally()) {
-                complete(dispatcher, ex, f.join(), null); // the usual, synchronous method: no callback to make
+                complete(ex, f.join(), null); // the usual, synchronous method: no callback to make
             } else {
                 // Not join(): wrapping the failure would call its getMessage(), which may throw.
-                f.whenComplete((v, t) -> complete(dispatcher, ex, v, t)); // runs now, on this thread
+                f.whenComplete((v, t) -> complete(ex, v, t)); // runs now, on this thread
             }
             return;
         }
@@ -105,8 +127,23 @@ final class CallPolicy {
                 Math.max(0, ex.deadlineNanos() - System.nanoTime()));
         f.whenComplete((v, t) -> {
             cancel.run();
-            complete(dispatcher, ex, v, t);
+            complete(ex, v, t);
         });
+    }
+
+    /** {@code null} to let the call go on, else why it is refused: decided before its arguments are read. */
+    private String authenticate(ServerMethod method, ServerExchange ex) {
+        if (authenticator == null) {
+            return null;
+        }
+        try {
+            return authenticator.refuse(ex.attachments().get(Invocation.CREDENTIALS), method.serviceKey(),
+                    method.descriptor(), ex.peer(), ex.peerCertificates());
+        } catch (RuntimeException e) {
+            // Refused, never admitted by accident. Its message stays here: a token parser's
+            // message may quote the token, and the peer is not yet trusted.
+            return "the authenticator failed (" + e.getClass().getSimpleName() + ")";
+        }
     }
 
     private static boolean expired(ServerExchange ex) {
@@ -119,10 +156,10 @@ final class CallPolicy {
     }
 
     /** Answers with the outcome; never throws (it runs inside {@code whenComplete}, which would swallow it). */
-    private static void complete(ServiceDispatcher dispatcher, ServerExchange ex, Object value, Throwable error) {
+    private void complete(ServerExchange ex, Object value, Throwable error) {
         try {
             if (error != null) {
-                failed(dispatcher, ex, Futures.cause(error));
+                failed(ex, Futures.cause(error));
                 return;
             }
             ex.answer(value);
@@ -132,8 +169,8 @@ final class CallPolicy {
         }
     }
 
-    private static void failed(ServiceDispatcher dispatcher, ServerExchange ex, Throwable cause) {
-        RequestHandler.Route method = ex.route();
+    private void failed(ServerExchange ex, Throwable cause) {
+        Route method = ex.route();
         if (cause instanceof RpcException r && r.status() != RpcStatus.APPLICATION_ERROR) {
             RpcStatus status = r.status();
             String message = r.getMessage();
@@ -148,7 +185,7 @@ final class CallPolicy {
             return;
         }
         String className = cause.getClass().getName();
-        boolean full = dispatcher.errorDetails == ErrorDetails.FULL;
+        boolean full = errorDetails == ErrorDetails.FULL;
         Class<?>[] declared = method.descriptor().exceptionTypes();
         ExceptionValue carried = null;
         String notCarried = null;
@@ -192,7 +229,7 @@ final class CallPolicy {
      */
     private static String logUnderReference(ServerExchange ex, Throwable cause) {
         String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
-        RequestHandler.Route method = ex.route();
+        Route method = ex.route();
         if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
                 method.descriptor(), cause.getClass().getName(), ex.peer(), reference, cause)) {
             return "(stack trace not sent: the provider logged it as error " + reference + ")";

@@ -4,18 +4,13 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ServiceOptions;
-import io.xrpc.internal.Checks;
 import io.xrpc.internal.LocalAddress;
-import io.xrpc.registry.Registries;
-import io.xrpc.registry.ServiceInstance;
-import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ServerTransport;
-import io.xrpc.config.TransportConfig;
 import io.xrpc.transport.netty.NettyServerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,9 +54,7 @@ public final class RpcServer implements AutoCloseable {
     private final ServerTransport transport;
     private final ClassAllowList allowList;
     private final SerializerRegistry serializers;
-    private final ServiceRegistry registry;
-    private final boolean ownsRegistry;
-    private final Map<ServiceKey, ServiceInstance> registered = new ConcurrentHashMap<>();
+    private final Registration registration;
     private final Map<ServiceKey, ServiceOptions> exported = new ConcurrentHashMap<>();
     private volatile boolean started;
     private volatile boolean closed;
@@ -69,39 +62,28 @@ public final class RpcServer implements AutoCloseable {
     private RpcServer(ServerConfig c, ClassAllowList allowList, List<Export<?>> exports) {
         this.config = c;
         this.allowList = allowList;
-        this.dispatcher = new ServiceDispatcher(c.interceptors(), allowList, c.authenticator(), c.errorDetails());
-        SerializerRegistry serializers = SerializerRegistry.load(allowList, c.readLimits());
-        this.serializers = serializers;
+        this.dispatcher = new ServiceDispatcher(c.interceptors, allowList);
+        this.serializers = SerializerRegistry.load(allowList, c.readLimits);
         for (Export<?> e : exports) {
-            checkSerializers(e.options());
-            checkTypes(e.type(), e.options());
-            ServiceKey key = e.exportTo(dispatcher);
-            exported.put(key, e.options());
-            logExport(key, e.type(), e.options());
+            exportChecked(e);
         }
-        this.transport = new NettyServerTransport(new NettyServerTransport.Settings(c.host(), c.port(), c.ioThreads(),
-                c.executorThreads(), c.executorQueue(), c.callThreads().factory("xrpc-server-call"), c.frameTimeout(),
-                c.maxConnections(), c.maxConnectionsPerAddress(), c.authenticator() != null,
-                c.authenticationTimeout(), c.maxAuthenticationFailures(), c.maxRequestMemory(), c.transport()),
-                dispatcher, serializers, CompressorRegistry.load());
+        this.transport = new NettyServerTransport(c.transport, new CallPolicy(dispatcher, c.authenticator,
+                c.errorDetails), serializers, CompressorRegistry.load());
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
-        if (c.registry() != null) {
-            this.registry = c.registry();
-            this.ownsRegistry = false;
-        } else if (c.registryAddress() != null) {
-            this.registry = Registries.create(c.registryAddress());
-            this.ownsRegistry = true;
-        } else {
-            this.registry = null;
-            this.ownsRegistry = false;
-        }
+        this.registration = new Registration(c);
     }
 
-    /** Fails on a serializer name this server does not have, listing those it has. */
-    private void checkSerializers(ServiceOptions options) {
-        for (String name : options.serializers()) {
-            serializers.get(name);
+    /** Checks a service against the serializers, exports it and logs it; returns its key. */
+    private <T> ServiceKey exportChecked(Export<T> e) {
+        for (String name : e.options().serializers()) {
+            serializers.get(name); // fails on a name this server does not have, listing those it has
         }
+        checkTypes(e.type(), e.options());
+        ServiceKey key = dispatcher.export(e.type(), e.implementation(), e.options());
+        exported.put(key, e.options());
+        log.info("Exported {} ({} methods, serializers {})", key, e.type().getMethods().length,
+                e.options().serializers().isEmpty() ? "any" : e.options().serializers());
+        return key;
     }
 
     /**
@@ -110,7 +92,7 @@ public final class RpcServer implements AutoCloseable {
      * warns, since its callers may never use the serializer that cannot carry a type.
      */
     private void checkTypes(Class<?> serviceInterface, ServiceOptions options) {
-        if (config.typeCheck() == TypeCheck.Mode.OFF) {
+        if (config.typeCheck == TypeCheck.Mode.OFF) {
             return;
         }
         serializers.allowList().allowTypesOf(serviceInterface); // record schemas first (protostuff)
@@ -122,18 +104,13 @@ public final class RpcServer implements AutoCloseable {
         if (problems.isEmpty()) {
             return;
         }
-        if (named && config.typeCheck() == TypeCheck.Mode.FAIL) {
+        if (named && config.typeCheck == TypeCheck.Mode.FAIL) {
             throw new TypeCheck.UnsupportedTypeException("cannot export " + serviceInterface.getName() + ": "
                     + String.join("; ", problems) + " (typeCheck(WARN) exports it anyway)");
         }
         for (String p : problems) {
             log.warn("Exporting {}: {}; calls in that serializer will fail", serviceInterface.getName(), p);
         }
-    }
-
-    private static void logExport(ServiceKey key, Class<?> serviceInterface, ServiceOptions options) {
-        log.info("Exported {} ({} methods, serializers {})", key, serviceInterface.getMethods().length,
-                options.serializers().isEmpty() ? "any" : options.serializers());
     }
 
     public static Builder builder() {
@@ -149,18 +126,18 @@ public final class RpcServer implements AutoCloseable {
             transport.start();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeOwnedRegistry();
-            throw new IllegalStateException("interrupted while binding " + config.host() + ":" + config.port(), e);
+            registration.close();
+            throw new IllegalStateException("interrupted while binding " + config.host + ":" + config.port, e);
         } catch (RuntimeException e) {
-            closeOwnedRegistry(); // a server that never listened must not keep a registry session
+            registration.close(); // a server that never listened must not keep a registry session
             throw e; // the transport names the address, and a port in use as such
         }
         started = true;
-        log.info("XRpc server listening on {}:{}{}", config.host(), transport.endpoint().port(),
+        log.info("XRpc server listening on {}:{}{}", config.host, transport.endpoint().port(),
                 exported.isEmpty() ? "" : ", serving " + exported.keySet());
         // Only now, listening, may consumers hear of us.
         try {
-            exported.forEach(this::register);
+            exported.forEach((key, options) -> registration.register(key, options, advertisedEndpoint()));
         } catch (RuntimeException e) {
             close(); // do not keep a bound port and live threads for a server nobody can find
             throw e;
@@ -173,32 +150,21 @@ public final class RpcServer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("server " + transport.endpoint() + " is closed");
         }
-        checkSerializers(options);
-        checkTypes(serviceInterface, options);
-        ServiceKey key = dispatcher.export(serviceInterface, implementation, options);
-        exported.put(key, options);
-        logExport(key, serviceInterface, options);
+        ServiceKey key = exportChecked(new Export<>(serviceInterface, implementation, options));
         if (started) {
-            register(key, options);
+            registration.register(key, options, advertisedEndpoint());
         }
         return key;
     }
 
     /**
-     * Unregisters a service, waits the unregister delay so consumers' watches catch up, then stops
-     * serving it; calls that still arrive fail with SERVICE_NOT_FOUND, which failover retries.
+     * Unregisters a service, waits for consumers to stop routing here (see
+     * {@link Builder#unregisterDelay}), then stops serving it; calls that still arrive fail with
+     * SERVICE_NOT_FOUND, which failover retries.
      */
     public synchronized boolean unexport(ServiceKey key) {
-        ServiceInstance instance = registered.remove(key);
-        if (instance != null) {
-            registry.unregister(instance);
-            if (!config.unregisterDelay().isZero()) {
-                try {
-                    Thread.sleep(config.unregisterDelay().toMillis());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+        if (registration.withdraw(key)) {
+            registration.awaitConsumersLeft(transport);
         }
         exported.remove(key);
         boolean was = dispatcher.unexport(key);
@@ -206,19 +172,6 @@ public final class RpcServer implements AutoCloseable {
             log.info("Unexported {}", key);
         }
         return was;
-    }
-
-    private void register(ServiceKey key, ServiceOptions options) {
-        if (registry == null) {
-            return;
-        }
-        ServiceInstance instance = new ServiceInstance(key, advertisedEndpoint(), options.weight(),
-                options.serializers(), options.metadata());
-        // Recorded first: a registry that fails now may still create it on reconnecting, and
-        // close() must then withdraw it.
-        registered.put(key, instance);
-        registry.register(instance);
-        log.info("Registered {} as {}", key, instance.endpoint());
     }
 
     /** The services this server exports, in no particular order. */
@@ -245,7 +198,7 @@ public final class RpcServer implements AutoCloseable {
         if (bound == null) {
             throw new IllegalStateException("server not started");
         }
-        String host = config.advertisedHost() != null ? config.advertisedHost()
+        String host = config.advertisedHost != null ? config.advertisedHost
                 : LocalAddress.isWildcard(bound.host()) ? LocalAddress.pick() : bound.host();
         return new Endpoint(host, bound.port());
     }
@@ -329,288 +282,52 @@ public final class RpcServer implements AutoCloseable {
             }
             closed = true;
         }
-        // Consumers stop routing here first; the delay lets their watches catch up.
-        for (ServiceInstance instance : registered.values()) {
-            try {
-                registry.unregister(instance);
-            } catch (RuntimeException e) {
-                log.warn("Could not unregister {}", instance, e);
-            }
-        }
-        registered.clear();
+        // Consumers stop routing here first: they learn it from the registry, then close.
         try {
-            boolean interrupted = false;
-            if (registry != null && !config.unregisterDelay().isZero()) {
-                try {
-                    Thread.sleep(config.unregisterDelay().toMillis());
-                } catch (InterruptedException e) {
-                    interrupted = true; // wait no more, but still shut down
-                }
+            if (registration.withdrawAll()) {
+                registration.awaitConsumersLeft(transport);
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            int left = transport.close(config.shutdownGrace());
+            int left = transport.close(config.shutdownGrace);
             if (left > 0) {
                 log.warn(
                         "Closed {} with {} calls still running after the {} grace period", transport.endpoint(), left,
-                        config.shutdownGrace());
+                        config.shutdownGrace);
             }
         } finally {
-            closeOwnedRegistry();
+            registration.close();
         }
         log.info("XRpc server {} stopped", transport.endpoint());
     }
 
-    private void closeOwnedRegistry() {
-        if (ownsRegistry) {
-            registry.close();
-        }
-    }
-
     private record Export<T>(Class<T> type, T implementation, ServiceOptions options) {
-        ServiceKey exportTo(ServiceDispatcher d) {
-            return d.export(type, implementation, options);
-        }
     }
 
-    /** Server-wide settings; every one has a default. Not thread-safe. */
-    public static final class Builder extends io.xrpc.config.EndpointBuilder<Builder> {
-        private Authenticator authenticator;
-        private ErrorDetails errorDetails = ErrorDetails.MESSAGE;
-        private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
-        private int maxAuthenticationFailures = DEFAULT_MAX_AUTHENTICATION_FAILURES;
-        /** 0 until set: then half the max direct memory, and at least the frame limit. */
-        private long maxRequestMemory;
-        private String host = "0.0.0.0";
-        private int port = 0;
-        private int executorThreads = 200;
-        private int executorQueue = 0;
-        private CallThreads callThreads = CallThreads.PLATFORM;
-        private Duration shutdownGrace = Duration.ofSeconds(10);
-        private final List<ServerInterceptor> interceptors = new ArrayList<>();
+    /**
+     * A server's services and settings; every setting has a default ({@link ServerSettings} and
+     * {@link io.xrpc.config.EndpointBuilder} document them). Not thread-safe.
+     */
+    public static final class Builder extends ServerSettings<Builder> {
         private final List<Export<?>> exports = new ArrayList<>();
-        /** Parsed when given, so a bad address fails there; printed with its password masked. */
-        private io.xrpc.registry.RegistryConfig registryAddress;
-        private ServiceRegistry registry;
-        private String advertisedHost;
-        private Duration unregisterDelay = Duration.ZERO;
-        private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
-        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
-        private int maxConnectionsPerAddress = 0;
 
         private Builder() {
-            super(true, Runtime.getRuntime().availableProcessors());
         }
-
-        /**
-         * How long a frame may take to arrive whole once its first byte came; a peer slower than
-         * that (one trickling a byte a second to hold the connection and its buffer) is
-         * disconnected. Default 10 s.
-         */
-        public Builder frameTimeout(Duration timeout) {
-            this.frameTimeout = Checks.checkPositive("frameTimeout", timeout);
-            return this;
-        }
-
-        /**
-         * Open connections this server accepts: default 10,000. One more is refused with a GOAWAY
-         * saying why (its client sends its calls elsewhere) and one log line.
-         */
-        public Builder maxConnections(int n) {
-            this.maxConnections = Checks.atLeast("maxConnections", n, 1);
-            return this;
-        }
-
-        /**
-         * Bytes the server may hold, over all connections, in requests over 16 KiB that are
-         * arriving or were read and not yet run. A request that does not fit is answered
-         * {@code SERVER_BUSY} (safe to retry elsewhere) and its bytes are skipped unread, so that
-         * many connections each holding an almost complete 8 MiB frame cannot exhaust direct
-         * memory. At least {@code maxFrameLength}, or no large request could ever be read.
-         * Default: half the JVM's maximum direct memory, and at least {@code maxFrameLength}.
-         */
-        public Builder maxRequestMemory(long bytes) {
-            this.maxRequestMemory = Checks.atLeast("maxRequestMemory", bytes, 16 * 1024L);
-            return this;
-        }
-
-        /** Open connections from one remote address: default 0, no limit of its own. */
-        public Builder maxConnectionsPerAddress(int n) {
-            this.maxConnectionsPerAddress = Checks.atLeast("maxConnectionsPerAddress", n, 0);
-            return this;
-        }
-
-
-
-        /**
-         * Registers every exported service in the registry at {@code address}
-         * ({@code zookeeper://host:2181,...}, {@code host:2181} or {@code embedded}) once the server
-         * listens; the server opens the registry at build time and closes it with itself.
-         */
-        public Builder registry(String address) {
-            this.registryAddress = io.xrpc.registry.RegistryConfig.builder(Objects.requireNonNull(address, "address")).build();
-            this.registry = null;
-            return this;
-        }
-
-        /** Registers through {@code registry}, which the caller keeps and closes. */
-        public Builder registry(ServiceRegistry registry) {
-            this.registry = Objects.requireNonNull(registry, "registry");
-            this.registryAddress = null;
-            return this;
-        }
-
-        /**
-         * The host consumers are told to connect to. Default: the bound host, or when bound to
-         * every interface, the first private IPv4 address of an interface that is up (loopback if
-         * there is none).
-         */
-        public Builder advertisedHost(String host) {
-            this.advertisedHost = Objects.requireNonNull(host, "advertisedHost");
-            return this;
-        }
-
-        /**
-         * How long {@link RpcServer#close()} waits between unregistering and draining, so that
-         * consumers' watches see the provider leave before it stops answering: default 0.
-         */
-        public Builder unregisterDelay(Duration delay) {
-            this.unregisterDelay = Checks.notNegative("unregisterDelay", delay);
-            return this;
-        }
-
-        /** Address to bind: default {@code 0.0.0.0} (every interface). */
-        public Builder host(String host) {
-            this.host = Objects.requireNonNull(host, "host");
-            return this;
-        }
-
-        /** Port to bind; 0 (the default) picks a free one, read back with {@link RpcServer#port()}. */
-        public Builder port(int port) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port: " + port + " (expected: 0-65535)");
-            }
-            this.port = port;
-            return this;
-        }
-
-
-        /** Threads that run calls: default 200. */
-        public Builder executorThreads(int n) {
-            this.executorThreads = Checks.atLeast("executorThreads", n, 1);
-            return this;
-        }
-
-        /** Calls that may wait for a thread; 0 (the default) means none wait: busy is answered at once. */
-        public Builder executorQueue(int n) {
-            this.executorQueue = Checks.atLeast("executorQueue", n, 0);
-            return this;
-        }
-
-        /**
-         * What kind of thread runs calls ({@link CallThreads}): default {@code PLATFORM}.
-         * {@code VIRTUAL} (JDK 21+) keeps the same bound of {@link #executorThreads} with virtual
-         * threads; on an older JDK {@link #build()} fails naming the JDK.
-         */
-        public Builder callThreads(CallThreads kind) {
-            this.callThreads = Objects.requireNonNull(kind, "callThreads");
-            return this;
-        }
-
-
-
-
-        /**
-         * How long {@link RpcServer#close()} waits for calls in flight and then for clients to
-         * close their connections (XRpc clients close as soon as their calls there are answered;
-         * a peer that does not holds the close this long): default 10 s.
-         */
-        public Builder shutdownGrace(Duration grace) {
-            this.shutdownGrace = Checks.notNegative("shutdownGrace", grace);
-            return this;
-        }
-
 
         /** Exports {@code implementation} as {@code serviceInterface} with no version or group. */
         public <T> Builder service(Class<T> serviceInterface, T implementation) {
             return service(serviceInterface, implementation, ServiceOptions.defaults());
         }
 
+        /** Exports {@code implementation} as {@code serviceInterface} with the version, group and weight given. */
         public <T> Builder service(Class<T> serviceInterface, T implementation, ServiceOptions options) {
             exports.add(new Export<>(Objects.requireNonNull(serviceInterface, "serviceInterface"),
                     Objects.requireNonNull(implementation, "implementation"), Objects.requireNonNull(options, "options")));
             return this;
         }
 
-
-        /**
-         * How much of a service's exception its callers receive: {@link ErrorDetails#MESSAGE}
-         * (default: class and message, the trace in this server's log under a reference the
-         * caller gets) or {@link ErrorDetails#FULL} (stack traces and causes, for trusted callers).
-         */
-        public Builder errorDetails(ErrorDetails details) {
-            this.errorDetails = Objects.requireNonNull(details, "details");
-            return this;
-        }
-
-        /**
-         * Checks every request's credentials before its arguments are read; a refused one is
-         * answered {@code UNAUTHENTICATED}. Default: none, every call admitted. With one, a
-         * connection must earn its place: see {@link #authenticationTimeout} and
-         * {@link #maxAuthenticationFailures}, and at {@link #maxConnections} the oldest connection
-         * that has not carried an admitted call makes room for a new one.
-         */
-        public Builder authenticator(Authenticator authenticator) {
-            this.authenticator = authenticator;
-            return this;
-        }
-
-        /**
-         * With an {@link #authenticator}, a connection that has carried no admitted call this long
-         * after it opened is closed with a GOAWAY saying so; heartbeats do not extend it, as
-         * gRPC and HTTP servers close a connection that never sends a valid request. Default 5 s;
-         * 0 turns it off.
-         */
-        public Builder authenticationTimeout(Duration timeout) {
-            this.authenticationTimeout = Checks.notNegative("authenticationTimeout", timeout);
-            return this;
-        }
-
-        /**
-         * With an {@link #authenticator}, a connection whose calls are refused this many times in
-         * a row is closed with a GOAWAY naming the reason. Default 3; 0 turns it off.
-         */
-        public Builder maxAuthenticationFailures(int n) {
-            this.maxAuthenticationFailures = Checks.atLeast("maxAuthenticationFailures", n, 0);
-            return this;
-        }
-
-
-
-        /** Adds an interceptor; the first added runs outermost. */
-        public Builder interceptor(ServerInterceptor interceptor) {
-            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
-            return this;
-        }
-
         /** Checks and freezes the settings; building twice gives two independent servers. */
         public RpcServer build() {
             NettyVersion.require();
-            TransportConfig t = transportSettings();
-            long requestMemory = maxRequestMemory;
-            if (requestMemory == 0) {
-                requestMemory = Math.max(io.xrpc.protocol.codec.MemoryBudget.defaultLimit(), t.maxFrameLength());
-            } else if (requestMemory < t.maxFrameLength()) {
-                throw new IllegalArgumentException("maxRequestMemory: " + requestMemory + " bytes (expected: at least"
-                        + " maxFrameLength, " + t.maxFrameLength() + ", or no request that large could be read)");
-            }
-            ServerConfig c = new ServerConfig(host, port, advertisedHost, eventLoopThreads(), executorThreads,
-                    executorQueue, callThreads, shutdownGrace, unregisterDelay, frameTimeout, maxConnections,
-                    maxConnectionsPerAddress, limits(), typeCheckMode(), authenticator, errorDetails,
-                    authenticationTimeout, maxAuthenticationFailures, requestMemory, interceptors, registryAddress,
-                    registry, t);
-            return new RpcServer(c, allowListCopy(), List.copyOf(exports));
+            return new RpcServer(config(), allowListCopy(), List.copyOf(exports));
         }
     }
 }

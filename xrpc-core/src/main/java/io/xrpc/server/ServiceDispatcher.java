@@ -19,10 +19,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The services a server exports, and the path of one call through the server interceptors to
- * its implementation. Lookups are two hash probes; exporting may happen while the server runs.
+ * The table of the services a server exports: each method as a {@link ServerMethod}, which runs a
+ * call through the server interceptors to the implementation. Lookups are two hash probes;
+ * exporting may happen while the server runs. {@link CallPolicy} routes requests through it.
  */
-final class ServiceDispatcher implements RequestHandler {
+final class ServiceDispatcher {
     private final Map<String, Exported> services = new ConcurrentHashMap<>();
 
     /** One exported service: its methods by signature, and its calls running now. */
@@ -32,16 +33,7 @@ final class ServiceDispatcher implements RequestHandler {
     private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
     private final ClassAllowList allowList;
 
-    /** Null when every call is admitted. */
-    private final Authenticator authenticator;
-
-    /** How much of a service's exception its callers receive. */
-    final ErrorDetails errorDetails;
-
-    ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList, Authenticator authenticator,
-                      ErrorDetails errorDetails) {
-        this.authenticator = authenticator;
-        this.errorDetails = errorDetails;
+    ServiceDispatcher(List<ServerInterceptor> interceptors, ClassAllowList allowList) {
         this.chain = new InterceptorChain<>(interceptors, ServerInterceptor::intercept, next -> next::apply, "server");
         this.allowList = allowList;
     }
@@ -79,13 +71,11 @@ final class ServiceDispatcher implements RequestHandler {
         return services.remove(key.toString()) != null;
     }
 
-    @Override
-    public boolean hasService(String serviceKey) {
+    boolean hasService(String serviceKey) {
         return services.containsKey(serviceKey);
     }
 
-    @Override
-    public ServerMethod find(String serviceKey, String signature) {
+    ServerMethod find(String serviceKey, String signature) {
         Exported s = services.get(serviceKey);
         return s == null ? null : s.methods().get(signature);
     }
@@ -110,36 +100,5 @@ final class ServiceDispatcher implements RequestHandler {
         }
         all.sort(java.util.Comparator.comparing(e -> e.key().toString()));
         return all;
-    }
-
-    @Override
-    public void handle(ServerExchange exchange) {
-        CallPolicy.handle(this, exchange);
-    }
-
-    /** Whether calls are authenticated at all. */
-    boolean authenticates() {
-        return authenticator != null;
-    }
-
-    /** {@code null} to let the call go on, else why it is refused: decided before its arguments are read. */
-    String authenticate(Route route, Map<String, String> attachments, io.xrpc.common.Endpoint peer,
-                        List<java.security.cert.X509Certificate> peerCertificates) {
-        if (authenticator == null) {
-            return null;
-        }
-        try {
-            return authenticator.refuse(attachments.get(Invocation.CREDENTIALS), route.serviceKey(),
-                    route.descriptor(), peer, peerCertificates);
-        } catch (RuntimeException e) {
-            // Refused, never admitted by accident. Its message stays here: a token parser's
-            // message may quote the token, and the peer is not yet trusted.
-            return "the authenticator failed (" + e.getClass().getSimpleName() + ")";
-        }
-    }
-
-    /** Runs a call through the server's interceptors; the future fails rather than this throwing. */
-    CompletableFuture<Object> dispatch(Route route, Invocation invocation) {
-        return ((ServerMethod) route).call(invocation); // routes come from find()
     }
 }

@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * What a server transport asks of the server: where a request goes, and running it. The server
- * implements it ({@code io.xrpc.server.ServiceDispatcher}); a transport knows only this, so the
+ * implements it ({@code io.xrpc.server.CallPolicy}); a transport knows only this, so the
  * server may depend on a transport and never the other way round.
  */
 public interface RequestHandler {

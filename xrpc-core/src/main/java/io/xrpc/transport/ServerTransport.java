@@ -44,6 +44,15 @@ public interface ServerTransport {
     long pendingOutputBytes();
 
     /**
+     * Waits until every connection open now has closed, or {@code max} has passed. A server that
+     * left the registry waits on this: its XRpc consumers close their connections to it as their
+     * lists drop it, so once all have closed no consumer routes here any more.
+     *
+     * @return whether they all closed
+     */
+    boolean awaitConnectionsClosed(Duration max) throws InterruptedException;
+
+    /**
      * Stops accepting, tells clients to go away, lets calls in flight finish and clients close
      * for up to {@code grace}, then closes. Returns the calls still running when it gave up.
      */

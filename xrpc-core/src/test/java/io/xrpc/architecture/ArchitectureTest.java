@@ -101,8 +101,10 @@ class ArchitectureTest {
         noClasses().that().resideOutsideOfPackage("io.xrpc.transport.netty..")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.client.RpcClient")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.client.RpcClient$Builder")
+                .and().doNotHaveFullyQualifiedName("io.xrpc.client.ClientConfig")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.server.RpcServer")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.server.RpcServer$Builder")
+                .and().doNotHaveFullyQualifiedName("io.xrpc.server.ServerConfig")
                 .should().dependOnClassesThat().resideInAPackage("io.xrpc.transport.netty..")
                 .because("everything else programs against io.xrpc.transport")
                 .check(classes);

@@ -394,6 +394,11 @@ public final class NettyServerTransport implements ServerTransport {
         }
     }
 
+    @Override
+    public boolean awaitConnectionsClosed(Duration max) throws InterruptedException {
+        return children == null || children.newCloseFuture().await(max.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     /** Number of open client connections. */
     @Override
     public int connectionCount() {

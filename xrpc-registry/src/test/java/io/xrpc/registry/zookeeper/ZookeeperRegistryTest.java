@@ -124,6 +124,28 @@ class ZookeeperRegistryTest {
     }
 
     @Test
+    @Timeout(60)
+    void aStoppingProviderWaitsForItsConsumersToLeaveNotForTheWholeUnregisterDelay() {
+        // Before, close() slept the unregister delay whatever the consumers did: ten minutes here.
+        // Now it waits until the consumers, seeing it leave the registry, closed their connections.
+        try (ZookeeperRegistry consumerRegistry = registry();
+             RpcClient client = RpcClient.builder().registry(consumerRegistry).build()) {
+            RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry())
+                    .unregisterDelay(Duration.ofMinutes(10))
+                    .service(GateService.class, new GateServiceImpl("leaving"), ServiceOptions.builder().version("1.0")
+                            .group("blue").build())
+                    .build().start();
+            GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().version("1.0")
+                    .group("blue").build());
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> gate.whoAmI().equals("leaving"));
+            assertThat(client.openConnections()).isEqualTo(1);
+            server.close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.openConnections() == 0);
+            assertThat(server.isRunning()).isFalse();
+        }
+    }
+
+    @Test
     void afterSessionExpiryTheProviderRegistersAgain() throws Exception {
         try (ZookeeperRegistry provider = registry(); ZookeeperRegistry consumer = registry();
              CuratorFramework look = inspector()) {

@@ -129,8 +129,8 @@ public record XrpcProperties(
      *                                  all are busy.
      * @param callThreads               What kind of thread runs calls: platform, or virtual (JDK 21+; same
      *                                  bound; on an older JDK start-up fails naming it).
-     * @param unregisterDelay           On shutdown, time between unregistering and draining, so consumers stop
-     *                                  routing here.
+     * @param unregisterDelay           On shutdown, the longest wait between unregistering and draining, so
+     *                                  consumers stop routing here; it ends once they closed their connections.
      * @param shutdownGrace             On shutdown, how long calls in flight may take to finish.
      * @param frameTimeout              How long a frame may take to arrive whole once its first byte came.
      * @param maxConnections            Open connections accepted; more are refused with a GOAWAY their clients

@@ -1,0 +1,94 @@
+package io.xrpc.server;
+
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.ServiceInstance;
+import io.xrpc.registry.ServiceRegistry;
+import io.xrpc.transport.ServerTransport;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A server's presence in its registry: the instances it registered, and their withdrawal before it
+ * stops serving them. Without a registry every method does nothing. Thread-safe.
+ */
+final class Registration {
+    private static final Logger log = LoggerFactory.getLogger(Registration.class);
+
+    private final ServiceRegistry registry;
+    private final boolean owned;
+    private final Duration unregisterDelay;
+    private final Map<ServiceKey, ServiceInstance> registered = new ConcurrentHashMap<>();
+
+    /** Opens the registry the settings name (and owns it), takes the one given, or none. */
+    Registration(ServerConfig c) {
+        this.owned = c.registry == null && c.registryAddress != null;
+        this.registry = c.registry != null ? c.registry : owned ? Registries.create(c.registryAddress) : null;
+        this.unregisterDelay = c.unregisterDelay;
+    }
+
+    void register(ServiceKey key, ServiceOptions options, Endpoint advertised) {
+        if (registry == null) {
+            return;
+        }
+        ServiceInstance instance = new ServiceInstance(key, advertised, options.weight(), options.serializers(),
+                options.metadata());
+        // Recorded first: a registry that fails now may still create it on reconnecting, and
+        // close() must then withdraw it.
+        registered.put(key, instance);
+        registry.register(instance);
+        log.info("Registered {} as {}", key, instance.endpoint());
+    }
+
+    /** Unregisters {@code key}; returns whether it was registered, so consumers must be waited for. */
+    boolean withdraw(ServiceKey key) {
+        ServiceInstance instance = registered.remove(key);
+        if (instance != null) {
+            registry.unregister(instance);
+        }
+        return instance != null;
+    }
+
+    /** Unregisters everything, logging what fails; returns whether anything was registered. */
+    boolean withdrawAll() {
+        boolean any = !registered.isEmpty();
+        for (ServiceInstance instance : registered.values()) {
+            try {
+                registry.unregister(instance);
+            } catch (RuntimeException e) {
+                log.warn("Could not unregister {}", instance, e);
+            }
+        }
+        registered.clear();
+        return any;
+    }
+
+    /**
+     * After a withdrawal: waits for consumers to stop routing here. XRpc consumers close their
+     * connections as their lists drop this server, so the wait ends when every connection has
+     * closed, or after the unregister delay for consumers that keep theirs (a fixed address, a call
+     * still running, a service still listed). An interrupt ends the wait; the thread stays interrupted.
+     */
+    void awaitConsumersLeft(ServerTransport transport) {
+        if (registry == null || unregisterDelay.isZero()) {
+            return;
+        }
+        try {
+            transport.awaitConnectionsClosed(unregisterDelay);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Closes the registry if this server opened it. */
+    void close() {
+        if (owned) {
+            registry.close();
+        }
+    }
+}
