@@ -39,10 +39,12 @@ public final class ServiceOptions {
         return new Builder();
     }
 
+    /** Version of the service: callers reach it only by asking for the same one; default empty. */
     public String version() {
         return version;
     }
 
+    /** Group of the service, beside its version in its key; default empty. */
     public String group() {
         return group;
     }
@@ -57,12 +59,12 @@ public final class ServiceOptions {
         return serializers;
     }
 
-    /** Extra string pairs published with the registration. */
     /** Whether every method runs on the event loop, as if marked {@link io.xrpc.common.NonBlocking}. */
     public boolean nonBlocking() {
         return nonBlocking;
     }
 
+    /** Extra string pairs published with the registration. */
     public Map<String, String> metadata() {
         return metadata;
     }

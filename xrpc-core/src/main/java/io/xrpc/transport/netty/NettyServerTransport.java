@@ -54,7 +54,7 @@ public final class NettyServerTransport implements ServerTransport {
     private final Settings settings;
     /** The server's TLS, or null for plaintext. */
     private final SslContext tls;
-    private final RequestHandler dispatcher;
+    private final RequestHandler requestHandler;
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
     private final ThreadPoolExecutor executor;
@@ -72,10 +72,10 @@ public final class NettyServerTransport implements ServerTransport {
     private ChannelGroup children;
     private volatile Endpoint endpoint;
 
-    public NettyServerTransport(Settings settings, RequestHandler dispatcher, SerializerRegistry serializers,
+    public NettyServerTransport(Settings settings, RequestHandler requestHandler, SerializerRegistry serializers,
                                 CompressorRegistry compressors) {
         this.settings = settings;
-        this.dispatcher = dispatcher;
+        this.requestHandler = requestHandler;
         this.serializers = serializers;
         this.compressors = compressors;
         this.executor = callExecutor(settings);
@@ -427,8 +427,8 @@ public final class NettyServerTransport implements ServerTransport {
         return inFlight.get();
     }
 
-    RequestHandler dispatcher() {
-        return dispatcher;
+    RequestHandler requestHandler() {
+        return requestHandler;
     }
 
     SerializerRegistry serializers() {

@@ -135,9 +135,9 @@ final class ServerCall implements Runnable, ServerExchange {
             malformed("malformed request head");
             return false;
         }
-        method = server.dispatcher().find(head.serviceKey(), head.signature());
+        method = server.requestHandler().find(head.serviceKey(), head.signature());
         if (method == null) {
-            boolean known = server.dispatcher().hasService(head.serviceKey());
+            boolean known = server.requestHandler().hasService(head.serviceKey());
             refuse(known ? RpcStatus.METHOD_NOT_FOUND : RpcStatus.SERVICE_NOT_FOUND, known
                     ? "service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " has no method "
                     + Texts.cut(head.signature(), MAX_QUOTE)
@@ -186,7 +186,7 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void run() {
         try {
-            server.dispatcher().handle(this); // the server's policy; it answers through this exchange
+            server.requestHandler().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
             releaseFrame();
             log.error("Failed to serve {} from {}", method != null ? method.descriptor() : "request " + id,
