@@ -24,6 +24,11 @@ final class Registration {
     private final boolean owned;
     private final Duration unregisterDelay;
     private final Map<ServiceKey, ServiceInstance> registered = new ConcurrentHashMap<>();
+    /**
+     * The shortest wait after a withdrawal: a ZooKeeper delete and the watches it fires take
+     * milliseconds; this covers a slow registry and a busy consumer with room to spare.
+     */
+    static final Duration SETTLE = Duration.ofSeconds(1);
 
     /** Opens the registry the settings name (and owns it), takes the one given, or none. */
     Registration(ServerConfig c) {
@@ -72,17 +77,28 @@ final class Registration {
      * After a withdrawal: waits for consumers to stop routing here. XRpc consumers close their
      * connections as their lists drop this server, so the wait ends when every connection has
      * closed, or after the unregister delay for consumers that keep theirs (a fixed address, a call
-     * still running, a service still listed). An interrupt ends the wait; the thread stays interrupted.
+     * still running, a service still listed). It lasts at least {@link #SETTLE} (or the delay, if
+     * shorter) all the same, for what cannot be seen from here: the registry's delete runs in the
+     * background, and a consumer with no connection yet learns of it only from its watch. An
+     * interrupt ends the wait; the thread stays interrupted.
      */
     void awaitConsumersLeft(ServerTransport transport) {
         if (registry == null || unregisterDelay.isZero()) {
             return;
         }
+        long start = System.nanoTime();
         try {
             transport.awaitConnectionsClosed(unregisterDelay);
+            long settleNanos = Math.min(SETTLE.toNanos(), nanos(unregisterDelay));
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(settleNanos - (System.nanoTime() - start));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** {@code d} in nanoseconds, a delay too long for them taken as forever. */
+    static long nanos(Duration d) {
+        return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
     }
 
     /** Closes the registry if this server opened it. */

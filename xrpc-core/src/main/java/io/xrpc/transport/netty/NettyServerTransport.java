@@ -396,7 +396,8 @@ public final class NettyServerTransport implements ServerTransport {
 
     @Override
     public boolean awaitConnectionsClosed(Duration max) throws InterruptedException {
-        return children == null || children.newCloseFuture().await(max.toNanos(), TimeUnit.NANOSECONDS);
+        long nanos = max.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : max.toNanos();
+        return children == null || children.newCloseFuture().await(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Number of open client connections. */

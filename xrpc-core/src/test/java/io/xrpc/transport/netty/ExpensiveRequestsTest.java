@@ -115,11 +115,22 @@ class ExpensiveRequestsTest {
             GateService slow = heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
                     .serializer("slow-reader").compressor("recording-gzip").retries(0)
                     .timeout(Duration.ofMillis(1500)).build());
+            // The one past the share has the shorter deadline, so that it has surely expired when a
+            // reading slot frees. With equal deadlines the test failed once in a full run (two
+            // reads, not one): the one waiting had the others' deadline give or take the moment
+            // between their sending, and, handed the slot within that moment, was read.
+            GateService extra = heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
+                    .serializer("slow-reader").compressor("recording-gzip").retries(0)
+                    .timeout(Duration.ofMillis(500)).build());
+            // Connected first, so that the calls below reach the server in the order made.
+            assertThat(heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build())
+                    .quick("connect")).isEqualTo("connect");
             int readsBefore = io.xrpc.testing.DeadlineWaitingSerializerProvider.READS.get();
             List<CompletableFuture<String>> calls = new ArrayList<>();
-            for (int i = 0; i <= share; i++) {
+            for (int i = 0; i < share; i++) {
                 calls.add(slow.passAsync("t" + i));
             }
+            calls.add(extra.passAsync("t" + share));
             // Meanwhile another connection is served at once.
             GateService quick = other.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
                     .build());
