@@ -29,6 +29,10 @@ public final class RegistryConfig {
     public static final String ROOT_PATH = "root-path";
     /** How long a consumer keeps its last providers when the registry suddenly lists none. */
     public static final String EMPTY_LIST_GRACE = "empty-list-grace";
+    /** Share of a service's providers that may vanish at once before a consumer holds on to them (ZooKeeper). */
+    public static final String SHRINK_GUARD = "shrink-guard";
+    /** Window of {@link #SHRINK_GUARD}, and how long the registry must then be stable (ZooKeeper). */
+    public static final String SHRINK_GUARD_WINDOW = "shrink-guard-window";
     /** The ACL of every node XRpc creates. */
     public static final String ACL = "acl";
     /** The port embedded registries meet on ({@code embedded} only). */

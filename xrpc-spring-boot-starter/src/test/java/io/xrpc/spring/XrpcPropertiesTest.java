@@ -41,6 +41,8 @@ class XrpcPropertiesTest {
         assertThat(p.registry().sessionTimeout()).isEqualTo(zk.sessionTimeout());
         assertThat(p.registry().connectTimeout()).isEqualTo(zk.connectTimeout());
         assertThat(p.registry().rootPath()).isEqualTo(zk.rootPath());
+        assertThat(p.registry().shrinkGuard()).isEqualTo(zk.shrinkGuard());
+        assertThat(p.registry().shrinkGuardWindow()).isEqualTo(zk.shrinkGuardWindow());
     }
 
     @Test

@@ -51,6 +51,11 @@ import org.slf4j.LoggerFactory;
 public final class ZookeeperRegistry implements Registry {
     private static final Logger log = LoggerFactory.getLogger(ZookeeperRegistry.class);
     private static final int MAX_RETRY_SLEEP_MS = 5000;
+    /**
+     * The fewest departures within the shrink guard's window that count as many: a small service
+     * stopping its two providers one after the other is believed at once.
+     */
+    static final int MASS_DEPARTURE = 3;
 
     private final String connectString;
     private final long connectTimeoutMillis;
@@ -59,9 +64,19 @@ public final class ZookeeperRegistry implements Registry {
     private final Runnable onClose;
     private final ScheduledExecutorService worker;
     private final long emptyListGraceMillis;
+    /** Share of a list that may vanish within the window before departures are held; 0: never held. */
+    private final double shrinkGuard;
+    private final long shrinkWindowNanos;
+    /** Until when (nanoTime) departures are held after this client's connection came back. */
+    private volatile long heldAfterReconnectUntil;
+    private volatile boolean reconnectedOnce;
+    /** Whether the current hold was logged: once per episode, not once per service. */
+    private final java.util.concurrent.atomic.AtomicBoolean holdLogged = new java.util.concurrent.atomic.AtomicBoolean();
     /** Path to node data of everything this registry keeps registered. */
     private final Map<String, byte[]> registrations = new ConcurrentHashMap<>();
     private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
+    /** Registrations not known to be in ZooKeeper: made while disconnected, or whose write failed. */
+    private final java.util.Set<String> unsynced = ConcurrentHashMap.newKeySet();
     private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
     /** Curator's last reported connection state; CONNECTED once the constructor returns. */
     private volatile ConnectionState lastState = ConnectionState.CONNECTED;
@@ -109,6 +124,8 @@ public final class ZookeeperRegistry implements Registry {
         this.root = config.rootPath();
         this.onClose = onClose;
         this.emptyListGraceMillis = config.emptyListGrace().toMillis();
+        this.shrinkGuard = config.shrinkGuard();
+        this.shrinkWindowNanos = config.shrinkGuardWindow().toNanos();
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "xrpc-registry-" + connectString);
             t.setDaemon(true);
@@ -158,9 +175,18 @@ public final class ZookeeperRegistry implements Registry {
                 closedPaths.clear(); // perhaps another server, or its data gone: check the paths again
             }
             if (state == ConnectionState.RECONNECTED) {
-                // A new session (after expiry) has none of our ephemeral nodes; an old one may.
-                worker.execute(this::ensureAll);
+                heldAfterReconnectUntil = System.nanoTime() + shrinkWindowNanos;
+                reconnectedOnce = true;
                 long session = sessionId;
+                if (session == 0 || session != lastSession) {
+                    // A new session (after expiry) has none of our ephemeral nodes.
+                    worker.execute(this::ensureAll);
+                } else {
+                    // One that survived keeps them, and a node deleted meanwhile fires its watch on
+                    // the reconnect: writing them all again would only add to the storm. Only what
+                    // never reached ZooKeeper is written.
+                    worker.execute(() -> unsynced.forEach(this::ensureQuietly));
+                }
                 if (session != 0 && lastSession != 0 && session != lastSession) {
                     // Perhaps a server that never saw the old session (an embedded ZooKeeper taken
                     // over): its nodes' version counters start again, and a cache that compares
@@ -297,6 +323,7 @@ public final class ZookeeperRegistry implements Registry {
         String path = NodeCodec.instancePath(root, instance);
         byte[] data = NodeCodec.encode(instance);
         registrations.put(path, data);
+        unsynced.add(path); // until ensure() has made it
         if (!isConnected()) {
             // Curator would block here through its whole retry policy; the reconnect creates it.
             log.warn("ZooKeeper {} is not connected; {} is registered when it is", connectString, path);
@@ -316,6 +343,7 @@ public final class ZookeeperRegistry implements Registry {
     @Override
     public void unregister(ServiceInstance instance) {
         String path = NodeCodec.instancePath(root, instance);
+        unsynced.remove(path);
         if (registrations.remove(path) == null) {
             return;
         }
@@ -367,6 +395,7 @@ public final class ZookeeperRegistry implements Registry {
             client.delete().quietly().forPath(path);
             return;
         }
+        unsynced.remove(path);
         watch(path);
     }
 
@@ -507,6 +536,16 @@ public final class ZookeeperRegistry implements Registry {
     }
 
     /**
+     * Whether a list that shrinks now may be the registry's trouble rather than the providers':
+     * while this client is disconnected, and for the guard's window after it came back (sessions
+     * of providers that expired in the same outage are still being replaced).
+     */
+    private boolean disturbed() {
+        return !lastState.isConnected()
+                || reconnectedOnce && System.nanoTime() - heldAfterReconnectUntil < 0;
+    }
+
+    /**
      * Watches {@code key} and returns once the first list is loaded, so a reference made just now
      * already knows its providers; when ZooKeeper is unreachable it returns after the connect
      * timeout with an empty list that fills in on reconnection.
@@ -563,6 +602,15 @@ public final class ZookeeperRegistry implements Registry {
         /** A cache reading the node anew, which replaces {@link #cache} once read whole; guarded by this. */
         private CuratorCache pending;
         private volatile List<ServiceInstance> instances = List.of();
+        /** The list as the registry last gave it, believed; {@link #instances} adds {@link #held}. Guarded by this. */
+        private List<ServiceInstance> listed = List.of();
+        /** Providers that vanished while the guard held departures, by address. Guarded by this. */
+        private final Map<io.xrpc.common.Endpoint, ServiceInstance> held = new java.util.LinkedHashMap<>();
+        /** The guard's window: when it began, the list's size then, and who left since and is not back. Guarded by this. */
+        private long windowStart;
+        private int windowBase;
+        private final Map<io.xrpc.common.Endpoint, ServiceInstance> windowGone = new java.util.HashMap<>();
+        private java.util.concurrent.ScheduledFuture<?> release;
         private java.util.concurrent.ScheduledFuture<?> pendingEmpty;
         private volatile boolean closedSub; // written under this, as pendingEmpty
         final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
@@ -634,7 +682,7 @@ public final class ZookeeperRegistry implements Registry {
         }
 
         private void refresh() {
-            publish(read(), false);
+            publish(read(), trusted(), false);
         }
 
         /**
@@ -699,10 +747,8 @@ public final class ZookeeperRegistry implements Registry {
             refresh();
         }
 
+        /** The providers in the cache; to be believed only when {@link #trusted()}. */
         private List<ServiceInstance> read() {
-            if (!trusted()) {
-                return List.of();
-            }
             List<ServiceInstance> list = new ArrayList<>();
             String prefix = path + "/";
             cache.stream().forEach((ChildData d) -> {
@@ -719,10 +765,117 @@ public final class ZookeeperRegistry implements Registry {
         }
 
         /**
+         * Takes the registry's list: unless {@code believed} (the providers node's ACL was checked and
+         * found untrustworthy) it is passed on, with the guard's held providers, through
+         * {@link #emit}.
+         */
+        private synchronized void publish(List<ServiceInstance> next, boolean believed, boolean graceOver) {
+            if (!believed) {
+                releaseHeld();
+                listed = List.of();
+                emit(List.of(), graceOver);
+                return;
+            }
+            guard(next);
+            listed = next;
+            if (held.isEmpty()) {
+                emit(next, graceOver);
+            } else {
+                List<ServiceInstance> withHeld = new ArrayList<>(next);
+                withHeld.addAll(held.values());
+                emit(List.copyOf(withHeld), graceOver);
+            }
+        }
+
+        /**
+         * The shrink guard: providers that vanish while the registry is disturbed (this client's
+         * connection down or just back), or more of them within the window than the guard's share
+         * of the list, are held in the list. They are let go once the registry has listed no
+         * further departure for a window and is not disturbed; one that comes back meanwhile is
+         * the registry's again. A held provider that is really gone refuses its connection, which
+         * failover retries elsewhere and outlier detection sets aside. O(list) per change, as the read is.
+         */
+        private void guard(List<ServiceInstance> next) {
+            if (shrinkGuard <= 0 || listed.isEmpty() && held.isEmpty()) {
+                return;
+            }
+            Map<io.xrpc.common.Endpoint, ServiceInstance> now = new java.util.HashMap<>(next.size() * 2);
+            for (ServiceInstance i : next) {
+                now.put(i.endpoint(), i);
+            }
+            held.keySet().removeIf(now::containsKey); // back in the registry
+            windowGone.keySet().removeIf(now::containsKey); // a restart, not a departure
+            List<ServiceInstance> departed = new ArrayList<>();
+            for (ServiceInstance i : listed) {
+                if (!now.containsKey(i.endpoint())) {
+                    departed.add(i);
+                }
+            }
+            if (departed.isEmpty()) {
+                return;
+            }
+            long t = System.nanoTime();
+            if (windowGone.isEmpty() || t - windowStart > shrinkWindowNanos) {
+                windowStart = t;
+                windowBase = listed.size();
+                windowGone.clear();
+            }
+            for (ServiceInstance i : departed) {
+                windowGone.put(i.endpoint(), i);
+            }
+            boolean mass = windowGone.size() >= MASS_DEPARTURE && windowGone.size() > shrinkGuard * windowBase;
+            boolean disturbed = disturbed();
+            if (!held.isEmpty() || disturbed || mass) {
+                // Those that left earlier in the window too: the share was reached only now.
+                held.putAll(windowGone);
+                if (holdLogged.compareAndSet(false, true)) {
+                    log.warn("ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until the registry"
+                            + " has been stable for {} ms (calls to any that are really gone fail over; logged once"
+                            + " per episode)", connectString, disturbed ? "was disconnected just now"
+                            : "lists many providers gone at once", windowGone.size(), windowBase, key,
+                            TimeUnit.NANOSECONDS.toMillis(shrinkWindowNanos));
+                }
+                scheduleRelease();
+            }
+        }
+
+        private void scheduleRelease() {
+            if (release != null) {
+                release.cancel(false);
+            }
+            release = worker.schedule(this::releaseIfStable, shrinkWindowNanos, TimeUnit.NANOSECONDS);
+        }
+
+        private synchronized void releaseIfStable() {
+            release = null;
+            if (closedSub || held.isEmpty()) {
+                return;
+            }
+            if (disturbed()) {
+                scheduleRelease();
+                return;
+            }
+            log.info("ZooKeeper {} has been stable for {} ms: letting go of {} providers of {} it no longer lists",
+                    connectString, TimeUnit.NANOSECONDS.toMillis(shrinkWindowNanos), held.size(), key);
+            releaseHeld();
+            holdLogged.set(false);
+            emit(listed, true); // a list the registry has kept for a window needs no further grace
+        }
+
+        private void releaseHeld() {
+            held.clear();
+            windowGone.clear();
+            if (release != null) {
+                release.cancel(false);
+                release = null;
+            }
+        }
+
+        /**
          * Passes a new list on, except that a sudden empty list is held for the grace: a provider
          * replacing its node after a session expiry shows watchers a deletion before the creation.
          */
-        private synchronized void publish(List<ServiceInstance> next, boolean graceOver) {
+        private void emit(List<ServiceInstance> next, boolean graceOver) {
             if (next.isEmpty() && !instances.isEmpty() && !graceOver && emptyListGraceMillis > 0 && !closedSub) {
                 if (pendingEmpty == null) {
                     pendingEmpty = worker.schedule(this::emptyGraceOver, emptyListGraceMillis, TimeUnit.MILLISECONDS);
@@ -747,7 +900,7 @@ public final class ZookeeperRegistry implements Registry {
             synchronized (this) {
                 pendingEmpty = null;
             }
-            publish(read(), true);
+            publish(read(), trusted(), true);
         }
 
         @Override
@@ -765,6 +918,7 @@ public final class ZookeeperRegistry implements Registry {
                     pending = null;
                 }
                 cache.close();
+                releaseHeld();
                 if (pendingEmpty != null) {
                     pendingEmpty.cancel(false);
                     pendingEmpty = null;

@@ -23,6 +23,15 @@ import java.util.Objects;
  * @param emptyListGrace how long a consumer keeps its last providers when the registry suddenly
  *                       lists none (a provider replacing its node after a session expiry
  *                       deletes and creates it); 0 believes every list at once
+ * @param shrinkGuard    the share of a service's providers that may vanish from the registry within
+ *                       {@code shrinkGuardWindow} before a consumer holds on to the ones that
+ *                       vanished (a ZooKeeper outage expiring many providers' sessions at once, not
+ *                       a fleet stopping): {@code 0.5} by default, 0 turns the guard off. Departures
+ *                       are held too while the consumer's own connection to ZooKeeper is down and for
+ *                       a window after it came back
+ * @param shrinkGuardWindow the window of the guard: how long departures are counted together, how
+ *                       long after its reconnection a consumer holds them, and how long the registry
+ *                       must then list no further departure before the held providers are let go
  * @param acl            the ACL of every node XRpc creates: {@code auto} (creator-all and read for
  *                       everyone when the client authenticates, else open, with a warning),
  *                       {@code open} ({@code world:anyone:cdrwa}), or entries as ZooKeeper's
@@ -32,7 +41,8 @@ import java.util.Objects;
  *                       and {@code zookeeper.ssl.trustStore.location} for TLS to the ensemble
  */
 public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout, String rootPath,
-                                Duration retryBaseSleep, int maxRetries, Duration emptyListGrace, String acl,
+                                Duration retryBaseSleep, int maxRetries, Duration emptyListGrace,
+                                double shrinkGuard, Duration shrinkGuardWindow, String acl,
                                 Map<String, String> clientProperties) {
 
     public static final String SESSION_TIMEOUT = RegistryConfig.SESSION_TIMEOUT;
@@ -41,14 +51,16 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     public static final String RETRY_BASE_SLEEP = "retry-base-sleep";
     public static final String MAX_RETRIES = "max-retries";
     public static final String EMPTY_LIST_GRACE = RegistryConfig.EMPTY_LIST_GRACE;
+    public static final String SHRINK_GUARD = RegistryConfig.SHRINK_GUARD;
+    public static final String SHRINK_GUARD_WINDOW = RegistryConfig.SHRINK_GUARD_WINDOW;
     public static final String ACL = RegistryConfig.ACL;
     /** Every parameter whose name starts with this is a ZooKeeper client property. */
     public static final String CLIENT_PROPERTY_PREFIX = "zookeeper.";
     private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,
-            MAX_RETRIES, EMPTY_LIST_GRACE, ACL, CLIENT_PROPERTY_PREFIX + "*");
+            MAX_RETRIES, EMPTY_LIST_GRACE, SHRINK_GUARD, SHRINK_GUARD_WINDOW, ACL, CLIENT_PROPERTY_PREFIX + "*");
 
     private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(Duration.ofSeconds(30),
-            Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1), ZookeeperAcl.AUTO,
+            Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1), 0.5, Duration.ofSeconds(30), ZookeeperAcl.AUTO,
             Map.of());
 
     public ZookeeperSettings {
@@ -57,6 +69,10 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         Checks.checkPositive(RETRY_BASE_SLEEP, retryBaseSleep);
         Checks.notNegativeIntMillis(EMPTY_LIST_GRACE, emptyListGrace);
         Checks.atLeast(MAX_RETRIES, maxRetries, 0);
+        if (!(shrinkGuard >= 0 && shrinkGuard <= 1)) {
+            throw new IllegalArgumentException(SHRINK_GUARD + ": " + shrinkGuard + " (expected: 0 to 1, 0 turns it off)");
+        }
+        Checks.checkPositive(SHRINK_GUARD_WINDOW, shrinkGuardWindow);
         Objects.requireNonNull(rootPath, ROOT_PATH);
         if (!rootPath.startsWith("/") || rootPath.length() < 2 || rootPath.endsWith("/")) {
             throw new IllegalArgumentException(ROOT_PATH + ": '" + rootPath + "' (expected: /name, no trailing /)");
@@ -93,30 +109,49 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         return new ZookeeperSettings(duration(p, SESSION_TIMEOUT, d.sessionTimeout),
                 duration(p, CONNECT_TIMEOUT, d.connectTimeout), p.getOrDefault(ROOT_PATH, d.rootPath),
                 duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep), integer(p, MAX_RETRIES, d.maxRetries),
-                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace), p.getOrDefault(ACL, d.acl).trim(), client);
+                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace), fraction(p, SHRINK_GUARD, d.shrinkGuard),
+                duration(p, SHRINK_GUARD_WINDOW, d.shrinkGuardWindow), p.getOrDefault(ACL, d.acl).trim(), client);
     }
 
     /** These settings with the session timeout {@code d}, and so on: for code that builds them. */
     public ZookeeperSettings withSessionTimeout(Duration d) {
-        return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace, acl,
-                clientProperties);
+        return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
+                shrinkGuardWindow, acl, clientProperties);
     }
 
     public ZookeeperSettings withConnectTimeout(Duration d) {
-        return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, acl,
-                clientProperties);
+        return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
+                shrinkGuardWindow, acl, clientProperties);
     }
 
     public ZookeeperSettings withEmptyListGrace(Duration d) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d, acl,
-                clientProperties);
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d, shrinkGuard,
+                shrinkGuardWindow, acl, clientProperties);
     }
 
     public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace, acl,
-                clientProperties);
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace, shrinkGuard,
+                shrinkGuardWindow, acl, clientProperties);
     }
 
+
+    /** These settings with the shrink guard {@code fraction} (0 turns it off) over {@code window}. */
+    public ZookeeperSettings withShrinkGuard(double fraction, Duration window) {
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
+                emptyListGrace, fraction, window, acl, clientProperties);
+    }
+
+    private static double fraction(Map<String, String> p, String name, double fallback) {
+        String v = p.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            return Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": '" + v + "' (expected: a fraction such as 0.5)");
+        }
+    }
 
     private static int integer(Map<String, String> p, String name, int fallback) {
         String v = p.get(name);

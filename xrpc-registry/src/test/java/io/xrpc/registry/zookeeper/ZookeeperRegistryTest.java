@@ -128,13 +128,13 @@ class ZookeeperRegistryTest {
     void aStoppingProviderWaitsForItsConsumersToLeaveNotForTheWholeUnregisterDelay() {
         // Before, close() slept the unregister delay whatever the consumers did: ten minutes here.
         // Now it waits until the consumers, seeing it leave the registry, closed their connections.
-        try (ZookeeperRegistry consumerRegistry = registry();
-             RpcClient client = RpcClient.builder().registry(consumerRegistry).build()) {
-            RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry())
-                    .unregisterDelay(Duration.ofMinutes(10))
-                    .service(GateService.class, new GateServiceImpl("leaving"), ServiceOptions.builder().version("1.0")
-                            .group("blue").build())
-                    .build().start();
+        try (ZookeeperRegistry consumerRegistry = registry(); ZookeeperRegistry providerRegistry = registry();
+             RpcClient client = RpcClient.builder().registry(consumerRegistry).build();
+             RpcServer server = RpcServer.builder().host("127.0.0.1").registry(providerRegistry)
+                     .unregisterDelay(Duration.ofMinutes(10))
+                     .service(GateService.class, new GateServiceImpl("leaving"), ServiceOptions.builder()
+                             .version("1.0").group("blue").build())
+                     .build().start()) {
             GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().version("1.0")
                     .group("blue").build());
             await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> gate.whoAmI().equals("leaving"));
@@ -142,6 +142,56 @@ class ZookeeperRegistryTest {
             server.close();
             await().atMost(Duration.ofSeconds(10)).until(() -> client.openConnections() == 0);
             assertThat(server.isRunning()).isFalse();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void manyProvidersVanishingAtOnceAreHeldUntilTheRegistryIsStable() {
+        // Before, a consumer published every shrunken list at once: three of four providers gone
+        // in one ZooKeeper event (an outage expiring their sessions) left one to take every call.
+        Duration window = Duration.ofSeconds(2);
+        List<ZookeeperRegistry> providers = new java.util.ArrayList<>();
+        try (ZookeeperRegistry consumer = new ZookeeperRegistry(ZookeeperSettings.defaults()
+                .withConnectTimeout(Duration.ofSeconds(10)).withShrinkGuard(0.5, window), zk.getConnectString(), null)) {
+            for (int i = 0; i < 4; i++) {
+                ZookeeperRegistry p = registry();
+                providers.add(p);
+                p.register(instance(KEY, 20100 + i));
+            }
+            ServiceDiscovery.Subscription sub = consumer.subscribe(KEY, l -> { });
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 4);
+            for (int i = 1; i < 4; i++) {
+                providers.get(i).close(); // the session ends: ZooKeeper deletes its node at once
+            }
+            CuratorFramework look = inspector();
+            try (look) {
+                await().atMost(Duration.ofSeconds(10)).until(() ->
+                        look.getChildren().forPath(NodeCodec.providersPath("/xrpc", KEY)).size() == 1);
+            }
+            // The registry lists one; the consumer keeps all four until it has been stable for the window.
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 4);
+            await().atMost(window.multipliedBy(5)).until(() -> sub.instances().size() == 1);
+            assertThat(sub.instances().get(0).endpoint().port()).isEqualTo(20100);
+        } finally {
+            providers.forEach(ZookeeperRegistry::close);
+        }
+    }
+
+    @Test
+    void oneProviderLeavingIsNotHeld() {
+        try (ZookeeperRegistry consumer = new ZookeeperRegistry(ZookeeperSettings.defaults()
+                .withConnectTimeout(Duration.ofSeconds(10)).withShrinkGuard(0.5, Duration.ofMinutes(10)),
+                zk.getConnectString(), null);
+             ZookeeperRegistry staying = registry()) {
+            staying.register(instance(KEY, 20110));
+            ZookeeperRegistry leaving = registry();
+            leaving.register(instance(KEY, 20111));
+            ServiceDiscovery.Subscription sub = consumer.subscribe(KEY, l -> { });
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 2);
+            leaving.close();
+            // A ten-minute window: were the departure held, this would time out.
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
         }
     }
 

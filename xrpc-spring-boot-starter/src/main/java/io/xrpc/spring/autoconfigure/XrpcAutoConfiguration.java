@@ -61,6 +61,8 @@ public class XrpcAutoConfiguration {
             if (r.emptyListGrace() != null) {
                 typed.put(RegistryConfig.EMPTY_LIST_GRACE, r.emptyListGrace().toString());
             }
+            typed.put(RegistryConfig.SHRINK_GUARD, Double.toString(r.shrinkGuard()));
+            typed.put(RegistryConfig.SHRINK_GUARD_WINDOW, r.shrinkGuardWindow().toString());
             typed.put(RegistryConfig.ACL, r.acl());
             if (fromAddress.scheme().equals("embedded") && r.embeddedPort() != null) {
                 typed.put(RegistryConfig.EMBEDDED_PORT, r.embeddedPort().toString());

@@ -89,6 +89,12 @@ public record XrpcProperties(
      *                       until every JVM has registered again.
      * @param embeddedPort   Port of 127.0.0.1 that embedded registries meet on (embedded only). Unset: the
      *                       system property xrpc.embedded.port, else 21810.
+     * @param shrinkGuard    Share of a service's providers that may vanish from the registry within the window
+     *                       before a consumer keeps the ones that vanished until the registry is stable again (an
+     *                       outage expiring many sessions, not a fleet stopping); departures while the consumer's
+     *                       own connection is down or just back are kept too. 0 turns it off (ZooKeeper).
+     * @param shrinkGuardWindow Window of the shrink guard: how long departures count together, how long after a
+     *                       reconnection they are kept, and how long the registry must then be stable (ZooKeeper).
      * @param username       User the registry client authenticates as (ZooKeeper: a digest user); empty: none,
      *                       or the user:password@ of the address.
      * @param password       Password of the registry user; never logged or shown.
@@ -103,12 +109,16 @@ public record XrpcProperties(
             @DefaultValue("/xrpc") String rootPath,
             Duration emptyListGrace,
             Integer embeddedPort,
+            @DefaultValue("0.5") double shrinkGuard,
+            @DefaultValue("30s") Duration shrinkGuardWindow,
             @DefaultValue("") String username,
             @DefaultValue("") String password,
             @DefaultValue("auto") String acl) {
 
         public Registry {
-            parameters = parameters == null ? Map.of() : Map.copyOf(parameters);
+            // in the order given, as RegistryConfig keeps them
+            parameters = parameters == null ? Map.of()
+                    : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
         }
 
         @Override
@@ -336,6 +346,11 @@ public record XrpcProperties(
         if (registry.emptyListGrace != null) {
             notNegative("xrpc.registry.empty-list-grace", registry.emptyListGrace);
         }
+        if (!(registry.shrinkGuard >= 0 && registry.shrinkGuard <= 1)) {
+            throw new InvalidConfigurationPropertyValueException("xrpc.registry.shrink-guard", registry.shrinkGuard,
+                    "expected 0 to 1 (0 turns it off)");
+        }
+        positive("xrpc.registry.shrink-guard-window", registry.shrinkGuardWindow);
         if (registry.embeddedPort != null && (registry.embeddedPort < 1 || registry.embeddedPort > 65535)) {
             throw new InvalidConfigurationPropertyValueException("xrpc.registry.embedded-port", registry.embeddedPort,
                     "expected 1 to 65535");
