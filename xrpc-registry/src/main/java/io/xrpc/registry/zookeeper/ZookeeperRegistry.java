@@ -77,6 +77,8 @@ public final class ZookeeperRegistry implements Registry {
     private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
     /** Registrations not known to be in ZooKeeper: made while disconnected, or whose write failed. */
     private final java.util.Set<String> unsynced = ConcurrentHashMap.newKeySet();
+    /** Whether ZooKeeper's client sets its watches again on a reconnect (unless told not to). */
+    private final boolean autoWatchReset;
     private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
     /** Curator's last reported connection state; CONNECTED once the constructor returns. */
     private volatile ConnectionState lastState = ConnectionState.CONNECTED;
@@ -124,6 +126,8 @@ public final class ZookeeperRegistry implements Registry {
         this.root = config.rootPath();
         this.onClose = onClose;
         this.emptyListGraceMillis = config.emptyListGrace().toMillis();
+        this.autoWatchReset = !Boolean.parseBoolean(config.clientProperties()
+                .getOrDefault("zookeeper.disableAutoWatchReset", "false").trim());
         this.shrinkGuard = config.shrinkGuard();
         this.shrinkWindowNanos = config.shrinkGuardWindow().toNanos();
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -167,6 +171,11 @@ public final class ZookeeperRegistry implements Registry {
         }
         this.client = builder.build();
         client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.RECONNECTED) {
+                // Before lastState: no moment in which the connection is back and departures believed.
+                heldAfterReconnectUntil = System.nanoTime() + shrinkWindowNanos;
+                reconnectedOnce = true;
+            }
             lastState = state;
             if (state.isConnected()) {
                 sessionId = currentSessionId();
@@ -175,16 +184,17 @@ public final class ZookeeperRegistry implements Registry {
                 closedPaths.clear(); // perhaps another server, or its data gone: check the paths again
             }
             if (state == ConnectionState.RECONNECTED) {
-                heldAfterReconnectUntil = System.nanoTime() + shrinkWindowNanos;
-                reconnectedOnce = true;
                 long session = sessionId;
-                if (session == 0 || session != lastSession) {
-                    // A new session (after expiry) has none of our ephemeral nodes.
+                if (session == 0 || session != lastSession || !autoWatchReset) {
+                    // A new session (after expiry) has none of our ephemeral nodes; without the
+                    // client's watch reset, the old one's watches are gone too.
+                    unsynced.addAll(registrations.keySet());
                     worker.execute(this::ensureAll);
                 } else {
                     // One that survived keeps them, and a node deleted meanwhile fires its watch on
-                    // the reconnect: writing them all again would only add to the storm. Only what
-                    // never reached ZooKeeper is written.
+                    // the reconnect (ZooKeeper's client sets its watches again): writing them all
+                    // again would only add to the storm. Only what is not known to be there, and
+                    // watched, is written.
                     worker.execute(() -> unsynced.forEach(this::ensureQuietly));
                 }
                 if (session != 0 && lastSession != 0 && session != lastSession) {
@@ -395,8 +405,9 @@ public final class ZookeeperRegistry implements Registry {
             client.delete().quietly().forPath(path);
             return;
         }
-        unsynced.remove(path);
-        watch(path);
+        if (watch(path)) {
+            unsynced.remove(path); // made and watched
+        }
     }
 
     /**
@@ -491,12 +502,15 @@ public final class ZookeeperRegistry implements Registry {
      * Arms the one-shot watch on our node. One watcher object per path: ZooKeeper keeps a watcher
      * once however often it is registered, so repeated arming does not multiply callbacks.
      */
-    private void watch(String path) throws Exception {
+    private boolean watch(String path) throws Exception {
         CuratorWatcher w = watchers.computeIfAbsent(path, p -> event -> onWatch(event, p));
         if (client.checkExists().usingWatcher(w).forPath(path) == null) {
             // Deleted between our last look and this watch: the watch now waits for a creation.
+            unsynced.add(path);
             worker.execute(() -> ensureQuietly(path));
+            return false;
         }
+        return true;
     }
 
     private void onWatch(WatchedEvent event, String path) {
@@ -504,6 +518,7 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            unsynced.add(path);
             log.warn("{} was deleted while this provider runs; registering it again", path);
             worker.execute(() -> ensureQuietly(path));
         } else {
@@ -511,6 +526,7 @@ public final class ZookeeperRegistry implements Registry {
                 try {
                     watch(path);
                 } catch (Exception e) {
+                    unsynced.add(path); // watched again, or made again, on the next reconnect
                     log.debug("Could not watch {} again yet", path, e);
                 }
             });
@@ -531,6 +547,9 @@ public final class ZookeeperRegistry implements Registry {
         try {
             ensure(path, data);
         } catch (Exception e) {
+            if (registrations.containsKey(path)) {
+                unsynced.add(path);
+            }
             log.warn("Could not register {} again yet; retrying after the next reconnect", path, e);
         }
     }
@@ -594,6 +613,10 @@ public final class ZookeeperRegistry implements Registry {
         }
     }
 
+    /** A provider the shrink guard keeps, and since when (nanoTime). */
+    private record Held(ServiceInstance instance, long since) {
+    }
+
     private final class Sub implements Subscription {
         private final ServiceKey key;
         private final String path;
@@ -605,7 +628,9 @@ public final class ZookeeperRegistry implements Registry {
         /** The list as the registry last gave it, believed; {@link #instances} adds {@link #held}. Guarded by this. */
         private List<ServiceInstance> listed = List.of();
         /** Providers that vanished while the guard held departures, by address. Guarded by this. */
-        private final Map<io.xrpc.common.Endpoint, ServiceInstance> held = new java.util.LinkedHashMap<>();
+        private final Map<io.xrpc.common.Endpoint, Held> held = new java.util.LinkedHashMap<>();
+        /** When the registry last listed a provider gone (nanoTime). Guarded by this. */
+        private long lastDeparture;
         /** The guard's window: when it began, the list's size then, and who left since and is not back. Guarded by this. */
         private long windowStart;
         private int windowBase;
@@ -770,6 +795,9 @@ public final class ZookeeperRegistry implements Registry {
          * {@link #emit}.
          */
         private synchronized void publish(List<ServiceInstance> next, boolean believed, boolean graceOver) {
+            if (closedSub) {
+                return; // a late cache callback, or the first verify(), racing close()
+            }
             if (!believed) {
                 releaseHeld();
                 listed = List.of();
@@ -778,22 +806,18 @@ public final class ZookeeperRegistry implements Registry {
             }
             guard(next);
             listed = next;
-            if (held.isEmpty()) {
-                emit(next, graceOver);
-            } else {
-                List<ServiceInstance> withHeld = new ArrayList<>(next);
-                withHeld.addAll(held.values());
-                emit(List.copyOf(withHeld), graceOver);
-            }
+            emit(withHeld(), graceOver);
         }
 
         /**
          * The shrink guard: providers that vanish while the registry is disturbed (this client's
          * connection down or just back), or more of them within the window than the guard's share
          * of the list, are held in the list. They are let go once the registry has listed no
-         * further departure for a window and is not disturbed; one that comes back meanwhile is
-         * the registry's again. A held provider that is really gone refuses its connection, which
-         * failover retries elsewhere and outlier detection sets aside. O(list) per change, as the read is.
+         * further departure for a window and is not disturbed, and each after three windows
+         * whatever happens (a connection that keeps dropping does not hold them for ever); one
+         * that comes back meanwhile is the registry's again. A held provider that is really gone
+         * refuses its connection, which failover retries elsewhere and outlier detection sets
+         * aside. O(list) per change, as the read is.
          */
         private void guard(List<ServiceInstance> next) {
             if (shrinkGuard <= 0 || listed.isEmpty() && held.isEmpty()) {
@@ -803,7 +827,9 @@ public final class ZookeeperRegistry implements Registry {
             for (ServiceInstance i : next) {
                 now.put(i.endpoint(), i);
             }
-            held.keySet().removeIf(now::containsKey); // back in the registry
+            if (held.keySet().removeIf(now::containsKey) && held.isEmpty()) {
+                heldGone(); // all back in the registry
+            }
             windowGone.keySet().removeIf(now::containsKey); // a restart, not a departure
             List<ServiceInstance> departed = new ArrayList<>();
             for (ServiceInstance i : listed) {
@@ -815,6 +841,7 @@ public final class ZookeeperRegistry implements Registry {
                 return;
             }
             long t = System.nanoTime();
+            lastDeparture = t;
             if (windowGone.isEmpty() || t - windowStart > shrinkWindowNanos) {
                 windowStart = t;
                 windowBase = listed.size();
@@ -825,9 +852,11 @@ public final class ZookeeperRegistry implements Registry {
             }
             boolean mass = windowGone.size() >= MASS_DEPARTURE && windowGone.size() > shrinkGuard * windowBase;
             boolean disturbed = disturbed();
-            if (!held.isEmpty() || disturbed || mass) {
+            if (disturbed || mass) {
                 // Those that left earlier in the window too: the share was reached only now.
-                held.putAll(windowGone);
+                for (ServiceInstance i : windowGone.values()) {
+                    held.putIfAbsent(i.endpoint(), new Held(i, t));
+                }
                 if (holdLogged.compareAndSet(false, true)) {
                     log.warn("ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until the registry"
                             + " has been stable for {} ms (calls to any that are really gone fail over; logged once"
@@ -835,36 +864,70 @@ public final class ZookeeperRegistry implements Registry {
                             : "lists many providers gone at once", windowGone.size(), windowBase, key,
                             TimeUnit.NANOSECONDS.toMillis(shrinkWindowNanos));
                 }
-                scheduleRelease();
+                if (release == null) {
+                    scheduleRelease(shrinkWindowNanos);
+                }
             }
         }
 
-        private void scheduleRelease() {
-            if (release != null) {
-                release.cancel(false);
-            }
-            release = worker.schedule(this::releaseIfStable, shrinkWindowNanos, TimeUnit.NANOSECONDS);
+        private void scheduleRelease(long delayNanos) {
+            release = worker.schedule(this::releaseIfStable, delayNanos, TimeUnit.NANOSECONDS);
         }
 
+        /**
+         * Lets go of what is held once the registry has listed no departure for a window and this
+         * client is connected, and of each provider held three windows; else looks again when that
+         * may be. A call that finds nothing due (one overtaken by a later departure) only
+         * reschedules, so a stale one does no harm.
+         */
         private synchronized void releaseIfStable() {
             release = null;
             if (closedSub || held.isEmpty()) {
                 return;
             }
-            if (disturbed()) {
-                scheduleRelease();
+            long t = System.nanoTime();
+            long quiet = t - lastDeparture;
+            int before = held.size();
+            if (quiet >= shrinkWindowNanos && !disturbed()) {
+                held.clear();
+            } else {
+                held.values().removeIf(h -> t - h.since() >= 3 * shrinkWindowNanos);
+            }
+            if (held.size() < before) {
+                log.info("ZooKeeper {} has been stable for {} ms: letting go of {} providers of {} it no longer lists",
+                        connectString, TimeUnit.NANOSECONDS.toMillis(quiet), before - held.size(), key);
+                emit(withHeld(), true); // a list the registry has kept for a window needs no further grace
+            }
+            if (held.isEmpty()) {
+                heldGone();
                 return;
             }
-            log.info("ZooKeeper {} has been stable for {} ms: letting go of {} providers of {} it no longer lists",
-                    connectString, TimeUnit.NANOSECONDS.toMillis(shrinkWindowNanos), held.size(), key);
-            releaseHeld();
-            holdLogged.set(false);
-            emit(listed, true); // a list the registry has kept for a window needs no further grace
+            long oldest = Long.MAX_VALUE;
+            for (Held h : held.values()) {
+                oldest = Math.min(oldest, 3 * shrinkWindowNanos - (t - h.since()));
+            }
+            scheduleRelease(Math.max(1_000_000, Math.min(oldest, shrinkWindowNanos - quiet > 0
+                    ? shrinkWindowNanos - quiet : shrinkWindowNanos)));
+        }
+
+        private List<ServiceInstance> withHeld() {
+            if (held.isEmpty()) {
+                return listed;
+            }
+            List<ServiceInstance> all = new ArrayList<>(listed);
+            held.values().forEach(h -> all.add(h.instance()));
+            return List.copyOf(all);
         }
 
         private void releaseHeld() {
             held.clear();
+            heldGone();
+        }
+
+        /** Nothing is held any more: the next hold starts a new episode, logged again. */
+        private void heldGone() {
             windowGone.clear();
+            holdLogged.set(false);
             if (release != null) {
                 release.cancel(false);
                 release = null;
