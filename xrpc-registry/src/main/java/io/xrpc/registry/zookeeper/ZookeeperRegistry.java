@@ -126,8 +126,6 @@ public final class ZookeeperRegistry implements Registry {
         this.root = config.rootPath();
         this.onClose = onClose;
         this.emptyListGraceMillis = config.emptyListGrace().toMillis();
-        this.autoWatchReset = !Boolean.parseBoolean(config.clientProperties()
-                .getOrDefault("zookeeper.disableAutoWatchReset", "false").trim());
         this.shrinkGuard = config.shrinkGuard();
         this.shrinkWindowNanos = config.shrinkGuardWindow().toNanos();
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -140,6 +138,8 @@ public final class ZookeeperRegistry implements Registry {
         int sessionMillis = (int) config.sessionTimeout().toMillis();
         org.apache.zookeeper.client.ZKClientConfig zkConfig = new org.apache.zookeeper.client.ZKClientConfig();
         config.clientProperties().forEach(zkConfig::setProperty);
+        // As the client reads it: from these properties or the JVM's -Dzookeeper.disableAutoWatchReset.
+        this.autoWatchReset = !zkConfig.getBoolean(org.apache.zookeeper.client.ZKClientConfig.DISABLE_AUTO_WATCH_RESET);
         boolean sasl = saslLoginConfigured(zkConfig);
         this.identity = username != null ? "digest:" + username : sasl ? "sasl" : "anonymous";
         this.acl = ZookeeperAcl.resolve(config.acl(), username != null || sasl);
@@ -894,8 +894,8 @@ public final class ZookeeperRegistry implements Registry {
                 held.values().removeIf(h -> t - h.since() >= 3 * shrinkWindowNanos);
             }
             if (held.size() < before) {
-                log.info("ZooKeeper {} has been stable for {} ms: letting go of {} providers of {} it no longer lists",
-                        connectString, TimeUnit.NANOSECONDS.toMillis(quiet), before - held.size(), key);
+                log.info("ZooKeeper {}: letting go of {} providers of {} it no longer lists ({} ms since a provider"
+                        + " last vanished)", connectString, before - held.size(), key, TimeUnit.NANOSECONDS.toMillis(quiet));
                 emit(withHeld(), true); // a list the registry has kept for a window needs no further grace
             }
             if (held.isEmpty()) {
@@ -920,8 +920,11 @@ public final class ZookeeperRegistry implements Registry {
         }
 
         private void releaseHeld() {
+            boolean had = !held.isEmpty();
             held.clear();
-            heldGone();
+            if (had) {
+                heldGone();
+            }
         }
 
         /** Nothing is held any more: the next hold starts a new episode, logged again. */
