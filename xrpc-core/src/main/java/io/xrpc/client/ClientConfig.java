@@ -1,6 +1,5 @@
 package io.xrpc.client;
 
-import io.xrpc.config.TlsConfig;
 import io.xrpc.config.TransportConfig;
 import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceDiscovery;
@@ -26,8 +25,6 @@ final class ClientConfig {
     final List<ClientInterceptor> interceptors;
     final RegistryConfig registryAddress;
     final ServiceDiscovery discovery;
-    /** The client's TLS, or {@code null} for plaintext. */
-    final TlsConfig tls;
     final NettyClientTransport.Settings transport;
 
     ClientConfig(ClientSettings<?> b, ReadLimits readLimits, TypeCheck.Mode typeCheck, int ioThreads,
@@ -42,7 +39,6 @@ final class ClientConfig {
         this.interceptors = List.copyOf(b.interceptors);
         this.registryAddress = b.registryAddress;
         this.discovery = b.discovery;
-        this.tls = connection.tls();
         this.transport = new NettyClientTransport.Settings(ioThreads, b.connectionsPerEndpoint, b.connectTimeout,
                 b.maxPendingCalls, b.maxPendingRequestBytes, b.reconnectBackoff, b.maxReconnectBackoff,
                 b.outlierFailures, b.outlierBaseEjection, b.outlierMaxEjection, connection);

@@ -42,11 +42,6 @@ public abstract class ClientSettings<B extends ClientSettings<B>> extends Endpoi
         super(false, Math.min(4, Runtime.getRuntime().availableProcessors()));
     }
 
-    @SuppressWarnings("unchecked")
-    private B self() {
-        return (B) this;
-    }
-
     /** The settings as set, checked and frozen. */
     final ClientConfig config() {
         return new ClientConfig(this, limits(), typeCheckMode(), eventLoopThreads(), transportSettings());

@@ -173,7 +173,7 @@ public final class RpcClient implements AutoCloseable {
      * between the client and the provider (or a provider that is not the one meant) reads it.
      */
     private String credentialsRefusal() {
-        if (config.credentials == null || config.tls != null || config.credentialsOverPlaintext) {
+        if (config.credentials == null || config.transport.transport().tls() != null || config.credentialsOverPlaintext) {
             return null;
         }
         return "call credentials are sent only over TLS and this client has no TLS: give it tls(...), or"

@@ -35,8 +35,9 @@ public abstract class EndpointBuilder<B extends EndpointBuilder<B>> {
         this.ioThreads = ioThreads;
     }
 
+    /** This builder as its own type, for setters to return. */
     @SuppressWarnings("unchecked")
-    private B self() {
+    protected final B self() {
         return (B) this;
     }
 

@@ -89,16 +89,11 @@ final class Registration {
         long start = System.nanoTime();
         try {
             transport.awaitConnectionsClosed(unregisterDelay);
-            long settleNanos = Math.min(SETTLE.toNanos(), nanos(unregisterDelay));
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(settleNanos - (System.nanoTime() - start));
+            Duration settle = SETTLE.compareTo(unregisterDelay) < 0 ? SETTLE : unregisterDelay;
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(settle.toNanos() - (System.nanoTime() - start));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** {@code d} in nanoseconds, a delay too long for them taken as forever. */
-    static long nanos(Duration d) {
-        return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
     }
 
     /** Closes the registry if this server opened it. */

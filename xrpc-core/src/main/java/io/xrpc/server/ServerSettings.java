@@ -45,11 +45,6 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
         super(true, Runtime.getRuntime().availableProcessors());
     }
 
-    @SuppressWarnings("unchecked")
-    private B self() {
-        return (B) this;
-    }
-
     /** The settings as set, checked and frozen. */
     final ServerConfig config() {
         return new ServerConfig(this, limits(), typeCheckMode(), eventLoopThreads(), transportSettings());
