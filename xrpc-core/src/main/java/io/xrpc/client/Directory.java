@@ -57,11 +57,13 @@ interface Directory extends AutoCloseable {
     }
 
     /**
-     * Follows {@code key} in {@code discovery}; {@code onChange} runs after every update. Logs a
+     * Follows {@code key} in {@code discovery}; {@code onShrink} runs after an update that did not
+     * grow the list (a provider may have left: arrivals, the bulk of a rolling restart's events,
+     * cost nothing beyond the registry's own work). Logs a
      * WARN when the last provider goes and an INFO when there is one again: the two moments an
      * operator needs, and nothing per ordinary change.
      */
-    static Directory discovered(ServiceKey key, ServiceDiscovery discovery, Runnable onChange) {
+    static Directory discovered(ServiceKey key, ServiceDiscovery discovery, Runnable onShrink) {
         // The provider count last seen; -1 until the subscription's first list is known.
         java.util.concurrent.atomic.AtomicInteger last = new java.util.concurrent.atomic.AtomicInteger(-1);
         ServiceDiscovery.Subscription sub = discovery.subscribe(key, list -> {
@@ -73,7 +75,9 @@ interface Directory extends AutoCloseable {
                 LOG.info("{} has {} provider(s) now: {}", key, list.size(),
                         list.stream().map(ServiceInstance::endpoint).toList());
             }
-            onChange.run();
+            if (before < 0 || list.size() <= before) {
+                onShrink.run();
+            }
         });
         last.compareAndSet(-1, sub.instances().size());
         return new Directory() {

@@ -71,6 +71,9 @@ public final class RpcClient implements AutoCloseable {
     private final NamedExtensions<Cluster> clusters;
     /** Every reference made by {@link #proxy}, in the order made. */
     private final List<Made> made = new CopyOnWriteArrayList<>();
+    /** How long a departure waits for others before connections are pruned. */
+    private static final long PRUNE_DELAY_MILLIS = 100;
+    private final java.util.concurrent.atomic.AtomicBoolean pruneQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
     private record Made(Directory directory, Class<?> type, String source, String loadBalancer, String cluster,
@@ -143,7 +146,7 @@ public final class RpcClient implements AutoCloseable {
         if (!options.addresses().isEmpty()) {
             directory = Directory.fixed(key, options.addresses());
         } else if (discovery != null) {
-            directory = Directory.discovered(key, discovery, this::pruneConnections);
+            directory = Directory.discovered(key, discovery, this::pruneSoon);
         } else {
             throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
@@ -239,6 +242,20 @@ public final class RpcClient implements AutoCloseable {
     /** Open provider connections. */
     public int openConnections() {
         return transport.openConnections();
+    }
+
+    /**
+     * Prunes connections shortly: the lists of all references are walked once for however many
+     * changes arrive meanwhile (a provider serving 20 services leaves 20 lists at once).
+     */
+    private void pruneSoon() {
+        if (pruneQueued.compareAndSet(false, true)) {
+            java.util.concurrent.CompletableFuture.delayedExecutor(PRUNE_DELAY_MILLIS,
+                    java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
+                        pruneQueued.set(false); // first: a change during the walk queues another
+                        pruneConnections();
+                    });
+        }
     }
 
     /** Closes connections to providers no reference lists any more (they left the registry). */

@@ -35,6 +35,10 @@ public final class RegistryConfig {
     public static final String SHRINK_GUARD_WINDOW = "shrink-guard-window";
     /** The ACL of every node XRpc creates. */
     public static final String ACL = "acl";
+    /** How providers register and consumers read: {@code instance}, {@code interface} or {@code all} (ZooKeeper). */
+    public static final String MODE = "mode";
+    /** The application a provider's instances register under (ZooKeeper, per-instance mode). */
+    public static final String APPLICATION = "application";
     /** The port embedded registries meet on ({@code embedded} only). */
     public static final String EMBEDDED_PORT = "port";
 

@@ -38,16 +38,22 @@ final class Registration {
     }
 
     void register(ServiceKey key, ServiceOptions options, Endpoint advertised) {
-        if (registry == null) {
+        registerAll(Map.of(key, options), advertised);
+    }
+
+    /** Registers every service at once: one write in a registry that keeps one entry per server. */
+    void registerAll(Map<ServiceKey, ServiceOptions> services, Endpoint advertised) {
+        if (registry == null || services.isEmpty()) {
             return;
         }
-        ServiceInstance instance = new ServiceInstance(key, advertised, options.weight(), options.serializers(),
-                options.metadata());
-        // Recorded first: a registry that fails now may still create it on reconnecting, and
-        // close() must then withdraw it.
-        registered.put(key, instance);
-        registry.register(instance);
-        log.info("Registered {} as {}", key, instance.endpoint());
+        java.util.List<ServiceInstance> instances = new java.util.ArrayList<>();
+        services.forEach((key, options) -> instances.add(new ServiceInstance(key, advertised, options.weight(),
+                options.serializers(), options.metadata())));
+        // Recorded first: a registry that fails now may still create them on reconnecting, and
+        // close() must then withdraw them.
+        instances.forEach(i -> registered.put(i.serviceKey(), i));
+        registry.registerAll(instances);
+        log.info("Registered {} as {}", services.keySet(), advertised);
     }
 
     /** Unregisters {@code key}; returns whether it was registered, so consumers must be waited for. */
@@ -61,16 +67,17 @@ final class Registration {
 
     /** Unregisters everything, logging what fails; returns whether anything was registered. */
     boolean withdrawAll() {
-        boolean any = !registered.isEmpty();
-        for (ServiceInstance instance : registered.values()) {
-            try {
-                registry.unregister(instance);
-            } catch (RuntimeException e) {
-                log.warn("Could not unregister {}", instance, e);
-            }
-        }
+        java.util.List<ServiceInstance> all = java.util.List.copyOf(registered.values());
         registered.clear();
-        return any;
+        if (all.isEmpty()) {
+            return false;
+        }
+        try {
+            registry.unregisterAll(all);
+        } catch (RuntimeException e) {
+            log.warn("Could not unregister {}", all, e);
+        }
+        return true;
     }
 
     /**

@@ -137,7 +137,7 @@ public final class RpcServer implements AutoCloseable {
                 exported.isEmpty() ? "" : ", serving " + exported.keySet());
         // Only now, listening, may consumers hear of us.
         try {
-            exported.forEach((key, options) -> registration.register(key, options, advertisedEndpoint()));
+            registration.registerAll(exported, advertisedEndpoint());
         } catch (RuntimeException e) {
             close(); // do not keep a bound port and live threads for a server nobody can find
             throw e;

@@ -12,9 +12,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Paths and node data of the ZooKeeper layout (see {@code docs/REGISTRY.md}):
- * {@code {root}/{interface}/{group}/{version}/providers/{host:port}}, an empty group or version
- * written as {@code _}; the data is a URL-encoded query string such as
+ * Paths and node data of the ZooKeeper layouts (see {@code docs/REGISTRY.md}).
+ *
+ * <p>Per instance (the default): {@code {root}/apps/{app}/instances/{host:port}@{revision}}, an
+ * EPHEMERAL node whose name says everything a consumer needs of it; {@code
+ * {root}/apps/{app}/revisions/{revision}}, the services of that revision, one per line as a query
+ * string such as {@code service=com.acme.Orders&group=blue&version=1.0&weight=100}, the revision
+ * being the first 16 hex digits of the SHA-256 of those lines (so a consumer can check what it
+ * reads); {@code {root}/mapping/{interface}/{app}}, which applications serve an interface.
+ *
+ * <p>Per service: {@code {root}/{interface}/{group}/{version}/providers/{host:port}}, an empty
+ * group or version written as {@code _}; the data is a URL-encoded query string such as
  * {@code weight=100&serializers=kryo,hessian&meta.zone=eu}.
  */
 final class NodeCodec {
@@ -71,6 +79,116 @@ final class NodeCodec {
             }
         }
         return new ServiceInstance(key, endpoint, weight, serializers, metadata);
+    }
+
+    static String appPath(String root, String app) {
+        return root + "/apps/" + app;
+    }
+
+    static String instancesPath(String root, String app) {
+        return appPath(root, app) + "/instances";
+    }
+
+    static String revisionPath(String root, String app, String revision) {
+        return appPath(root, app) + "/revisions/" + revision;
+    }
+
+    static String mappingPath(String root, String interfaceName) {
+        return root + "/mapping/" + interfaceName;
+    }
+
+    /** An instance node's name: its address and the revision of what it serves. */
+    static String instanceName(Endpoint endpoint, String revision) {
+        return endpoint + "@" + revision;
+    }
+
+    /** The address part of an instance node's name; {@code null} when it is not one. */
+    static Endpoint instanceEndpoint(String name) {
+        int at = name.lastIndexOf('@');
+        if (at <= 0 || at != name.length() - 17) {
+            return null;
+        }
+        try {
+            return Endpoint.parse(name.substring(0, at));
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The revision part of an instance node's name (valid only when {@link #instanceEndpoint} is not null). */
+    static String instanceRevision(String name) {
+        return name.substring(name.length() - 16);
+    }
+
+    /**
+     * A revision's content: one line per service, sorted, each the service's key and what a
+     * consumer reads of it (weight, serializers, metadata). The same services give the same bytes.
+     */
+    static byte[] encodeRevision(java.util.Collection<ServiceInstance> services) {
+        List<String> lines = new ArrayList<>();
+        for (ServiceInstance i : services) {
+            ServiceKey k = i.serviceKey();
+            lines.add("service=" + enc(k.interfaceName()) + "&group=" + enc(k.group()) + "&version="
+                    + enc(k.version()) + "&" + new String(encode(i), StandardCharsets.UTF_8));
+        }
+        java.util.Collections.sort(lines);
+        return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The revision of {@code content}: 16 hex digits of its SHA-256. */
+    static String revisionOf(byte[] content) {
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(content);
+            return java.util.HexFormat.of().formatHex(d, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JDK has SHA-256
+        }
+    }
+
+    /**
+     * What a revision node says: each service with the attributes of its instances, which are
+     * {@code endpoint} filled in by {@link Revision#instance}. Fails when the content does not
+     * hash to {@code revision}: nobody can make a consumer believe other services under a name.
+     */
+    static Revision decodeRevision(String revision, byte[] content) {
+        if (!revisionOf(content).equals(revision)) {
+            throw new IllegalArgumentException("content does not hash to revision " + revision);
+        }
+        Map<ServiceKey, ServiceInstance> services = new java.util.HashMap<>();
+        Endpoint placeholder = new Endpoint("0.0.0.0", 1);
+        for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            Map<String, String> f = new java.util.HashMap<>();
+            StringBuilder rest = new StringBuilder();
+            for (String pair : line.split("&")) {
+                int eq = pair.indexOf('=');
+                String k = dec(eq < 0 ? pair : pair.substring(0, eq));
+                if (k.equals("service") || k.equals("group") || k.equals("version")) {
+                    f.put(k, eq < 0 ? "" : dec(pair.substring(eq + 1)));
+                } else {
+                    rest.append(rest.length() == 0 ? "" : "&").append(pair);
+                }
+            }
+            ServiceKey key = new ServiceKey(f.getOrDefault("service", ""), f.getOrDefault("version", ""),
+                    f.getOrDefault("group", ""));
+            services.put(key, decode(key, placeholder.toString(),
+                    rest.toString().getBytes(StandardCharsets.UTF_8)));
+        }
+        return new Revision(revision, Map.copyOf(services));
+    }
+
+    /**
+     * The services one revision serves, each as an instance at a placeholder address: an instance's
+     * entry is this with its own address, sharing the lists and maps.
+     */
+    record Revision(String id, Map<ServiceKey, ServiceInstance> services) {
+        /** {@code endpoint}'s instance of {@code key}, or {@code null} when this revision does not serve it. */
+        ServiceInstance instance(ServiceKey key, Endpoint endpoint) {
+            ServiceInstance t = services.get(key);
+            return t == null ? null : new ServiceInstance(key, endpoint, t.weight(), t.serializers(), t.metadata());
+        }
     }
 
     private static String enc(String s) {

@@ -105,6 +105,22 @@ public final class ZookeeperRegistry implements Registry {
     private final java.util.Set<String> closedPaths = ConcurrentHashMap.newKeySet();
     /** Who may create under a providers node, or change its ACL, for this client to believe it. */
     private final List<org.apache.zookeeper.data.Id> trustedIds;
+    /** Which layout providers write and consumers read. */
+    private final ZookeeperSettings.Mode mode;
+    /** The application this registry's instances register under (per-instance layout). */
+    private final String application;
+    /** The thread of the instance directory: every consumer-side change of that layout runs there. */
+    private final java.util.concurrent.ExecutorService discoveryThread;
+    /** Consumers' view of the per-instance layout. */
+    private final InstanceDirectory instanceDirectory;
+    /** Per-instance layout: what each address of this process serves, and the node it is registered as. */
+    private final Map<io.xrpc.common.Endpoint, Map<ServiceKey, ServiceInstance>> served = new java.util.HashMap<>();
+    private final Map<io.xrpc.common.Endpoint, String> instanceNodes = new java.util.HashMap<>(); // guarded by served
+    /** Revisions this registry registers under, by id: content and interfaces, written before their instance nodes. */
+    private final Map<String, byte[]> revisionContents = new ConcurrentHashMap<>();
+    private final Map<String, java.util.Set<String>> revisionInterfaces = new ConcurrentHashMap<>();
+    /** Revisions known to be in ZooKeeper with their mapping entries, this session. */
+    private final java.util.Set<String> writtenRevisions = ConcurrentHashMap.newKeySet();
 
     /** Without credentials: see {@link #ZookeeperRegistry(ZookeeperSettings, String, String, String, Runnable)}. */
     public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
@@ -128,6 +144,15 @@ public final class ZookeeperRegistry implements Registry {
         this.emptyListGraceMillis = config.emptyListGrace().toMillis();
         this.shrinkGuard = config.shrinkGuard();
         this.shrinkWindowNanos = config.shrinkGuardWindow().toNanos();
+        this.mode = config.mode();
+        this.application = config.application();
+        // Discards what comes after close (the watches' last events).
+        this.discoveryThread = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "xrpc-discovery-" + connectString);
+                    t.setDaemon(true);
+                    return t;
+                }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "xrpc-registry-" + connectString);
             t.setDaemon(true);
@@ -170,6 +195,22 @@ public final class ZookeeperRegistry implements Registry {
             builder.authorization("digest", (username + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         this.client = builder.build();
+        this.instanceDirectory = new InstanceDirectory(client, root, discoveryThread, new InstanceDirectory.Trust() {
+            @Override
+            public boolean believe(List<org.apache.zookeeper.data.ACL> nodeAcl, Stat stat) {
+                return ZookeeperAcl.onlyTrustedMayWrite(nodeAcl, stat.getAversion(), trustedIds);
+            }
+
+            @Override
+            public boolean secured() {
+                return secured;
+            }
+
+            @Override
+            public String identity() {
+                return identity;
+            }
+        });
         client.getConnectionStateListenable().addListener((c, state) -> {
             if (state == ConnectionState.RECONNECTED) {
                 // Before lastState: no moment in which the connection is back and departures believed.
@@ -182,6 +223,7 @@ public final class ZookeeperRegistry implements Registry {
             } else if (state == ConnectionState.LOST) {
                 sessionId = 0; // expired, or soon: the next connection reports the session it gets
                 closedPaths.clear(); // perhaps another server, or its data gone: check the paths again
+                writtenRevisions.clear();
             }
             if (state == ConnectionState.RECONNECTED) {
                 long session = sessionId;
@@ -196,6 +238,10 @@ public final class ZookeeperRegistry implements Registry {
                     // again would only add to the storm. Only what is not known to be there, and
                     // watched, is written.
                     worker.execute(() -> unsynced.forEach(this::ensureQuietly));
+                }
+                if (mode.instances()) {
+                    // What changed while disconnected, read once per application; the watches again.
+                    instanceDirectory.resync();
                 }
                 if (session != 0 && lastSession != 0 && session != lastSession) {
                     // Perhaps a server that never saw the old session (an embedded ZooKeeper taken
@@ -249,6 +295,7 @@ public final class ZookeeperRegistry implements Registry {
     private IllegalStateException failedStart(String why, Exception cause) {
         client.close();
         worker.shutdownNow();
+        discoveryThread.shutdownNow();
         return new IllegalStateException(why, cause);
     }
 
@@ -323,6 +370,10 @@ public final class ZookeeperRegistry implements Registry {
         d.put("state", lastState.name());
         long session = sessionId;
         d.put("session", session == 0 ? null : "0x" + Long.toHexString(session));
+        d.put("mode", mode.name().toLowerCase(java.util.Locale.ROOT));
+        if (mode.instances()) {
+            d.put("application", application);
+        }
         d.put("registered", registrations.size());
         d.put("subscriptions", subscriptions.size());
         return d;
@@ -330,8 +381,70 @@ public final class ZookeeperRegistry implements Registry {
 
     @Override
     public void register(ServiceInstance instance) {
-        String path = NodeCodec.instancePath(root, instance);
-        byte[] data = NodeCodec.encode(instance);
+        registerAll(List.of(instance));
+    }
+
+    /**
+     * Registers what one server serves. In the per-instance layout that is one node per address
+     * whatever the number of services (and, the first time a revision is seen, its content and
+     * mapping entries); in the per-service layout one node per service.
+     */
+    @Override
+    public void registerAll(List<ServiceInstance> instances) {
+        if (mode.services()) {
+            for (ServiceInstance i : instances) {
+                registerNode(NodeCodec.instancePath(root, i), NodeCodec.encode(i));
+            }
+        }
+        if (mode.instances()) {
+            java.util.Set<io.xrpc.common.Endpoint> changed = new java.util.LinkedHashSet<>();
+            synchronized (served) {
+                for (ServiceInstance i : instances) {
+                    served.computeIfAbsent(i.endpoint(), e -> new java.util.HashMap<>()).put(i.serviceKey(), i);
+                    changed.add(i.endpoint());
+                }
+            }
+            changed.forEach(this::updateInstance);
+        }
+    }
+
+    /**
+     * Registers {@code e}'s node for what it serves now: under a new name when its revision
+     * changed (the old node deleted), none when it serves nothing.
+     */
+    private void updateInstance(io.xrpc.common.Endpoint e) {
+        String oldNode;
+        String node;
+        synchronized (served) {
+            Map<ServiceKey, ServiceInstance> services = served.get(e);
+            oldNode = instanceNodes.get(e);
+            if (services == null || services.isEmpty()) {
+                served.remove(e);
+                instanceNodes.remove(e);
+                node = null;
+            } else {
+                byte[] content = NodeCodec.encodeRevision(services.values());
+                String revision = NodeCodec.revisionOf(content);
+                java.util.Set<String> interfaces = new java.util.TreeSet<>();
+                services.keySet().forEach(k -> interfaces.add(k.interfaceName()));
+                revisionContents.put(revision, content);
+                revisionInterfaces.put(revision, interfaces);
+                node = NodeCodec.instancesPath(root, application) + "/" + NodeCodec.instanceName(e, revision);
+                if (node.equals(oldNode)) {
+                    return;
+                }
+                instanceNodes.put(e, node);
+            }
+        }
+        if (oldNode != null) {
+            unregisterNode(oldNode);
+        }
+        if (node != null) {
+            registerNode(node, new byte[0]);
+        }
+    }
+
+    private void registerNode(String path, byte[] data) {
         registrations.put(path, data);
         unsynced.add(path); // until ensure() has made it
         if (!isConnected()) {
@@ -352,7 +465,32 @@ public final class ZookeeperRegistry implements Registry {
 
     @Override
     public void unregister(ServiceInstance instance) {
-        String path = NodeCodec.instancePath(root, instance);
+        unregisterAll(List.of(instance));
+    }
+
+    /** Withdraws several at once: in the per-instance layout one node per address, not one revision per service. */
+    @Override
+    public void unregisterAll(List<ServiceInstance> instances) {
+        if (mode.services()) {
+            for (ServiceInstance i : instances) {
+                unregisterNode(NodeCodec.instancePath(root, i));
+            }
+        }
+        if (mode.instances()) {
+            java.util.Set<io.xrpc.common.Endpoint> changed = new java.util.LinkedHashSet<>();
+            synchronized (served) {
+                for (ServiceInstance i : instances) {
+                    Map<ServiceKey, ServiceInstance> services = served.get(i.endpoint());
+                    if (services != null && services.remove(i.serviceKey()) != null) {
+                        changed.add(i.endpoint());
+                    }
+                }
+            }
+            changed.forEach(this::updateInstance);
+        }
+    }
+
+    private void unregisterNode(String path) {
         unsynced.remove(path);
         if (registrations.remove(path) == null) {
             return;
@@ -376,6 +514,9 @@ public final class ZookeeperRegistry implements Registry {
         ownSessions.add(session);
         // Made and closed before our node appears, so that a consumer believes it when it looks.
         closeAncestors(path.substring(0, path.lastIndexOf('/')));
+        if (path.startsWith(instancesPrefix())) {
+            writeRevision(NodeCodec.instanceRevision(path));
+        }
         try {
             createEphemeral(path, data);
         } catch (KeeperException.NodeExistsException e) {
@@ -408,6 +549,38 @@ public final class ZookeeperRegistry implements Registry {
         if (watch(path)) {
             unsynced.remove(path); // made and watched
         }
+    }
+
+    private String instancesPrefix() {
+        return NodeCodec.instancesPath(root, application) + "/";
+    }
+
+    /**
+     * Makes sure the revision an instance node names is readable before the node appears: its
+     * mapping entries first, then its content, so that a revision in ZooKeeper implies its
+     * mapping. Once per revision and session: one read when it is there already.
+     */
+    private void writeRevision(String revision) throws Exception {
+        byte[] content = revisionContents.get(revision);
+        if (content == null || writtenRevisions.contains(revision)) {
+            return;
+        }
+        String path = NodeCodec.revisionPath(root, application, revision);
+        if (client.checkExists().forPath(path) == null) {
+            for (String iface : revisionInterfaces.getOrDefault(revision, java.util.Set.of())) {
+                try {
+                    client.create().creatingParentsIfNeeded().forPath(NodeCodec.mappingPath(root, iface) + "/" + application);
+                } catch (KeeperException.NodeExistsException exists) {
+                    // another instance of the application wrote it
+                }
+            }
+            try {
+                client.create().creatingParentsIfNeeded().forPath(path, content);
+            } catch (KeeperException.NodeExistsException exists) {
+                // another instance of the same revision wrote it
+            }
+        }
+        writtenRevisions.add(revision);
     }
 
     /**
@@ -571,7 +744,14 @@ public final class ZookeeperRegistry implements Registry {
      */
     @Override
     public Subscription subscribe(ServiceKey key, Listener listener) {
-        Sub sub = new Sub(key, listener);
+        if (mode == ZookeeperSettings.Mode.ALL) {
+            return new Union(key, listener);
+        }
+        return subscribe(key, listener, mode == ZookeeperSettings.Mode.INTERFACE);
+    }
+
+    private Sub subscribe(ServiceKey key, Listener listener, boolean perService) {
+        Sub sub = new Sub(key, listener, perService);
         subscriptions.add(sub);
         sub.start();
         try {
@@ -607,9 +787,53 @@ public final class ZookeeperRegistry implements Registry {
             s.close();
         }
         worker.shutdownNow();
+        discoveryThread.shutdownNow();
         client.close();
         if (onClose != null) {
             onClose.run();
+        }
+    }
+
+    /**
+     * Both layouts read, for a fleet moving from one to the other: the union of the two lists by
+     * address, the per-instance entry first.
+     */
+    private final class Union implements Subscription {
+        private final Listener listener;
+        private volatile List<ServiceInstance> instances = List.of();
+        private final Sub perInstance;
+        private final Sub perService;
+
+        Union(ServiceKey key, Listener listener) {
+            this.listener = listener;
+            this.perInstance = subscribe(key, l -> update(), false);
+            this.perService = subscribe(key, l -> update(), true);
+            update();
+        }
+
+        private synchronized void update() {
+            if (perInstance == null || perService == null) {
+                return; // the constructor's own update() comes
+            }
+            Map<io.xrpc.common.Endpoint, ServiceInstance> all = new java.util.LinkedHashMap<>();
+            perService.instances().forEach(i -> all.put(i.endpoint(), i));
+            perInstance.instances().forEach(i -> all.put(i.endpoint(), i));
+            List<ServiceInstance> next = List.copyOf(all.values());
+            if (!next.equals(instances)) {
+                instances = next;
+                listener.onChange(next);
+            }
+        }
+
+        @Override
+        public List<ServiceInstance> instances() {
+            return instances;
+        }
+
+        @Override
+        public void close() {
+            perInstance.close();
+            perService.close();
         }
     }
 
@@ -617,16 +841,27 @@ public final class ZookeeperRegistry implements Registry {
     private record Held(ServiceInstance instance, long since) {
     }
 
-    private final class Sub implements Subscription {
+    private static final ServiceInstance[] NONE = new ServiceInstance[0];
+
+    /**
+     * One service's list, fed by its own cache of the per-service layout or by the
+     * {@link InstanceDirectory} one change at a time, through the shrink guard and the empty-list
+     * grace to the listener.
+     */
+    private final class Sub implements Subscription, InstanceDirectory.Target {
         private final ServiceKey key;
         private final String path;
         private final Listener listener;
+        /** The per-service layout's cache; null when the instance directory feeds this list. */
         private volatile CuratorCache cache;
         /** A cache reading the node anew, which replaces {@link #cache} once read whole; guarded by this. */
         private CuratorCache pending;
         private volatile List<ServiceInstance> instances = List.of();
-        /** The list as the registry last gave it, believed; {@link #instances} adds {@link #held}. Guarded by this. */
-        private List<ServiceInstance> listed = List.of();
+        /**
+         * The list as the registry last gave it, believed; {@link #instances} adds {@link #held}.
+         * Replaced, never changed, so that a published list can be a view of it. Guarded by this.
+         */
+        private ServiceInstance[] listed = NONE;
         /** Providers that vanished while the guard held departures, by address. Guarded by this. */
         private final Map<io.xrpc.common.Endpoint, Held> held = new java.util.LinkedHashMap<>();
         /** When the registry last listed a provider gone (nanoTime). Guarded by this. */
@@ -640,11 +875,21 @@ public final class ZookeeperRegistry implements Registry {
         private volatile boolean closedSub; // written under this, as pendingEmpty
         final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
-        Sub(ServiceKey key, Listener listener) {
+        Sub(ServiceKey key, Listener listener, boolean perService) {
             this.key = key;
             this.path = NodeCodec.providersPath(root, key);
             this.listener = listener;
-            this.cache = newCache();
+            this.cache = perService ? newCache() : null;
+        }
+
+        @Override
+        public ServiceKey key() {
+            return key;
+        }
+
+        @Override
+        public void ready() {
+            initialized.countDown();
         }
 
         /** A cache of the providers node whose events count once it is the current one and read whole. */
@@ -685,7 +930,11 @@ public final class ZookeeperRegistry implements Registry {
 
         synchronized void start() {
             started = true;
-            cache.start();
+            if (cache != null) {
+                cache.start();
+            } else {
+                instanceDirectory.attach(this);
+            }
         }
 
         /**
@@ -694,7 +943,7 @@ public final class ZookeeperRegistry implements Registry {
          */
         void reread() {
             synchronized (this) {
-                if (closedSub || !started) {
+                if (closedSub || !started || cache == null) {
                     return; // a subscription starting now reads the server as it is
                 }
                 if (pending != null) {
@@ -743,7 +992,7 @@ public final class ZookeeperRegistry implements Registry {
 
         /** Reads the providers node's ACL, logs when its providers are not believed, and publishes the list. */
         void verify() {
-            if (!secured || closedSub) {
+            if (!secured || closedSub || cache == null) {
                 return;
             }
             try {
@@ -790,9 +1039,9 @@ public final class ZookeeperRegistry implements Registry {
         }
 
         /**
-         * Takes the registry's list: unless {@code believed} (the providers node's ACL was checked and
-         * found untrustworthy) it is passed on, with the guard's held providers, through
-         * {@link #emit}.
+         * Takes the registry's whole list (the per-service layout reads it whole): unless
+         * {@code believed} (the providers node's ACL was checked and found untrustworthy) it is
+         * passed on, with the guard's held providers, through {@link #emit}. O(list).
          */
         private synchronized void publish(List<ServiceInstance> next, boolean believed, boolean graceOver) {
             if (closedSub) {
@@ -800,13 +1049,86 @@ public final class ZookeeperRegistry implements Registry {
             }
             if (!believed) {
                 releaseHeld();
-                listed = List.of();
-                emit(List.of(), graceOver);
+                listed = NONE;
+                emit(List.of(), graceOver, true);
                 return;
             }
-            guard(next);
+            if (shrinkGuard > 0 && (listed.length > 0 || !held.isEmpty())) {
+                Map<io.xrpc.common.Endpoint, ServiceInstance> now = new java.util.HashMap<>(next.size() * 2);
+                for (ServiceInstance i : next) {
+                    now.put(i.endpoint(), i);
+                }
+                if (held.keySet().removeIf(now::containsKey) && held.isEmpty()) {
+                    heldGone(); // all back in the registry
+                }
+                windowGone.keySet().removeIf(now::containsKey); // a restart, not a departure
+                List<ServiceInstance> departed = new ArrayList<>();
+                for (ServiceInstance i : listed) {
+                    if (!now.containsKey(i.endpoint())) {
+                        departed.add(i);
+                    }
+                }
+                guard(departed, listed.length);
+            }
+            listed = next.toArray(NONE);
+            emit(withHeld(), graceOver, true);
+        }
+
+        /** One instance arrived or changed (the instance directory): O(list) array work, no read. */
+        @Override
+        public synchronized void arrived(ServiceInstance i) {
+            if (closedSub) {
+                return;
+            }
+            int at = indexOf(i.endpoint());
+            ServiceInstance[] next;
+            if (at >= 0) {
+                if (listed[at].equals(i)) {
+                    return;
+                }
+                next = listed.clone();
+                next[at] = i;
+            } else {
+                next = java.util.Arrays.copyOf(listed, listed.length + 1);
+                next[listed.length] = i;
+            }
+            if (held.remove(i.endpoint()) != null && held.isEmpty()) {
+                heldGone();
+            }
+            windowGone.remove(i.endpoint());
             listed = next;
-            emit(withHeld(), graceOver);
+            emit(withHeld(), false, false);
+        }
+
+        /** One instance left (the instance directory); {@code guarded}: the shrink guard may keep it. */
+        @Override
+        public synchronized void departed(io.xrpc.common.Endpoint e, boolean guarded) {
+            int at = closedSub ? -1 : indexOf(e);
+            if (at < 0) {
+                return;
+            }
+            ServiceInstance gone = listed[at];
+            ServiceInstance[] next = new ServiceInstance[listed.length - 1];
+            System.arraycopy(listed, 0, next, 0, at);
+            System.arraycopy(listed, at + 1, next, at, next.length - at);
+            int before = listed.length;
+            listed = next;
+            if (guarded && shrinkGuard > 0) {
+                guard(List.of(gone), before);
+            } else {
+                held.remove(e);
+            }
+            emit(withHeld(), false, false);
+        }
+
+        private int indexOf(io.xrpc.common.Endpoint e) {
+            ServiceInstance[] l = listed;
+            for (int i = l.length - 1; i >= 0; i--) {
+                if (l[i].endpoint().equals(e)) {
+                    return i;
+                }
+            }
+            return -1;
         }
 
         /**
@@ -817,26 +1139,11 @@ public final class ZookeeperRegistry implements Registry {
          * whatever happens (a connection that keeps dropping does not hold them for ever); one
          * that comes back meanwhile is the registry's again. A held provider that is really gone
          * refuses its connection, which failover retries elsewhere and outlier detection sets
-         * aside. O(list) per change, as the read is.
+         * aside. O(departed) per change.
+         *
+         * @param before the size of the list before these departures
          */
-        private void guard(List<ServiceInstance> next) {
-            if (shrinkGuard <= 0 || listed.isEmpty() && held.isEmpty()) {
-                return;
-            }
-            Map<io.xrpc.common.Endpoint, ServiceInstance> now = new java.util.HashMap<>(next.size() * 2);
-            for (ServiceInstance i : next) {
-                now.put(i.endpoint(), i);
-            }
-            if (held.keySet().removeIf(now::containsKey) && held.isEmpty()) {
-                heldGone(); // all back in the registry
-            }
-            windowGone.keySet().removeIf(now::containsKey); // a restart, not a departure
-            List<ServiceInstance> departed = new ArrayList<>();
-            for (ServiceInstance i : listed) {
-                if (!now.containsKey(i.endpoint())) {
-                    departed.add(i);
-                }
-            }
+        private void guard(List<ServiceInstance> departed, int before) {
             if (departed.isEmpty()) {
                 return;
             }
@@ -844,7 +1151,7 @@ public final class ZookeeperRegistry implements Registry {
             lastDeparture = t;
             if (windowGone.isEmpty() || t - windowStart > shrinkWindowNanos) {
                 windowStart = t;
-                windowBase = listed.size();
+                windowBase = before;
                 windowGone.clear();
             }
             for (ServiceInstance i : departed) {
@@ -896,7 +1203,7 @@ public final class ZookeeperRegistry implements Registry {
             if (held.size() < before) {
                 log.info("ZooKeeper {}: letting go of {} providers of {} it no longer lists ({} ms since a provider"
                         + " last vanished)", connectString, before - held.size(), key, TimeUnit.NANOSECONDS.toMillis(quiet));
-                emit(withHeld(), true); // a list the registry has kept for a window needs no further grace
+                emit(withHeld(), true, true); // a list the registry has kept for a window needs no further grace
             }
             if (held.isEmpty()) {
                 heldGone();
@@ -910,13 +1217,15 @@ public final class ZookeeperRegistry implements Registry {
                     ? shrinkWindowNanos - quiet : shrinkWindowNanos)));
         }
 
+        /** The list to publish: a view of {@link #listed}, plus what is held (rarely anything). */
         private List<ServiceInstance> withHeld() {
             if (held.isEmpty()) {
-                return listed;
+                return java.util.Collections.unmodifiableList(java.util.Arrays.asList(listed));
             }
-            List<ServiceInstance> all = new ArrayList<>(listed);
+            List<ServiceInstance> all = new ArrayList<>(listed.length + held.size());
+            java.util.Collections.addAll(all, listed);
             held.values().forEach(h -> all.add(h.instance()));
-            return List.copyOf(all);
+            return java.util.Collections.unmodifiableList(all);
         }
 
         private void releaseHeld() {
@@ -940,8 +1249,11 @@ public final class ZookeeperRegistry implements Registry {
         /**
          * Passes a new list on, except that a sudden empty list is held for the grace: a provider
          * replacing its node after a session expiry shows watchers a deletion before the creation.
+         *
+         * @param compare whether {@code next} may equal the list last passed on (a whole list read
+         *                again); a single change always differs
          */
-        private void emit(List<ServiceInstance> next, boolean graceOver) {
+        private void emit(List<ServiceInstance> next, boolean graceOver, boolean compare) {
             if (next.isEmpty() && !instances.isEmpty() && !graceOver && emptyListGraceMillis > 0 && !closedSub) {
                 if (pendingEmpty == null) {
                     pendingEmpty = worker.schedule(this::emptyGraceOver, emptyListGraceMillis, TimeUnit.MILLISECONDS);
@@ -952,7 +1264,7 @@ public final class ZookeeperRegistry implements Registry {
                 pendingEmpty.cancel(false);
                 pendingEmpty = null;
             }
-            if (!next.equals(instances)) {
+            if (!compare || !next.equals(instances)) {
                 if (next.isEmpty()) {
                     // The consumer side warns, naming its reference: this is the registry's view.
                     log.debug("ZooKeeper {} lists no provider of {} any more", connectString, key);
@@ -962,11 +1274,11 @@ public final class ZookeeperRegistry implements Registry {
             }
         }
 
-        private void emptyGraceOver() {
-            synchronized (this) {
-                pendingEmpty = null;
+        private synchronized void emptyGraceOver() {
+            pendingEmpty = null;
+            if (!closedSub) {
+                emit(withHeld(), true, true);
             }
-            publish(read(), trusted(), true);
         }
 
         @Override
@@ -983,7 +1295,11 @@ public final class ZookeeperRegistry implements Registry {
                     pending.close();
                     pending = null;
                 }
-                cache.close();
+                if (cache != null) {
+                    cache.close();
+                } else {
+                    instanceDirectory.detach(this);
+                }
                 releaseHeld();
                 if (pendingEmpty != null) {
                     pendingEmpty.cancel(false);

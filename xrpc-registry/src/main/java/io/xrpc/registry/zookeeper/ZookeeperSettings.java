@@ -36,14 +36,19 @@ import java.util.Objects;
  *                       everyone when the client authenticates, else open, with a warning),
  *                       {@code open} ({@code world:anyone:cdrwa}), or entries as ZooKeeper's
  *                       {@code setAcl} takes them, such as {@code auth::cdrwa,world:anyone:r}
+ * @param mode           how providers register and consumers read (see {@link Mode}): one node
+ *                       per instance by default
+ * @param application    the application a provider's instances register under in the per-instance
+ *                       layout ({@code default} unless named): consumers read the instances of
+ *                       the applications that serve their interfaces, so name it in a large fleet
  * @param clientProperties ZooKeeper client settings passed through as given: every parameter whose
  *                       name starts with {@code zookeeper.}, such as {@code zookeeper.client.secure}
  *                       and {@code zookeeper.ssl.trustStore.location} for TLS to the ensemble
  */
 public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout, String rootPath,
                                 Duration retryBaseSleep, int maxRetries, Duration emptyListGrace,
-                                double shrinkGuard, Duration shrinkGuardWindow, String acl,
-                                Map<String, String> clientProperties) {
+                                double shrinkGuard, Duration shrinkGuardWindow, String acl, Mode mode,
+                                String application, Map<String, String> clientProperties) {
 
     public static final String SESSION_TIMEOUT = RegistryConfig.SESSION_TIMEOUT;
     public static final String CONNECT_TIMEOUT = RegistryConfig.CONNECT_TIMEOUT;
@@ -54,14 +59,18 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     public static final String SHRINK_GUARD = RegistryConfig.SHRINK_GUARD;
     public static final String SHRINK_GUARD_WINDOW = RegistryConfig.SHRINK_GUARD_WINDOW;
     public static final String ACL = RegistryConfig.ACL;
+    public static final String MODE = RegistryConfig.MODE;
+    public static final String APPLICATION = RegistryConfig.APPLICATION;
+    /** The application of instances whose provider names none. */
+    public static final String DEFAULT_APPLICATION = "default";
     /** Every parameter whose name starts with this is a ZooKeeper client property. */
     public static final String CLIENT_PROPERTY_PREFIX = "zookeeper.";
     private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,
-            MAX_RETRIES, EMPTY_LIST_GRACE, SHRINK_GUARD, SHRINK_GUARD_WINDOW, ACL, CLIENT_PROPERTY_PREFIX + "*");
+            MAX_RETRIES, EMPTY_LIST_GRACE, SHRINK_GUARD, SHRINK_GUARD_WINDOW, ACL, MODE, APPLICATION, CLIENT_PROPERTY_PREFIX + "*");
 
     private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(Duration.ofSeconds(30),
             Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1), 0.5, Duration.ofSeconds(30), ZookeeperAcl.AUTO,
-            Map.of());
+            Mode.INSTANCE, DEFAULT_APPLICATION, Map.of());
 
     public ZookeeperSettings {
         Checks.checkPositive(SESSION_TIMEOUT, sessionTimeout);
@@ -78,6 +87,12 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
             throw new IllegalArgumentException(ROOT_PATH + ": '" + rootPath + "' (expected: /name, no trailing /)");
         }
         ZookeeperAcl.check(Objects.requireNonNull(acl, ACL));
+        Objects.requireNonNull(mode, MODE);
+        Objects.requireNonNull(application, APPLICATION);
+        if (!application.matches("[A-Za-z0-9._-]{1,100}") || application.startsWith(".")) {
+            throw new IllegalArgumentException(APPLICATION + ": '" + application
+                    + "' (expected: 1-100 letters, digits, '.', '_' or '-', not starting with '.')");
+        }
         clientProperties = Map.copyOf(clientProperties);
     }
 
@@ -110,35 +125,77 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                 duration(p, CONNECT_TIMEOUT, d.connectTimeout), p.getOrDefault(ROOT_PATH, d.rootPath),
                 duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep), integer(p, MAX_RETRIES, d.maxRetries),
                 duration(p, EMPTY_LIST_GRACE, d.emptyListGrace), fraction(p, SHRINK_GUARD, d.shrinkGuard),
-                duration(p, SHRINK_GUARD_WINDOW, d.shrinkGuardWindow), p.getOrDefault(ACL, d.acl).trim(), client);
+                duration(p, SHRINK_GUARD_WINDOW, d.shrinkGuardWindow), p.getOrDefault(ACL, d.acl).trim(),
+                Mode.of(p.get(MODE), d.mode), p.getOrDefault(APPLICATION, d.application).trim(), client);
     }
 
     /** These settings with the session timeout {@code d}, and so on: for code that builds them. */
     public ZookeeperSettings withSessionTimeout(Duration d) {
         return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties);
     }
 
     public ZookeeperSettings withConnectTimeout(Duration d) {
         return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties);
     }
 
     public ZookeeperSettings withEmptyListGrace(Duration d) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d, shrinkGuard,
-                shrinkGuardWindow, acl, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties);
     }
 
     public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties);
     }
 
 
     /** These settings with the shrink guard {@code fraction} (0 turns it off) over {@code window}. */
     public ZookeeperSettings withShrinkGuard(double fraction, Duration window) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
-                emptyListGrace, fraction, window, acl, clientProperties);
+                emptyListGrace, fraction, window, acl, mode, application, clientProperties);
+    }
+
+    /** These settings with the layout {@code m} and the application {@code app}. */
+    public ZookeeperSettings withMode(Mode m, String app) {
+        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
+                emptyListGrace, shrinkGuard, shrinkGuardWindow, acl, m, app, clientProperties);
+    }
+
+    /**
+     * How providers register and consumers read. Per instance is the default: one node per provider
+     * process whatever it serves, which a consumer follows with one watch per application and
+     * applies change by change; per service is the layout of XRpc 0.1, kept for fleets that move
+     * over; {@code all} writes both and reads both, for the move (docs/REGISTRY.md).
+     */
+    public enum Mode {
+        /** One node per instance, services by revision: {@code {root}/apps/{app}/instances/{host:port}@{revision}}. */
+        INSTANCE,
+        /** One node per service and instance: {@code {root}/{interface}/{group}/{version}/providers/{host:port}}. */
+        INTERFACE,
+        /** Providers write both layouts; consumers read both and take the union. */
+        ALL;
+
+        static Mode of(String v, Mode fallback) {
+            if (v == null) {
+                return fallback;
+            }
+            for (Mode m : values()) {
+                if (m.name().equalsIgnoreCase(v.trim())) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException(MODE + ": '" + v + "' (expected: instance, interface or all)");
+        }
+
+        boolean instances() {
+            return this != INTERFACE;
+        }
+
+        boolean services() {
+            return this != INSTANCE;
+        }
     }
 
     private static double fraction(Map<String, String> p, String name, double fallback) {

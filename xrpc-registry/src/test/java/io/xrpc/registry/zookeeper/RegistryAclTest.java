@@ -12,6 +12,7 @@ import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.registry.ServiceInstance;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
@@ -73,7 +74,12 @@ class RegistryAclTest {
         zk.close();
     }
 
+    /** The per-service layout, whose providers node most of these tests attack. */
     private String secured(String user, String password) {
+        return perInstance(user, password) + "&mode=interface";
+    }
+
+    private String perInstance(String user, String password) {
         return "zookeeper://" + user + ":" + password + "@" + zk.getConnectString() + "?connect-timeout=10s";
     }
 
@@ -119,6 +125,51 @@ class RegistryAclTest {
                 assertThat(gate.whoAmI()).isEqualTo("real");
             }
             assertThat(rogueConnections).hasValue(0);
+        }
+    }
+
+    /**
+     * The per-instance layout: nobody without the credentials can add an instance under the
+     * providers' application; an application the attacker made open, mapped to the interface, with
+     * a revision that hashes right, is not believed; a revision whose content does not match its
+     * name is not read.
+     */
+    @Test
+    void perInstanceLayoutBelievesOnlyInstancesItCanAttribute() throws Exception {
+        ServiceKey key = ServiceKey.of(GateService.class, "", "");
+        ServiceInstance rogueInstance = ServiceInstance.of(key, new io.xrpc.common.Endpoint("127.0.0.1", rogue.getLocalPort()));
+        byte[] content = NodeCodec.encodeRevision(List.of(rogueInstance));
+        String revision = NodeCodec.revisionOf(content);
+        try (CuratorFramework anonymous = attacker(null)) {
+            // An open application of the attacker's, mapped to the interface before any provider came.
+            anonymous.create().creatingParentsIfNeeded().forPath(NodeCodec.mappingPath("/xrpc", key.interfaceName()) + "/evil");
+            anonymous.create().creatingParentsIfNeeded().forPath(NodeCodec.revisionPath("/xrpc", "evil", revision), content);
+            anonymous.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(
+                    NodeCodec.instancesPath("/xrpc", "evil") + "/" + NodeCodec.instanceName(rogueInstance.endpoint(), revision));
+            try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(perInstance("xrpc", "s3cret"))
+                    .service(GateService.class, new GateServiceImpl("real")).build().start();
+                 RpcClient client = RpcClient.builder().registry(perInstance("xrpc", "s3cret")).build()) {
+                GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+                await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                        .until(() -> "real".equals(gate.whoAmI()));
+                // Under the providers' own application nobody else can add an instance.
+                String dir = NodeCodec.instancesPath("/xrpc", ZookeeperSettings.DEFAULT_APPLICATION);
+                assertThatThrownBy(() -> anonymous.create().withMode(CreateMode.EPHEMERAL)
+                        .forPath(dir + "/" + NodeCodec.instanceName(rogueInstance.endpoint(), revision)))
+                        .isInstanceOf(KeeperException.NoAuthException.class);
+                for (int i = 0; i < 50; i++) {
+                    assertThat(gate.whoAmI()).isEqualTo("real");
+                }
+                assertThat(rogueConnections).hasValue(0);
+            }
+            // Without credentials nothing is checked but the revision's hash: a forged one is not read.
+            anonymous.setData().forPath(NodeCodec.revisionPath("/xrpc", "evil", revision),
+                    NodeCodec.encodeRevision(List.of(ServiceInstance.of(ServiceKey.of(GateService.class, "2.0", ""),
+                            rogueInstance.endpoint()))));
+            try (ZookeeperRegistry open = (ZookeeperRegistry) Registries.create("zookeeper://" + zk.getConnectString()
+                    + "?connect-timeout=10s")) {
+                assertThat(open.subscribe(ServiceKey.of(GateService.class, "2.0", ""), l -> { }).instances()).isEmpty();
+            }
         }
     }
 

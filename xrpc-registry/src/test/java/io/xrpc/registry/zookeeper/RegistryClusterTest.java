@@ -90,7 +90,7 @@ class RegistryClusterTest {
                     GateService s = client.proxy(GateService.class, ReferenceOptions.builder().retries(0)
                             .timeout(Duration.ofSeconds(5)).build());
                     await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> "only".equals(s.whoAmI()));
-                    String path = NodeCodec.instancePath("/xrpc", ServiceInstance.of(
+                    String path = Nodes.node(ServiceInstance.of(
                             ServiceKey.of(GateService.class, "", ""), provider.advertisedEndpoint()));
                     CallLoad load = new CallLoad(4, s::whoAmI);
                     try (load) {
@@ -167,7 +167,7 @@ class RegistryClusterTest {
                 ServiceDiscovery.Subscription sub = consumer.subscribe(key, list -> sizes.add(list.size()));
                 await().atMost(Duration.ofSeconds(20)).until(() -> sub.instances().size() == 2);
                 sizes.clear();
-                String bPath = NodeCodec.instancePath("/xrpc", b);
+                String bPath = Nodes.node(b);
 
                 toB.pause(); // B is cut off from ZooKeeper, and stays so through the election
                 assertThat(ensemble.killServer(leader)).isTrue();

@@ -167,7 +167,7 @@ class ZookeeperRegistryTest {
             CuratorFramework look = inspector();
             try (look) {
                 await().atMost(Duration.ofSeconds(10)).until(() ->
-                        look.getChildren().forPath(NodeCodec.providersPath("/xrpc", KEY)).size() == 1);
+                        look.getChildren().forPath(Nodes.instancesDir()).size() == 1);
             }
             // The registry lists one; the consumer keeps all four until it has been stable for the window.
             await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 4);
@@ -201,7 +201,7 @@ class ZookeeperRegistryTest {
              CuratorFramework look = inspector()) {
             ServiceInstance one = instance(KEY, 20003);
             provider.register(one);
-            String path = NodeCodec.instancePath("/xrpc", one);
+            String path = Nodes.node(one);
             long firstSession = look.checkExists().forPath(path).getEphemeralOwner();
             ServiceDiscovery.Subscription sub = consumer.subscribe(KEY, l -> { });
             await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().size() == 1);
@@ -219,7 +219,7 @@ class ZookeeperRegistryTest {
     @Test
     void nodeLeftByAnEarlierSessionIsReplaced() throws Exception {
         ServiceInstance one = instance(KEY, 20004);
-        String path = NodeCodec.instancePath("/xrpc", one);
+        String path = Nodes.node(one);
         try (CuratorFramework old = inspector(); ZookeeperRegistry provider = registry()) {
             old.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, "weight=1".getBytes());
             long oldSession = old.getZookeeperClient().getZooKeeper().getSessionId();
@@ -227,14 +227,15 @@ class ZookeeperRegistryTest {
             Stat stat = provider.curator().checkExists().forPath(path);
             assertThat(stat.getEphemeralOwner()).isNotEqualTo(oldSession)
                     .isEqualTo(provider.curator().getZookeeperClient().getZooKeeper().getSessionId());
-            assertThat(new String(provider.curator().getData().forPath(path), StandardCharsets.UTF_8)).contains("weight=150");
+            assertThat(new String(provider.curator().getData().forPath(NodeCodec.revisionPath("/xrpc",
+                    ZookeeperSettings.DEFAULT_APPLICATION, Nodes.revision(one))), StandardCharsets.UTF_8)).contains("weight=150");
         }
     }
 
     @Test
     void nodeDeletedByHandComesBack() throws Exception {
         ServiceInstance one = instance(KEY, 20005);
-        String path = NodeCodec.instancePath("/xrpc", one);
+        String path = Nodes.node(one);
         try (ZookeeperRegistry provider = registry(); CuratorFramework look = inspector()) {
             provider.register(one);
             look.delete().forPath(path);
@@ -261,7 +262,7 @@ class ZookeeperRegistryTest {
             }
 
             zk.restart();
-            String path = NodeCodec.instancePath("/xrpc", ServiceInstance.of(ServiceKey.of(GateService.class, "", ""),
+            String path = Nodes.node(ServiceInstance.of(ServiceKey.of(GateService.class, "", ""),
                     server.advertisedEndpoint()));
             await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> look.checkExists().forPath(path) != null);
             assertThat(s.whoAmI()).isEqualTo("p");
@@ -285,9 +286,9 @@ class ZookeeperRegistryTest {
             });
             zk.restart();
             await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
-                    look.checkExists().forPath(NodeCodec.instancePath("/xrpc", arrives)) != null
-                            && look.checkExists().forPath(NodeCodec.instancePath("/xrpc", leaves)) == null
-                            && look.checkExists().forPath(NodeCodec.instancePath("/xrpc", stays)) != null);
+                    look.checkExists().forPath(Nodes.node(arrives)) != null
+                            && look.checkExists().forPath(Nodes.node(leaves)) == null
+                            && look.checkExists().forPath(Nodes.node(stays)) != null);
         }
     }
 
