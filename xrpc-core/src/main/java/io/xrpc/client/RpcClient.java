@@ -74,6 +74,7 @@ public final class RpcClient implements AutoCloseable {
     /** How long a departure waits for others before connections are pruned. */
     private static final long PRUNE_DELAY_MILLIS = 100;
     private final java.util.concurrent.atomic.AtomicBoolean pruneQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean closed;
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
     private record Made(Directory directory, Class<?> type, String source, String loadBalancer, String cluster,
@@ -249,24 +250,33 @@ public final class RpcClient implements AutoCloseable {
      * changes arrive meanwhile (a provider serving 20 services leaves 20 lists at once).
      */
     private void pruneSoon() {
+        pruneAfter(PRUNE_DELAY_MILLIS);
+    }
+
+    private void pruneAfter(long millis) {
         if (pruneQueued.compareAndSet(false, true)) {
-            java.util.concurrent.CompletableFuture.delayedExecutor(PRUNE_DELAY_MILLIS,
-                    java.util.concurrent.TimeUnit.MILLISECONDS).execute(() -> {
+            java.util.concurrent.CompletableFuture.delayedExecutor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .execute(() -> {
                         pruneQueued.set(false); // first: a change during the walk queues another
-                        pruneConnections();
+                        if (pruneConnections() && !closed) {
+                            pruneAfter(1000); // calls were in flight to a provider that left: again later
+                        }
                     });
         }
     }
 
-    /** Closes connections to providers no reference lists any more (they left the registry). */
-    private void pruneConnections() {
+    /**
+     * Closes connections to providers no reference lists any more (they left the registry);
+     * returns whether some were kept for their calls in flight.
+     */
+    private boolean pruneConnections() {
         Set<Endpoint> keep = new HashSet<>();
         for (Made m : made) {
             for (ServiceInstance i : m.directory().instances()) {
                 keep.add(i.endpoint());
             }
         }
-        transport.retainOnly(keep);
+        return transport.retainOnly(keep);
     }
 
     /**
@@ -275,6 +285,7 @@ public final class RpcClient implements AutoCloseable {
      */
     @Override
     public void close() {
+        closed = true;
         for (Made m : made) {
             m.directory().close();
         }

@@ -38,8 +38,11 @@ public interface ClientTransport extends AutoCloseable {
     /** Open connections. */
     int openConnections();
 
-    /** Closes the connections to providers outside {@code endpoints}. */
-    void retainOnly(Set<Endpoint> endpoints);
+    /**
+     * Closes the connections to providers outside {@code endpoints}; returns whether some were
+     * kept because calls were still in flight on them (to be looked at again later).
+     */
+    boolean retainOnly(Set<Endpoint> endpoints);
 
     /** True on one of this transport's I/O threads, where waiting for an answer would deadlock. */
     boolean isTransportThread();

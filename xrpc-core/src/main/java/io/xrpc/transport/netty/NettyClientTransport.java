@@ -211,10 +211,15 @@ public final class NettyClientTransport implements ClientTransport {
      * that providers which left the registry do not hold sockets and memory forever.
      */
     @Override
-    public void retainOnly(java.util.Set<Endpoint> keep) {
+    public boolean retainOnly(java.util.Set<Endpoint> keep) {
+        boolean busy = false;
         for (java.util.Map.Entry<Endpoint, EndpointPool> e : pools.entrySet()) {
             EndpointPool p = e.getValue();
-            if (keep.contains(e.getKey()) || p.active.get() != 0) {
+            if (keep.contains(e.getKey())) {
+                continue;
+            }
+            if (p.active.get() != 0) {
+                busy = true;
                 continue;
             }
             // Retire first, then look again: a sender that counted itself before seeing the flag
@@ -225,8 +230,10 @@ public final class NettyClientTransport implements ClientTransport {
                 p.close();
             } else {
                 p.retired = false;
+                busy = true;
             }
         }
+        return busy;
     }
 
     /** The event loop of {@code connection}, or any of this client's when there is none yet. */

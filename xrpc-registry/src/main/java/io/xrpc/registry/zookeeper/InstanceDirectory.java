@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.AddWatchMode;
@@ -39,8 +40,12 @@ final class InstanceDirectory {
      * watch and a read; without credentials anyone can add entries, so their number is bounded.
      */
     static final int MAX_APPS_PER_INTERFACE = 64;
-    /** Revisions kept per application beyond those in use (a deploy brings one, a rollback an old one). */
-    private static final int SPARE_REVISIONS = 8;
+    /** Entries of one mapping node looked at per read: beyond them, someone is filling it. */
+    static final int MAX_MAPPING_ENTRIES = 1_000;
+    /** Instances followed per application: about what one 1 MB reply of ZooKeeper can list. */
+    static final int MAX_INSTANCES_PER_APP = 20_000;
+    /** How long a revision that could not be read is not asked for again. */
+    private static final long BAD_REVISION_RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     /** What the directory feeds: one subscription's list. Called on the directory's thread. */
     interface Target {
@@ -48,6 +53,9 @@ final class InstanceDirectory {
 
         /** An instance arrived, or changed what it says of the service. */
         void arrived(ServiceInstance instance);
+
+        /** Many arrived at once (a subscription joining an application already followed): one list published. */
+        void arrivedAll(List<ServiceInstance> instances);
 
         /** An instance left; {@code guarded}: through the shrink guard (false: no longer believed). */
         void departed(Endpoint endpoint, boolean guarded);
@@ -87,7 +95,9 @@ final class InstanceDirectory {
                 MappingWatch m = mappings.computeIfAbsent(t.key().interfaceName(), MappingWatch::new);
                 m.targets.add(t);
                 if (!m.read) {
-                    m.read();
+                    if (connected()) { // else the reconnect reads it: Curator would block here through its retries
+                        m.read();
+                    }
                 } else {
                     for (String a : m.apps) {
                         apps.get(a).attach(t);
@@ -109,11 +119,7 @@ final class InstanceDirectory {
                 return;
             }
             for (String a : m.apps) {
-                AppWatch w = apps.get(a);
-                if (w != null && w.targets.remove(t) && w.targets.isEmpty()) {
-                    apps.remove(a);
-                    w.stop();
-                }
+                unfollow(a, t);
             }
             if (m.targets.isEmpty()) {
                 mappings.remove(m.iface);
@@ -128,6 +134,9 @@ final class InstanceDirectory {
      */
     void resync() {
         thread.execute(() -> {
+            if (!connected()) {
+                return; // a later reconnect comes
+            }
             for (MappingWatch m : new ArrayList<>(mappings.values())) {
                 try {
                     m.read();
@@ -152,6 +161,19 @@ final class InstanceDirectory {
             return thread.submit(() -> apps.values().stream().mapToInt(w -> w.members.size()).sum()).get();
         } catch (Exception e) {
             return -1;
+        }
+    }
+
+    private boolean connected() {
+        return client.getZookeeperClient().isConnected();
+    }
+
+    /** {@code t} no longer follows application {@code a}; nobody following it any more, it is no longer watched. */
+    private void unfollow(String a, Target t) {
+        AppWatch w = apps.get(a);
+        if (w != null && w.targets.remove(t) && w.targets.isEmpty()) {
+            apps.remove(a);
+            w.stop();
         }
     }
 
@@ -183,6 +205,12 @@ final class InstanceDirectory {
             };
         }
 
+        /**
+         * Reads which applications serve the interface, follows the new ones, and stops following
+         * those no longer listed. With credentials an application counts only once its instances
+         * node proves to be written by trusted identities, so entries anyone added cannot crowd
+         * out the real ones.
+         */
         void read() {
             List<String> names;
             try {
@@ -194,6 +222,7 @@ final class InstanceDirectory {
                         read();
                     } else {
                         read = true;
+                        apply(List.of());
                     }
                     return;
                 } catch (Exception e) {
@@ -203,20 +232,25 @@ final class InstanceDirectory {
                 throw new IllegalStateException("cannot read " + path, e);
             }
             read = true;
+            apply(names);
+        }
+
+        private void apply(List<String> names) {
+            Set<String> listed = new LinkedHashSet<>();
+            int looked = 0;
             for (String a : names) {
-                if (this.apps.contains(a) || !validApp(a)) {
-                    continue;
-                }
-                if (this.apps.size() >= MAX_APPS_PER_INTERFACE) {
+                if (listed.size() >= MAX_APPS_PER_INTERFACE || looked++ >= MAX_MAPPING_ENTRIES) {
                     if (!capLogged) {
                         capLogged = true;
-                        log.error("{} lists {} applications serving {}; following the first {} only (is someone"
-                                + " writing the registry who should not? see docs/REGISTRY.md)", path, names.size(),
-                                iface, MAX_APPS_PER_INTERFACE);
+                        log.error("{} lists {} applications serving {}; following {} of them (is someone writing the"
+                                + " registry who should not? see docs/REGISTRY.md)", path, names.size(), iface,
+                                listed.size());
                     }
                     break;
                 }
-                this.apps.add(a);
+                if (!validApp(a)) {
+                    continue;
+                }
                 AppWatch w = InstanceDirectory.this.apps.get(a);
                 if (w == null) {
                     w = new AppWatch(a);
@@ -226,8 +260,31 @@ final class InstanceDirectory {
                     } catch (Exception e) {
                         log.warn("Could not read the instances of application {} yet; read again on reconnecting", a, e);
                     }
+                    if (!w.believed && trust.secured()) {
+                        w.stop(); // not followed, not counted; looked at again on the next read
+                        continue;
+                    }
                     InstanceDirectory.this.apps.put(a, w);
+                } else if (!w.believed && trust.secured()) {
+                    continue;
                 }
+                listed.add(a);
+            }
+            for (String gone : new ArrayList<>(this.apps)) {
+                if (!listed.contains(gone)) {
+                    this.apps.remove(gone);
+                    for (Target t : targets) {
+                        AppWatch w = InstanceDirectory.this.apps.get(gone);
+                        if (w != null) {
+                            w.departAll(t);
+                        }
+                        unfollow(gone, t);
+                    }
+                }
+            }
+            for (String a : listed) {
+                this.apps.add(a);
+                AppWatch w = InstanceDirectory.this.apps.get(a);
                 for (Target t : targets) {
                     w.attach(t);
                 }
@@ -235,16 +292,45 @@ final class InstanceDirectory {
         }
     }
 
+    /**
+     * What the directory knows of one address: the revision it serves, and the names of any other
+     * nodes listing the same address (a revision change in progress: the provider creates the new
+     * node before it deletes the old one; or two processes advertising one address).
+     */
+    private static final class Member {
+        NodeCodec.Revision revision;
+        /** Revisions of other nodes of this address; null (almost always) when there are none. */
+        List<String> others;
+
+        Member(NodeCodec.Revision revision) {
+            this.revision = revision;
+        }
+    }
+
+    /** A revision and how many addresses serve it: dropped when none does. */
+    private static final class Used {
+        final NodeCodec.Revision revision;
+        int count;
+
+        Used(NodeCodec.Revision revision) {
+            this.revision = revision;
+        }
+    }
+
     /** The instances of one application, by address, with the revision each serves. */
     private final class AppWatch {
         final String app;
         final String dir;
-        final Map<Endpoint, NodeCodec.Revision> members = new HashMap<>();
-        final Map<String, NodeCodec.Revision> revisions = new HashMap<>();
+        final Map<Endpoint, Member> members = new HashMap<>();
+        final Map<String, Used> revisions = new HashMap<>();
+        /** Revisions that could not be read, and when (nanoTime): not asked for again for a while. */
+        final Map<String, Long> unreadable = new HashMap<>();
         final List<Target> targets = new ArrayList<>();
         /** Whether the instances node's ACL was found to let only trusted identities add to it. */
         boolean believed;
         long checkedCzxid = -2;
+        int checkedAversion = -2;
+        boolean capLogged;
         final Watcher watcher;
         boolean stopped;
 
@@ -266,7 +352,10 @@ final class InstanceDirectory {
         void stop() {
             stopped = true;
             try {
-                client.watchers().remove(watcher).ofType(Watcher.WatcherType.Any).quietly().inBackground().forPath(dir);
+                // removeAll: removing one watcher only asks the server whether it has the watch.
+                // This directory is the only one to watch the path in this session.
+                client.watchers().removeAll().ofType(Watcher.WatcherType.PersistentRecursive).quietly().inBackground()
+                        .forPath(dir);
             } catch (Exception e) {
                 log.debug("Could not remove the watch on {}", dir, e);
             }
@@ -280,18 +369,34 @@ final class InstanceDirectory {
             if (!believed) {
                 return;
             }
-            for (Map.Entry<Endpoint, NodeCodec.Revision> m : members.entrySet()) {
-                ServiceInstance i = m.getValue().instance(t.key(), m.getKey());
+            List<ServiceInstance> all = new ArrayList<>(members.size());
+            members.forEach((e, m) -> {
+                ServiceInstance i = m.revision.instance(t.key(), e);
                 if (i != null) {
-                    t.arrived(i);
+                    all.add(i);
                 }
+            });
+            if (!all.isEmpty()) {
+                t.arrivedAll(all);
             }
+        }
+
+        /** {@code t} stops following this application: what it had from here leaves its list. */
+        void departAll(Target t) {
+            if (!believed) {
+                return;
+            }
+            members.forEach((e, m) -> {
+                if (m.revision.services().containsKey(t.key())) {
+                    t.departed(e, true);
+                }
+            });
         }
 
         /** Reads the children once and applies what differs from what is known. */
         void resync() throws Exception {
-            List<String> names;
             Stat dirStat = new Stat();
+            List<String> names;
             try {
                 names = client.getChildren().storingStatIn(dirStat).forPath(dir);
             } catch (KeeperException.NoNodeException none) {
@@ -299,34 +404,49 @@ final class InstanceDirectory {
                 dirStat = null;
             }
             checkTrust(dirStat);
-            Map<Endpoint, String> now = new HashMap<>(names.size() * 2);
+            if (!believed) {
+                return; // nothing read of what cannot be attributed
+            }
+            Map<Endpoint, List<String>> now = new HashMap<>(names.size() * 2);
             for (String n : names) {
                 Endpoint e = NodeCodec.instanceEndpoint(n);
                 if (e != null) {
-                    now.put(e, NodeCodec.instanceRevision(n));
+                    now.computeIfAbsent(e, x -> new ArrayList<>(1)).add(NodeCodec.instanceRevision(n));
                 }
             }
             for (Endpoint e : new ArrayList<>(members.keySet())) {
                 if (!now.containsKey(e)) {
-                    remove(e, null);
+                    drop(e);
                 }
             }
-            now.forEach(this::set);
-            revisions.values().removeIf(r -> revisions.size() > SPARE_REVISIONS && !members.containsValue(r));
+            now.forEach((e, revs) -> {
+                Member m = members.get(e);
+                // The one known stays current when it is still there; else any, the rest as others.
+                String current = m != null && revs.contains(m.revision.id()) ? m.revision.id() : revs.get(0);
+                set(e, current);
+                Member after = members.get(e);
+                if (after != null) {
+                    List<String> others = new ArrayList<>(revs);
+                    others.remove(current);
+                    after.others = others.isEmpty() ? null : others;
+                }
+            });
         }
 
         /**
          * With credentials, believes the instances only when the node's ACL lets nobody else add to
-         * it; checked again when the node is made anew (a new czxid).
+         * it; checked again when the node is made anew or its ACL changes.
          */
         private void checkTrust(Stat dirStat) throws Exception {
-            if (!trust.secured() || dirStat == null || dirStat.getCzxid() == checkedCzxid) {
+            if (!trust.secured() || dirStat == null
+                    || dirStat.getCzxid() == checkedCzxid && dirStat.getAversion() == checkedAversion) {
                 return;
             }
             Stat st = new Stat();
             List<org.apache.zookeeper.data.ACL> acl = client.getACL().storingStatIn(st).forPath(dir);
             boolean now = trust.believe(acl, st);
             checkedCzxid = st.getCzxid();
+            checkedAversion = st.getAversion();
             if (now == believed) {
                 return;
             }
@@ -336,35 +456,32 @@ final class InstanceDirectory {
                         + " since it was made) does not prove that only {} wrote there. A provider with these"
                         + " credentials makes it anew when it registers (docs/REGISTRY.md)", app, dir,
                         ZookeeperAcl.describe(acl), st.getAversion(), trust.identity());
-            }
-            members.forEach((e, r) -> {
-                for (Target t : targets) {
-                    ServiceInstance i = r.instance(t.key(), e);
-                    if (i == null) {
-                        continue;
-                    }
-                    if (now) {
-                        t.arrived(i);
-                    } else {
-                        t.departed(e, false);
+                for (Endpoint e : new ArrayList<>(members.keySet())) {
+                    Member m = members.remove(e);
+                    release(m.revision);
+                    for (Target t : targets) {
+                        if (m.revision.services().containsKey(t.key())) {
+                            t.departed(e, false);
+                        }
                     }
                 }
-            });
+            }
         }
 
-        void onEvent(WatchedEvent event) throws RuntimeException {
+        void onEvent(WatchedEvent event) {
             String p = event.getPath();
             if (p == null || event.getType() == Watcher.Event.EventType.None) {
                 return;
             }
             try {
                 if (p.equals(dir)) {
-                    if (event.getType() != Watcher.Event.EventType.NodeDataChanged) {
+                    if (event.getType() != Watcher.Event.EventType.NodeDataChanged && connected()) {
                         resync(); // made anew, or removed: its ACL and children again
                     }
                     return;
                 }
-                if (!p.startsWith(dir) || p.charAt(dir.length()) != '/' || p.indexOf('/', dir.length() + 1) >= 0) {
+                if (!believed || !p.startsWith(dir) || p.length() <= dir.length() || p.charAt(dir.length()) != '/'
+                        || p.indexOf('/', dir.length() + 1) >= 0) {
                     return;
                 }
                 String name = p.substring(dir.length() + 1);
@@ -372,10 +489,20 @@ final class InstanceDirectory {
                 if (e == null) {
                     return;
                 }
+                String revision = NodeCodec.instanceRevision(name);
                 if (event.getType() == Watcher.Event.EventType.NodeCreated) {
-                    set(e, NodeCodec.instanceRevision(name));
+                    Member m = members.get(e);
+                    String before = m == null ? null : m.revision.id();
+                    set(e, revision);
+                    if (before != null && !before.equals(revision) && m.revision.id().equals(revision)) {
+                        // The newest node of the address is current; the older stays known until deleted.
+                        if (m.others == null) {
+                            m.others = new ArrayList<>(1);
+                        }
+                        m.others.add(before);
+                    }
                 } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-                    remove(e, NodeCodec.instanceRevision(name));
+                    deleted(e, revision);
                 }
             } catch (Exception ex) {
                 log.warn("Could not apply {} {} yet; read again on reconnecting", event.getType(), p, ex);
@@ -384,20 +511,27 @@ final class InstanceDirectory {
 
         /** {@code e} serves {@code revision} now. */
         private void set(Endpoint e, String revision) {
-            NodeCodec.Revision old = members.get(e);
-            if (old != null && old.id().equals(revision)) {
+            Member m = members.get(e);
+            if (m != null && m.revision.id().equals(revision)) {
+                return;
+            }
+            if (m == null && members.size() >= MAX_INSTANCES_PER_APP) {
+                if (!capLogged) {
+                    capLogged = true;
+                    log.error("Application {} lists more than {} instances; ignoring the rest", app, MAX_INSTANCES_PER_APP);
+                }
                 return;
             }
             NodeCodec.Revision r = revision(revision);
             if (r == null) {
-                if (old != null) {
-                    remove(e, null);
-                }
-                return;
+                return; // unreadable: the address keeps what it served, or stays unknown
             }
-            members.put(e, r);
-            if (!believed) {
-                return;
+            NodeCodec.Revision old = m == null ? null : m.revision;
+            if (m == null) {
+                members.put(e, new Member(r));
+            } else {
+                m.revision = r;
+                release(old);
             }
             for (Target t : targets) {
                 ServiceInstance i = r.instance(t.key(), e);
@@ -409,41 +543,79 @@ final class InstanceDirectory {
             }
         }
 
-        /** {@code e} left; {@code revision}: only if it is still the one known (null: whatever it is). */
-        private void remove(Endpoint e, String revision) {
-            NodeCodec.Revision r = members.get(e);
-            if (r == null || revision != null && !r.id().equals(revision)) {
-                return; // an older node of an instance that moved to a new revision
-            }
-            members.remove(e);
-            if (!believed) {
+        /** The node of {@code e} at {@code revision} was deleted: another node of the address takes over, or it left. */
+        private void deleted(Endpoint e, String revision) {
+            Member m = members.get(e);
+            if (m == null) {
                 return;
             }
+            if (!m.revision.id().equals(revision)) {
+                if (m.others != null && m.others.remove(revision) && m.others.isEmpty()) {
+                    m.others = null; // the older node of a revision change: nothing changes for consumers
+                }
+                return;
+            }
+            if (m.others != null) {
+                String next = m.others.remove(m.others.size() - 1);
+                if (m.others.isEmpty()) {
+                    m.others = null;
+                }
+                set(e, next);
+                if (members.get(e) == m && m.revision.id().equals(next)) {
+                    return;
+                }
+            }
+            drop(e);
+        }
+
+        /** {@code e} left. */
+        private void drop(Endpoint e) {
+            Member m = members.remove(e);
+            if (m == null) {
+                return;
+            }
+            release(m.revision);
             for (Target t : targets) {
-                if (r.services().containsKey(t.key())) {
+                if (m.revision.services().containsKey(t.key())) {
                     t.departed(e, true);
                 }
             }
         }
 
-        /** The revision's services: read once, then from memory; null when unreadable (logged). */
+        private void release(NodeCodec.Revision r) {
+            Used u = revisions.get(r.id());
+            if (u != null && --u.count <= 0) {
+                revisions.remove(r.id());
+            }
+        }
+
+        /** The revision's services, counted as used once more: read once, then from memory; null when unreadable. */
         private NodeCodec.Revision revision(String id) {
-            NodeCodec.Revision r = revisions.get(id);
-            if (r != null) {
-                return r;
+            Used u = revisions.get(id);
+            if (u == null) {
+                Long failed = unreadable.get(id);
+                if (failed != null && System.nanoTime() - failed < BAD_REVISION_RETRY_NANOS) {
+                    return null;
+                }
+                String path = NodeCodec.revisionPath(root, app, id);
+                try {
+                    u = new Used(NodeCodec.decodeRevision(id, client.getData().forPath(path)));
+                    unreadable.remove(id);
+                } catch (Exception e) {
+                    if (unreadable.size() > 1_000) {
+                        unreadable.clear();
+                    }
+                    if (unreadable.put(id, System.nanoTime()) == null) {
+                        log.error("Ignoring instances of {} at revision {}: {} is {} (asked again in 30 s at the"
+                                + " earliest)", app, id, path, e instanceof KeeperException.NoNodeException
+                                ? "missing" : "unreadable: " + e.getMessage());
+                    }
+                    return null;
+                }
+                revisions.put(id, u);
             }
-            String path = NodeCodec.revisionPath(root, app, id);
-            try {
-                r = NodeCodec.decodeRevision(id, client.getData().forPath(path));
-            } catch (KeeperException.NoNodeException none) {
-                log.warn("Ignoring instances of {} at revision {}: {} does not exist", app, id, path);
-                return null;
-            } catch (Exception e) {
-                log.error("Ignoring instances of {} at revision {}: {} is unreadable ({})", app, id, path, e.getMessage());
-                return null;
-            }
-            revisions.put(id, r);
-            return r;
+            u.count++;
+            return u.revision;
         }
     }
 }

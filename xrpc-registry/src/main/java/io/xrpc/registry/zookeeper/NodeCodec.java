@@ -18,7 +18,7 @@ import java.util.Map;
  * EPHEMERAL node whose name says everything a consumer needs of it; {@code
  * {root}/apps/{app}/revisions/{revision}}, the services of that revision, one per line as a query
  * string such as {@code service=com.acme.Orders&group=blue&version=1.0&weight=100}, the revision
- * being the first 16 hex digits of the SHA-256 of those lines (so a consumer can check what it
+ * being the first 32 hex digits (128 bits) of the SHA-256 of those lines (so a consumer can check what it
  * reads); {@code {root}/mapping/{interface}/{app}}, which applications serve an interface.
  *
  * <p>Per service: {@code {root}/{interface}/{group}/{version}/providers/{host:port}}, an empty
@@ -102,11 +102,20 @@ final class NodeCodec {
         return endpoint + "@" + revision;
     }
 
+    /** Hex digits of a revision. */
+    static final int REVISION_LENGTH = 32;
+
     /** The address part of an instance node's name; {@code null} when it is not one. */
     static Endpoint instanceEndpoint(String name) {
         int at = name.lastIndexOf('@');
-        if (at <= 0 || at != name.length() - 17) {
+        if (at <= 0 || at != name.length() - REVISION_LENGTH - 1) {
             return null;
+        }
+        for (int i = at + 1; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return null;
+            }
         }
         try {
             return Endpoint.parse(name.substring(0, at));
@@ -117,7 +126,7 @@ final class NodeCodec {
 
     /** The revision part of an instance node's name (valid only when {@link #instanceEndpoint} is not null). */
     static String instanceRevision(String name) {
-        return name.substring(name.length() - 16);
+        return name.substring(name.length() - REVISION_LENGTH);
     }
 
     /**
@@ -135,11 +144,11 @@ final class NodeCodec {
         return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The revision of {@code content}: 16 hex digits of its SHA-256. */
+    /** The revision of {@code content}: 32 hex digits of its SHA-256. */
     static String revisionOf(byte[] content) {
         try {
             byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(content);
-            return java.util.HexFormat.of().formatHex(d, 0, 8);
+            return java.util.HexFormat.of().formatHex(d, 0, REVISION_LENGTH / 2);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e); // every JDK has SHA-256
         }

@@ -121,6 +121,7 @@ public final class ZookeeperRegistry implements Registry {
     private final Map<String, java.util.Set<String>> revisionInterfaces = new ConcurrentHashMap<>();
     /** Revisions known to be in ZooKeeper with their mapping entries, this session. */
     private final java.util.Set<String> writtenRevisions = ConcurrentHashMap.newKeySet();
+    private final Object instanceUpdates = new Object();
 
     /** Without credentials: see {@link #ZookeeperRegistry(ZookeeperSettings, String, String, String, Runnable)}. */
     public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
@@ -413,6 +414,14 @@ public final class ZookeeperRegistry implements Registry {
      * changed (the old node deleted), none when it serves nothing.
      */
     private void updateInstance(io.xrpc.common.Endpoint e) {
+        // One update at a time, computing and writing: a stop racing an unexport must not leave
+        // the node of a revision nobody holds any more.
+        synchronized (instanceUpdates) {
+            updateInstanceLocked(e);
+        }
+    }
+
+    private void updateInstanceLocked(io.xrpc.common.Endpoint e) {
         String oldNode;
         String node;
         synchronized (served) {
@@ -435,12 +444,22 @@ public final class ZookeeperRegistry implements Registry {
                 }
                 instanceNodes.put(e, node);
             }
+            // Keep only the revisions of the nodes registered now.
+            java.util.Set<String> used = new java.util.HashSet<>();
+            instanceNodes.values().forEach(n -> used.add(NodeCodec.instanceRevision(n)));
+            revisionContents.keySet().retainAll(used);
+            revisionInterfaces.keySet().retainAll(used);
         }
-        if (oldNode != null) {
-            unregisterNode(oldNode);
-        }
-        if (node != null) {
-            registerNode(node, new byte[0]);
+        // The new node first: a consumer that sees it takes the address's new revision, and the
+        // old node's deletion after it no longer concerns the address (no departure, no flap).
+        try {
+            if (node != null) {
+                registerNode(node, new byte[0]);
+            }
+        } finally {
+            if (oldNode != null) {
+                unregisterNode(oldNode);
+            }
         }
     }
 
@@ -566,21 +585,73 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         String path = NodeCodec.revisionPath(root, application, revision);
-        if (client.checkExists().forPath(path) == null) {
+        byte[] there;
+        try {
+            there = client.getData().forPath(path);
+        } catch (KeeperException.NoNodeException none) {
+            there = null;
+        }
+        if (!java.util.Arrays.equals(there, content)) {
             for (String iface : revisionInterfaces.getOrDefault(revision, java.util.Set.of())) {
+                writeMapping(iface);
+            }
+            if (there == null) {
                 try {
-                    client.create().creatingParentsIfNeeded().forPath(NodeCodec.mappingPath(root, iface) + "/" + application);
+                    client.create().creatingParentsIfNeeded().forPath(path, content);
                 } catch (KeeperException.NodeExistsException exists) {
-                    // another instance of the application wrote it
+                    // another instance of the same revision wrote it
                 }
+            } else {
+                // Other bytes under this revision's name: consumers would not believe it (it does not hash to its name).
+                log.warn("{} held content that is not its revision's; writing it again", path);
+                client.setData().forPath(path, content);
             }
-            try {
-                client.create().creatingParentsIfNeeded().forPath(path, content);
-            } catch (KeeperException.NodeExistsException exists) {
-                // another instance of the same revision wrote it
-            }
+            closeOpenNode(path.substring(0, path.lastIndexOf('/')));
         }
         writtenRevisions.add(revision);
+    }
+
+    /**
+     * Adds this application to the interface's mapping. A mapping made by another identity (another
+     * team serving the same interface) may refuse it: consumers then do not find this application
+     * through that interface, which is said, but its other services still register.
+     */
+    private void writeMapping(String iface) throws Exception {
+        String node = NodeCodec.mappingPath(root, iface);
+        try {
+            client.create().creatingParentsIfNeeded().forPath(node + "/" + application);
+        } catch (KeeperException.NodeExistsException exists) {
+            // another instance of the application wrote it
+        } catch (KeeperException.NoAuthException refused) {
+            log.error("{} may not add application {} to {} (its ACL is another identity's): consumers will not find"
+                    + " {} of this application; see docs/REGISTRY.md", identity, application, node, iface);
+            return;
+        }
+        closeOpenNode(node);
+    }
+
+    /** With credentials: a node anyone may add children to gets this registry's ACL (said once per node). */
+    private void closeOpenNode(String path) throws Exception {
+        if (!secured || closedPaths.contains(path)) {
+            return;
+        }
+        List<org.apache.zookeeper.data.ACL> current;
+        try {
+            current = client.getACL().forPath(path);
+        } catch (KeeperException.NoNodeException gone) {
+            return;
+        }
+        if (ZookeeperAcl.anyoneMayCreate(current)) {
+            try {
+                client.setACL().withACL(acl).forPath(path);
+                log.warn("{} let anyone add nodes ({}); set to {}", path, ZookeeperAcl.describe(current),
+                        ZookeeperAcl.describe(acl));
+            } catch (KeeperException.NoAuthException e) {
+                log.error("{} lets anyone add nodes ({}) and {} may not change its ACL", path,
+                        ZookeeperAcl.describe(current), identity);
+            }
+        }
+        closedPaths.add(path);
     }
 
     /**
@@ -1050,6 +1121,7 @@ public final class ZookeeperRegistry implements Registry {
             if (!believed) {
                 releaseHeld();
                 listed = NONE;
+                index();
                 emit(List.of(), graceOver, true);
                 return;
             }
@@ -1071,18 +1143,23 @@ public final class ZookeeperRegistry implements Registry {
                 guard(departed, listed.length);
             }
             listed = next.toArray(NONE);
+            index();
             emit(withHeld(), graceOver, true);
         }
 
-        /** One instance arrived or changed (the instance directory): O(list) array work, no read. */
+        /**
+         * One instance arrived or changed (the instance directory): found through {@link #slots},
+         * then one array copy for the published list; no read, no map rebuilt.
+         */
         @Override
         public synchronized void arrived(ServiceInstance i) {
             if (closedSub) {
                 return;
             }
-            int at = indexOf(i.endpoint());
+            int slot = slotOf(i.endpoint());
             ServiceInstance[] next;
-            if (at >= 0) {
+            if (slot >= 0) {
+                int at = slots[slot];
                 if (listed[at].equals(i)) {
                     return;
                 }
@@ -1091,6 +1168,12 @@ public final class ZookeeperRegistry implements Registry {
             } else {
                 next = java.util.Arrays.copyOf(listed, listed.length + 1);
                 next[listed.length] = i;
+                if ((next.length << 2) > slots.length * 3) {
+                    listed = next;
+                    index(); // grown past three quarters: a table twice the size
+                } else {
+                    slots[-slot - 1] = listed.length;
+                }
             }
             if (held.remove(i.endpoint()) != null && held.isEmpty()) {
                 heldGone();
@@ -1100,17 +1183,55 @@ public final class ZookeeperRegistry implements Registry {
             emit(withHeld(), false, false);
         }
 
-        /** One instance left (the instance directory); {@code guarded}: the shrink guard may keep it. */
+        /** Many arrived at once: applied together, published once. O(list + arrivals). */
         @Override
-        public synchronized void departed(io.xrpc.common.Endpoint e, boolean guarded) {
-            int at = closedSub ? -1 : indexOf(e);
-            if (at < 0) {
+        public synchronized void arrivedAll(List<ServiceInstance> all) {
+            if (closedSub) {
                 return;
             }
+            ServiceInstance[] next = java.util.Arrays.copyOf(listed, listed.length + all.size());
+            int n = listed.length;
+            java.util.Map<io.xrpc.common.Endpoint, Integer> added = new java.util.HashMap<>();
+            for (ServiceInstance i : all) {
+                int slot = slotOf(i.endpoint());
+                Integer again = added.get(i.endpoint());
+                if (slot >= 0) {
+                    next[slots[slot]] = i;
+                } else if (again != null) {
+                    next[again] = i;
+                } else {
+                    added.put(i.endpoint(), n);
+                    next[n++] = i;
+                }
+                if (held.remove(i.endpoint()) != null && held.isEmpty()) {
+                    heldGone();
+                }
+                windowGone.remove(i.endpoint());
+            }
+            listed = n == next.length ? next : java.util.Arrays.copyOf(next, n);
+            index();
+            emit(withHeld(), false, true);
+        }
+
+        /**
+         * One instance left (the instance directory); {@code guarded}: the shrink guard may keep it.
+         * The last entry takes its place, so the copy is the only work that grows with the list.
+         */
+        @Override
+        public synchronized void departed(io.xrpc.common.Endpoint e, boolean guarded) {
+            int slot = closedSub ? -1 : slotOf(e);
+            if (slot < 0) {
+                return;
+            }
+            int at = slots[slot];
+            int last = listed.length - 1;
             ServiceInstance gone = listed[at];
-            ServiceInstance[] next = new ServiceInstance[listed.length - 1];
-            System.arraycopy(listed, 0, next, 0, at);
-            System.arraycopy(listed, at + 1, next, at, next.length - at);
+            ServiceInstance[] next = java.util.Arrays.copyOf(listed, last);
+            deleteSlot(slot);
+            if (at != last) {
+                next[at] = listed[last];
+                slots[slotOf(listed[last].endpoint())] = at;
+            }
             int before = listed.length;
             listed = next;
             if (guarded && shrinkGuard > 0) {
@@ -1121,14 +1242,64 @@ public final class ZookeeperRegistry implements Registry {
             emit(withHeld(), false, false);
         }
 
-        private int indexOf(io.xrpc.common.Endpoint e) {
-            ServiceInstance[] l = listed;
-            for (int i = l.length - 1; i >= 0; i--) {
-                if (l[i].endpoint().equals(e)) {
-                    return i;
+        /**
+         * Where each address is in {@link #listed}: an open-addressing table of positions (-1:
+         * empty), at most three quarters full, about 8 bytes per provider. Guarded by this.
+         */
+        private int[] slots = emptySlots(16);
+
+        private static int[] emptySlots(int n) {
+            int[] t = new int[n];
+            java.util.Arrays.fill(t, -1);
+            return t;
+        }
+
+        private int home(io.xrpc.common.Endpoint e) {
+            int h = e.hashCode();
+            return (h ^ (h >>> 16)) & (slots.length - 1);
+        }
+
+        /** The slot holding {@code e}'s position, or {@code -(free slot) - 1} when it is not listed. */
+        private int slotOf(io.xrpc.common.Endpoint e) {
+            int mask = slots.length - 1;
+            for (int h = home(e); ; h = (h + 1) & mask) {
+                int at = slots[h];
+                if (at < 0) {
+                    return -h - 1;
+                }
+                if (listed[at].endpoint().equals(e)) {
+                    return h;
                 }
             }
-            return -1;
+        }
+
+        /** Empties slot {@code i}, moving back the entries after it that would no longer be found. */
+        private void deleteSlot(int i) {
+            int mask = slots.length - 1;
+            for (int j = (i + 1) & mask; slots[j] >= 0; j = (j + 1) & mask) {
+                int k = home(listed[slots[j]].endpoint());
+                boolean stays = i <= j ? i < k && k <= j : i < k || k <= j;
+                if (!stays) {
+                    slots[i] = slots[j];
+                    i = j;
+                }
+            }
+            slots[i] = -1;
+        }
+
+        /** Builds {@link #slots} for {@link #listed} anew. */
+        private void index() {
+            int size = 16;
+            while (size * 3 < (listed.length << 2)) {
+                size <<= 1;
+            }
+            slots = emptySlots(size);
+            for (int at = 0; at < listed.length; at++) {
+                int s = slotOf(listed[at].endpoint());
+                if (s < 0) {
+                    slots[-s - 1] = at;
+                }
+            }
         }
 
         /**

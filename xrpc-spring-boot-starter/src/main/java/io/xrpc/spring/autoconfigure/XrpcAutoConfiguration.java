@@ -41,7 +41,7 @@ public class XrpcAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(Registry.class)
     @ConditionalOnExpression("!'${xrpc.registry.address:}'.isBlank()")
-    public Registry xrpcRegistry(XrpcProperties properties) {
+    public Registry xrpcRegistry(XrpcProperties properties, org.springframework.core.env.Environment environment) {
         XrpcProperties.Registry r = properties.registry();
         RegistryConfig.Builder b;
         try {
@@ -64,6 +64,15 @@ public class XrpcAutoConfiguration {
             typed.put(RegistryConfig.SHRINK_GUARD, Double.toString(r.shrinkGuard()));
             typed.put(RegistryConfig.SHRINK_GUARD_WINDOW, r.shrinkGuardWindow().toString());
             typed.put(RegistryConfig.ACL, r.acl());
+            typed.put(RegistryConfig.MODE, r.mode());
+            // spring.application.name as a node name: what ZooKeeper paths cannot hold becomes '-'.
+            String application = !r.application().isBlank() ? r.application()
+                    : environment.getProperty("spring.application.name", "").replaceAll("[^A-Za-z0-9._-]", "-")
+                            .replaceFirst("^\\.", "-");
+            application = application.substring(0, Math.min(100, application.length()));
+            if (!application.isBlank()) {
+                typed.put(RegistryConfig.APPLICATION, application);
+            }
             if (fromAddress.scheme().equals("embedded") && r.embeddedPort() != null) {
                 typed.put(RegistryConfig.EMBEDDED_PORT, r.embeddedPort().toString());
             }

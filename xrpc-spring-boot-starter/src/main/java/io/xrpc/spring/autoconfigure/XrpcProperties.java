@@ -100,6 +100,11 @@ public record XrpcProperties(
      * @param password       Password of the registry user; never logged or shown.
      * @param acl            ACL of the nodes XRpc creates (ZooKeeper): auto (creator-all and read for everyone
      *                       with a user, open without), open, or entries such as auth::cdrwa,world:anyone:r.
+     * @param mode           How providers register and consumers read (ZooKeeper): instance (one node per
+     *                       provider process, followed change by change), interface (one node per service, the
+     *                       layout of XRpc 0.1), or all (write both, read the union; for moving a fleet over).
+     * @param application    Application this process's providers register under (ZooKeeper, mode instance or
+     *                       all). Empty: spring.application.name, else default.
      */
     public record Registry(
             @DefaultValue("") String address,
@@ -113,7 +118,9 @@ public record XrpcProperties(
             @DefaultValue("30s") Duration shrinkGuardWindow,
             @DefaultValue("") String username,
             @DefaultValue("") String password,
-            @DefaultValue("auto") String acl) {
+            @DefaultValue("auto") String acl,
+            @DefaultValue("instance") String mode,
+            @DefaultValue("") String application) {
 
         public Registry {
             // in the order given, as RegistryConfig keeps them

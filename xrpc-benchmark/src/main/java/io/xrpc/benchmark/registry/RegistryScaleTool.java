@@ -1,0 +1,483 @@
+package io.xrpc.benchmark.registry;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.registry.zookeeper.ZookeeperRegistry;
+import io.xrpc.registry.zookeeper.ZookeeperSettings;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Discovery at scale, measured: a real ZooKeeper ensemble of separate JVMs, P provider instances
+ * each with its own session registering S services (in a JVM of their own), and C consumers each
+ * with its own session following all S (in this JVM, which does nothing else while measuring).
+ * Reports the registry's size ({@code mntr}), how long a consumer takes to subscribe, how long a
+ * joining or leaving instance takes to reach every consumer, the consumers' CPU per join, their
+ * heap, and what a leader kill does to their lists.
+ *
+ * <pre>
+ * java -cp xrpc-benchmark/target/benchmarks.jar io.xrpc.benchmark.registry.RegistryScaleTool \
+ *     --instances 500,2000 --services 20 --consumers 50 --storm
+ * </pre>
+ */
+@Command(name = "registry-scale", mixinStandardHelpOptions = true,
+        description = "Measures ZooKeeper discovery with P instances x S services x C consumers.")
+public final class RegistryScaleTool implements java.util.concurrent.Callable<List<RegistryScaleTool.Row>> {
+
+    @Option(names = "--instances", split = ",", defaultValue = "500", description = "provider instances, one run each")
+    List<Integer> instances;
+    @Option(names = "--services", defaultValue = "20", description = "services per instance")
+    int services;
+    @Option(names = "--consumers", defaultValue = "50", description = "consumers, each following every service")
+    int consumers;
+    @Option(names = "--joins", defaultValue = "20", description = "instances joining (then leaving) one at a time")
+    int joins;
+    @Option(names = "--warmup-joins", defaultValue = "30",
+            description = "instances joining and leaving before measuring (the JIT compiles the paths first)")
+    int warmupJoins;
+    @Option(names = "--mode", defaultValue = "instance", description = "registry layout: instance, interface or all")
+    String mode;
+    @Option(names = "--storm", description = "kill the ZooKeeper leader, start it again, and watch the lists")
+    boolean storm;
+    @Option(names = "--storm-watch", defaultValue = "60",
+            description = "seconds the lists are watched after the leader kill")
+    int stormWatch;
+    @Option(names = "--session-timeout", defaultValue = "30", description = "seconds")
+    int sessionTimeout;
+    @Option(names = "--provider-heap", defaultValue = "6g")
+    String providerHeap;
+    @Option(names = "--zk-heap", defaultValue = "1g")
+    String zkHeap;
+    @Option(names = "--out", defaultValue = "target/registry-scale", description = "results.json and results.md go here")
+    Path out;
+    @Option(names = "--quiet", description = "no progress lines")
+    boolean quiet;
+
+    /** One size's figures. Times in milliseconds, CPU in microseconds, heap in bytes. */
+    public record Row(String mode, int instances, int services, int consumers, long znodes, long watches,
+                      long dataBytes, long connections, double subscribeP50, double subscribeP99,
+                      double joinP50, double joinP99, double joinMax, double leaveP50, double leaveP99,
+                      double leaveMax, int joinsUnseen, double cpuMicrosPerJoin, double cpuMicrosPerLeave,
+                      long heapPerConsumer, Storm storm) {
+    }
+
+    /** A leader kill: how long until a leader answered, the smallest list seen and how long until whole. */
+    public record Storm(long electionMillis, int minListSize, int listsBelowTrueSize, long wholeAfterMillis) {
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        System.exit(new CommandLine(new RegistryScaleTool()).execute(args));
+    }
+
+    /** Runs with {@code args} and returns the rows (for tests). */
+    public static List<Row> run(String... args) throws Exception {
+        RegistryScaleTool t = new RegistryScaleTool();
+        new CommandLine(t).parseArgs(args);
+        return t.call();
+    }
+
+    @Override
+    public List<Row> call() throws Exception {
+        ZookeeperSettings.Mode m = ZookeeperSettings.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT));
+        List<Row> rows = new ArrayList<>();
+        for (int p : instances) {
+            rows.add(measure(m, p));
+            write(rows);
+        }
+        System.out.println(markdown(rows));
+        return rows;
+    }
+
+    private void progress(String format, Object... args) {
+        if (!quiet) {
+            System.out.printf("[registry-scale] " + format + "%n", args);
+        }
+    }
+
+    private Row measure(ZookeeperSettings.Mode m, int p) throws Exception {
+        Path dir = Files.createTempDirectory("xrpc-registry-scale");
+        try (Ensemble zk = new Ensemble(dir, 3, List.of("-Xmx" + zkHeap, "-XX:+UseSerialGC"))) {
+            zk.awaitQuorum(120_000);
+            progress("%s x %d x %d, mode %s: ensemble %s up", p, services, consumers, m, zk.connectString());
+            try (Fleet fleet = new Fleet(zk.connectString(), m)) {
+                long started = Long.parseLong(fleet.send("start " + p).split(" ")[1]);
+                progress("%d instances registered in %d ms", p, started);
+                ZookeeperSettings settings = ZookeeperSettings.defaults().withMode(m, "consumer")
+                        .withSessionTimeout(Duration.ofSeconds(sessionTimeout)).withConnectTimeout(Duration.ofMinutes(5));
+                long heapBefore = usedHeapAfterGc();
+                List<Consumer> cs = new ArrayList<>();
+                double[] subscribe = new double[consumers];
+                ExecutorService pool = Executors.newFixedThreadPool(4);
+                List<Future<Consumer>> made = new ArrayList<>();
+                for (int c = 0; c < consumers; c++) {
+                    int id = c;
+                    made.add(pool.submit(() -> {
+                        ZookeeperRegistry r = new ZookeeperRegistry(settings, zk.connectString(), null);
+                        long t = System.nanoTime();
+                        Consumer consumer = new Consumer(r, services, p);
+                        subscribe[id] = (System.nanoTime() - t) / 1e6;
+                        return consumer;
+                    }));
+                }
+                for (Future<Consumer> f : made) {
+                    cs.add(f.get());
+                }
+                pool.shutdown();
+                for (Consumer c : cs) {
+                    c.awaitAll(p, 120_000);
+                }
+                long heapPerConsumer = (usedHeapAfterGc() - heapBefore) / consumers;
+                Map<String, String> mntr = zk.mntr(zk.leader());
+                long watches = 0;
+                long connections = 0;
+                for (int i = 0; i < zk.size(); i++) { // each server counts its own sessions' watches
+                    Map<String, String> own = zk.mntr(i);
+                    watches += num(own, "zk_watch_count");
+                    connections += num(own, "zk_num_alive_connections");
+                }
+                progress("%d consumers subscribed; %s znodes, %d watches", consumers, mntr.get("zk_znode_count"), watches);
+
+                for (int j = 0; j < warmupJoins; j++) {
+                    int k = p + joins + j;
+                    propagate(cs, p + 1, () -> fleet.send("join " + k), new ArrayList<>());
+                    propagate(cs, p, () -> fleet.send("leave " + k), new ArrayList<>());
+                }
+                long idleCpu = idleCpu(Duration.ofSeconds(2)); // per second of doing nothing
+                List<Double> joinMs = new ArrayList<>();
+                List<Double> leaveMs = new ArrayList<>();
+                int unseen = 0;
+                long cpu = 0;
+                long wall = 0;
+                for (int j = 0; j < joins; j++) {
+                    long c0 = cpuNanos();
+                    long w0 = System.nanoTime();
+                    int k = p + j;
+                    unseen += propagate(cs, k + 1, () -> fleet.send("join " + k), joinMs);
+                    cpu += cpuNanos() - c0;
+                    wall += System.nanoTime() - w0;
+                }
+                double cpuPerJoin = Math.max(0, cpu - idleCpu * wall / 1e9) / 1e3 / joins / consumers;
+                cpu = 0;
+                wall = 0;
+                for (int j = 0; j < joins; j++) {
+                    long c0 = cpuNanos();
+                    long w0 = System.nanoTime();
+                    int k = p + j;
+                    unseen += propagate(cs, p + joins - 1 - j, () -> fleet.send("leave " + k), leaveMs);
+                    cpu += cpuNanos() - c0;
+                    wall += System.nanoTime() - w0;
+                }
+                double cpuPerLeave = Math.max(0, cpu - idleCpu * wall / 1e9) / 1e3 / joins / consumers;
+                progress("joins p50 %.0f ms, p99 %.0f ms; %.0f us CPU per join per consumer", pct(joinMs, 50),
+                        pct(joinMs, 99), cpuPerJoin);
+                Storm s = storm ? storm(zk, cs, p) : null;
+                Row row = new Row(m.name().toLowerCase(java.util.Locale.ROOT), p, services, consumers,
+                        num(mntr, "zk_znode_count"), watches, num(mntr, "zk_approximate_data_size"),
+                        connections, pct(subscribe, 50), pct(subscribe, 99),
+                        pct(joinMs, 50), pct(joinMs, 99), max(joinMs), pct(leaveMs, 50), pct(leaveMs, 99), max(leaveMs),
+                        unseen, cpuPerJoin, cpuPerLeave, heapPerConsumer, s);
+                cs.parallelStream().forEach(c -> c.registry.close());
+                return row;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} and waits until every consumer's every list has {@code size} providers;
+     * adds each consumer's delay (ms) to {@code delays}; returns how many did not within 60 s.
+     */
+    private int propagate(List<Consumer> cs, int size, ThrowingRunnable action, List<Double> delays) throws Exception {
+        CountDownLatch all = new CountDownLatch(cs.size());
+        for (Consumer c : cs) {
+            c.expect(size, all);
+        }
+        long t0 = System.nanoTime();
+        action.run();
+        boolean done = all.await(60, TimeUnit.SECONDS);
+        int unseen = 0;
+        for (Consumer c : cs) {
+            long seen = c.seenAt;
+            if (seen == 0) {
+                unseen++;
+            } else {
+                delays.add((seen - t0) / 1e6);
+            }
+        }
+        if (!done) {
+            progress("%d consumers did not see %d providers within 60 s", unseen, size);
+        }
+        return unseen;
+    }
+
+    /** Kills the leader, starts it again after 5 s, and watches every list for {@link #stormWatch} seconds. */
+    private Storm storm(Ensemble zk, List<Consumer> cs, int p) throws Exception {
+        for (Consumer c : cs) {
+            c.trackMinimum();
+        }
+        int leader = zk.leader();
+        long t0 = System.nanoTime();
+        zk.kill(leader);
+        long elected = -1;
+        while (System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(120)) {
+            if (zk.leader() >= 0) {
+                elected = (System.nanoTime() - t0) / 1_000_000;
+                break;
+            }
+            Thread.sleep(50);
+        }
+        Thread.sleep(Math.max(0, 5_000 - (System.nanoTime() - t0) / 1_000_000));
+        zk.start(leader);
+        long wholeAt = -1;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(stormWatch);
+        while (System.nanoTime() < end) {
+            boolean whole = true;
+            for (Consumer c : cs) {
+                whole &= c.allAt(p);
+            }
+            if (whole && wholeAt < 0 && cs.stream().anyMatch(c -> c.minimum.get() < p)) {
+                wholeAt = (System.nanoTime() - t0) / 1_000_000;
+            }
+            Thread.sleep(200);
+        }
+        int min = Integer.MAX_VALUE;
+        int below = 0;
+        for (Consumer c : cs) {
+            min = Math.min(min, c.minimum.get());
+            below += c.below.get();
+        }
+        zk.awaitQuorum(120_000);
+        progress("storm: leader %d killed, a leader again after %d ms; smallest list %d of %d; %d lists below;"
+                + " whole after %d ms", leader + 1, elected, min, p, below, wholeAt);
+        return new Storm(elected, min, below, min < p ? wholeAt : 0);
+    }
+
+    /** The CPU this JVM uses per second while idle (ZooKeeper pings, timers). */
+    private static long idleCpu(Duration d) throws InterruptedException {
+        long c0 = cpuNanos();
+        long w0 = System.nanoTime();
+        Thread.sleep(d.toMillis());
+        return (long) ((cpuNanos() - c0) * 1e9 / (System.nanoTime() - w0));
+    }
+
+    private static long cpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
+    private static long usedHeapAfterGc() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static long num(Map<String, String> m, String key) {
+        try {
+            return Long.parseLong(m.getOrDefault(key, "-1"));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    static double pct(List<Double> v, double p) {
+        return pct(v.stream().mapToDouble(Double::doubleValue).toArray(), p);
+    }
+
+    static double pct(double[] v, double p) {
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[Math.min(s.length - 1, (int) Math.ceil(p / 100 * s.length) - 1)];
+    }
+
+    private static double max(List<Double> v) {
+        return v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    }
+
+    private void write(List<Row> rows) throws Exception {
+        Files.createDirectories(out);
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), rows);
+        Files.writeString(out.resolve("results.md"), markdown(rows));
+    }
+
+    static String markdown(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| mode | P x S x C | znodes | watches | subscribe p50 / p99 (ms) | join seen p50 / p99 / max (ms)"
+                + " | leave seen p50 / p99 / max (ms) | consumer CPU per join (us) | heap per consumer (KB) |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Row r : rows) {
+            sb.append(String.format(java.util.Locale.ROOT,
+                    "| %s | %,d x %d x %d | %,d | %,d | %.0f / %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | %,d |%n",
+                    r.mode(), r.instances(), r.services(), r.consumers(), r.znodes(), r.watches(), r.subscribeP50(),
+                    r.subscribeP99(), r.joinP50(), r.joinP99(), r.joinMax(), r.leaveP50(), r.leaveP99(), r.leaveMax(),
+                    r.cpuMicrosPerJoin(), r.heapPerConsumer() / 1024));
+        }
+        boolean storms = rows.stream().anyMatch(r -> r.storm() != null);
+        if (storms) {
+            sb.append("\n| mode | P x S x C | leader again after (ms) | smallest list seen | lists below the true size"
+                    + " | whole again after (ms) |\n|---|---|---:|---:|---:|---:|\n");
+            for (Row r : rows) {
+                if (r.storm() != null) {
+                    Storm s = r.storm();
+                    sb.append(String.format(java.util.Locale.ROOT, "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
+                            r.mode(), r.instances(), r.services(), r.consumers(), s.electionMillis(), s.minListSize(),
+                            r.instances(), s.listsBelowTrueSize(), s.wholeAfterMillis()));
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /**
+     * One consumer: its registry (its own session) and a subscription per service whose listener
+     * only notes the list's size, so that the measured CPU is the registry's.
+     */
+    private static final class Consumer {
+        final ZookeeperRegistry registry;
+        final int[] sizes;
+        final List<ServiceDiscovery.Subscription> subs = new ArrayList<>();
+        volatile int target = -1;
+        final AtomicInteger atTarget = new AtomicInteger();
+        volatile CountDownLatch done;
+        volatile long seenAt;
+        volatile boolean tracking;
+        final AtomicInteger minimum = new AtomicInteger(Integer.MAX_VALUE);
+        final AtomicInteger below = new AtomicInteger();
+        int trueSize;
+
+        Consumer(ZookeeperRegistry registry, int services, int trueSize) {
+            this.registry = registry;
+            this.sizes = new int[services];
+            this.trueSize = trueSize;
+            for (int s = 0; s < services; s++) {
+                int id = s;
+                subs.add(registry.subscribe(ProviderFleet.service(s), list -> changed(id, list.size())));
+                synchronized (this) {
+                    sizes[s] = subs.get(s).instances().size();
+                }
+            }
+        }
+
+        private synchronized void changed(int s, int n) {
+            int old = sizes[s];
+            sizes[s] = n;
+            if (tracking) {
+                minimum.accumulateAndGet(n, Math::min);
+                if (n < trueSize && old >= trueSize) {
+                    below.incrementAndGet();
+                }
+            }
+            int t = target;
+            if (t >= 0 && old != t && n == t && atTarget.incrementAndGet() == sizes.length) {
+                seenAt = System.nanoTime();
+                done.countDown();
+            }
+        }
+
+        synchronized void expect(int size, CountDownLatch latch) {
+            seenAt = 0;
+            done = latch;
+            target = size;
+            int at = 0;
+            for (int n : sizes) {
+                at += n == size ? 1 : 0;
+            }
+            atTarget.set(at);
+            if (at == sizes.length) {
+                seenAt = System.nanoTime();
+                latch.countDown();
+            }
+        }
+
+        synchronized boolean allAt(int size) {
+            for (int n : sizes) {
+                if (n != size) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        void awaitAll(int size, long millis) throws InterruptedException {
+            long end = System.currentTimeMillis() + millis;
+            while (!allAt(size) && System.currentTimeMillis() < end) {
+                Thread.sleep(20);
+            }
+        }
+
+        synchronized void trackMinimum() {
+            for (int n : sizes) {
+                minimum.accumulateAndGet(n, Math::min);
+            }
+            tracking = true;
+        }
+    }
+
+    /** The provider JVM, driven through its standard input. */
+    private final class Fleet implements AutoCloseable {
+        private final Process process;
+        private final PrintStream in;
+        private final BufferedReader outLines;
+
+        Fleet(String connect, ZookeeperSettings.Mode m) throws Exception {
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx" + providerHeap, "-Xss256k", "-XX:+UseParallelGC",
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
+                    ProviderFleet.class.getName(), connect, Integer.toString(services),
+                    m.name().toLowerCase(java.util.Locale.ROOT), Integer.toString(sessionTimeout)));
+            process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+            outLines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        String send(String command) throws Exception {
+            in.println(command);
+            String line = outLines.readLine();
+            if (line == null) {
+                throw new IllegalStateException("the provider JVM ended (exit " + process.waitFor() + ") on: " + command);
+            }
+            return line;
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                if (process.isAlive()) {
+                    send("quit");
+                }
+            } catch (Exception e) {
+                // killed below
+            }
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}
