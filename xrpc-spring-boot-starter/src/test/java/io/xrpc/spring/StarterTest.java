@@ -262,12 +262,14 @@ class StarterTest {
                      .web(WebApplicationType.NONE)
                      .properties("xrpc.registry.address=" + zk.address() + "?root-path=/shop",
                              "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0s",
-                             "spring.main.banner-mode=off")
+                             "spring.application.name=order service", "spring.main.banner-mode=off")
                      .run();
              org.apache.curator.framework.CuratorFramework inspector = zk.inspector()) {
             // Before: the typed xrpc.registry.root-path default (/xrpc) replaced the address's.
             assertThat(inspector.checkExists().forPath("/shop")).isNotNull();
             assertThat(inspector.checkExists().forPath("/xrpc")).isNull();
+            // One node per instance, under the application Spring names (what a path cannot hold as '-').
+            assertThat(inspector.getChildren().forPath("/shop/apps/order-service/instances")).hasSize(1);
         }
     }
 

@@ -77,14 +77,19 @@ final class InstanceDirectory {
     private final CuratorFramework client;
     private final String root;
     private final ExecutorService thread;
+    /** Schedules the second look at an application whose revision could not be read. */
+    private final java.util.concurrent.ScheduledExecutorService timer;
     private final Trust trust;
     private final Map<String, MappingWatch> mappings = new HashMap<>();
     private final Map<String, AppWatch> apps = new HashMap<>();
+    private volatile boolean closed;
 
-    InstanceDirectory(CuratorFramework client, String root, ExecutorService thread, Trust trust) {
+    InstanceDirectory(CuratorFramework client, String root, ExecutorService thread,
+                      java.util.concurrent.ScheduledExecutorService timer, Trust trust) {
         this.client = client;
         this.root = root;
         this.thread = thread;
+        this.timer = timer;
         this.trust = trust;
     }
 
@@ -111,8 +116,16 @@ final class InstanceDirectory {
         });
     }
 
+    /** The registry is closing: its session ends, which removes every watch; nothing more to do. */
+    void close() {
+        closed = true;
+    }
+
     /** Stops feeding {@code t}; an application no target needs any more is no longer watched. */
     void detach(Target t) {
+        if (closed) {
+            return;
+        }
         thread.execute(() -> {
             MappingWatch m = mappings.get(t.key().interfaceName());
             if (m == null || !m.targets.remove(t)) {
@@ -164,6 +177,24 @@ final class InstanceDirectory {
         }
     }
 
+    /**
+     * {@code e} no longer serves {@code t}'s service through application {@code from}; another
+     * application {@code t} follows may list the same address (a reused IP), and then keeps it.
+     */
+    private void depart(Target t, Endpoint e, boolean guarded, AppWatch from) {
+        for (AppWatch w : apps.values()) {
+            if (w != from && w.believed && w.targets.contains(t)) {
+                Member other = w.members.get(e);
+                ServiceInstance i = other == null ? null : other.revision.instance(t.key(), e);
+                if (i != null) {
+                    t.arrived(i);
+                    return;
+                }
+            }
+        }
+        t.departed(e, guarded);
+    }
+
     private boolean connected() {
         return client.getZookeeperClient().isConnected();
     }
@@ -197,8 +228,13 @@ final class InstanceDirectory {
             this.watcher = event -> {
                 if (event.getType() != Watcher.Event.EventType.None) {
                     thread.execute(() -> {
-                        if (mappings.get(iface) == this) {
-                            read();
+                        if (mappings.get(iface) == this && connected()) {
+                            try {
+                                read();
+                            } catch (RuntimeException e) {
+                                log.warn("Could not read the applications serving {} again yet; read again on"
+                                        + " reconnecting", iface, e);
+                            }
                         }
                     });
                 }
@@ -388,7 +424,7 @@ final class InstanceDirectory {
             }
             members.forEach((e, m) -> {
                 if (m.revision.services().containsKey(t.key())) {
-                    t.departed(e, true);
+                    depart(t, e, true, this);
                 }
             });
         }
@@ -421,15 +457,28 @@ final class InstanceDirectory {
             }
             now.forEach((e, revs) -> {
                 Member m = members.get(e);
-                // The one known stays current when it is still there; else any, the rest as others.
-                String current = m != null && revs.contains(m.revision.id()) ? m.revision.id() : revs.get(0);
-                set(e, current);
-                Member after = members.get(e);
-                if (after != null) {
-                    List<String> others = new ArrayList<>(revs);
-                    others.remove(current);
-                    after.others = others.isEmpty() ? null : others;
+                // The one known stays current when it is still there; else the first readable.
+                String current = null;
+                if (m != null && revs.contains(m.revision.id())) {
+                    current = m.revision.id();
+                } else {
+                    for (String r : revs) {
+                        set(e, r);
+                        Member after = members.get(e);
+                        if (after != null && after.revision.id().equals(r)) {
+                            current = r;
+                            break;
+                        }
+                    }
                 }
+                if (current == null) {
+                    drop(e); // none of its nodes can be read now (a second look is scheduled)
+                    return;
+                }
+                Member after = members.get(e);
+                List<String> others = new ArrayList<>(revs);
+                others.remove(current);
+                after.others = others.isEmpty() ? null : others;
             });
         }
 
@@ -461,7 +510,7 @@ final class InstanceDirectory {
                     release(m.revision);
                     for (Target t : targets) {
                         if (m.revision.services().containsKey(t.key())) {
-                            t.departed(e, false);
+                            depart(t, e, false, this);
                         }
                     }
                 }
@@ -494,12 +543,20 @@ final class InstanceDirectory {
                     Member m = members.get(e);
                     String before = m == null ? null : m.revision.id();
                     set(e, revision);
-                    if (before != null && !before.equals(revision) && m.revision.id().equals(revision)) {
-                        // The newest node of the address is current; the older stays known until deleted.
+                    if (m != null && before != null && !before.equals(revision)) {
+                        // The newest node of the address is current (or, unreadable, known as another
+                        // node of it); the older stays known until deleted. A set: events replayed
+                        // after a re-read must not add a name twice.
+                        String other = m.revision.id().equals(revision) ? before : revision;
                         if (m.others == null) {
                             m.others = new ArrayList<>(1);
                         }
-                        m.others.add(before);
+                        m.others.remove(m.revision.id());
+                        if (!m.others.contains(other)) {
+                            m.others.add(other);
+                        }
+                    } else if (m != null && m.others != null) {
+                        m.others.remove(revision); // replayed: it is the current one
                     }
                 } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
                     deleted(e, revision);
@@ -538,7 +595,7 @@ final class InstanceDirectory {
                 if (i != null) {
                     t.arrived(i);
                 } else if (old != null && old.services().containsKey(t.key())) {
-                    t.departed(e, true);
+                    depart(t, e, true, this);
                 }
             }
         }
@@ -555,13 +612,16 @@ final class InstanceDirectory {
                 }
                 return;
             }
-            if (m.others != null) {
+            while (m.others != null && !m.others.isEmpty()) {
                 String next = m.others.remove(m.others.size() - 1);
-                if (m.others.isEmpty()) {
-                    m.others = null;
+                if (next.equals(revision)) {
+                    continue;
                 }
                 set(e, next);
                 if (members.get(e) == m && m.revision.id().equals(next)) {
+                    if (m.others.isEmpty()) {
+                        m.others = null;
+                    }
                     return;
                 }
             }
@@ -577,7 +637,7 @@ final class InstanceDirectory {
             release(m.revision);
             for (Target t : targets) {
                 if (m.revision.services().containsKey(t.key())) {
-                    t.departed(e, true);
+                    depart(t, e, true, this);
                 }
             }
         }
@@ -586,6 +646,23 @@ final class InstanceDirectory {
             Used u = revisions.get(r.id());
             if (u != null && --u.count <= 0) {
                 revisions.remove(r.id());
+            }
+        }
+
+        /** Reads the application again once an unreadable revision may be readable (30 s). */
+        private void lookAgain() {
+            try {
+                timer.schedule(() -> thread.execute(() -> {
+                    if (!stopped && connected()) {
+                        try {
+                            resync();
+                        } catch (Exception e) {
+                            log.warn("Could not read the instances of application {} again yet", app, e);
+                        }
+                    }
+                }), BAD_REVISION_RETRY_NANOS + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // the registry is closing
             }
         }
 
@@ -601,15 +678,20 @@ final class InstanceDirectory {
                 try {
                     u = new Used(NodeCodec.decodeRevision(id, client.getData().forPath(path)));
                     unreadable.remove(id);
-                } catch (Exception e) {
+                } catch (KeeperException.NoNodeException | IllegalArgumentException wrong) {
                     if (unreadable.size() > 1_000) {
                         unreadable.clear();
                     }
                     if (unreadable.put(id, System.nanoTime()) == null) {
-                        log.error("Ignoring instances of {} at revision {}: {} is {} (asked again in 30 s at the"
-                                + " earliest)", app, id, path, e instanceof KeeperException.NoNodeException
-                                ? "missing" : "unreadable: " + e.getMessage());
+                        log.error("Ignoring instances of {} at revision {}: {} is {} (looked at again in 30 s)", app,
+                                id, path, wrong instanceof KeeperException.NoNodeException ? "missing"
+                                        : "unreadable: " + wrong.getMessage());
+                        lookAgain();
                     }
+                    return null;
+                } catch (Exception e) {
+                    // The connection, most likely: the reconnect reads the application again.
+                    log.warn("Could not read revision {} of {} yet", id, app, e);
                     return null;
                 }
                 revisions.put(id, u);

@@ -196,7 +196,7 @@ public final class ZookeeperRegistry implements Registry {
             builder.authorization("digest", (username + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         this.client = builder.build();
-        this.instanceDirectory = new InstanceDirectory(client, root, discoveryThread, new InstanceDirectory.Trust() {
+        this.instanceDirectory = new InstanceDirectory(client, root, discoveryThread, worker, new InstanceDirectory.Trust() {
             @Override
             public boolean believe(List<org.apache.zookeeper.data.ACL> nodeAcl, Stat stat) {
                 return ZookeeperAcl.onlyTrustedMayWrite(nodeAcl, stat.getAversion(), trustedIds);
@@ -452,14 +452,25 @@ public final class ZookeeperRegistry implements Registry {
         }
         // The new node first: a consumer that sees it takes the address's new revision, and the
         // old node's deletion after it no longer concerns the address (no departure, no flap).
-        try {
-            if (node != null) {
+        if (node != null) {
+            try {
                 registerNode(node, new byte[0]);
+            } catch (RuntimeException failed) {
+                // The old node stays what consumers see; the new one is dropped, and the next
+                // change of this address (or a restart) tries again.
+                unregisterNode(node);
+                synchronized (served) {
+                    if (oldNode != null) {
+                        instanceNodes.put(e, oldNode);
+                    } else {
+                        instanceNodes.remove(e);
+                    }
+                }
+                throw failed;
             }
-        } finally {
-            if (oldNode != null) {
-                unregisterNode(oldNode);
-            }
+        }
+        if (oldNode != null) {
+            unregisterNode(oldNode);
         }
     }
 
@@ -854,6 +865,7 @@ public final class ZookeeperRegistry implements Registry {
         }
         closed = true;
         registrations.clear();
+        instanceDirectory.close();
         for (Sub s : subscriptions) {
             s.close();
         }
@@ -870,12 +882,14 @@ public final class ZookeeperRegistry implements Registry {
      * address, the per-instance entry first.
      */
     private final class Union implements Subscription {
+        private final ServiceKey key;
         private final Listener listener;
         private volatile List<ServiceInstance> instances = List.of();
         private final Sub perInstance;
         private final Sub perService;
 
         Union(ServiceKey key, Listener listener) {
+            this.key = key;
             this.listener = listener;
             this.perInstance = subscribe(key, l -> update(), false);
             this.perService = subscribe(key, l -> update(), true);
@@ -892,7 +906,12 @@ public final class ZookeeperRegistry implements Registry {
             List<ServiceInstance> next = List.copyOf(all.values());
             if (!next.equals(instances)) {
                 instances = next;
-                listener.onChange(next);
+                try {
+                    listener.onChange(next);
+                } catch (RuntimeException e) {
+                    // Not ours to stop for: the list is applied, and the next change is delivered too.
+                    log.warn("A listener of {} failed on a new list", key, e);
+                }
             }
         }
 
@@ -1441,7 +1460,12 @@ public final class ZookeeperRegistry implements Registry {
                     log.debug("ZooKeeper {} lists no provider of {} any more", connectString, key);
                 }
                 instances = next;
-                listener.onChange(next);
+                try {
+                    listener.onChange(next);
+                } catch (RuntimeException e) {
+                    // Not ours to stop for: the list is applied, and the next change is delivered too.
+                    log.warn("A listener of {} failed on a new list", key, e);
+                }
             }
         }
 
