@@ -931,7 +931,6 @@ public final class ZookeeperRegistry implements Registry {
     private record Held(ServiceInstance instance, long since) {
     }
 
-    private static final ServiceInstance[] NONE = new ServiceInstance[0];
 
     /**
      * One service's list, fed by its own cache of the per-service layout or by the
@@ -951,7 +950,7 @@ public final class ZookeeperRegistry implements Registry {
          * The list as the registry last gave it, believed; {@link #instances} adds {@link #held}.
          * Replaced, never changed, so that a published list can be a view of it. Guarded by this.
          */
-        private ServiceInstance[] listed = NONE;
+        private ChunkedList<ServiceInstance> listed = ChunkedList.empty();
         /** Providers that vanished while the guard held departures, by address. Guarded by this. */
         private final Map<io.xrpc.common.Endpoint, Held> held = new java.util.LinkedHashMap<>();
         /** When the registry last listed a provider gone (nanoTime). Guarded by this. */
@@ -1139,12 +1138,12 @@ public final class ZookeeperRegistry implements Registry {
             }
             if (!believed) {
                 releaseHeld();
-                listed = NONE;
+                listed = ChunkedList.empty();
                 index();
                 emit(List.of(), graceOver, true);
                 return;
             }
-            if (shrinkGuard > 0 && (listed.length > 0 || !held.isEmpty())) {
+            if (shrinkGuard > 0 && (!listed.isEmpty() || !held.isEmpty())) {
                 Map<io.xrpc.common.Endpoint, ServiceInstance> now = new java.util.HashMap<>(next.size() * 2);
                 for (ServiceInstance i : next) {
                     now.put(i.endpoint(), i);
@@ -1159,16 +1158,16 @@ public final class ZookeeperRegistry implements Registry {
                         departed.add(i);
                     }
                 }
-                guard(departed, listed.length);
+                guard(departed, listed.size());
             }
-            listed = next.toArray(NONE);
+            listed = ChunkedList.of(next);
             index();
             emit(withHeld(), graceOver, true);
         }
 
         /**
          * One instance arrived or changed (the instance directory): found through {@link #slots},
-         * then one array copy for the published list; no read, no map rebuilt.
+         * and the published list shares every chunk but one with the last; no read, no map rebuilt.
          */
         @Override
         public synchronized void arrived(ServiceInstance i) {
@@ -1176,22 +1175,20 @@ public final class ZookeeperRegistry implements Registry {
                 return;
             }
             int slot = slotOf(i.endpoint());
-            ServiceInstance[] next;
+            ChunkedList<ServiceInstance> next;
             if (slot >= 0) {
                 int at = slots[slot];
-                if (listed[at].equals(i)) {
+                if (listed.get(at).equals(i)) {
                     return;
                 }
-                next = listed.clone();
-                next[at] = i;
+                next = listed.with(at, i);
             } else {
-                next = java.util.Arrays.copyOf(listed, listed.length + 1);
-                next[listed.length] = i;
-                if ((next.length << 2) > slots.length * 3) {
+                next = listed.plus(i);
+                if ((next.size() << 2) > slots.length * 3) {
                     listed = next;
                     index(); // grown past three quarters: a table twice the size
                 } else {
-                    slots[-slot - 1] = listed.length;
+                    slots[-slot - 1] = listed.size();
                 }
             }
             if (held.remove(i.endpoint()) != null && held.isEmpty()) {
@@ -1208,33 +1205,33 @@ public final class ZookeeperRegistry implements Registry {
             if (closedSub) {
                 return;
             }
-            ServiceInstance[] next = java.util.Arrays.copyOf(listed, listed.length + all.size());
-            int n = listed.length;
+            List<ServiceInstance> next = new ArrayList<>(listed.size() + all.size());
+            next.addAll(listed);
             java.util.Map<io.xrpc.common.Endpoint, Integer> added = new java.util.HashMap<>();
             for (ServiceInstance i : all) {
                 int slot = slotOf(i.endpoint());
                 Integer again = added.get(i.endpoint());
                 if (slot >= 0) {
-                    next[slots[slot]] = i;
+                    next.set(slots[slot], i);
                 } else if (again != null) {
-                    next[again] = i;
+                    next.set(again, i);
                 } else {
-                    added.put(i.endpoint(), n);
-                    next[n++] = i;
+                    added.put(i.endpoint(), next.size());
+                    next.add(i);
                 }
                 if (held.remove(i.endpoint()) != null && held.isEmpty()) {
                     heldGone();
                 }
                 windowGone.remove(i.endpoint());
             }
-            listed = n == next.length ? next : java.util.Arrays.copyOf(next, n);
+            listed = ChunkedList.of(next);
             index();
             emit(withHeld(), false, true);
         }
 
         /**
          * One instance left (the instance directory); {@code guarded}: the shrink guard may keep it.
-         * The last entry takes its place, so the copy is the only work that grows with the list.
+         * The last entry takes its place; the new list shares every chunk but two with the last.
          */
         @Override
         public synchronized void departed(io.xrpc.common.Endpoint e, boolean guarded) {
@@ -1243,15 +1240,14 @@ public final class ZookeeperRegistry implements Registry {
                 return;
             }
             int at = slots[slot];
-            int last = listed.length - 1;
-            ServiceInstance gone = listed[at];
-            ServiceInstance[] next = java.util.Arrays.copyOf(listed, last);
+            int last = listed.size() - 1;
+            ServiceInstance gone = listed.get(at);
+            ChunkedList<ServiceInstance> next = listed.minusSwapped(at);
             deleteSlot(slot);
             if (at != last) {
-                next[at] = listed[last];
-                slots[slotOf(listed[last].endpoint())] = at;
+                slots[slotOf(listed.get(last).endpoint())] = at;
             }
-            int before = listed.length;
+            int before = listed.size();
             listed = next;
             if (guarded && shrinkGuard > 0) {
                 guard(List.of(gone), before);
@@ -1286,7 +1282,7 @@ public final class ZookeeperRegistry implements Registry {
                 if (at < 0) {
                     return -h - 1;
                 }
-                if (listed[at].endpoint().equals(e)) {
+                if (listed.get(at).endpoint().equals(e)) {
                     return h;
                 }
             }
@@ -1296,7 +1292,7 @@ public final class ZookeeperRegistry implements Registry {
         private void deleteSlot(int i) {
             int mask = slots.length - 1;
             for (int j = (i + 1) & mask; slots[j] >= 0; j = (j + 1) & mask) {
-                int k = home(listed[slots[j]].endpoint());
+                int k = home(listed.get(slots[j]).endpoint());
                 boolean stays = i <= j ? i < k && k <= j : i < k || k <= j;
                 if (!stays) {
                     slots[i] = slots[j];
@@ -1309,12 +1305,12 @@ public final class ZookeeperRegistry implements Registry {
         /** Builds {@link #slots} for {@link #listed} anew. */
         private void index() {
             int size = 16;
-            while (size * 3 < (listed.length << 2)) {
+            while (size * 3 < (listed.size() << 2)) {
                 size <<= 1;
             }
             slots = emptySlots(size);
-            for (int at = 0; at < listed.length; at++) {
-                int s = slotOf(listed[at].endpoint());
+            for (int at = 0; at < listed.size(); at++) {
+                int s = slotOf(listed.get(at).endpoint());
                 if (s < 0) {
                     slots[-s - 1] = at;
                 }
@@ -1407,13 +1403,13 @@ public final class ZookeeperRegistry implements Registry {
                     ? shrinkWindowNanos - quiet : shrinkWindowNanos)));
         }
 
-        /** The list to publish: a view of {@link #listed}, plus what is held (rarely anything). */
+        /** The list to publish: {@link #listed} itself, plus what is held (rarely anything). */
         private List<ServiceInstance> withHeld() {
             if (held.isEmpty()) {
-                return java.util.Collections.unmodifiableList(java.util.Arrays.asList(listed));
+                return listed;
             }
-            List<ServiceInstance> all = new ArrayList<>(listed.length + held.size());
-            java.util.Collections.addAll(all, listed);
+            List<ServiceInstance> all = new ArrayList<>(listed.size() + held.size());
+            all.addAll(listed);
             held.values().forEach(h -> all.add(h.instance()));
             return java.util.Collections.unmodifiableList(all);
         }
