@@ -646,12 +646,17 @@ public final class ZookeeperRegistry implements Registry {
         if (!secured || closedPaths.contains(path)) {
             return;
         }
-        List<org.apache.zookeeper.data.ACL> current;
         try {
-            current = client.getACL().forPath(path);
+            closeIfOpen(path);
         } catch (KeeperException.NoNodeException gone) {
             return;
         }
+        closedPaths.add(path);
+    }
+
+    /** Gives {@code path} this registry's ACL when anyone may add children to it, saying so. */
+    private void closeIfOpen(String path) throws Exception {
+        List<org.apache.zookeeper.data.ACL> current = client.getACL().forPath(path);
         if (ZookeeperAcl.anyoneMayCreate(current)) {
             try {
                 client.setACL().withACL(acl).forPath(path);
@@ -662,7 +667,6 @@ public final class ZookeeperRegistry implements Registry {
                         ZookeeperAcl.describe(current), identity);
             }
         }
-        closedPaths.add(path);
     }
 
     /**
@@ -714,17 +718,7 @@ public final class ZookeeperRegistry implements Registry {
         }
         for (String p = providersPath.substring(0, providersPath.lastIndexOf('/')); p.length() >= root.length();
              p = p.substring(0, p.lastIndexOf('/'))) {
-            List<org.apache.zookeeper.data.ACL> current = client.getACL().forPath(p);
-            if (ZookeeperAcl.anyoneMayCreate(current)) {
-                try {
-                    client.setACL().withACL(acl).forPath(p);
-                    log.warn("{} let anyone add nodes ({}); set to {}", p, ZookeeperAcl.describe(current),
-                            ZookeeperAcl.describe(acl));
-                } catch (KeeperException.NoAuthException e) {
-                    log.error("{} lets anyone add nodes ({}) and {} may not change its ACL", p,
-                            ZookeeperAcl.describe(current), identity);
-                }
-            }
+            closeIfOpen(p);
             if (p.equals(root)) {
                 break;
             }
