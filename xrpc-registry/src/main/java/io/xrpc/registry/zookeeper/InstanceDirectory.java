@@ -168,12 +168,13 @@ final class InstanceDirectory {
         });
     }
 
-    /** Instances known, over all applications followed: for describe() and tests. */
-    int knownInstances() {
+    /** Instances known, over all applications followed, and how many applications: for describe() and tests. */
+    int[] followed() {
         try {
-            return thread.submit(() -> apps.values().stream().mapToInt(w -> w.members.size()).sum()).get();
+            return thread.submit(() -> new int[] {apps.values().stream().mapToInt(w -> w.members.size()).sum(),
+                    apps.size()}).get();
         } catch (Exception e) {
-            return -1;
+            return new int[] {-1, -1};
         }
     }
 

@@ -377,6 +377,11 @@ public final class ZookeeperRegistry implements Registry {
         }
         d.put("registered", registrations.size());
         d.put("subscriptions", subscriptions.size());
+        if (mode.instances() && !subscriptions.isEmpty()) {
+            int[] f = instanceDirectory.followed();
+            d.put("instances", f[0]);
+            d.put("applications", f[1]);
+        }
         return d;
     }
 

@@ -146,4 +146,49 @@ class InstanceDirectoryTest {
             assertThat(failing.instances()).isEmpty();
         }
     }
+
+    /**
+     * What anyone who can write an open registry can put there: names that are not instances, a
+     * revision that is not what its name says, a megabyte of garbage, and more applications than a
+     * consumer follows. The consumer lists none of the first three and follows at most 64
+     * applications. (Which 64, without credentials, is ZooKeeper's order: an open registry cannot
+     * tell the real ones; with credentials only proven applications count, see RegistryAclTest.)
+     */
+    @Test
+    void whatAWriterOfTheRegistryPlantsCostsAConsumerNothing() throws Exception {
+        String real = revision("shop", 100);
+        writer.create().creatingParentsIfNeeded().forPath(node("shop", real));
+        String dir = NodeCodec.instancesPath("/xrpc", "shop");
+        for (String name : List.of("10.0.0.9:20880", "10.0.0.9:20880@", "10.0.0.9:20880@" + "g".repeat(32),
+                "10.0.0.9:20880@" + real.toUpperCase(java.util.Locale.ROOT), "not-an-address@" + real,
+                "x".repeat(1000) + "@" + real, "10.0.0.9:99999@" + real)) {
+            writer.create().forPath(dir + "/" + name);
+        }
+        // A name whose revision's content does not hash to it, and one with a megabyte of garbage.
+        String forged = "0123456789abcdef0123456789abcdef";
+        writer.create().forPath(NodeCodec.revisionPath("/xrpc", "shop", forged),
+                NodeCodec.encodeRevision(List.of(new ServiceInstance(KEY, A, 10_000, List.of(), Map.of()))));
+        writer.create().forPath(dir + "/" + NodeCodec.instanceName(new Endpoint("10.0.0.10", 20880), forged));
+        String big = "fedcba9876543210fedcba9876543210";
+        writer.create().forPath(NodeCodec.revisionPath("/xrpc", "shop", big), new byte[1_000_000]);
+        writer.create().forPath(dir + "/" + NodeCodec.instanceName(new Endpoint("10.0.0.11", 20880), big));
+        // Two hundred applications mapped to the interface, each with an instance.
+        String mapping = NodeCodec.mappingPath("/xrpc", KEY.interfaceName());
+        for (int i = 0; i < 200; i++) {
+            String app = "fake" + i;
+            writer.create().forPath(mapping + "/" + app);
+            String r = revision(app, 100);
+            writer.create().creatingParentsIfNeeded().forPath(NodeCodec.instancesPath("/xrpc", app) + "/"
+                    + NodeCodec.instanceName(new Endpoint("10.1." + (i / 250) + "." + (i % 250), 20880), r));
+        }
+        try (ZookeeperRegistry consumer = consumer()) {
+            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> { });
+            assertThat(consumer.describe().get("applications")).as("applications followed").isEqualTo(
+                    InstanceDirectory.MAX_APPS_PER_INTERFACE);
+            assertThat(s.instances()).as("one instance per followed application")
+                    .hasSize(InstanceDirectory.MAX_APPS_PER_INTERFACE);
+            assertThat(s.instances()).noneMatch(i -> i.weight() == 10_000)
+                    .noneMatch(i -> i.endpoint().host().equals("10.0.0.9") || i.endpoint().host().equals("10.0.0.11"));
+        }
+    }
 }

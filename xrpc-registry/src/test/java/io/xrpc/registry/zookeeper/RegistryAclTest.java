@@ -173,6 +173,35 @@ class RegistryAclTest {
         }
     }
 
+    /**
+     * More applications than a consumer follows, each open and mapped to the interface before the
+     * real provider came: with credentials none of them counts, so the real one is followed.
+     */
+    @Test
+    void applicationsNobodyCanAttributeCannotCrowdOutTheRealOne() throws Exception {
+        ServiceKey key = ServiceKey.of(GateService.class, "", "");
+        try (CuratorFramework anonymous = attacker(null)) {
+            for (int i = 0; i < InstanceDirectory.MAX_APPS_PER_INTERFACE + 36; i++) {
+                ServiceInstance fake = ServiceInstance.of(key, new io.xrpc.common.Endpoint("127.0.0.1", rogue.getLocalPort()));
+                byte[] content = NodeCodec.encodeRevision(List.of(fake));
+                String revision = NodeCodec.revisionOf(content);
+                anonymous.create().creatingParentsIfNeeded().forPath(NodeCodec.mappingPath("/xrpc", key.interfaceName())
+                        + "/aaa" + i);
+                anonymous.create().creatingParentsIfNeeded().forPath(NodeCodec.revisionPath("/xrpc", "aaa" + i, revision),
+                        content);
+                anonymous.create().creatingParentsIfNeeded().forPath(NodeCodec.instancesPath("/xrpc", "aaa" + i) + "/"
+                        + NodeCodec.instanceName(fake.endpoint(), revision));
+            }
+            try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(perInstance("xrpc", "s3cret"))
+                    .service(GateService.class, new GateServiceImpl("real")).build().start();
+                 ZookeeperRegistry consumer = (ZookeeperRegistry) Registries.create(perInstance("xrpc", "s3cret"))) {
+                ServiceDiscovery.Subscription sub = consumer.subscribe(key, l -> { });
+                assertThat(sub.instances()).extracting(ServiceInstance::endpoint).containsExactly(server.advertisedEndpoint());
+                assertThat(consumer.describe().get("applications")).isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void aConsumerWithCredentialsBelievesNoProviderWrittenWhileTheNodeWasOpen() throws Exception {
         try (CuratorFramework anonymous = attacker(null)) {
