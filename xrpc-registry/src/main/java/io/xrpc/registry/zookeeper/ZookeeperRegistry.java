@@ -581,6 +581,15 @@ public final class ZookeeperRegistry implements Registry {
             client.delete().quietly().forPath(path);
             return;
         }
+        if (path.startsWith(instancesPrefix())) {
+            // Still there now that our node names it: another instance's sweep may have taken an old
+            // revision this one went back to between our look and our node.
+            String revision = NodeCodec.instanceRevision(path);
+            if (client.checkExists().forPath(NodeCodec.revisionPath(root, application, revision)) == null) {
+                writtenRevisions.remove(revision);
+                writeRevision(revision);
+            }
+        }
         if (watch(path)) {
             unsynced.remove(path); // made and watched
         }
@@ -614,6 +623,8 @@ public final class ZookeeperRegistry implements Registry {
             if (there == null) {
                 try {
                     client.create().creatingParentsIfNeeded().forPath(path, content);
+                    // The first instance of a new deployment: the application's old revisions may go.
+                    worker.execute(this::sweepRevisions);
                 } catch (KeeperException.NodeExistsException exists) {
                     // another instance of the same revision wrote it
                 }
@@ -625,6 +636,57 @@ public final class ZookeeperRegistry implements Registry {
             closeOpenNode(path.substring(0, path.lastIndexOf('/')));
         }
         writtenRevisions.add(revision);
+    }
+
+    /**
+     * How old a revision no instance serves must be before it is deleted: one being written now
+     * has its instance node a few milliseconds later; a deployment rolling back finds an old one
+     * still there within this time.
+     */
+    static volatile long revisionKeepMillis = TimeUnit.MINUTES.toMillis(10);
+
+    /**
+     * Deletes this application's revisions that no instance serves and that are older than
+     * {@link #revisionKeepMillis}, so that ZooKeeper keeps about one revision per live deployment
+     * rather than one per deployment ever made. Runs when a new revision is written (once per
+     * deployment, by its first instance): two reads of the application's children, one
+     * {@code exists} and one delete per stale revision.
+     */
+    private void sweepRevisions() {
+        if (closed || !isConnected()) {
+            return;
+        }
+        String revisions = NodeCodec.appPath(root, application) + "/revisions";
+        try {
+            java.util.Set<String> used = new java.util.HashSet<>();
+            for (String name : client.getChildren().forPath(NodeCodec.instancesPath(root, application))) {
+                if (NodeCodec.instanceEndpoint(name) != null) {
+                    used.add(NodeCodec.instanceRevision(name));
+                }
+            }
+            long now = System.currentTimeMillis();
+            int deleted = 0;
+            for (String r : client.getChildren().forPath(revisions)) {
+                if (used.contains(r) || revisionContents.containsKey(r)) {
+                    continue;
+                }
+                Stat st = client.checkExists().forPath(revisions + "/" + r);
+                if (st != null && now - st.getCtime() >= revisionKeepMillis) {
+                    try {
+                        client.delete().withVersion(st.getVersion()).forPath(revisions + "/" + r);
+                        deleted++;
+                    } catch (KeeperException.NoNodeException | KeeperException.BadVersionException
+                             | KeeperException.NoAuthException e) {
+                        // gone, rewritten, or another identity's: left alone
+                    }
+                }
+            }
+            if (deleted > 0) {
+                log.info("Deleted {} revisions of application {} that no instance serves any more", deleted, application);
+            }
+        } catch (Exception e) {
+            log.debug("Could not sweep the revisions of {}", application, e);
+        }
     }
 
     /**
