@@ -171,8 +171,9 @@ final class InstanceDirectory {
     /** Instances known, over all applications followed, and how many applications: for describe() and tests. */
     int[] followed() {
         try {
+            // Bounded: describe() must answer while the directory's thread waits on ZooKeeper.
             return thread.submit(() -> new int[] {apps.values().stream().mapToInt(w -> w.members.size()).sum(),
-                    apps.size()}).get();
+                    apps.size()}).get(1, TimeUnit.SECONDS);
         } catch (Exception e) {
             return new int[] {-1, -1};
         }
@@ -207,10 +208,6 @@ final class InstanceDirectory {
             apps.remove(a);
             w.stop();
         }
-    }
-
-    private static boolean validApp(String app) {
-        return app.matches("[A-Za-z0-9._-]{1,100}") && !app.startsWith(".");
     }
 
     /** Which applications serve one interface: the children of its mapping node, watched. */
@@ -285,7 +282,7 @@ final class InstanceDirectory {
                     }
                     break;
                 }
-                if (!validApp(a)) {
+                if (!NodeCodec.isApplicationName(a)) {
                     continue;
                 }
                 AppWatch w = InstanceDirectory.this.apps.get(a);
@@ -297,12 +294,12 @@ final class InstanceDirectory {
                     } catch (Exception e) {
                         log.warn("Could not read the instances of application {} yet; read again on reconnecting", a, e);
                     }
-                    if (!w.believed && trust.secured()) {
+                    if (!w.believed) {
                         w.stop(); // not followed, not counted; looked at again on the next read
                         continue;
                     }
                     InstanceDirectory.this.apps.put(a, w);
-                } else if (!w.believed && trust.secured()) {
+                } else if (!w.believed) {
                     continue;
                 }
                 listed.add(a);
@@ -336,11 +333,47 @@ final class InstanceDirectory {
      */
     private static final class Member {
         NodeCodec.Revision revision;
-        /** Revisions of other nodes of this address; null (almost always) when there are none. */
-        List<String> others;
+        /** Revisions of other nodes of this address, each once; null (almost always) when there are none. */
+        private List<String> others;
 
         Member(NodeCodec.Revision revision) {
             this.revision = revision;
+        }
+
+        void addOther(String r) {
+            if (others == null) {
+                others = new ArrayList<>(1);
+            }
+            if (!others.contains(r)) {
+                others.add(r);
+            }
+        }
+
+        void removeOther(String r) {
+            if (others != null && others.remove(r) && others.isEmpty()) {
+                others = null;
+            }
+        }
+
+        void setOthers(List<String> all, String current) {
+            others = null;
+            for (String r : all) {
+                if (!r.equals(current)) {
+                    addOther(r);
+                }
+            }
+        }
+
+        /** Takes one other node's revision out, or null when there is none. */
+        String takeOther() {
+            if (others == null) {
+                return null;
+            }
+            String r = others.remove(others.size() - 1);
+            if (others.isEmpty()) {
+                others = null;
+            }
+            return r;
         }
     }
 
@@ -453,7 +486,7 @@ final class InstanceDirectory {
             }
             for (Endpoint e : new ArrayList<>(members.keySet())) {
                 if (!now.containsKey(e)) {
-                    drop(e);
+                    drop(e, true);
                 }
             }
             now.forEach((e, revs) -> {
@@ -473,13 +506,10 @@ final class InstanceDirectory {
                     }
                 }
                 if (current == null) {
-                    drop(e); // none of its nodes can be read now (a second look is scheduled)
+                    drop(e, true); // none of its nodes can be read now (a second look is scheduled)
                     return;
                 }
-                Member after = members.get(e);
-                List<String> others = new ArrayList<>(revs);
-                others.remove(current);
-                after.others = others.isEmpty() ? null : others;
+                members.get(e).setOthers(revs, current);
             });
         }
 
@@ -507,13 +537,7 @@ final class InstanceDirectory {
                         + " credentials makes it anew when it registers (docs/REGISTRY.md)", app, dir,
                         ZookeeperAcl.describe(acl), st.getAversion(), trust.identity());
                 for (Endpoint e : new ArrayList<>(members.keySet())) {
-                    Member m = members.remove(e);
-                    release(m.revision);
-                    for (Target t : targets) {
-                        if (m.revision.services().containsKey(t.key())) {
-                            depart(t, e, false, this);
-                        }
-                    }
+                    drop(e, false);
                 }
             }
         }
@@ -544,20 +568,14 @@ final class InstanceDirectory {
                     Member m = members.get(e);
                     String before = m == null ? null : m.revision.id();
                     set(e, revision);
-                    if (m != null && before != null && !before.equals(revision)) {
+                    if (m != null) {
                         // The newest node of the address is current (or, unreadable, known as another
-                        // node of it); the older stays known until deleted. A set: events replayed
-                        // after a re-read must not add a name twice.
-                        String other = m.revision.id().equals(revision) ? before : revision;
-                        if (m.others == null) {
-                            m.others = new ArrayList<>(1);
+                        // node of it); the older stays known until deleted. Replayed after a re-read,
+                        // a creation of the current node changes nothing.
+                        m.removeOther(m.revision.id());
+                        if (!before.equals(revision)) {
+                            m.addOther(m.revision.id().equals(revision) ? before : revision);
                         }
-                        m.others.remove(m.revision.id());
-                        if (!m.others.contains(other)) {
-                            m.others.add(other);
-                        }
-                    } else if (m != null && m.others != null) {
-                        m.others.remove(revision); // replayed: it is the current one
                     }
                 } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
                     deleted(e, revision);
@@ -608,29 +626,23 @@ final class InstanceDirectory {
                 return;
             }
             if (!m.revision.id().equals(revision)) {
-                if (m.others != null && m.others.remove(revision) && m.others.isEmpty()) {
-                    m.others = null; // the older node of a revision change: nothing changes for consumers
-                }
+                m.removeOther(revision); // the older node of a revision change: nothing changes for consumers
                 return;
             }
-            while (m.others != null && !m.others.isEmpty()) {
-                String next = m.others.remove(m.others.size() - 1);
+            for (String next = m.takeOther(); next != null; next = m.takeOther()) {
                 if (next.equals(revision)) {
-                    continue;
+                    continue; // the deleted node itself
                 }
                 set(e, next);
                 if (members.get(e) == m && m.revision.id().equals(next)) {
-                    if (m.others.isEmpty()) {
-                        m.others = null;
-                    }
                     return;
                 }
             }
-            drop(e);
+            drop(e, true);
         }
 
-        /** {@code e} left. */
-        private void drop(Endpoint e) {
+        /** {@code e} left; {@code guarded}: through the shrink guard (false: no longer believed). */
+        private void drop(Endpoint e, boolean guarded) {
             Member m = members.remove(e);
             if (m == null) {
                 return;
@@ -638,7 +650,7 @@ final class InstanceDirectory {
             release(m.revision);
             for (Target t : targets) {
                 if (m.revision.services().containsKey(t.key())) {
-                    depart(t, e, true, this);
+                    depart(t, e, guarded, this);
                 }
             }
         }

@@ -44,41 +44,64 @@ final class NodeCodec {
     }
 
     static byte[] encode(ServiceInstance instance) {
+        return query(instance).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** What a consumer reads of an instance, as a query string: {@code weight=100&serializers=...&meta.k=v}. */
+    private static String query(ServiceInstance instance) {
         StringBuilder sb = new StringBuilder("weight=").append(instance.weight());
         if (!instance.serializers().isEmpty()) {
             sb.append("&serializers=").append(enc(String.join(",", instance.serializers())));
         }
         instance.metadata().forEach((k, v) -> sb.append("&meta.").append(enc(k)).append('=').append(enc(v)));
-        return sb.toString().getBytes(StandardCharsets.UTF_8);
+        return sb.toString();
     }
 
     /** The instance a provider node describes; {@code nodeName} is its {@code host:port}. */
     static ServiceInstance decode(ServiceKey key, String nodeName, byte[] data) {
-        Endpoint endpoint = Endpoint.parse(nodeName);
+        return instance(key, Endpoint.parse(nodeName), pairs(data == null ? "" : new String(data, StandardCharsets.UTF_8)));
+    }
+
+    /** A query string's decoded pairs, in order; a name without {@code =} has an empty value. */
+    private static Map<String, String> pairs(String query) {
+        Map<String, String> pairs = new LinkedHashMap<>();
+        for (String pair : query.split("&")) {
+            if (!pair.isEmpty()) {
+                int eq = pair.indexOf('=');
+                pairs.put(dec(eq < 0 ? pair : pair.substring(0, eq)), eq < 0 ? "" : dec(pair.substring(eq + 1)));
+            }
+        }
+        return pairs;
+    }
+
+    /** The instance {@code pairs} describe (weight, serializers, meta.*; other names ignored). */
+    private static ServiceInstance instance(ServiceKey key, Endpoint endpoint, Map<String, String> pairs) {
         int weight = ServiceInstance.DEFAULT_WEIGHT;
         List<String> serializers = new ArrayList<>();
         Map<String, String> metadata = new LinkedHashMap<>();
-        String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
-        for (String pair : text.split("&")) {
-            if (pair.isEmpty()) {
-                continue;
-            }
-            int eq = pair.indexOf('=');
-            String k = dec(eq < 0 ? pair : pair.substring(0, eq));
-            String v = eq < 0 ? "" : dec(pair.substring(eq + 1));
+        for (Map.Entry<String, String> p : pairs.entrySet()) {
+            String k = p.getKey();
             if (k.equals("weight")) {
-                weight = Integer.parseInt(v);
+                weight = Integer.parseInt(p.getValue());
             } else if (k.equals("serializers")) {
-                for (String s : v.split(",")) {
+                for (String s : p.getValue().split(",")) {
                     if (!s.isBlank()) {
                         serializers.add(s.trim());
                     }
                 }
             } else if (k.startsWith("meta.")) {
-                metadata.put(k.substring(5), v);
+                metadata.put(k.substring(5), p.getValue());
             }
         }
         return new ServiceInstance(key, endpoint, weight, serializers, metadata);
+    }
+
+    /** Application names: what a node name can hold, as {@code application=} and the mapping take them. */
+    private static final java.util.regex.Pattern APPLICATION = java.util.regex.Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}");
+
+    /** Whether {@code name} may name an application: 1-100 letters, digits, '.', '_' or '-', not starting with '.'. */
+    static boolean isApplicationName(String name) {
+        return APPLICATION.matcher(name).matches();
     }
 
     static String appPath(String root, String app) {
@@ -89,8 +112,12 @@ final class NodeCodec {
         return appPath(root, app) + "/instances";
     }
 
+    static String revisionsPath(String root, String app) {
+        return appPath(root, app) + "/revisions";
+    }
+
     static String revisionPath(String root, String app, String revision) {
-        return appPath(root, app) + "/revisions/" + revision;
+        return revisionsPath(root, app) + "/" + revision;
     }
 
     static String mappingPath(String root, String interfaceName) {
@@ -138,7 +165,7 @@ final class NodeCodec {
         for (ServiceInstance i : services) {
             ServiceKey k = i.serviceKey();
             lines.add("service=" + enc(k.interfaceName()) + "&group=" + enc(k.group()) + "&version="
-                    + enc(k.version()) + "&" + new String(encode(i), StandardCharsets.UTF_8));
+                    + enc(k.version()) + "&" + query(i));
         }
         java.util.Collections.sort(lines);
         return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
@@ -164,29 +191,19 @@ final class NodeCodec {
             throw new IllegalArgumentException("content does not hash to revision " + revision);
         }
         Map<ServiceKey, ServiceInstance> services = new java.util.HashMap<>();
-        Endpoint placeholder = new Endpoint("0.0.0.0", 1);
         for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
-            if (line.isEmpty()) {
-                continue;
+            if (!line.isEmpty()) {
+                Map<String, String> p = pairs(line);
+                ServiceKey key = new ServiceKey(p.getOrDefault("service", ""), p.getOrDefault("version", ""),
+                        p.getOrDefault("group", ""));
+                services.put(key, instance(key, PLACEHOLDER, p));
             }
-            Map<String, String> f = new java.util.HashMap<>();
-            StringBuilder rest = new StringBuilder();
-            for (String pair : line.split("&")) {
-                int eq = pair.indexOf('=');
-                String k = dec(eq < 0 ? pair : pair.substring(0, eq));
-                if (k.equals("service") || k.equals("group") || k.equals("version")) {
-                    f.put(k, eq < 0 ? "" : dec(pair.substring(eq + 1)));
-                } else {
-                    rest.append(rest.length() == 0 ? "" : "&").append(pair);
-                }
-            }
-            ServiceKey key = new ServiceKey(f.getOrDefault("service", ""), f.getOrDefault("version", ""),
-                    f.getOrDefault("group", ""));
-            services.put(key, decode(key, placeholder.toString(),
-                    rest.toString().getBytes(StandardCharsets.UTF_8)));
         }
         return new Revision(revision, Map.copyOf(services));
     }
+
+    /** The address of a revision's entries, which stand for every instance serving it. */
+    private static final Endpoint PLACEHOLDER = new Endpoint("0.0.0.0", 1);
 
     /**
      * The services one revision serves, each as an instance at a placeholder address: an instance's

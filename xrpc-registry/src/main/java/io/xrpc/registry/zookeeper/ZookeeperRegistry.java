@@ -113,15 +113,18 @@ public final class ZookeeperRegistry implements Registry {
     private final java.util.concurrent.ExecutorService discoveryThread;
     /** Consumers' view of the per-instance layout. */
     private final InstanceDirectory instanceDirectory;
-    /** Per-instance layout: what each address of this process serves, and the node it is registered as. */
+    /**
+     * Per-instance layout: what each address of this process serves. Its lock also guards
+     * {@link #instanceNodes} and is held while an address's node is written, so that updates of
+     * one address (an unexport racing a stop) apply in order.
+     */
     private final Map<io.xrpc.common.Endpoint, Map<ServiceKey, ServiceInstance>> served = new java.util.HashMap<>();
-    private final Map<io.xrpc.common.Endpoint, String> instanceNodes = new java.util.HashMap<>(); // guarded by served
-    /** Revisions this registry registers under, by id: content and interfaces, written before their instance nodes. */
+    /** The node each address is registered as. Guarded by {@link #served}. */
+    private final Map<io.xrpc.common.Endpoint, String> instanceNodes = new java.util.HashMap<>();
+    /** The content of the revisions this registry registers under, by id, written before their instance nodes. */
     private final Map<String, byte[]> revisionContents = new ConcurrentHashMap<>();
-    private final Map<String, java.util.Set<String>> revisionInterfaces = new ConcurrentHashMap<>();
     /** Revisions known to be in ZooKeeper with their mapping entries, this session. */
     private final java.util.Set<String> writtenRevisions = ConcurrentHashMap.newKeySet();
-    private final Object instanceUpdates = new Object();
 
     /** Without credentials: see {@link #ZookeeperRegistry(ZookeeperSettings, String, String, String, Runnable)}. */
     public ZookeeperRegistry(ZookeeperSettings config, String connectString, Runnable onClose) {
@@ -403,14 +406,14 @@ public final class ZookeeperRegistry implements Registry {
             }
         }
         if (mode.instances()) {
-            java.util.Set<io.xrpc.common.Endpoint> changed = new java.util.LinkedHashSet<>();
             synchronized (served) {
+                java.util.Set<io.xrpc.common.Endpoint> changed = new java.util.LinkedHashSet<>();
                 for (ServiceInstance i : instances) {
                     served.computeIfAbsent(i.endpoint(), e -> new java.util.HashMap<>()).put(i.serviceKey(), i);
                     changed.add(i.endpoint());
                 }
+                changed.forEach(this::updateInstance);
             }
-            changed.forEach(this::updateInstance);
         }
     }
 
@@ -419,42 +422,28 @@ public final class ZookeeperRegistry implements Registry {
      * changed (the old node deleted), none when it serves nothing.
      */
     private void updateInstance(io.xrpc.common.Endpoint e) {
-        // One update at a time, computing and writing: a stop racing an unexport must not leave
-        // the node of a revision nobody holds any more.
-        synchronized (instanceUpdates) {
-            updateInstanceLocked(e);
-        }
-    }
-
-    private void updateInstanceLocked(io.xrpc.common.Endpoint e) {
-        String oldNode;
+        assert Thread.holdsLock(served);
+        Map<ServiceKey, ServiceInstance> services = served.get(e);
+        String oldNode = instanceNodes.get(e);
         String node;
-        synchronized (served) {
-            Map<ServiceKey, ServiceInstance> services = served.get(e);
-            oldNode = instanceNodes.get(e);
-            if (services == null || services.isEmpty()) {
-                served.remove(e);
-                instanceNodes.remove(e);
-                node = null;
-            } else {
-                byte[] content = NodeCodec.encodeRevision(services.values());
-                String revision = NodeCodec.revisionOf(content);
-                java.util.Set<String> interfaces = new java.util.TreeSet<>();
-                services.keySet().forEach(k -> interfaces.add(k.interfaceName()));
-                revisionContents.put(revision, content);
-                revisionInterfaces.put(revision, interfaces);
-                node = NodeCodec.instancesPath(root, application) + "/" + NodeCodec.instanceName(e, revision);
-                if (node.equals(oldNode)) {
-                    return;
-                }
-                instanceNodes.put(e, node);
+        if (services == null || services.isEmpty()) {
+            served.remove(e);
+            instanceNodes.remove(e);
+            node = null;
+        } else {
+            byte[] content = NodeCodec.encodeRevision(services.values());
+            String revision = NodeCodec.revisionOf(content);
+            revisionContents.put(revision, content);
+            node = NodeCodec.instancesPath(root, application) + "/" + NodeCodec.instanceName(e, revision);
+            if (node.equals(oldNode)) {
+                return;
             }
-            // Keep only the revisions of the nodes registered now.
-            java.util.Set<String> used = new java.util.HashSet<>();
-            instanceNodes.values().forEach(n -> used.add(NodeCodec.instanceRevision(n)));
-            revisionContents.keySet().retainAll(used);
-            revisionInterfaces.keySet().retainAll(used);
+            instanceNodes.put(e, node);
         }
+        // Keep only the revisions of the nodes registered now.
+        java.util.Set<String> used = new java.util.HashSet<>();
+        instanceNodes.values().forEach(n -> used.add(NodeCodec.instanceRevision(n)));
+        revisionContents.keySet().retainAll(used);
         // The new node first: a consumer that sees it takes the address's new revision, and the
         // old node's deletion after it no longer concerns the address (no departure, no flap).
         if (node != null) {
@@ -464,12 +453,10 @@ public final class ZookeeperRegistry implements Registry {
                 // The old node stays what consumers see; the new one is dropped, and the next
                 // change of this address (or a restart) tries again.
                 unregisterNode(node);
-                synchronized (served) {
-                    if (oldNode != null) {
-                        instanceNodes.put(e, oldNode);
-                    } else {
-                        instanceNodes.remove(e);
-                    }
+                if (oldNode != null) {
+                    instanceNodes.put(e, oldNode);
+                } else {
+                    instanceNodes.remove(e);
                 }
                 throw failed;
             }
@@ -512,16 +499,16 @@ public final class ZookeeperRegistry implements Registry {
             }
         }
         if (mode.instances()) {
-            java.util.Set<io.xrpc.common.Endpoint> changed = new java.util.LinkedHashSet<>();
             synchronized (served) {
+                java.util.Set<io.xrpc.common.Endpoint> changed = new java.util.LinkedHashSet<>();
                 for (ServiceInstance i : instances) {
                     Map<ServiceKey, ServiceInstance> services = served.get(i.endpoint());
                     if (services != null && services.remove(i.serviceKey()) != null) {
                         changed.add(i.endpoint());
                     }
                 }
+                changed.forEach(this::updateInstance);
             }
-            changed.forEach(this::updateInstance);
         }
     }
 
@@ -617,7 +604,9 @@ public final class ZookeeperRegistry implements Registry {
             there = null;
         }
         if (!java.util.Arrays.equals(there, content)) {
-            for (String iface : revisionInterfaces.getOrDefault(revision, java.util.Set.of())) {
+            java.util.Set<String> interfaces = new java.util.TreeSet<>();
+            NodeCodec.decodeRevision(revision, content).services().keySet().forEach(k -> interfaces.add(k.interfaceName()));
+            for (String iface : interfaces) {
                 writeMapping(iface);
             }
             if (there == null) {
@@ -633,7 +622,7 @@ public final class ZookeeperRegistry implements Registry {
                 log.warn("{} held content that is not its revision's; writing it again", path);
                 client.setData().forPath(path, content);
             }
-            closeOpenNode(path.substring(0, path.lastIndexOf('/')));
+            closeOpenNode(NodeCodec.revisionsPath(root, application));
         }
         writtenRevisions.add(revision);
     }
@@ -656,7 +645,7 @@ public final class ZookeeperRegistry implements Registry {
         if (closed || !isConnected()) {
             return;
         }
-        String revisions = NodeCodec.appPath(root, application) + "/revisions";
+        String revisions = NodeCodec.revisionsPath(root, application);
         try {
             java.util.Set<String> used = new java.util.HashSet<>();
             for (String name : client.getChildren().forPath(NodeCodec.instancesPath(root, application))) {
@@ -967,12 +956,7 @@ public final class ZookeeperRegistry implements Registry {
             List<ServiceInstance> next = List.copyOf(all.values());
             if (!next.equals(instances)) {
                 instances = next;
-                try {
-                    listener.onChange(next);
-                } catch (RuntimeException e) {
-                    // Not ours to stop for: the list is applied, and the next change is delivered too.
-                    log.warn("A listener of {} failed on a new list", key, e);
-                }
+                deliver(listener, next, key);
             }
         }
 
@@ -985,6 +969,15 @@ public final class ZookeeperRegistry implements Registry {
         public void close() {
             perInstance.close();
             perService.close();
+        }
+    }
+
+    /** Passes {@code list} to {@code listener}; a listener's failure is logged, and the next change delivered too. */
+    private static void deliver(Listener listener, List<ServiceInstance> list, ServiceKey key) {
+        try {
+            listener.onChange(list);
+        } catch (RuntimeException e) {
+            log.warn("A listener of {} failed on a new list", key, e);
         }
     }
 
@@ -1209,10 +1202,7 @@ public final class ZookeeperRegistry implements Registry {
                 for (ServiceInstance i : next) {
                     now.put(i.endpoint(), i);
                 }
-                if (held.keySet().removeIf(now::containsKey) && held.isEmpty()) {
-                    heldGone(); // all back in the registry
-                }
-                windowGone.keySet().removeIf(now::containsKey); // a restart, not a departure
+                now.keySet().forEach(this::back); // a restart, not a departure
                 List<ServiceInstance> departed = new ArrayList<>();
                 for (ServiceInstance i : listed) {
                     if (!now.containsKey(i.endpoint())) {
@@ -1232,62 +1222,50 @@ public final class ZookeeperRegistry implements Registry {
          */
         @Override
         public synchronized void arrived(ServiceInstance i) {
-            if (closedSub) {
-                return;
+            if (!closedSub && put(i)) {
+                emit(withHeld(), false, false);
             }
+        }
+
+        /** Many arrived at once (a subscription joining a followed application): published once. */
+        @Override
+        public synchronized void arrivedAll(List<ServiceInstance> all) {
+            boolean changed = false;
+            for (ServiceInstance i : all) {
+                changed |= !closedSub && put(i);
+            }
+            if (changed) {
+                emit(withHeld(), false, false);
+            }
+        }
+
+        /** Lists {@code i} (in its address's place, or at the end); whether anything changed. */
+        private boolean put(ServiceInstance i) {
             int slot = slotOf(i.endpoint());
-            ChunkedList<ServiceInstance> next;
             if (slot >= 0) {
                 int at = slots[slot];
                 if (listed.get(at).equals(i)) {
-                    return;
+                    return false;
                 }
-                next = listed.with(at, i);
+                listed = listed.with(at, i);
             } else {
-                next = listed.plus(i);
-                if ((next.size() << 2) > slots.length * 3) {
-                    listed = next;
+                listed = listed.plus(i);
+                if ((listed.size() << 2) > slots.length * 3) {
                     index(); // grown past three quarters: a table twice the size
                 } else {
-                    slots[-slot - 1] = listed.size();
+                    slots[-slot - 1] = listed.size() - 1;
                 }
             }
-            if (held.remove(i.endpoint()) != null && held.isEmpty()) {
-                heldGone();
-            }
-            windowGone.remove(i.endpoint());
-            listed = next;
-            emit(withHeld(), false, false);
+            back(i.endpoint());
+            return true;
         }
 
-        /** Many arrived at once: applied together, published once. O(list + arrivals). */
-        @Override
-        public synchronized void arrivedAll(List<ServiceInstance> all) {
-            if (closedSub) {
-                return;
+        /** {@code e} is listed by the registry again: no longer held, and not counted as gone in the window. */
+        private void back(io.xrpc.common.Endpoint e) {
+            if (held.remove(e) != null && held.isEmpty()) {
+                heldGone();
             }
-            List<ServiceInstance> next = new ArrayList<>(listed.size() + all.size());
-            next.addAll(listed);
-            java.util.Map<io.xrpc.common.Endpoint, Integer> added = new java.util.HashMap<>();
-            for (ServiceInstance i : all) {
-                int slot = slotOf(i.endpoint());
-                Integer again = added.get(i.endpoint());
-                if (slot >= 0) {
-                    next.set(slots[slot], i);
-                } else if (again != null) {
-                    next.set(again, i);
-                } else {
-                    added.put(i.endpoint(), next.size());
-                    next.add(i);
-                }
-                if (held.remove(i.endpoint()) != null && held.isEmpty()) {
-                    heldGone();
-                }
-                windowGone.remove(i.endpoint());
-            }
-            listed = ChunkedList.of(next);
-            index();
-            emit(withHeld(), false, true);
+            windowGone.remove(e);
         }
 
         /**
@@ -1517,12 +1495,7 @@ public final class ZookeeperRegistry implements Registry {
                     log.debug("ZooKeeper {} lists no provider of {} any more", connectString, key);
                 }
                 instances = next;
-                try {
-                    listener.onChange(next);
-                } catch (RuntimeException e) {
-                    // Not ours to stop for: the list is applied, and the next change is delivered too.
-                    log.warn("A listener of {} failed on a new list", key, e);
-                }
+                deliver(listener, next, key);
             }
         }
 

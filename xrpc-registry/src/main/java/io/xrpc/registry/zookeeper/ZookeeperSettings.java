@@ -89,7 +89,7 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         ZookeeperAcl.check(Objects.requireNonNull(acl, ACL));
         Objects.requireNonNull(mode, MODE);
         Objects.requireNonNull(application, APPLICATION);
-        if (!application.matches("[A-Za-z0-9._-]{1,100}") || application.startsWith(".")) {
+        if (!NodeCodec.isApplicationName(application)) {
             throw new IllegalArgumentException(APPLICATION + ": '" + application
                     + "' (expected: 1-100 letters, digits, '.', '_' or '-', not starting with '.')");
         }
