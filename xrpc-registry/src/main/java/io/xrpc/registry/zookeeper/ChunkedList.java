@@ -56,6 +56,21 @@ final class ChunkedList<T> extends AbstractList<T> implements RandomAccess {
         return size;
     }
 
+    /** Chunks held: what a test checks to see that a shrinking list lets its empty chunks go. */
+    int chunks() {
+        return chunks.length;
+    }
+
+    /** Whether a slot past the end still holds an entry (it must not: nothing beyond the size stays reachable). */
+    boolean holdsBeyondSize() {
+        for (int i = size; i < chunks.length << SHIFT; i++) {
+            if (chunks[i >>> SHIFT][i & MASK] != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** This list with {@code item} at {@code index}. */
     ChunkedList<T> with(int index, T item) {
         Objects.checkIndex(index, size);

@@ -49,9 +49,12 @@ class ChunkedListTest {
     @Test
     void aShrinkingListDropsItsEmptyChunksAndTheEntriesBeyondItsSize() {
         ChunkedList<Integer> list = ChunkedList.of(java.util.stream.IntStream.range(0, 129).boxed().toList());
+        assertThat(list.chunks()).isEqualTo(3);
         for (int i = 0; i < 129; i++) {
             list = list.minusSwapped(0);
             assertThat(list).hasSize(128 - i);
+            assertThat(list.chunks()).as("chunks of %d entries", list.size()).isEqualTo((list.size() + 63) / 64);
+            assertThat(list.holdsBeyondSize()).as("an entry beyond size %d", list.size()).isFalse();
         }
         assertThat(list).isEmpty();
         assertThat(ChunkedList.of(List.of(1, 2, 3)).plus(4).minusSwapped(3)).containsExactly(1, 2, 3);

@@ -116,17 +116,29 @@ class InstanceLayoutTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> s1.instances().size() == 1);
             assertThat(s1.instances().get(0).endpoint().port()).isEqualTo(20011);
             assertThat(s1.instances().get(0).serializers()).containsExactly("kryo");
-            await().atMost(Duration.ofSeconds(10)).until(() -> {
-                CuratorFramework look = consumer.curator();
-                return look.getChildren().forPath(NodeCodec.instancesPath("/xrpc", "shop")).size() == 2;
-            });
-            assertThat(seen0).as("service 0's lists while A moved to its new revision")
-                    .allMatch(l -> l.stream().anyMatch(i -> i.endpoint().port() == 20011));
-            assertThat(s0.instances()).hasSize(2);
+            // A third provider after A's old node was deleted (in the background): once the consumer
+            // lists it, it has applied that deletion too (events come in order).
+            await().atMost(Duration.ofSeconds(10)).until(() -> consumer.curator().getChildren()
+                    .forPath(NodeCodec.instancesPath("/xrpc", "shop")).size() == 2);
+            try (ZookeeperRegistry c = registry(ZookeeperSettings.Mode.INSTANCE)) {
+                c.registerAll(services(1, 20013));
+                await().atMost(Duration.ofSeconds(10)).until(() -> s0.instances().size() == 3);
+                assertThat(seen0).as("service 0's lists while A moved to its new revision")
+                        .allMatch(l -> l.stream().anyMatch(i -> i.endpoint().port() == 20011));
 
-            // A stops serving service 1 only: it leaves that list, not the other.
-            a.unregister(services(2, 20011).get(1));
-            await().atMost(Duration.ofSeconds(10)).until(() -> s1.instances().isEmpty());
+                // A stops serving service 1 only: it leaves that list, not the other.
+                a.unregister(services(2, 20011).get(1));
+                await().atMost(Duration.ofSeconds(10)).until(() -> s1.instances().isEmpty());
+                await().atMost(Duration.ofSeconds(10)).until(() -> consumer.curator().getChildren()
+                        .forPath(NodeCodec.instancesPath("/xrpc", "shop")).size() == 3);
+                try (ZookeeperRegistry d = registry(ZookeeperSettings.Mode.INSTANCE)) {
+                    d.registerAll(services(1, 20014));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> s0.instances().size() == 4);
+                }
+                assertThat(seen0).as("service 0's lists while A moved back").allMatch(l ->
+                        l.stream().anyMatch(i -> i.endpoint().port() == 20011));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> s0.instances().size() == 2);
             assertThat(s0.instances()).hasSize(2);
 
             b.close();
@@ -200,8 +212,9 @@ class InstanceLayoutTest {
             try (ZookeeperRegistry second = registry(ZookeeperSettings.Mode.INSTANCE)) {
                 second.registerAll(services(4, 20042));
                 // The first process's and the second's, both served; the second deployment's went.
-                await().atMost(Duration.ofSeconds(10)).until(() -> look.getChildren().forPath(revisions).size() == 2);
-                assertThat(look.getChildren().forPath(revisions)).contains(three);
+                String four = NodeCodec.revisionOf(NodeCodec.encodeRevision(services(4, 20042)));
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                        assertThat(look.getChildren().forPath(revisions)).containsExactlyInAnyOrder(three, four));
             }
             assertThat(look.getChildren().forPath("/xrpc/apps/shop/instances")).hasSize(1);
         } finally {

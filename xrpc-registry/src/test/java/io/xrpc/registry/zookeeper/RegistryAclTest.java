@@ -162,7 +162,13 @@ class RegistryAclTest {
                 }
                 assertThat(rogueConnections).hasValue(0);
             }
-            // Without credentials nothing is checked but the revision's hash: a forged one is not read.
+            // Without credentials nothing is checked but the revision's hash: the evil application's
+            // instance is listed while its revision is what its name says, and not once forged.
+            try (ZookeeperRegistry open = (ZookeeperRegistry) Registries.create("zookeeper://" + zk.getConnectString()
+                    + "?connect-timeout=10s")) {
+                assertThat(open.subscribe(key, l -> { }).instances()).extracting(ServiceInstance::endpoint)
+                        .contains(rogueInstance.endpoint());
+            }
             anonymous.setData().forPath(NodeCodec.revisionPath("/xrpc", "evil", revision),
                     NodeCodec.encodeRevision(List.of(ServiceInstance.of(ServiceKey.of(GateService.class, "2.0", ""),
                             rogueInstance.endpoint()))));

@@ -227,6 +227,8 @@ class ZookeeperRegistryTest {
             Stat stat = provider.curator().checkExists().forPath(path);
             assertThat(stat.getEphemeralOwner()).isNotEqualTo(oldSession)
                     .isEqualTo(provider.curator().getZookeeperClient().getZooKeeper().getSessionId());
+            // The node is the provider's own: its data (none in this layout) replaced the old session's.
+            assertThat(provider.curator().getData().forPath(path)).isEmpty();
             assertThat(new String(provider.curator().getData().forPath(NodeCodec.revisionPath("/xrpc",
                     ZookeeperSettings.DEFAULT_APPLICATION, Nodes.revision(one))), StandardCharsets.UTF_8)).contains("weight=150");
         }
