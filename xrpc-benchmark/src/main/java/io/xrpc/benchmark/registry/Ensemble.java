@@ -137,7 +137,7 @@ final class Ensemble implements AutoCloseable {
     }
 
     /** A four-letter word's answer; empty when the server does not answer. */
-    String fourLetter(int i, String word) {
+    private String fourLetter(int i, String word) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", clientPorts[i]), 1000);
             s.setSoTimeout(3000);
@@ -153,10 +153,6 @@ final class Ensemble implements AutoCloseable {
 
     int size() {
         return clientPorts.length;
-    }
-
-    long pid(int i) {
-        return servers[i].isAlive() ? servers[i].pid() : -1;
     }
 
     private static int freePort() throws IOException {

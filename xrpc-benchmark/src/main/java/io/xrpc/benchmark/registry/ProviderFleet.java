@@ -87,6 +87,8 @@ public final class ProviderFleet {
             }
             System.out.flush();
         }
+        // The tool went away: do not stay behind holding a session per instance.
+        Runtime.getRuntime().halt(0);
     }
 
     private static ZookeeperRegistry join(ZookeeperSettings settings, String connect, int k, int services) {

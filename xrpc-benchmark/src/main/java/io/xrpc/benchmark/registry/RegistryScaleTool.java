@@ -56,7 +56,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
             description = "instances joining and leaving before measuring (the JIT compiles the paths first)")
     int warmupJoins;
     @Option(names = "--mode", defaultValue = "instance", description = "registry layout: instance, interface or all")
-    String mode;
+    ZookeeperSettings.Mode mode;
     @Option(names = "--storm", description = "kill the ZooKeeper leader, start it again, and watch the lists")
     boolean storm;
     @Option(names = "--storm-watch", defaultValue = "60",
@@ -87,22 +87,21 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
 
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        System.exit(new CommandLine(new RegistryScaleTool()).execute(args));
+        System.exit(new CommandLine(new RegistryScaleTool()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
     }
 
     /** Runs with {@code args} and returns the rows (for tests). */
     public static List<Row> run(String... args) throws Exception {
         RegistryScaleTool t = new RegistryScaleTool();
-        new CommandLine(t).parseArgs(args);
+        new CommandLine(t).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(args);
         return t.call();
     }
 
     @Override
     public List<Row> call() throws Exception {
-        ZookeeperSettings.Mode m = ZookeeperSettings.Mode.valueOf(mode.toUpperCase(java.util.Locale.ROOT));
         List<Row> rows = new ArrayList<>();
         for (int p : instances) {
-            rows.add(measure(m, p));
+            rows.add(measure(mode, p));
             write(rows);
         }
         System.out.println(markdown(rows));
@@ -117,35 +116,38 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
 
     private Row measure(ZookeeperSettings.Mode m, int p) throws Exception {
         Path dir = Files.createTempDirectory("xrpc-registry-scale");
+        List<Consumer> cs = new ArrayList<>();
         try (Ensemble zk = new Ensemble(dir, 3, List.of("-Xmx" + zkHeap, "-XX:+UseSerialGC"))) {
             zk.awaitQuorum(120_000);
             progress("%s x %d x %d, mode %s: ensemble %s up", p, services, consumers, m, zk.connectString());
             try (Fleet fleet = new Fleet(zk.connectString(), m)) {
-                long started = Long.parseLong(fleet.send("start " + p).split(" ")[1]);
+                long started = Long.parseLong(fleet.send("start " + p, 30).split(" ")[1]);
                 progress("%d instances registered in %d ms", p, started);
                 ZookeeperSettings settings = ZookeeperSettings.defaults().withMode(m, "consumer")
                         .withSessionTimeout(Duration.ofSeconds(sessionTimeout)).withConnectTimeout(Duration.ofMinutes(5));
                 long heapBefore = usedHeapAfterGc();
-                List<Consumer> cs = new ArrayList<>();
                 double[] subscribe = new double[consumers];
                 ExecutorService pool = Executors.newFixedThreadPool(4);
-                List<Future<Consumer>> made = new ArrayList<>();
-                for (int c = 0; c < consumers; c++) {
-                    int id = c;
-                    made.add(pool.submit(() -> {
-                        ZookeeperRegistry r = new ZookeeperRegistry(settings, zk.connectString(), null);
-                        long t = System.nanoTime();
-                        Consumer consumer = new Consumer(r, services, p);
-                        subscribe[id] = (System.nanoTime() - t) / 1e6;
-                        return consumer;
-                    }));
+                try {
+                    List<Future<Consumer>> made = new ArrayList<>();
+                    for (int c = 0; c < consumers; c++) {
+                        int id = c;
+                        made.add(pool.submit(() -> {
+                            ZookeeperRegistry r = new ZookeeperRegistry(settings, zk.connectString(), null);
+                            long t = System.nanoTime();
+                            Consumer consumer = new Consumer(r, services);
+                            subscribe[id] = (System.nanoTime() - t) / 1e6;
+                            return consumer;
+                        }));
+                    }
+                    for (Future<Consumer> f : made) {
+                        cs.add(f.get());
+                    }
+                } finally {
+                    pool.shutdown();
                 }
-                for (Future<Consumer> f : made) {
-                    cs.add(f.get());
-                }
-                pool.shutdown();
-                for (Consumer c : cs) {
-                    c.awaitAll(p, 120_000);
+                if (propagate(cs, p, () -> { }, new ArrayList<>()) > 0) {
+                    throw new IllegalStateException("consumers did not list all " + p + " instances within 60 s");
                 }
                 long heapPerConsumer = (usedHeapAfterGc() - heapBefore) / consumers;
                 Map<String, String> mntr = zk.mntr(zk.leader());
@@ -160,46 +162,61 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
 
                 for (int j = 0; j < warmupJoins; j++) {
                     int k = p + joins + j;
-                    propagate(cs, p + 1, () -> fleet.send("join " + k), new ArrayList<>());
-                    propagate(cs, p, () -> fleet.send("leave " + k), new ArrayList<>());
+                    propagate(cs, p + 1, () -> fleet.send("join " + k, 5), new ArrayList<>());
+                    propagate(cs, p, () -> fleet.send("leave " + k, 5), new ArrayList<>());
                 }
                 long idleCpu = idleCpu(Duration.ofSeconds(2)); // per second of doing nothing
                 List<Double> joinMs = new ArrayList<>();
                 List<Double> leaveMs = new ArrayList<>();
-                int unseen = 0;
-                long cpu = 0;
-                long wall = 0;
-                for (int j = 0; j < joins; j++) {
-                    long c0 = cpuNanos();
-                    long w0 = System.nanoTime();
-                    int k = p + j;
-                    unseen += propagate(cs, k + 1, () -> fleet.send("join " + k), joinMs);
-                    cpu += cpuNanos() - c0;
-                    wall += System.nanoTime() - w0;
-                }
-                double cpuPerJoin = Math.max(0, cpu - idleCpu * wall / 1e9) / 1e3 / joins / consumers;
-                cpu = 0;
-                wall = 0;
-                for (int j = 0; j < joins; j++) {
-                    long c0 = cpuNanos();
-                    long w0 = System.nanoTime();
-                    int k = p + j;
-                    unseen += propagate(cs, p + joins - 1 - j, () -> fleet.send("leave " + k), leaveMs);
-                    cpu += cpuNanos() - c0;
-                    wall += System.nanoTime() - w0;
-                }
-                double cpuPerLeave = Math.max(0, cpu - idleCpu * wall / 1e9) / 1e3 / joins / consumers;
+                // Joins one at a time (each list one longer), then the same instances leave.
+                Phase joined = phase(cs, fleet, idleCpu, joinMs, j -> p + j + 1, j -> "join " + (p + j));
+                Phase left = phase(cs, fleet, idleCpu, leaveMs, j -> p + joins - 1 - j, j -> "leave " + (p + j));
                 progress("joins p50 %.0f ms, p99 %.0f ms; %.0f us CPU per join per consumer", pct(joinMs, 50),
-                        pct(joinMs, 99), cpuPerJoin);
+                        pct(joinMs, 99), joined.cpuMicros());
                 Storm s = storm ? storm(zk, cs, p) : null;
-                Row row = new Row(m.name().toLowerCase(java.util.Locale.ROOT), p, services, consumers,
+                return new Row(m.name().toLowerCase(java.util.Locale.ROOT), p, services, consumers,
                         num(mntr, "zk_znode_count"), watches, num(mntr, "zk_approximate_data_size"),
                         connections, pct(subscribe, 50), pct(subscribe, 99),
                         pct(joinMs, 50), pct(joinMs, 99), max(joinMs), pct(leaveMs, 50), pct(leaveMs, 99), max(leaveMs),
-                        unseen, cpuPerJoin, cpuPerLeave, heapPerConsumer, s);
-                cs.parallelStream().forEach(c -> c.registry.close());
-                return row;
+                        joined.unseen() + left.unseen(), joined.cpuMicros(), left.cpuMicros(), heapPerConsumer, s);
             }
+        } finally {
+            cs.parallelStream().forEach(c -> c.registry.close());
+            deleteTree(dir);
+        }
+    }
+
+    /** What a phase of changes cost each consumer (us of CPU per change, net of idle) and how many missed one. */
+    private record Phase(double cpuMicros, int unseen) {
+    }
+
+    /**
+     * {@link #joins} changes one at a time: change {@code j} is {@code command(j)} to the fleet, then every list must
+     * have {@code size(j)} providers. The consumers' CPU over the phase, less what this JVM spends
+     * idle in as long, per change and consumer.
+     */
+    private Phase phase(List<Consumer> cs, Fleet fleet, long idleCpuPerSecond, List<Double> delays,
+                        java.util.function.IntUnaryOperator size, java.util.function.IntFunction<String> command)
+            throws Exception {
+        int unseen = 0;
+        long cpu = 0;
+        long wall = 0;
+        for (int j = 0; j < joins; j++) {
+            int change = j;
+            long c0 = cpuNanos();
+            long w0 = System.nanoTime();
+            unseen += propagate(cs, size.applyAsInt(j), () -> fleet.send(command.apply(change), 5), delays);
+            cpu += cpuNanos() - c0;
+            wall += System.nanoTime() - w0;
+        }
+        return new Phase(Math.max(0, cpu - idleCpuPerSecond * (wall / 1e9)) / 1e3 / joins / cs.size(), unseen);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (java.io.IOException e) {
+            // a temporary directory: the system cleans it
         }
     }
 
@@ -233,7 +250,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
     /** Kills the leader, starts it again after 5 s, and watches every list for {@link #stormWatch} seconds. */
     private Storm storm(Ensemble zk, List<Consumer> cs, int p) throws Exception {
         for (Consumer c : cs) {
-            c.trackMinimum();
+            c.trackMinimum(p);
         }
         int leader = zk.leader();
         long t0 = System.nanoTime();
@@ -361,26 +378,24 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
      */
     private static final class Consumer {
         final ZookeeperRegistry registry;
-        final int[] sizes;
-        final List<ServiceDiscovery.Subscription> subs = new ArrayList<>();
-        volatile int target = -1;
-        final AtomicInteger atTarget = new AtomicInteger();
-        volatile CountDownLatch done;
+        final int[] sizes; // guarded by this
+        private int target = -1;
+        private CountDownLatch done;
+        private boolean tracking;
+        private int trueSize;
         volatile long seenAt;
-        volatile boolean tracking;
         final AtomicInteger minimum = new AtomicInteger(Integer.MAX_VALUE);
         final AtomicInteger below = new AtomicInteger();
-        int trueSize;
 
-        Consumer(ZookeeperRegistry registry, int services, int trueSize) {
+        Consumer(ZookeeperRegistry registry, int services) {
             this.registry = registry;
             this.sizes = new int[services];
-            this.trueSize = trueSize;
             for (int s = 0; s < services; s++) {
                 int id = s;
-                subs.add(registry.subscribe(ProviderFleet.service(s), list -> changed(id, list.size())));
+                ServiceDiscovery.Subscription sub = registry.subscribe(ProviderFleet.service(s),
+                        list -> changed(id, list.size()));
                 synchronized (this) {
-                    sizes[s] = subs.get(s).instances().size();
+                    sizes[s] = sub.instances().size();
                 }
             }
         }
@@ -394,10 +409,8 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
                     below.incrementAndGet();
                 }
             }
-            int t = target;
-            if (t >= 0 && old != t && n == t && atTarget.incrementAndGet() == sizes.length) {
-                seenAt = System.nanoTime();
-                done.countDown();
+            if (target >= 0 && seenAt == 0 && allAt(target)) {
+                seen();
             }
         }
 
@@ -405,15 +418,14 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
             seenAt = 0;
             done = latch;
             target = size;
-            int at = 0;
-            for (int n : sizes) {
-                at += n == size ? 1 : 0;
+            if (allAt(size)) {
+                seen();
             }
-            atTarget.set(at);
-            if (at == sizes.length) {
-                seenAt = System.nanoTime();
-                latch.countDown();
-            }
+        }
+
+        private void seen() {
+            seenAt = System.nanoTime();
+            done.countDown();
         }
 
         synchronized boolean allAt(int size) {
@@ -425,26 +437,21 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
             return true;
         }
 
-        void awaitAll(int size, long millis) throws InterruptedException {
-            long end = System.currentTimeMillis() + millis;
-            while (!allAt(size) && System.currentTimeMillis() < end) {
-                Thread.sleep(20);
-            }
-        }
-
-        synchronized void trackMinimum() {
+        /** From now on, the smallest list and every fall below {@code size} are counted. */
+        synchronized void trackMinimum(int size) {
             for (int n : sizes) {
                 minimum.accumulateAndGet(n, Math::min);
             }
+            trueSize = size;
             tracking = true;
         }
     }
 
-    /** The provider JVM, driven through its standard input. */
+    /** The provider JVM, driven through its standard input; every wait for its answer is bounded. */
     private final class Fleet implements AutoCloseable {
         private final Process process;
         private final PrintStream in;
-        private final BufferedReader outLines;
+        private final java.util.concurrent.BlockingQueue<String> answers = new java.util.concurrent.LinkedBlockingQueue<>();
 
         Fleet(String connect, ZookeeperSettings.Mode m) throws Exception {
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -454,14 +461,27 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
                     m.name().toLowerCase(java.util.Locale.ROOT), Integer.toString(sessionTimeout)));
             process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            outLines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            Thread reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String line; (line = out.readLine()) != null; ) {
+                        answers.add(line);
+                    }
+                } catch (java.io.IOException e) {
+                    // the process ended
+                }
+            }, "registry-scale-fleet");
+            reader.setDaemon(true);
+            reader.start();
         }
 
-        String send(String command) throws Exception {
+        /** Sends {@code command} and returns the answer, failing after {@code minutes}. */
+        String send(String command, long minutes) throws Exception {
             in.println(command);
-            String line = outLines.readLine();
+            String line = answers.poll(minutes, TimeUnit.MINUTES);
             if (line == null) {
-                throw new IllegalStateException("the provider JVM ended (exit " + process.waitFor() + ") on: " + command);
+                throw new IllegalStateException("the provider JVM did not answer '" + command + "' within " + minutes
+                        + " min" + (process.isAlive() ? "" : " (it ended, exit " + process.exitValue() + ")"));
             }
             return line;
         }
@@ -470,7 +490,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
         public void close() throws Exception {
             try {
                 if (process.isAlive()) {
-                    send("quit");
+                    send("quit", 1);
                 }
             } catch (Exception e) {
                 // killed below
