@@ -30,7 +30,8 @@ record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeout
             CallTarget.ExceptionRebuilder rebuild = declared.length == 0 ? null
                     : (carried, serializer, deadline) -> RemoteExceptions.rebuild(carried, declared,
                             allowList::isAllowed, iface.getClassLoader(), serializer, deadline);
-            m.put(method, new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), d.resultType(), rebuild),
+            m.put(method, new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), d.resultType(),
+                    d.genericResultType(), rebuild),
                     t.toMillis(), method.isAnnotationPresent(Idempotent.class)));
         }
         return Map.copyOf(m);

@@ -77,7 +77,7 @@ public final class RpcClient implements AutoCloseable {
     private volatile boolean closed;
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
-    private record Made(Directory directory, Class<?> type, String source, String loadBalancer, String cluster,
+    private record Made(Directory directory, String type, String source, String loadBalancer, String cluster,
                         String serializer, String compressor, Duration timeout, int retries) {
     }
 
@@ -118,6 +118,68 @@ public final class RpcClient implements AutoCloseable {
                     + " (expected: an interface)");
         }
         Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
+        ServiceKey key = ServiceKey.of(serviceInterface, options.version(), options.group());
+        // Before the directory: a discovered one subscribes at once, and a refusal here would leave
+        // that subscription open with no reference to close it.
+        allowList.allowTypesOf(serviceInterface);
+        if (config.typeCheck != TypeCheck.Mode.OFF) {
+            List<String> problems = TypeCheck.problems(serviceInterface, serializer);
+            if (!problems.isEmpty() && config.typeCheck == TypeCheck.Mode.FAIL) {
+                throw new TypeCheck.UnsupportedTypeException("cannot reference " + key + ": " + String.join("; ", problems)
+                        + " (choose another serializer, or typeCheck(WARN) to go on)");
+            }
+            problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
+        }
+        Reference r = reference(key, serviceInterface.getName(), options, serializer);
+        ClientProxy handler = new ClientProxy(serviceInterface, key, r.directory, serializer,
+                r.compressor, allowList, r.timeout, options.methodTimeouts(),
+                config.interceptors, config.credentials, r.refusal, transport, r.balancer, r.cluster,
+                options.retries());
+        return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
+                new Class<?>[] {serviceInterface}, handler));
+    }
+
+    /**
+     * A reference to {@code serviceInterface} without its classes: generic invocation, as Dubbo's
+     * {@code GenericService} and the tools built on it (gateways, test platforms, the {@code xrpc}
+     * command line) use. Calls name the method and its parameter types and pass JSON-shaped values;
+     * they travel in the {@code json} serializer, which the provider reads as its declared types,
+     * and otherwise go exactly as a typed reference's calls do: the same discovery, load balancing,
+     * failover, deadlines, TLS, credentials and interceptors. {@code options} work as for
+     * {@link #proxy}, but the serializer is always {@code json}.
+     *
+     * @param serviceInterface the service's interface name, such as {@code com.acme.Orders}
+     * @throws IllegalArgumentException when {@code options} name another serializer
+     */
+    public GenericService generic(String serviceInterface, ReferenceOptions options) {
+        Objects.requireNonNull(serviceInterface, "serviceInterface");
+        Objects.requireNonNull(options, "options");
+        if (serviceInterface.isBlank()) {
+            throw new IllegalArgumentException("serviceInterface: blank (expected: an interface name such as"
+                    + " com.acme.Orders)");
+        }
+        if (options.serializer() != null && !options.serializer().equals(io.xrpc.serialize.json.JsonSerializer.NAME)) {
+            throw new IllegalArgumentException("serializer: " + options.serializer() + " (generic calls travel in"
+                    + " json, which the provider reads as its declared types)");
+        }
+        Serializer serializer = serializers.get(io.xrpc.serialize.json.JsonSerializer.NAME);
+        ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
+        Reference r = reference(key, serviceInterface, options, serializer);
+        return new GenericService(key, r.directory, serializer, r.compressor, r.timeout, options.methodTimeouts(),
+                config.interceptors, config.credentials, r.refusal, transport, r.balancer, r.cluster,
+                options.retries());
+    }
+
+    /** What a typed and a generic reference share, made as {@link #reference} makes it. */
+    private record Reference(Directory directory, Compressor compressor, Cluster cluster, LoadBalancer balancer,
+                             Duration timeout, String refusal) {
+    }
+
+    /**
+     * The providers, balancer, cluster and timeout of a new reference, recorded for
+     * {@link #references()}. Unknown names fail here, listing the known ones.
+     */
+    private Reference reference(ServiceKey key, String typeName, ReferenceOptions options, Serializer serializer) {
         Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
         Cluster cluster = clusters.get(options.cluster());
         LoadBalancer balancer = loadBalancers.get(options.loadBalancer()).create(new LoadBalancerProvider.Context() {
@@ -131,18 +193,6 @@ public final class RpcClient implements AutoCloseable {
                 return options.hashArguments();
             }
         });
-        ServiceKey key = ServiceKey.of(serviceInterface, options.version(), options.group());
-        // Before the directory: a discovered one subscribes at once, and a refusal here would leave
-        // that subscription open with no reference to close it.
-        allowList.allowTypesOf(serviceInterface);
-        if (config.typeCheck != TypeCheck.Mode.OFF) {
-            List<String> problems = TypeCheck.problems(serviceInterface, serializer);
-            if (!problems.isEmpty() && config.typeCheck == TypeCheck.Mode.FAIL) {
-                throw new TypeCheck.UnsupportedTypeException("cannot reference " + key + ": " + String.join("; ", problems)
-                        + " (choose another serializer, or typeCheck(WARN) to go on)");
-            }
-            problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
-        }
         Directory directory;
         if (!options.addresses().isEmpty()) {
             directory = Directory.fixed(key, options.addresses());
@@ -154,7 +204,7 @@ public final class RpcClient implements AutoCloseable {
         }
         Duration timeout = options.timeout() != null ? options.timeout() : config.timeout;
         String source = options.addresses().isEmpty() ? "registry" : options.addresses().toString();
-        made.add(new Made(directory, serviceInterface, source, options.loadBalancer(), options.cluster(),
+        made.add(new Made(directory, typeName, source, options.loadBalancer(), options.cluster(),
                 serializer.name(), compressor.name(), timeout, options.retries()));
         log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
                 key, options.addresses().isEmpty() ? "the registry" : source, serializer.name(), compressor.name(),
@@ -163,12 +213,7 @@ public final class RpcClient implements AutoCloseable {
         if (refusal != null) {
             log.warn("Referencing {}: {}; its calls fail UNAUTHENTICATED", key, refusal);
         }
-        ClientProxy handler = new ClientProxy(serviceInterface, key, directory, serializer,
-                compressor, allowList, timeout, options.methodTimeouts(),
-                config.interceptors, config.credentials, refusal, transport, balancer, cluster,
-                options.retries());
-        return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
-                new Class<?>[] {serviceInterface}, handler));
+        return new Reference(directory, compressor, cluster, balancer, timeout, refusal);
     }
 
     /**
@@ -234,7 +279,7 @@ public final class RpcClient implements AutoCloseable {
                         s.setAsideNanos() > 0 ? wall.plusNanos(s.setAsideNanos()) : null,
                         List.copyOf(i.serializers())));
             }
-            views.add(new ReferenceView(m.directory().key(), m.type().getName(), m.source(), m.loadBalancer(),
+            views.add(new ReferenceView(m.directory().key(), m.type(), m.source(), m.loadBalancer(),
                     m.cluster(), m.serializer(), m.compressor(), m.timeout(), m.retries(), List.copyOf(providers)));
         }
         return views;

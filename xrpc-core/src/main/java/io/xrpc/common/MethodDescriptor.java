@@ -3,6 +3,7 @@ package io.xrpc.common;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 
@@ -13,11 +14,18 @@ import java.util.concurrent.CompletableFuture;
  * so overloads are told apart. A method returning {@link CompletableFuture} is
  * {@linkplain #isAsync() asynchronous}; its {@linkplain #resultType() result type} is the future's
  * type argument.
+ *
+ * <p>A {@linkplain #generic generic} descriptor names a method by its signature alone, for a caller
+ * that has no interface to load (generic invocation): it has no {@link #method()}, and its
+ * parameters and result are plain {@code Object}s, carried as JSON-shaped values.
  */
 public final class MethodDescriptor {
     private final Method method;
+    private final String name;
     private final String signature;
     private final Class<?>[] parameterTypes;
+    private final Type[] genericParameterTypes;
+    private final String declaringName;
     private final boolean async;
     private final Class<?> resultType;
     private final Type genericResultType;
@@ -25,8 +33,11 @@ public final class MethodDescriptor {
 
     private MethodDescriptor(Method method) {
         this.method = method;
+        this.name = method.getName();
         this.exceptionTypes = method.getExceptionTypes();
         this.parameterTypes = method.getParameterTypes();
+        this.genericParameterTypes = method.getGenericParameterTypes();
+        this.declaringName = method.getDeclaringClass().getName();
         this.signature = signatureOf(method);
         this.async = method.getReturnType() == CompletableFuture.class;
         if (async) {
@@ -38,6 +49,49 @@ public final class MethodDescriptor {
             this.genericResultType = method.getGenericReturnType();
             this.resultType = method.getReturnType();
         }
+    }
+
+    private MethodDescriptor(String declaringName, String name, List<String> parameterTypeNames) {
+        this.method = null;
+        this.declaringName = declaringName;
+        this.exceptionTypes = new Class<?>[0];
+        this.parameterTypes = new Class<?>[parameterTypeNames.size()];
+        java.util.Arrays.fill(parameterTypes, Object.class);
+        this.genericParameterTypes = parameterTypes;
+        StringJoiner j = new StringJoiner(",", name + "(", ")");
+        parameterTypeNames.forEach(j::add);
+        this.signature = j.toString();
+        this.name = name;
+        this.async = false;
+        this.resultType = Object.class;
+        this.genericResultType = Object.class;
+    }
+
+    /**
+     * A method known only by name and parameter type names ({@code long}, {@code java.lang.String},
+     * {@code com.acme.Order}, as {@link #signatureOf} writes them), for generic invocation.
+     *
+     * @throws IllegalArgumentException when a name is blank or holds characters no Java name has
+     */
+    public static MethodDescriptor generic(String serviceInterface, String name, List<String> parameterTypeNames) {
+        checkName("method name", name);
+        for (String t : parameterTypeNames) {
+            checkName("parameter type", t);
+        }
+        return new MethodDescriptor(serviceInterface, name, List.copyOf(parameterTypeNames));
+    }
+
+    private static void checkName(String what, String s) {
+        if (s == null || s.isBlank() || s.length() > 512 || s.chars().anyMatch(c -> c == '(' || c == ')' || c == ','
+                || Character.isWhitespace(c) || Character.isISOControl(c))) {
+            throw new IllegalArgumentException(what + ": " + (s == null ? "null" : "'" + s + "'")
+                    + " (expected: a Java name such as long, java.lang.String or com.acme.Order[])");
+        }
+    }
+
+    /** True for a descriptor made by {@link #generic}: it has no {@link #method()}. */
+    public boolean isGeneric() {
+        return method == null;
     }
 
     /**
@@ -71,12 +125,13 @@ public final class MethodDescriptor {
         return Object.class;
     }
 
+    /** The interface method; {@code null} for a {@linkplain #generic generic} descriptor. */
     public Method method() {
         return method;
     }
 
     public String name() {
-        return method.getName();
+        return name;
     }
 
     public String signature() {
@@ -86,6 +141,11 @@ public final class MethodDescriptor {
     /** The declared parameter types. The array is shared: do not modify it. */
     public Class<?>[] parameterTypes() {
         return parameterTypes;
+    }
+
+    /** The declared parameter types with their type arguments ({@code List<Order>}). Shared: do not modify. */
+    public Type[] genericParameterTypes() {
+        return genericParameterTypes;
     }
 
     /** True when the method returns {@link CompletableFuture} and so blocks no thread. */
@@ -110,6 +170,6 @@ public final class MethodDescriptor {
 
     @Override
     public String toString() {
-        return method.getDeclaringClass().getName() + "#" + signature;
+        return declaringName + "#" + signature;
     }
 }

@@ -436,6 +436,11 @@ public final class RemoteExceptions {
         }
     }
 
+    /** The carried frames, at most 64 whatever the peer sent: the remote stack of a caller that cannot rebuild the class. */
+    public static StackTraceElement[] stackOf(ExceptionValue v) {
+        return stack(v, MAX_FRAMES);
+    }
+
     /** The carried frames, at most {@code max} of them whatever the peer sent. */
     private static StackTraceElement[] stack(ExceptionValue v, int max) {
         String[] s = v.stack();

@@ -41,7 +41,8 @@ public interface Serializer {
 
     /**
      * The id written in the frame header; unique among serializers. {@code 1}-{@code 31} are kept
-     * for XRpc's own ({@code 1} kryo, {@code 2} hessian, {@code 3} protostuff); {@code 32}-{@code 127}
+     * for XRpc's own ({@code 1} kryo, {@code 2} hessian, {@code 3} protostuff,
+     * {@code 4} fory, {@code 5} json); {@code 32}-{@code 127}
      * are left to applications.
      */
     byte id();
@@ -65,6 +66,17 @@ public interface Serializer {
      */
     default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         return readArguments(new io.xrpc.internal.ByteBufferInputStream(in), parameterTypes, deadlineNanos);
+    }
+
+    /**
+     * Reads arguments as {@link #readArguments(ByteBuffer, Class[], long)} does, given also the
+     * parameters' generic types ({@code List<Order>} where the class is {@code List}). Serializers
+     * that write each value's class ignore them (the default); one that reads by declared type
+     * (json) needs them to build a list's elements as what the method declares.
+     */
+    default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, java.lang.reflect.Type[] genericTypes,
+                                   long deadlineNanos) throws IOException {
+        return readArguments(in, parameterTypes, deadlineNanos);
     }
 
     /** Writes a call's result, which is never {@code null} (a null result has an empty body). */
@@ -94,5 +106,14 @@ public interface Serializer {
      */
     default Object readResult(ByteBuffer in, Class<?> type, long deadlineNanos) throws IOException {
         return readResult(new io.xrpc.internal.ByteBufferInputStream(in), type, deadlineNanos);
+    }
+
+    /**
+     * Reads a result as {@link #readResult(ByteBuffer, Class, long)} does, given also its generic
+     * type; see {@link #readArguments(ByteBuffer, Class[], java.lang.reflect.Type[], long)}.
+     */
+    default Object readResult(ByteBuffer in, Class<?> type, java.lang.reflect.Type genericType, long deadlineNanos)
+            throws IOException {
+        return readResult(in, type, deadlineNanos);
     }
 }

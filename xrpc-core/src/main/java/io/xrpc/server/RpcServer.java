@@ -9,6 +9,7 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
+import io.xrpc.common.ServerReflection;
 import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.netty.NettyServerTransport;
@@ -66,6 +67,9 @@ public final class RpcServer implements AutoCloseable {
         this.serializers = SerializerRegistry.load(allowList, c.readLimits);
         for (Export<?> e : exports) {
             exportChecked(e);
+        }
+        if (c.reflection) { // served, not registered: a tool asks the provider it is talking to
+            dispatcher.export(ServerReflection.class, new Reflection(dispatcher), ServiceOptions.builder().build());
         }
         this.transport = new NettyServerTransport(c.transport, new CallPolicy(dispatcher, c.authenticator,
                 c.errorDetails), serializers, CompressorRegistry.load());
@@ -184,7 +188,9 @@ public final class RpcServer implements AutoCloseable {
      * calls running: a snapshot for operators (the Spring Boot starter's Actuator endpoint).
      */
     public List<ExportedService> services() {
-        return dispatcher.describe();
+        List<ExportedService> all = new ArrayList<>(dispatcher.describe());
+        all.removeIf(e -> e.serviceInterface().equals(ServerReflection.class.getName()));
+        return all;
     }
 
     /** Whether it is listening: started and not closed. */

@@ -25,6 +25,7 @@ final class ServerConfig {
     final TypeCheck.Mode typeCheck;
     final Authenticator authenticator;
     final ErrorDetails errorDetails;
+    final boolean reflection;
     final List<ServerInterceptor> interceptors;
     final RegistryConfig registryAddress;
     final ServiceRegistry registry;
@@ -48,6 +49,7 @@ final class ServerConfig {
         this.typeCheck = typeCheck;
         this.authenticator = b.authenticator;
         this.errorDetails = b.errorDetails;
+        this.reflection = b.reflection;
         this.interceptors = List.copyOf(b.interceptors);
         this.registryAddress = b.registryAddress;
         this.registry = b.registry;

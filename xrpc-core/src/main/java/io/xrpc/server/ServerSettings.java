@@ -32,6 +32,7 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
     int maxConnectionsPerAddress;
     Authenticator authenticator;
     ErrorDetails errorDetails = ErrorDetails.MESSAGE;
+    boolean reflection = true;
     Duration authenticationTimeout = RpcServer.DEFAULT_AUTHENTICATION_TIMEOUT;
     int maxAuthenticationFailures = RpcServer.DEFAULT_MAX_AUTHENTICATION_FAILURES;
     /** 0 until set: then half the max direct memory, and at least the frame limit. */
@@ -172,6 +173,17 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
      */
     public B shutdownGrace(Duration grace) {
         this.shutdownGrace = Checks.notNegative("shutdownGrace", grace);
+        return self();
+    }
+
+    /**
+     * Whether the server answers {@link io.xrpc.common.ServerReflection}, which lists its services
+     * and describes their methods and types to tools (the {@code xrpc} command line) that call
+     * them without their jar. Its calls pass the authenticator like any other. Default on, as
+     * Dubbo's metadata service is; turn it off where even the shape of the API is not to be shown.
+     */
+    public B reflection(boolean enabled) {
+        this.reflection = enabled;
         return self();
     }
 

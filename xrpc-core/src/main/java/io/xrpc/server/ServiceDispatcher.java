@@ -27,7 +27,7 @@ final class ServiceDispatcher {
     private final Map<String, Exported> services = new ConcurrentHashMap<>();
 
     /** One exported service: its methods by signature, and its calls running now. */
-    private record Exported(ServiceKey key, Class<?> type, Map<String, ServerMethod> methods, Set<String> accepted,
+    record Exported(ServiceKey key, Class<?> type, Map<String, ServerMethod> methods, Set<String> accepted,
                             java.util.concurrent.atomic.LongAdder running) {
     }
     private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
@@ -78,6 +78,13 @@ final class ServiceDispatcher {
     ServerMethod find(String serviceKey, String signature) {
         Exported s = services.get(serviceKey);
         return s == null ? null : s.methods().get(signature);
+    }
+
+    /** The services exported now, sorted by key. */
+    List<Exported> exports() {
+        List<Exported> all = new java.util.ArrayList<>(services.values());
+        all.sort(java.util.Comparator.comparing(e -> e.key().toString()));
+        return all;
     }
 
     /** The services exported now, as {@link RpcServer#services()} reports them. */

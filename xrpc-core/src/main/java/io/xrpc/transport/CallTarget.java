@@ -10,12 +10,18 @@ import io.xrpc.serialize.Serializer;
  * otherwise; it returns {@code null} for one it may not rebuild).
  */
 public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType,
-                         ExceptionRebuilder declaredExceptions) {
+                         java.lang.reflect.Type genericResultType, ExceptionRebuilder declaredExceptions) {
 
     public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
                                 ExceptionRebuilder declaredExceptions) {
+        return of(serviceKey, signature, resultType, resultType, declaredExceptions);
+    }
+
+    /** With the result's generic type, which a serializer that reads by declared type (json) needs. */
+    public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
+                                java.lang.reflect.Type genericResultType, ExceptionRebuilder declaredExceptions) {
         return new CallTarget(serviceKey + "#" + signature, WireStrings.shortStringBytes(serviceKey),
-                WireStrings.shortStringBytes(signature), resultType, declaredExceptions);
+                WireStrings.shortStringBytes(signature), resultType, genericResultType, declaredExceptions);
     }
 
     /** Rebuilds a declared exception from its carried form, or returns {@code null} when it may not. */

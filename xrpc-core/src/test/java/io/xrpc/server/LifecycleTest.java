@@ -167,10 +167,10 @@ class LifecycleTest {
 
     @Test
     void unknownExtensionNamesListWhatIsAvailable() {
-        assertThatThrownBy(() -> RpcClient.builder().serializer("json").build())
+        assertThatThrownBy(() -> RpcClient.builder().serializer("yaml").build())
                 .isInstanceOf(IllegalArgumentException.class)
                 // slow-reader is a test serializer of this module's (DeadlineWaitingSerializerProvider).
-                .hasMessage("serializer: json (expected one of [fory, hessian, jackson, jackson-plain, kryo, protostuff, slow-reader], found with"
+                .hasMessage("serializer: yaml (expected one of [fory, hessian, jackson, jackson-plain, json, kryo, protostuff, slow-reader], found with"
                         + " ServiceLoader)");
         try (RpcClient client = RpcClient.builder().build()) {
             assertThatThrownBy(() -> client.proxy(GateService.class, ReferenceOptions.builder().compressor("zstd").build()))

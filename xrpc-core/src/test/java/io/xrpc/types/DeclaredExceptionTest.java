@@ -102,7 +102,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void aDeclaredCheckedExceptionIsCaughtAsItselfWithItsFields(String serializer) throws Exception {
         Inventory inventory = proxy(serializer);
         assertThat(inventory.reserve("apple", 2)).isEqualTo(2);
@@ -127,7 +127,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void aSubclassTheCallerAllowsComesBackAsTheSubclass(String serializer) {
         Throwable t = catchThrowable(() -> proxy(serializer).reserve("gone", 1));
         assertThat(t).isInstanceOf(DiscontinuedException.class);
@@ -136,7 +136,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void theCauseChainComesBackAsFarAsAllowed(String serializer) {
         Throwable t = catchThrowable(() -> proxy(serializer).reserve("broken", 1));
         assertThat(t).isInstanceOf(WarehouseException.class).hasMessage("shelf unreachable");
@@ -155,7 +155,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void anAsyncMethodsFutureFailsWithTheDeclaredException(String serializer) throws Exception {
         CompletableFuture<Integer> f = proxy(serializer).reserveAsync("pear", 9);
         assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -163,7 +163,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void undeclaredExceptionsStayRpcExceptions(String serializer) throws Exception {
         Inventory inventory = proxy(serializer);
         assertThatThrownBy(() -> inventory.count("x")).isInstanceOfSatisfying(RpcException.class, e -> {
@@ -183,7 +183,7 @@ class DeclaredExceptionTest {
      * reference to the trace the provider logged.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void byDefaultCallersGetTheClassAndMessageAndTheProviderLogsTheRest(String serializer) {
         Inventory inventory = client.proxy(Inventory.class, ReferenceOptions.builder().address(guarded.endpoint())
                 .serializer(serializer).retries(0).build());
@@ -231,7 +231,7 @@ class DeclaredExceptionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void throwsExceptionIsTooBroadToCarryFields(String serializer) {
         // "throws Exception" would send the fields of whatever a library threw to every caller.
         assertThatThrownBy(() -> proxy(serializer).broadlyDeclared("x")).isInstanceOfSatisfying(RpcException.class,

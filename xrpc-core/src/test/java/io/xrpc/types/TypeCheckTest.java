@@ -60,7 +60,7 @@ class TypeCheckTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "jackson", "jackson-plain"})
+    @ValueSource(strings = {"kryo", "hessian", "protostuff", "fory", "json", "jackson", "jackson-plain"})
     void everyTypeOfTheMatrixPassesTheCheck(String serializer) {
         ClassAllowList list = ClassAllowList.withDefaults().allowTypesOf(CatalogService.class)
                 .allowTypesOf(Inventory.class);

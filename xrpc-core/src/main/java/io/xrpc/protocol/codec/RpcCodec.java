@@ -367,6 +367,12 @@ public final class RpcCodec {
     /** Reads the arguments that follow the request head; a method without parameters has an empty rest. */
     public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types, long deadlineNanos)
             throws IOException {
+        return readArguments(body, serializer, types, types, deadlineNanos);
+    }
+
+    /** As {@link #readArguments(ByteBuf, Serializer, Class[], long)}, with the parameters' generic types. */
+    public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types,
+                                         java.lang.reflect.Type[] genericTypes, long deadlineNanos) throws IOException {
         if (types.length == 0) {
             if (body.isReadable()) {
                 throw new SerializationException(body.readableBytes() + " bytes of arguments sent to a method"
@@ -374,7 +380,7 @@ public final class RpcCodec {
             }
             return NO_ARGUMENTS;
         }
-        return serializer.readArguments(rest(body), types, deadlineNanos);
+        return serializer.readArguments(rest(body), types, genericTypes, deadlineNanos);
     }
 
     /**
@@ -392,10 +398,16 @@ public final class RpcCodec {
     /** Reads a successful response's value; an empty body is {@code null}. */
     public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type, long deadlineNanos)
             throws IOException {
+        return readResult(body, serializer, type, type, deadlineNanos);
+    }
+
+    /** As {@link #readResult(ByteBuf, Serializer, Class, long)}, with the result's generic type. */
+    public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type,
+                                    java.lang.reflect.Type genericType, long deadlineNanos) throws IOException {
         if (!body.isReadable()) {
             return null;
         }
-        return serializer.readResult(rest(body), type, deadlineNanos);
+        return serializer.readResult(rest(body), type, genericType, deadlineNanos);
     }
 
     public static RemoteError readError(ByteBuf body) {

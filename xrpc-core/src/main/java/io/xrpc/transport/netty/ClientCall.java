@@ -34,9 +34,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final Endpoint endpoint;
     final long timeoutMillis;
     final Serializer serializer;
-    final Class<?> resultType;
-    /** Rebuilds an exception the method declares; null when it declares none. */
-    final io.xrpc.transport.CallTarget.ExceptionRebuilder declaredExceptions;
+    /** The method's result type and what rebuilds an exception it declares. */
+    final CallTarget target;
     /** The call's deadline ({@link System#nanoTime()}); reading its response stops there too. */
     final long deadlineNanos;
     /** Bytes of the encoded request, counted against the client's limit of unwritten request bytes. */
@@ -65,8 +64,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         this.endpoint = endpoint;
         this.timeoutMillis = timeoutMillis;
         this.serializer = serializer;
-        this.resultType = target.resultType();
-        this.declaredExceptions = target.declaredExceptions();
+        this.target = target;
         this.frame = frame;
     }
 

@@ -83,7 +83,8 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             }
             RpcStatus status = RpcStatus.fromCode(frame.status());
             if (status == RpcStatus.OK) {
-                call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.resultType, call.deadlineNanos));
+                call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.target.resultType(),
+                        call.target.genericResultType(), call.deadlineNanos));
                 return;
             }
             RpcCodec.RemoteError e = RpcCodec.readError(frame.body());
@@ -93,7 +94,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 // Read only for a method that declares exceptions, and only as much as an honest
                 // provider sends (the whole error answer fits 16 KiB): a peer cannot make an
                 // error cost more than that.
-                if (call.declaredExceptions != null && frame.body().isReadable()
+                if (call.target.declaredExceptions() != null && frame.body().isReadable()
                         && frame.body().readableBytes() <= RpcCodec.MAX_ERROR_BODY) {
                     ExceptionValue carried;
                     try {
@@ -104,7 +105,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                                 + ": " + bad) + (stack == null ? "" : stack);
                     }
                     if (carried != null) {
-                        declared = call.declaredExceptions.rebuild(carried, call.serializer, call.deadlineNanos);
+                        declared = call.target.declaredExceptions().rebuild(carried, call.serializer, call.deadlineNanos);
                         if (stack == null || stack.isEmpty()) {
                             stack = RemoteExceptions.stackText(carried);
                         }

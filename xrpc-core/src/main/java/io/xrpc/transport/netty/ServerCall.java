@@ -246,7 +246,8 @@ final class ServerCall implements Runnable, ServerExchange {
             if (error != null) {
                 throw new io.xrpc.serialize.SerializationException("bad request body: " + error);
             }
-            return RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(), deadline);
+            return RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(),
+                    method.descriptor().genericParameterTypes(), deadline);
         } finally {
             releaseFrame();
         }

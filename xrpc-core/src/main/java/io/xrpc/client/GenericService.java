@@ -1,0 +1,176 @@
+package io.xrpc.client;
+
+import io.xrpc.cluster.Attempts;
+import io.xrpc.cluster.Cluster;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.compress.Compressor;
+import io.xrpc.internal.Futures;
+import io.xrpc.loadbalance.LoadBalancer;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.transport.CallTarget;
+import io.xrpc.transport.ClientTransport;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Calls a remote service without its classes (generic invocation): the method is named with its
+ * parameter types, as Dubbo's {@code GenericService.$invoke} names it, and arguments and results
+ * are JSON-shaped values: {@code Map}s for objects, {@code List}s for arrays, {@code String},
+ * {@code Number}, {@code Boolean} and {@code null}. The provider reads the arguments as the types
+ * its method declares, through its allow-list and read limits like any call, so a value it cannot
+ * build fails the call {@link RpcStatus#SERIALIZATION_ERROR} naming the argument, the type and the
+ * problem.
+ *
+ * <pre>{@code
+ * GenericService orders = client.generic("com.acme.Orders",
+ *         ReferenceOptions.builder().address("127.0.0.1:20880").build());
+ * Object order = orders.invoke("find", List.of("long"), List.of(42));   // {"id":42,"items":[...]}
+ * }</pre>
+ *
+ * <p>An exception the method declares comes back as a {@link GenericException} with its class
+ * name, message and fields; every other failure is an {@link RpcException}, as for a typed proxy.
+ * Calls are treated as not idempotent: failover retries one only where it surely did not run.
+ * Made by {@link RpcClient#generic}; thread-safe.
+ */
+public final class GenericService {
+    /** Methods one reference remembers at most: a caller naming ever new ones is refused past it. */
+    static final int MAX_METHODS = 1024;
+
+    private final ServiceKey key;
+    private final String serviceKey;
+    private final Directory directory;
+    private final Serializer serializer;
+    private final Compressor compressor;
+    private final ClientTransport transport;
+    private final LoadBalancer loadBalancer;
+    private final Duration timeout;
+    private final Map<String, Duration> methodTimeouts;
+    private final int retries;
+    private final CallPath path;
+    /** Each method called so far, by signature; its attempts found again by the descriptor's identity. */
+    private final Map<String, Method> methods = new ConcurrentHashMap<>();
+    private final Map<MethodDescriptor, Attempts> attempts = new ConcurrentHashMap<>();
+
+    private record Method(ClientMethod model, Attempts attempts) {
+    }
+
+    GenericService(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor, Duration timeout,
+                   Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
+                   CallCredentials credentials, String credentialsRefusal, ClientTransport transport,
+                   LoadBalancer loadBalancer, Cluster cluster, int retries) {
+        this.key = key;
+        this.serviceKey = key.toString();
+        this.directory = directory;
+        this.serializer = serializer;
+        this.compressor = compressor;
+        this.transport = transport;
+        this.loadBalancer = loadBalancer;
+        this.timeout = timeout;
+        this.methodTimeouts = methodTimeouts;
+        this.retries = retries;
+        this.path = new CallPath(key.interfaceName(), interceptors, credentials, credentialsRefusal, cluster,
+                attempts::get);
+    }
+
+    /** The service this reference calls. */
+    public ServiceKey key() {
+        return key;
+    }
+
+    /**
+     * Calls {@code method} and blocks until its answer or deadline.
+     *
+     * @param parameterTypes the declared parameter types as Java writes them ({@code long},
+     *                       {@code java.lang.String}, {@code com.acme.Order}, {@code int[]}): they pick
+     *                       the overload
+     * @param arguments      one JSON-shaped value per parameter
+     * @return the result as JSON-shaped values, {@code null} for {@code void}
+     * @throws GenericException when the method threw an exception it declares
+     * @throws RpcException     for every other failure, with its status
+     */
+    public Object invoke(String method, List<String> parameterTypes, List<?> arguments) throws GenericException {
+        if (transport.isTransportThread()) {
+            throw new IllegalStateException("synchronous generic call of " + method + " made on an XRpc event-loop"
+                    + " thread would block the loop that must read its response; use invokeAsync");
+        }
+        Method m = method(method, parameterTypes, arguments);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
+        try {
+            return CallPath.await(path.call(m.model(), invocation(m, arguments, deadline)), m.model(), deadline, retries);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // nothing checked is thrown but GenericException, a runtime one
+        }
+    }
+
+    /** As {@link #invoke}, blocking no thread: the future fails with what {@link #invoke} throws. */
+    public CompletableFuture<Object> invokeAsync(String method, List<String> parameterTypes, List<?> arguments) {
+        Method m;
+        try {
+            m = method(method, parameterTypes, arguments);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
+        CompletableFuture<Object> out = new CompletableFuture<>();
+        path.call(m.model(), invocation(m, arguments, deadline)).whenComplete((v, e) -> {
+            if (e == null) {
+                out.complete(v);
+            } else {
+                out.completeExceptionally(CallPath.declaredOr(Futures.cause(e)));
+            }
+        });
+        return out;
+    }
+
+    private Invocation invocation(Method m, List<?> arguments, long deadline) {
+        Invocation inv = new Invocation(key, m.model().descriptor(), arguments.toArray(), null, null, deadline);
+        inv.serializer(serializer.name());
+        return inv;
+    }
+
+    private Method method(String name, List<String> parameterTypes, List<?> arguments) {
+        if (parameterTypes.size() != arguments.size()) {
+            throw new IllegalArgumentException(parameterTypes.size() + " parameter types " + parameterTypes + " but "
+                    + arguments.size() + " arguments for " + serviceKey + "#" + name);
+        }
+        MethodDescriptor d = MethodDescriptor.generic(key.interfaceName(), name, parameterTypes);
+        Method known = methods.get(d.signature());
+        if (known != null) {
+            return known;
+        }
+        long millis = methodTimeouts.getOrDefault(name, timeout).toMillis();
+        ClientMethod model = new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), Object.class,
+                GenericException::of), millis, false);
+        Method made = new Method(model, new ReferenceAttempts(key, directory, serializer, compressor, transport,
+                loadBalancer, retries, model));
+        if (methods.size() >= MAX_METHODS) {
+            throw new IllegalStateException(serviceKey + ": " + MAX_METHODS + " methods called already through this"
+                    + " generic reference (the limit, which keeps what it remembers bounded); " + d.signature()
+                    + " is one more");
+        }
+        attempts.put(d, made.attempts()); // first: a racing caller may use it as soon as it is listed
+        Method raced = methods.putIfAbsent(d.signature(), made);
+        if (raced != null) {
+            attempts.remove(d);
+            return raced;
+        }
+        return made;
+    }
+
+    @Override
+    public String toString() {
+        return "GenericService[" + serviceKey + " -> " + directory + ", " + Arrays.asList(serializer.name(),
+                compressor.name()) + "]";
+    }
+}
