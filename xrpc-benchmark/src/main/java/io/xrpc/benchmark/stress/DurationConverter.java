@@ -4,7 +4,7 @@ import java.time.Duration;
 import picocli.CommandLine;
 
 /** Reads {@code 10s}, {@code 500ms}, {@code 2m} or an ISO-8601 duration. */
-final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String v) {
         String s = v.trim().toLowerCase();

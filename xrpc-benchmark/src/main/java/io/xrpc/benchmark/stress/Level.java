@@ -24,13 +24,14 @@ import org.HdrHistogram.Histogram;
  *                   element when the level ran as one stretch), so that a ratio to another
  *                   contender can be read round by round
  * @param roundStartMillis when each slice began ({@link System#currentTimeMillis()})
+ * @param timeline   the course of the measured slices, about a point a second, in the order they ran
  */
 public record Level(String contender, String scenario, int threads, long calls, long errorCount,
                     Map<String, Long> errors, double seconds, double throughput, double p50Micros,
                     double p90Micros, double p99Micros, double p999Micros, double maxMicros,
                     double providerCpuMicrosPerCall, double clientCpuMicrosPerCall,
                     double providerAllocBytesPerCall, double clientAllocBytesPerCall,
-                    List<Double> roundThroughputs, List<Long> roundStartMillis) {
+                    List<Double> roundThroughputs, List<Long> roundStartMillis, List<Second> timeline) {
 
     /**
      * The sum of {@code slices}, in the order they ran: calls, errors and time added up, latencies
@@ -65,7 +66,8 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 latencies.getValueAtPercentile(99) / 1e3, latencies.getValueAtPercentile(99.9) / 1e3,
                 latencies.getMaxValue() / 1e3, perCall(cost[0], calls, 1e3), perCall(cost[1], calls, 1e3),
                 perCall(cost[2], calls, 1), perCall(cost[3], calls, 1),
-                slices.stream().map(Slice::throughput).toList(), slices.stream().map(Slice::startMillis).toList());
+                slices.stream().map(Slice::throughput).toList(), slices.stream().map(Slice::startMillis).toList(),
+                slices.stream().flatMap(s -> s.timeline().stream()).toList());
     }
 
     private static double perCall(long cost, long calls, double unit) {

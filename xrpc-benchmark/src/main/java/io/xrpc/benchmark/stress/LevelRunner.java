@@ -76,6 +76,7 @@ final class LevelRunner {
                             }
                         } catch (Exception e) {
                             String type = e instanceof RpcException r ? "RpcException " + r.status()
+                                    : e instanceof io.xrpc.client.GenericException g ? "APPLICATION_ERROR " + g.className()
                                     : e.getClass().getSimpleName();
                             errors.computeIfAbsent(type, k -> {
                                 System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
@@ -92,10 +93,18 @@ final class LevelRunner {
         }
         long end = start + length.toNanos();
         Histogram total = null;
+        List<Second> timeline = new java.util.ArrayList<>();
+        long errorsSoFar = 0;
         while (System.nanoTime() < end && !stop.get()) {
             Thread.sleep(Math.min(1000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
             Histogram interval = recorder.getIntervalHistogram();
             total = total == null ? interval.copy() : add(total, interval);
+            long errorsNow = errors.values().stream().mapToLong(LongAdder::sum).sum();
+            double intervalSeconds = Math.max(1, interval.getEndTimeStamp() - interval.getStartTimeStamp()) / 1e3;
+            timeline.add(new Second(System.currentTimeMillis(), interval.getTotalCount() / intervalSeconds,
+                    interval.getTotalCount() == 0 ? 0 : interval.getValueAtPercentile(99) / 1e3,
+                    errorsNow - errorsSoFar));
+            errorsSoFar = errorsNow;
             if (measured && !quiet) {
                 System.out.printf("  %-9s %-10s %4d threads  %8.0f calls/s  p99 %8.1f us  errors %d%n", contender,
                         scenario, n, interval.getTotalCount() * 1e9 / Math.max(1, interval.getEndTimeStamp() * 1e6
@@ -111,7 +120,8 @@ final class LevelRunner {
         total = total == null ? recorder.getIntervalHistogram() : add(total, recorder.getIntervalHistogram());
         Map<String, Long> errorCounts = new LinkedHashMap<>();
         errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
-        return new Slice(total, errorCounts, seconds, startMillis, Slice.Costs.UNKNOWN, Slice.Costs.UNKNOWN);
+        return new Slice(total, errorCounts, seconds, startMillis, Slice.Costs.UNKNOWN, Slice.Costs.UNKNOWN,
+                List.copyOf(timeline));
     }
 
     private static Histogram add(Histogram total, Histogram interval) {

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
@@ -22,7 +23,7 @@ import org.HdrHistogram.Histogram;
  * @param end         and as it ended
  */
 record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long startMillis, Costs start,
-             Costs end) {
+             Costs end, List<Second> timeline) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -50,7 +51,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
     }
 
     Slice withCosts(Costs start, Costs end) {
-        return new Slice(latencies, errors, seconds, startMillis, start, end);
+        return new Slice(latencies, errors, seconds, startMillis, start, end, timeline);
     }
 
     /** One line of JSON, the histogram compressed in base64: how an agent JVM answers the tool. */
@@ -64,6 +65,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         o.put("startMillis", startMillis);
         o.set("start", JSON.valueToTree(start.values()));
         o.set("end", JSON.valueToTree(end.values()));
+        o.set("timeline", JSON.valueToTree(timeline));
         return o.toString();
     }
 
@@ -75,6 +77,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         o.get("errors").fields().forEachRemaining(e -> errors.put(e.getKey(), e.getValue().asLong()));
         return new Slice(h, errors, o.get("seconds").asDouble(), o.get("startMillis").asLong(),
                 Costs.of(JSON.treeToValue(o.get("start"), long[].class)),
-                Costs.of(JSON.treeToValue(o.get("end"), long[].class)));
+                Costs.of(JSON.treeToValue(o.get("end"), long[].class)),
+                List.of(JSON.treeToValue(o.get("timeline"), Second[].class)));
     }
 }

@@ -13,19 +13,55 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 
-/** A run's results as results.json, results.md (ratios to raw Netty in the same run) and results.png. */
+/**
+ * A run's results as results.json, results.md (ratios to raw Netty in the same run, and with
+ * {@code --compare} each level before and after), results.png and report.html ({@link HtmlReport}).
+ */
 final class StressReport {
     private StressReport() {
     }
 
-    static void write(Path out, Map<String, Object> header, List<Level> results) throws Exception {
+    static void write(Path out, Map<String, Object> header, List<Level> results, Path compare) throws Exception {
+        List<HtmlReport.Before> before = compare == null ? null : HtmlReport.read(compare);
         Files.createDirectories(out);
         Map<String, Object> doc = new LinkedHashMap<>(header);
+        if (compare != null) {
+            doc.put("comparedWith", compare.toAbsolutePath().toString());
+        }
         doc.put("levels", results);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), doc);
-        Files.writeString(out.resolve("results.md"), markdown(results), StandardCharsets.UTF_8);
-        chart(out, results);
-        System.out.println("results: " + out.toAbsolutePath().resolve("results.{json,md,png}"));
+        Files.writeString(out.resolve("results.md"), markdown(results) + (before == null ? ""
+                : "\n" + comparison(results, before)), StandardCharsets.UTF_8);
+        chart(out.resolve("results"), results);
+        Files.writeString(out.resolve("report.html"), HtmlReport.render(doc.entrySet().stream()
+                .filter(e -> !e.getKey().equals("levels"))
+                .collect(LinkedHashMap::new, (m, e) -> m.put(e.getKey(), e.getValue()), Map::putAll), results, before),
+                StandardCharsets.UTF_8);
+        System.out.println("results: " + out.toAbsolutePath().resolve("results.{json,md,png}") + " and "
+                + out.toAbsolutePath().resolve("report.html"));
+    }
+
+    /** Each level beside the previous run's: throughput and every percentile, before, after and the change. */
+    static String comparison(List<Level> results, List<HtmlReport.Before> before) {
+        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s before | after | change"
+                + " | p50 us before | after | change | p90 change | p99 us before | after | change | p99.9 change |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Level l : results) {
+            HtmlReport.Before b = HtmlReport.match(l, before);
+            if (b == null) {
+                continue;
+            }
+            sb.append(String.format(java.util.Locale.ROOT, "| %s | %s | %d | %.0f | %.0f | %s | %.1f | %.1f | %s | %s"
+                            + " | %.1f | %.1f | %s | %s |%n", l.contender(), l.scenario(), l.threads(), b.throughput(),
+                    l.throughput(), pct(b.throughput(), l.throughput()), b.p50(), l.p50Micros(), pct(b.p50(), l.p50Micros()),
+                    pct(b.p90(), l.p90Micros()), b.p99(), l.p99Micros(), pct(b.p99(), l.p99Micros()),
+                    pct(b.p999(), l.p999Micros())));
+        }
+        return sb.toString();
+    }
+
+    private static String pct(double before, double after) {
+        return before > 0 ? String.format(java.util.Locale.ROOT, "%+.1f%%", (after - before) / before * 100) : "-";
     }
 
     /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
@@ -87,23 +123,41 @@ final class StressReport {
         return micros < 0 ? "-" : String.format("%.1f", micros);
     }
 
-    private static void chart(Path out, List<Level> results) throws Exception {
-        XYChart throughput = new XYChartBuilder().width(900).height(500).title("Throughput")
-                .xAxisTitle("caller threads").yAxisTitle("calls/s").build();
-        XYChart p99 = new XYChartBuilder().width(900).height(500).title("p99 latency")
-                .xAxisTitle("caller threads").yAxisTitle("microseconds").build();
-        Map<String, List<Level>> series = new LinkedHashMap<>();
-        for (Level l : results) {
-            series.computeIfAbsent(l.contender() + " " + l.scenario(), k -> new ArrayList<>()).add(l);
+    /**
+     * {@code <file>.png}: small multiples, a row per scenario of throughput and p99 against caller
+     * threads, one line per contender in colours that stay apart.
+     */
+    static void chart(Path file, List<Level> results) throws Exception {
+        List<String> scenarios = results.stream().map(Level::scenario).distinct().toList();
+        List<String> contenders = results.stream().map(Level::contender).distinct().toList();
+        List<org.knowm.xchart.internal.chartpart.Chart<?, ?>> charts = new ArrayList<>();
+        for (String scenario : scenarios) {
+            XYChart throughput = new XYChartBuilder().width(560).height(320).title(scenario + ": throughput")
+                    .xAxisTitle("caller threads").yAxisTitle("calls per second").build();
+            XYChart p99 = new XYChartBuilder().width(560).height(320).title(scenario + ": p99 latency")
+                    .xAxisTitle("caller threads").yAxisTitle("microseconds").build();
+            for (XYChart c : List.of(throughput, p99)) {
+                c.getStyler().setSeriesColors(contenders.stream().map(n -> java.awt.Color.decode(
+                        SvgChart.COLOURS[contenders.indexOf(n) % SvgChart.COLOURS.length])).toArray(java.awt.Color[]::new));
+                c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+                c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+                c.getStyler().setXAxisLogarithmic(false);
+            }
+            for (String contender : contenders) {
+                List<Level> mine = results.stream().filter(l -> l.scenario().equals(scenario)
+                        && l.contender().equals(contender)).sorted(java.util.Comparator.comparingInt(Level::threads)).toList();
+                if (mine.isEmpty()) {
+                    continue;
+                }
+                double[] x = mine.stream().mapToDouble(Level::threads).toArray();
+                throughput.addSeries(contender, x, mine.stream().mapToDouble(Level::throughput).toArray());
+                p99.addSeries(contender, x, mine.stream().mapToDouble(Level::p99Micros).toArray());
+            }
+            charts.add(throughput);
+            charts.add(p99);
         }
-        for (Map.Entry<String, List<Level>> e : series.entrySet()) {
-            double[] x = e.getValue().stream().mapToDouble(Level::threads).toArray();
-            throughput.addSeries(e.getKey(), x, e.getValue().stream().mapToDouble(Level::throughput).toArray());
-            p99.addSeries(e.getKey(), x, e.getValue().stream().mapToDouble(Level::p99Micros).toArray());
-        }
-        if (!series.isEmpty()) {
-            BitmapEncoder.saveBitmap(List.of(throughput, p99), 2, 1, out.resolve("results").toString(),
-                    BitmapEncoder.BitmapFormat.PNG);
+        if (!charts.isEmpty()) {
+            BitmapEncoder.saveBitmap(charts, scenarios.size(), 2, file.toString(), BitmapEncoder.BitmapFormat.PNG);
         }
     }
 }

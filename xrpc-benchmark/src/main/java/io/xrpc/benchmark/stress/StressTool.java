@@ -110,6 +110,42 @@ public final class StressTool implements Callable<Integer> {
             + " so that all are measured over the same stretch of time (0: one stretch each, in turn) (default: 2s).")
     Duration slice = Duration.ofSeconds(2);
 
+    @Option(names = "--target", description = "Measure a running service instead of the built-in model: its"
+            + " provider's host:port or a registry address such as zookeeper://127.0.0.1:2181 (with --call and --args).")
+    String target;
+
+    @Option(names = "--call", description = "With --target: the method to call, SERVICE/METHOD, such as"
+            + " com.acme.Orders/find.")
+    String targetCall;
+
+    @Option(names = "--args", description = "With --target: the arguments of every call, a JSON array such as '[42]'"
+            + " (default: []).")
+    String targetArgs;
+
+    @Option(names = "--args-file", description = "With --target: a file of argument sets, one JSON array a line,"
+            + " used round-robin.")
+    Path targetArgsFile;
+
+    @Option(names = "--types", split = ",", description = "With --target: the method's parameter types (default:"
+            + " asked of the provider's reflection service).")
+    List<String> targetTypes;
+
+    @Option(names = "--token", description = "With --target: the calls' credentials (Bearer <token>).")
+    String token;
+
+    @Option(names = "--plaintext-token", description = "With --token: send it without TLS (loopback only).")
+    boolean plaintextToken;
+
+    @Option(names = "--compare", description = "A previous run's results.json: the report shows each level before"
+            + " and after, with the change in throughput and in each percentile.")
+    Path compare;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The resolved --target call; null when the built-in model is measured. */
+    private TargetCall resolvedTarget;
+
     @Option(names = "--agent", hidden = true, description = "Serve one contender's callers to the tool that started"
             + " this JVM (see Agent).")
     boolean agent;
@@ -139,6 +175,9 @@ public final class StressTool implements Callable<Integer> {
     public Integer call() throws Exception {
         serializer = serializers.get(0);
         dispatch = dispatches.get(0);
+        if (target != null) {
+            aimAtTarget();
+        }
         if (agent) {
             serveAsAgent();
             return 0;
@@ -151,6 +190,21 @@ public final class StressTool implements Callable<Integer> {
         write();
         long errors = results.stream().mapToLong(Level::errorCount).sum();
         return errors == 0 ? 0 : 1;
+    }
+
+    /**
+     * {@code --target}: one contender ({@code target}), no provider of the tool's own, one scenario
+     * named after the method; its types resolved here once, so that the callers' JVMs need not ask.
+     */
+    private void aimAtTarget() throws Exception {
+        contenders = List.of("target");
+        registry = "direct";
+        try (io.xrpc.client.RpcClient c = TargetCall.client(target, token, plaintextToken, timeout)) {
+            resolvedTarget = TargetCall.resolve(target, targetCall, targetArgs, targetArgsFile, targetTypes, c, timeout,
+                    spec.commandLine());
+        }
+        targetTypes = resolvedTarget.types();
+        scenarios = List.of(resolvedTarget.method());
     }
 
     /** One contender to measure, as its results are named: XRpc once per serializer and dispatch asked for. */
@@ -237,6 +291,20 @@ public final class StressTool implements Callable<Integer> {
                 "--registry", registry, "--serializer", v.serializer(), "--compressor", compressor,
                 "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
                 "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch()));
+        if (target != null) {
+            cmd.addAll(List.of("--target", target, "--call", targetCall, "--types", String.join(",", targetTypes)));
+            if (targetArgsFile != null) {
+                cmd.addAll(List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
+            } else if (targetArgs != null) {
+                cmd.addAll(List.of("--args", targetArgs));
+            }
+            if (token != null) {
+                cmd.addAll(List.of("--token", token));
+            }
+            if (plaintextToken) {
+                cmd.add("--plaintext-token");
+            }
+        }
         return cmd;
     }
 
@@ -333,7 +401,8 @@ public final class StressTool implements Callable<Integer> {
         Slice.Costs before = costs();
         Slice s = levels.measure(contender, scenario, n, call, length, true);
         Slice.Costs after = costs();
-        return providerPid < 0 ? s : s.withCosts(before, after);
+        // A provider in this JVM makes this JVM's counters both sides'; a --target's is elsewhere.
+        return providerPid < 0 && target == null ? s : s.withCosts(before, after);
     }
 
     private Slice.Costs costs() throws Exception {
@@ -348,6 +417,9 @@ public final class StressTool implements Callable<Integer> {
     }
 
     private int startProvider(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources) throws Exception {
+        if (contender.equals("target")) {
+            return -1; // the user's own provider, running already
+        }
         if (provider.equals("fork")) {
             return fork(contender, zk, resources);
         }
@@ -416,6 +488,11 @@ public final class StressTool implements Callable<Integer> {
 
     private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
                         List<AutoCloseable> resources) throws Exception {
+        if (contender.equals("target")) {
+            io.xrpc.client.RpcClient c = TargetCall.client(target, token, plaintextToken, timeout);
+            resources.add(c);
+            return resolvedTarget.caller(c);
+        }
         Contender peer = peerOrNull(contender);
         if (peer != null) {
             return peer.caller(scenario, port, resources);
@@ -442,7 +519,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     private static Contender peerOrNull(String contender) {
-        if (contender.equals("xrpc") || contender.equals("raw-netty")) {
+        if (contender.equals("xrpc") || contender.equals("raw-netty") || contender.equals("target")) {
             return null;
         }
         Contender peer = Contender.peer(contender);
@@ -498,13 +575,19 @@ public final class StressTool implements Callable<Integer> {
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         header.put("cores", Runtime.getRuntime().availableProcessors());
-        header.put("serializer", String.join(",", serializers));
+        if (target != null) {
+            header.put("target", target);
+            header.put("call", targetCall + "(" + String.join(",", targetTypes) + ")");
+            header.put("serializer", "json (generic invocation)");
+        } else {
+            header.put("serializer", String.join(",", serializers));
+            header.put("dispatch", String.join(",", dispatches));
+            header.put("provider", provider);
+            header.put("registry", registry);
+        }
         header.put("compressor", compressor);
-        header.put("dispatch", String.join(",", dispatches));
-        header.put("provider", provider);
         header.put("client", client);
-        header.put("registry", registry);
         header.put("mode", rate > 0 ? "fixed rate " + rate + "/s (coordinated omission corrected)" : "closed loop");
-        StressReport.write(out, header, results);
+        StressReport.write(out, header, results, compare);
     }
 }

@@ -1,0 +1,411 @@
+package io.xrpc.benchmark.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.xrpc.benchmark.model.UserService;
+import io.xrpc.benchmark.model.UserServiceImpl;
+import io.xrpc.client.GenericException;
+import io.xrpc.client.GenericService;
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.common.ServerReflection;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.config.TlsConfig;
+import io.xrpc.registry.Registries;
+import io.xrpc.registry.Registry;
+import io.xrpc.registry.ServiceDiscovery;
+import io.xrpc.registry.ServiceInstance;
+import io.xrpc.server.RpcServer;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The {@code xrpc} command line: list what a provider exports, describe a service, and call any
+ * method with JSON, without the service's jar (as grpcurl does for gRPC and Dubbo's telnet
+ * {@code invoke} for Dubbo). It asks the provider's {@link ServerReflection} and calls through a
+ * {@link GenericService}, so a call goes exactly as an application's would: the same deadline,
+ * TLS, token, discovery and failover.
+ *
+ * <pre>
+ * xrpc list     --address 127.0.0.1:20880
+ * xrpc describe io.xrpc.benchmark.model.UserService --address 127.0.0.1:20880
+ * xrpc call     io.xrpc.benchmark.model.UserService/getUser '[1]' --address 127.0.0.1:20880
+ * </pre>
+ *
+ * <p>Results print as JSON on standard output. A failure prints one JSON object
+ * ({@code error}, {@code message}, and for a declared exception {@code exception} and
+ * {@code fields}) and exits with a code that says what failed: see {@link #exitCode}.
+ */
+@Command(name = "xrpc", mixinStandardHelpOptions = true, version = "xrpc 0.1",
+        description = "Lists, describes and calls XRpc services without their jar.",
+        subcommands = {XrpcCli.ListCommand.class, XrpcCli.DescribeCommand.class, XrpcCli.CallCommand.class,
+                XrpcCli.DemoProvider.class},
+        footer = {"", "Exit codes: 0 success; 1 an error of this tool or its connection; 2 a wrong command line;",
+                "10 + the XRpc status of a failed call: 11 APPLICATION_ERROR (the method threw), 12 SERVER_BUSY,",
+                "13 DEADLINE_EXCEEDED, 14 SERVICE_NOT_FOUND, 15 METHOD_NOT_FOUND, 16 SERIALIZATION_ERROR (an argument",
+                "the method cannot take), 17 UNAVAILABLE (no provider reachable), 22 UNAUTHENTICATED."})
+public final class XrpcCli implements Runnable {
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs one command with its output on {@code out} and {@code err}; returns its exit code. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = new CommandLine(new XrpcCli());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getOut().println(JSON.writeValueAsString(errorOf(e)));
+            line.getOut().flush();
+            return exitCode(e);
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: list, describe, call or demo-provider");
+    }
+
+    /**
+     * 0 for success; for a failed call 10 plus its {@link RpcStatus} code (a declared exception is
+     * {@code APPLICATION_ERROR}, 11); 1 for anything else.
+     */
+    static int exitCode(Throwable e) {
+        if (e instanceof GenericException) {
+            return 10 + RpcStatus.APPLICATION_ERROR.code();
+        }
+        if (e instanceof RpcException r) {
+            return 10 + r.status().code();
+        }
+        return 1;
+    }
+
+    static Map<String, Object> errorOf(Throwable e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (e instanceof GenericException g) {
+            m.put("error", RpcStatus.APPLICATION_ERROR.name());
+            m.put("exception", g.className());
+            m.put("message", g.remoteMessage());
+            m.put("fields", g.fields());
+        } else if (e instanceof RpcException r) {
+            m.put("error", r.status().name());
+            if (r.remoteClassName() != null) {
+                m.put("exception", r.remoteClassName());
+            }
+            m.put("message", r.getMessage());
+        } else {
+            m.put("error", e.getClass().getSimpleName());
+            m.put("message", String.valueOf(e.getMessage()));
+        }
+        return m;
+    }
+
+    /** Where the provider is and how to reach it: the options every command shares. */
+    static final class Target {
+        @Option(names = "--address", description = "The provider's host:port.")
+        String address;
+
+        @Option(names = "--registry", description = "A registry address, such as zookeeper://127.0.0.1:2181, to find"
+                + " providers in (describe and call).")
+        String registry;
+
+        @Option(names = "--timeout", converter = io.xrpc.benchmark.stress.DurationConverter.class,
+                description = "Deadline of the call (default: 3s).")
+        Duration timeout = Duration.ofSeconds(3);
+
+        @Option(names = "--token", description = "Sent as the call's credentials (Bearer <token>); needs --tls, or"
+                + " --plaintext-token on loopback.")
+        String token;
+
+        @Option(names = "--plaintext-token", description = "Send --token without TLS (development on loopback only).")
+        boolean plaintextToken;
+
+        @Option(names = "--tls", description = "Connect with TLS, trusting the JDK's authorities or --tls-trust.")
+        boolean tls;
+
+        @Option(names = "--tls-trust", description = "PEM file of the certificates to trust (implies --tls).")
+        Path trust;
+
+        @Option(names = "--tls-cert", description = "PEM certificate chain to present (mutual TLS; with --tls-key).")
+        Path cert;
+
+        @Option(names = "--tls-key", description = "PEM PKCS#8 private key of --tls-cert.")
+        Path key;
+
+        @Option(names = "--service-version", description = "The service's version.")
+        String version;
+
+        @Option(names = "--group", description = "The service's group.")
+        String group;
+
+        RpcClient client(CommandLine cl) throws Exception {
+            if (address == null && registry == null) {
+                throw new CommandLine.ParameterException(cl, "give --address host:port or --registry ADDRESS");
+            }
+            RpcClient.Builder b = RpcClient.builder().timeout(timeout).connectTimeout(timeout);
+            if (tls || trust != null || cert != null) {
+                b.tls(Pem.clientTls(trust, cert, key));
+            }
+            if (token != null) {
+                String bearer = token.startsWith("Bearer ") ? token : "Bearer " + token;
+                b.credentials(inv -> bearer).credentialsOverPlaintext(plaintextToken);
+            }
+            return b.build();
+        }
+
+        /** The reference options of {@code service}: at --address, or the providers the registry lists. */
+        ReferenceOptions options(String service) {
+            ReferenceOptions.Builder o = ReferenceOptions.builder().timeout(timeout);
+            if (version != null) {
+                o.version(version);
+            }
+            if (group != null) {
+                o.group(group);
+            }
+            if (address != null) {
+                o.address(address);
+            }
+            return o.build();
+        }
+
+        /**
+         * The address of a provider of {@code service}: --address, or the first the registry lists,
+         * since reflection is asked of one provider and is not itself registered.
+         */
+        String providerOf(String service, CommandLine cl) {
+            return address != null ? address : XrpcCli.providerOf(registry, new ServiceKey(service, version, group));
+        }
+
+        ReferenceOptions at(String address) {
+            return ReferenceOptions.builder().address(address).timeout(timeout).build();
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Lists the services a provider exports (from its reflection service).")
+    static final class ListCommand implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine cl = spec.commandLine();
+            if (target.address == null) {
+                throw new CommandLine.ParameterException(cl, "list asks one provider what it exports: give --address"
+                        + " host:port (with --registry, describe SERVICE finds a provider of SERVICE)");
+            }
+            try (RpcClient client = target.client(cl)) {
+                Object services = client.generic(ServerReflection.class.getName(), target.at(target.address))
+                        .invoke("services", List.of(), List.of());
+                cl.getOut().println(JSON.writeValueAsString(services));
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+            description = "Describes a service: its methods, their parameter and result types, and each type's fields.")
+    static final class DescribeCommand implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", paramLabel = "SERVICE", description = "The interface name, such as com.acme.Orders.")
+        String service;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine cl = spec.commandLine();
+            try (RpcClient client = target.client(cl)) {
+                cl.getOut().println(JSON.writeValueAsString(describe(client, target, service, cl)));
+                return 0;
+            }
+        }
+    }
+
+    /** What the reflection of a provider of {@code service} says of it. */
+    static Map<String, Object> describe(RpcClient client, Target target, String service, CommandLine cl) {
+        return describe(client, target.providerOf(service, cl), new ServiceKey(service, target.version, target.group),
+                target.timeout);
+    }
+
+    /** What the reflection service at {@code address} says of {@code key}. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> describe(RpcClient client, String address, ServiceKey key, Duration timeout) {
+        return (Map<String, Object>) client.generic(ServerReflection.class.getName(),
+                        ReferenceOptions.builder().address(address).timeout(timeout).build())
+                .invoke("describe", List.of("java.lang.String"), List.of(key.toString()));
+    }
+
+    /** The address of the first provider of {@code key} that {@code registry} lists. */
+    public static String providerOf(String registry, ServiceKey key) {
+        try (Registry r = Registries.create(registry);
+             ServiceDiscovery.Subscription s = r.subscribe(key, l -> {
+             })) {
+            List<ServiceInstance> found = s.instances();
+            if (found.isEmpty()) {
+                throw new RpcException(RpcStatus.UNAVAILABLE, "no provider of " + key + " in " + registry
+                        + (r.isConnected() ? "" : " (not connected)"));
+            }
+            return found.get(0).endpoint().toString();
+        }
+    }
+
+    @Command(name = "call", mixinStandardHelpOptions = true,
+            description = "Calls SERVICE/METHOD with JSON arguments and prints the result as JSON.")
+    static final class CallCommand implements Callable<Integer> {
+        @Mixin
+        Target target;
+
+        @Parameters(index = "0", paramLabel = "SERVICE/METHOD", description = "Such as com.acme.Orders/find.")
+        String method;
+
+        @Parameters(index = "1", arity = "0..1", paramLabel = "ARGS",
+                description = "A JSON array of the arguments, such as '[42]' or '[{\"sku\": \"tea\"}, 2]'; a value"
+                        + " that is not an array is the one argument; '@file' reads it from a file (default: []).")
+        String arguments = "[]";
+
+        @Option(names = "--types", split = ",", description = "The parameter types, such as long or"
+                + " com.acme.Query,int; needed only when the provider's reflection is off or the name is overloaded"
+                + " with as many parameters.")
+        List<String> types;
+
+        @Option(names = "--serializer", description = "Only json: a call without the service's classes travels in"
+                + " json, which the provider reads as its declared types (default: json).")
+        String serializer = "json";
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine cl = spec.commandLine();
+            int slash = method.lastIndexOf('/');
+            if (slash <= 0 || slash == method.length() - 1) {
+                throw new CommandLine.ParameterException(cl, "SERVICE/METHOD: " + method
+                        + " (expected: the interface name, '/', the method name, such as com.acme.Orders/find)");
+            }
+            if (!serializer.equals("json")) {
+                throw new CommandLine.ParameterException(cl, "--serializer " + serializer + ": a call without the"
+                        + " service's classes travels in json (the only serializer that reads plain values as the"
+                        + " declared types)");
+            }
+            String service = method.substring(0, slash);
+            String name = method.substring(slash + 1);
+            List<Object> args = Arguments.parse(arguments, cl);
+            try (RpcClient client = target.client(cl)) {
+                List<String> parameterTypes = types != null ? types
+                        : Arguments.typesOf(describe(client, target, service, cl), name, args.size(), cl);
+                Object result = client.generic(service, target.options(service)).invoke(name, parameterTypes, args);
+                cl.getOut().println(JSON.writeValueAsString(result));
+                return 0;
+            }
+        }
+    }
+
+    /** Argument parsing and overload resolution, shared with the stress tool's {@code --target} mode. */
+    public static final class Arguments {
+        private Arguments() {
+        }
+
+        /** {@code '[1, "a"]'} as its elements, any other JSON value as the one argument; {@code @file} read first. */
+        public static List<Object> parse(String text, CommandLine cl) throws Exception {
+            String json = text.startsWith("@") ? Files.readString(Path.of(text.substring(1))) : text;
+            Object value;
+            try {
+                value = JSON.readValue(json, Object.class);
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                throw new CommandLine.ParameterException(cl, "ARGS is not JSON: " + e.getOriginalMessage()
+                        + " (expected: a JSON array of the arguments, such as '[42]')");
+            }
+            if (value instanceof List<?> list) {
+                return new ArrayList<>(list);
+            }
+            List<Object> one = new ArrayList<>();
+            one.add(value);
+            return one;
+        }
+
+        /** The parameter types of the one method {@code name} with {@code count} parameters the description lists. */
+        @SuppressWarnings("unchecked")
+        public static List<String> typesOf(Map<String, Object> description, String name, int count, CommandLine cl) {
+            List<Map<String, Object>> methods = (List<Map<String, Object>>) description.get("methods");
+            List<List<String>> found = new ArrayList<>();
+            List<String> all = new ArrayList<>();
+            for (Map<String, Object> m : methods) {
+                all.add((String) m.get("signature"));
+                List<String> types = (List<String>) m.get("parameterTypes");
+                if (name.equals(m.get("name")) && types.size() == count) {
+                    found.add(types);
+                }
+            }
+            if (found.size() != 1) {
+                throw new CommandLine.ParameterException(cl, (found.isEmpty() ? "no method " : "several methods ")
+                        + name + " with " + count + " parameters in " + description.get("service") + " (it has: "
+                        + all + ")" + (found.isEmpty() ? "" : "; pick one with --types"));
+            }
+            return found.get(0);
+        }
+    }
+
+    @Command(name = "demo-provider", mixinStandardHelpOptions = true,
+            description = "Serves the demo UserService (the stress tool's model) until stopped, to try the other commands on.")
+    static final class DemoProvider implements Callable<Integer> {
+        @Option(names = "--port", description = "The port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
+        int port = 20880;
+
+        @Option(names = "--host", description = "The address to listen on (default: ${DEFAULT-VALUE}).")
+        String host = "127.0.0.1";
+
+        @Option(names = "--registry", description = "Also register in this registry, such as zookeeper://127.0.0.1:2181.")
+        String registry;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        /** Counted down to stop a provider started in-process (tests); a real one runs until killed. */
+        static volatile CountDownLatch stop = new CountDownLatch(1);
+
+        @Override
+        public Integer call() throws Exception {
+            RpcServer.Builder b = RpcServer.builder().host(host).port(port)
+                    .service(UserService.class, new UserServiceImpl());
+            if (registry != null) {
+                b.registry(registry);
+            }
+            try (RpcServer server = b.build().start()) {
+                spec.commandLine().getOut().println("demo provider of " + UserService.class.getName() + " at "
+                        + server.endpoint() + "; try: xrpc list --address " + server.endpoint());
+                spec.commandLine().getOut().flush();
+                stop.await();
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package io.xrpc.benchmark.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.xrpc.server.RpcServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The command line end to end against real providers on loopback, as a user types it. */
+class XrpcCliTest {
+
+    public record Item(String sku, int quantity) {
+    }
+
+    public static class OutOfStock extends Exception {
+        private static final long serialVersionUID = 1L;
+        public final String sku;
+        public final int left;
+
+        public OutOfStock(String sku, int left) {
+            super("only " + left + " of " + sku + " left");
+            this.sku = sku;
+            this.left = left;
+        }
+    }
+
+    public interface Shop {
+        Item find(long id);
+
+        int total(List<Item> items);
+
+        void reserve(String sku, int quantity) throws OutOfStock;
+    }
+
+    static final class ShopImpl implements Shop {
+        @Override
+        public Item find(long id) {
+            return new Item("sku-" + id, (int) id * 2);
+        }
+
+        @Override
+        public int total(List<Item> items) {
+            return items.stream().mapToInt(Item::quantity).sum();
+        }
+
+        @Override
+        public void reserve(String sku, int quantity) throws OutOfStock {
+            throw new OutOfStock(sku, quantity - 1);
+        }
+    }
+
+    static RpcServer open;
+    static RpcServer guarded;
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @BeforeAll
+    static void start() {
+        open = RpcServer.builder().host("127.0.0.1").port(0).service(Shop.class, new ShopImpl()).build().start();
+        guarded = RpcServer.builder().host("127.0.0.1").port(0).service(Shop.class, new ShopImpl())
+                .authenticator((credentials, service, method, peer) ->
+                        "Bearer s3cret".equals(credentials) ? null : "a valid bearer token is required")
+                .build().start();
+    }
+
+    @AfterAll
+    static void stop() {
+        open.close();
+        guarded.close();
+    }
+
+    /** What one command printed and returned. */
+    record Run(int exit, String out, String err) {
+        JsonNode json() throws Exception {
+            return JSON.readTree(out);
+        }
+    }
+
+    static Run xrpc(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = XrpcCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private static String shop() {
+        return Shop.class.getName();
+    }
+
+    @Test
+    void listAndDescribeShowWhatTheProviderExports() throws Exception {
+        Run list = xrpc("list", "--address", open.endpoint().toString());
+        assertThat(list.exit()).as(list.err()).isZero();
+        assertThat(list.json()).hasSize(1);
+        assertThat(list.json().get(0).get("service").asText()).isEqualTo(shop());
+
+        Run describe = xrpc("describe", shop(), "--address", open.endpoint().toString());
+        assertThat(describe.exit()).as(describe.err()).isZero();
+        JsonNode item = describe.json().get("types").get(Item.class.getName());
+        assertThat(item.get("properties").get("quantity").get("type").asText()).isEqualTo("integer");
+    }
+
+    @Test
+    void aCallTakesJsonArgumentsAndPrintsTheResultAsJson() throws Exception {
+        Run find = xrpc("call", shop() + "/find", "[21]", "--address", open.endpoint().toString());
+        assertThat(find.exit()).as(find.err() + find.out()).isZero();
+        assertThat(find.json()).isEqualTo(JSON.readTree("{\"sku\":\"sku-21\",\"quantity\":42}"));
+
+        Run total = xrpc("call", shop() + "/total", "[[{\"sku\":\"a\",\"quantity\":2},{\"sku\":\"b\",\"quantity\":5}]]",
+                "--address", open.endpoint().toString());
+        assertThat(total.exit()).as(total.out()).isZero();
+        assertThat(total.out().trim()).isEqualTo("7");
+    }
+
+    @Test
+    void aDeclaredExceptionPrintsItsClassMessageAndFieldsAndExits11() throws Exception {
+        Run r = xrpc("call", shop() + "/reserve", "[\"tea\", 3]", "--address", open.endpoint().toString());
+        assertThat(r.exit()).isEqualTo(11);
+        assertThat(r.json().get("error").asText()).isEqualTo("APPLICATION_ERROR");
+        assertThat(r.json().get("exception").asText()).isEqualTo(OutOfStock.class.getName());
+        assertThat(r.json().get("message").asText()).isEqualTo("only 2 of tea left");
+        assertThat(r.json().get("fields")).isEqualTo(JSON.readTree("{\"sku\":\"tea\",\"left\":2}"));
+    }
+
+    @Test
+    void aRefusedTokenExits22AndAGoodOneIsLetThrough() throws Exception {
+        Run none = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString());
+        assertThat(none.exit()).as(none.out()).isEqualTo(22);
+        assertThat(none.json().get("error").asText()).isEqualTo("UNAUTHENTICATED");
+        assertThat(none.json().get("message").asText()).contains("a valid bearer token is required");
+
+        Run wrong = xrpc("call", shop() + "/find", "[1]", "--types", "long", "--address",
+                guarded.endpoint().toString(), "--token", "guess", "--plaintext-token");
+        assertThat(wrong.exit()).isEqualTo(22);
+
+        Run good = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString(),
+                "--token", "s3cret", "--plaintext-token");
+        assertThat(good.exit()).as(good.out()).isZero();
+        assertThat(good.json().get("sku").asText()).isEqualTo("sku-1");
+    }
+
+    @Test
+    void aWrongArgumentTypeExits16NamingTheArgumentAndType() throws Exception {
+        Run r = xrpc("call", shop() + "/find", "[\"twenty\"]", "--address", open.endpoint().toString());
+        assertThat(r.exit()).isEqualTo(16);
+        assertThat(r.json().get("error").asText()).isEqualTo("SERIALIZATION_ERROR");
+        assertThat(r.json().get("message").asText()).contains("argument 0 (long)").contains("twenty");
+    }
+
+    @Test
+    void mistakesOnTheCommandLineExit2NamingThem() {
+        Run notJson = xrpc("call", shop() + "/find", "[21", "--address", open.endpoint().toString());
+        assertThat(notJson.exit()).isEqualTo(2);
+        assertThat(notJson.err()).contains("ARGS is not JSON");
+
+        Run noMethod = xrpc("call", shop() + "/lose", "[1]", "--address", open.endpoint().toString());
+        assertThat(noMethod.exit()).isEqualTo(2);
+        assertThat(noMethod.err()).contains("no method lose with 1 parameters").contains("find(long)");
+
+        Run nowhere = xrpc("list");
+        assertThat(nowhere.exit()).isEqualTo(2);
+        assertThat(nowhere.err()).contains("--address");
+    }
+
+    @Test
+    void noProviderThereExits17() throws Exception {
+        Run r = xrpc("call", shop() + "/find", "[1]", "--types", "long", "--address", "127.0.0.1:1",
+                "--timeout", "2s");
+        assertThat(r.exit()).as(r.out()).isEqualTo(17);
+        assertThat(r.json().get("error").asText()).isEqualTo("UNAVAILABLE");
+    }
+}
