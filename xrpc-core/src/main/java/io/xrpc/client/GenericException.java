@@ -62,7 +62,9 @@ public final class GenericException extends RuntimeException {
                 : null;
         Map<String, Object> fields = new LinkedHashMap<>();
         String[] names = v.fieldNames();
-        if (names != null && v.fieldValues() != null && names.length <= MAX_FIELDS) {
+        if (names != null && names.length > MAX_FIELDS) {
+            fields.put("(not carried)", names.length + " fields came; at most " + MAX_FIELDS + " are read");
+        } else if (names != null && v.fieldValues() != null) {
             Class<?>[] types = new Class<?>[names.length];
             Arrays.fill(types, Object.class);
             try {

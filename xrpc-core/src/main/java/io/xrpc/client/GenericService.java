@@ -42,7 +42,10 @@ import java.util.concurrent.TimeUnit;
  * Made by {@link RpcClient#generic}; thread-safe.
  */
 public final class GenericService {
-    /** Methods one reference remembers at most: a caller naming ever new ones is refused past it. */
+    /**
+     * Methods one reference remembers at most. Past it a method is made for its call and forgotten
+     * when the call ends, so a caller naming ever new ones costs only its calls in flight.
+     */
     static final int MAX_METHODS = 1024;
 
     private final ServiceKey key;
@@ -60,7 +63,8 @@ public final class GenericService {
     private final Map<String, Method> methods = new ConcurrentHashMap<>();
     private final Map<MethodDescriptor, Attempts> attempts = new ConcurrentHashMap<>();
 
-    private record Method(ClientMethod model, Attempts attempts) {
+    /** A method's model and attempts; {@code remembered} false for one made past {@link #MAX_METHODS}. */
+    private record Method(ClientMethod model, Attempts attempts, boolean remembered) {
     }
 
     GenericService(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor, Duration timeout,
@@ -105,7 +109,7 @@ public final class GenericService {
         Method m = method(method, parameterTypes, arguments);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
         try {
-            return CallPath.await(path.call(m.model(), invocation(m, arguments, deadline)), m.model(), deadline, retries);
+            return CallPath.await(call(m, arguments, deadline), m.model(), deadline, retries);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -123,7 +127,7 @@ public final class GenericService {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
         CompletableFuture<Object> out = new CompletableFuture<>();
-        path.call(m.model(), invocation(m, arguments, deadline)).whenComplete((v, e) -> {
+        call(m, arguments, deadline).whenComplete((v, e) -> {
             if (e == null) {
                 out.complete(v);
             } else {
@@ -133,13 +137,22 @@ public final class GenericService {
         return out;
     }
 
-    private Invocation invocation(Method m, List<?> arguments, long deadline) {
+    private CompletableFuture<Object> call(Method m, List<?> arguments, long deadline) {
         Invocation inv = new Invocation(key, m.model().descriptor(), arguments.toArray(), null, null, deadline);
         inv.serializer(serializer.name());
-        return inv;
+        if (m.remembered()) {
+            return path.call(m.model(), inv);
+        }
+        MethodDescriptor d = m.model().descriptor();
+        attempts.put(d, m.attempts());
+        return path.call(m.model(), inv).whenComplete((v, e) -> attempts.remove(d));
     }
 
     private Method method(String name, List<String> parameterTypes, List<?> arguments) {
+        if (parameterTypes.size() > 255) {
+            throw new IllegalArgumentException(parameterTypes.size() + " parameter types for " + serviceKey + "#"
+                    + name + " (a Java method has at most 255)");
+        }
         if (parameterTypes.size() != arguments.size()) {
             throw new IllegalArgumentException(parameterTypes.size() + " parameter types " + parameterTypes + " but "
                     + arguments.size() + " arguments for " + serviceKey + "#" + name);
@@ -152,13 +165,12 @@ public final class GenericService {
         long millis = methodTimeouts.getOrDefault(name, timeout).toMillis();
         ClientMethod model = new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), Object.class,
                 GenericException::of), millis, false);
-        Method made = new Method(model, new ReferenceAttempts(key, directory, serializer, compressor, transport,
-                loadBalancer, retries, model));
+        Attempts a = new ReferenceAttempts(key, directory, serializer, compressor, transport, loadBalancer, retries,
+                model);
         if (methods.size() >= MAX_METHODS) {
-            throw new IllegalStateException(serviceKey + ": " + MAX_METHODS + " methods called already through this"
-                    + " generic reference (the limit, which keeps what it remembers bounded); " + d.signature()
-                    + " is one more");
+            return new Method(model, a, false);
         }
+        Method made = new Method(model, a, true);
         attempts.put(d, made.attempts()); // first: a racing caller may use it as soon as it is listed
         Method raced = methods.putIfAbsent(d.signature(), made);
         if (raced != null) {
@@ -166,6 +178,11 @@ public final class GenericService {
             return raced;
         }
         return made;
+    }
+
+    /** Attempts held now: the methods remembered and those of calls in flight past {@link #MAX_METHODS}. */
+    int attemptsHeld() {
+        return attempts.size();
     }
 
     @Override

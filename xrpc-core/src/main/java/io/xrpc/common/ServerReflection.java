@@ -11,7 +11,10 @@ import java.util.Map;
  *
  * <p>Every server exports it under this interface's name unless turned off
  * ({@code RpcServer.Builder.reflection(false)}, {@code xrpc.server.reflection=false}). It is a
- * service like any other: its calls pass the server's authenticator and interceptors. It is not
+ * service like any other: its calls pass the server's authenticator and interceptors, which see it
+ * as {@code io.xrpc.common.ServerReflection}. Whoever it admits sees the shape of every service the
+ * server exports (names, methods, field names and types; never data): an authenticator that keeps
+ * some callers from a service should keep them from this one too, or turn it off. It is not
  * registered in the registry and does not list itself. It reads only what the server holds in
  * memory and changes nothing. Answers are JSON-shaped values (maps, lists, strings, booleans), so
  * every serializer carries them; a caller with the classes can call it through a typed proxy.
@@ -38,5 +41,5 @@ public interface ServerReflection {
      * @throws IllegalArgumentException naming the services there are, when none or several match
      */
     @Idempotent
-    Map<String, Object> describe(String service) throws IllegalArgumentException;
+    Map<String, Object> describe(String service);
 }

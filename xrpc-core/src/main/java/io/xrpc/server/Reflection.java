@@ -31,6 +31,9 @@ final class Reflection implements ServerReflection {
     static final int MAX_TYPES = 256;
 
     private final ServiceDispatcher dispatcher;
+    /** Each export's description, made once: the table's entries are replaced, not changed, when exports change. */
+    private final Map<ServiceDispatcher.Exported, Map<String, Object>> described =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     Reflection(ServiceDispatcher dispatcher) {
         this.dispatcher = dispatcher;
@@ -81,6 +84,16 @@ final class Reflection implements ServerReflection {
                     + service + " (exported: " + known + ")");
         }
         ServiceDispatcher.Exported e = matches.get(0);
+        Map<String, Object> d = described.get(e);
+        if (d == null) {
+            d = describe(e);
+            described.keySet().retainAll(dispatcher.exports()); // only what is exported now
+            described.put(e, d);
+        }
+        return d;
+    }
+
+    private static Map<String, Object> describe(ServiceDispatcher.Exported e) {
         Map<String, Object> d = summary(e);
         Shapes shapes = new Shapes();
         List<Map<String, Object>> methods = new ArrayList<>();
@@ -90,6 +103,10 @@ final class Reflection implements ServerReflection {
             m.put("name", md.name());
             m.put("signature", md.signature());
             m.put("parameterTypes", Arrays.stream(md.parameterTypes()).map(Class::getTypeName).toList());
+            if (Arrays.stream(md.method().getParameters()).allMatch(java.lang.reflect.Parameter::isNamePresent)) {
+                m.put("parameterNames", Arrays.stream(md.method().getParameters())
+                        .map(java.lang.reflect.Parameter::getName).toList());
+            }
             List<Object> parameters = new ArrayList<>();
             for (Type t : md.genericParameterTypes()) {
                 parameters.add(shapes.of(t));
@@ -106,7 +123,7 @@ final class Reflection implements ServerReflection {
         if (shapes.cut) {
             d.put("typesCut", "more than " + MAX_TYPES + " classes: the rest are shown as {}");
         }
-        return d;
+        return d; // shared by later calls: nothing here changes it once made
     }
 
     /** JSON-Schema-like shapes of Java types; named classes collected once each in {@link #types}. */

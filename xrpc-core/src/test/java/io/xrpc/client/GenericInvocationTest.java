@@ -67,6 +67,21 @@ class GenericInvocationTest {
         }
     }
 
+    /** Implements {@link Note} and is allowed by name on {@link #server}. */
+    public static class Known implements Note {
+        public String text;
+    }
+
+    /** Counts initialisations of {@link Gadget}, which only a payload naming it could cause. */
+    public static final java.util.concurrent.atomic.AtomicInteger GADGETS_INITIALISED = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Named by no service and never referenced by this test's code: its static initialiser must not run. */
+    public static class Gadget {
+        static {
+            GADGETS_INITIALISED.incrementAndGet();
+        }
+    }
+
     public interface Orders {
         @Idempotent
         Order find(long id);
@@ -80,6 +95,8 @@ class GenericInvocationTest {
         String note(Note note);
 
         String canary(Object any);
+
+        void sleep(long millis) throws InterruptedException;
     }
 
     static final class OrdersImpl implements Orders {
@@ -115,6 +132,11 @@ class GenericInvocationTest {
         }
 
         @Override
+        public void sleep(long millis) throws InterruptedException {
+            Thread.sleep(millis);
+        }
+
+        @Override
         public String canary(Object any) {
             return any == null ? "null" : any.getClass().getName();
         }
@@ -127,7 +149,8 @@ class GenericInvocationTest {
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder().host("127.0.0.1").port(0).service(Orders.class, new OrdersImpl())
+        server = RpcServer.builder().host("127.0.0.1").port(0).allowClass(Known.class)
+                .service(Orders.class, new OrdersImpl())
                 .interceptor((inv, next) -> {
                     intercepted.add(inv.serializer() + " " + inv.method().signature());
                     return next.proceed(inv);
@@ -219,19 +242,71 @@ class GenericInvocationTest {
     void aGenericCallConstructsNothingATypedCallCouldNot() {
         GenericService orders = orders(server);
         int strangers = Stranger.CREATED.get();
-        // A type id naming a class the allow-list does not hold is refused before the class loads.
-        assertThatThrownBy(() -> orders.invoke("note", List.of(Note.class.getName()),
-                List.of(Map.of("@class", Stranger.class.getName(), "text", "hi"))))
-                .isInstanceOfSatisfying(RpcException.class, e -> {
-                    assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
-                    assertThat(e.getMessage()).contains(Stranger.class.getName());
-                });
+        // json carries no class names: a type id is refused before any class it names is loaded,
+        // a generic one (whose type arguments Jackson would load first) included.
+        String gadget = GenericInvocationTest.class.getName() + "$Gadget";
+        for (String id : List.of(Stranger.class.getName(), Known.class.getName(),
+                Known.class.getName() + "<" + gadget + ">")) {
+            assertThatThrownBy(() -> orders.invoke("note", List.of(Note.class.getName()),
+                    List.of(Map.of("@class", id, "text", "hi"))))
+                    .isInstanceOfSatisfying(RpcException.class, e -> {
+                        assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
+                        assertThat(e.getMessage()).contains("Note");
+                    });
+        }
         assertThat(Stranger.CREATED.get()).isEqualTo(strangers);
+        assertThat(GADGETS_INITIALISED).as("a class named in a generic type id was initialised").hasValue(0);
         // Where Object is declared, JSON builds JSON's own shapes, never a class the payload names.
         int canaries = Canary.CREATED.get();
         assertThat(orders.invoke("canary", List.of("java.lang.Object"),
                 List.of(Map.of("@class", Canary.class.getName(), "note", "x")))).isEqualTo("java.util.LinkedHashMap");
         assertThat(Canary.CREATED.get()).isEqualTo(canaries);
+    }
+
+    @Test
+    void aMessageOfMoreTokensThanTheObjectLimitIsRefusedBeforeItIsBuilt() {
+        try (RpcServer tight = RpcServer.builder().host("127.0.0.1").port(0)
+                .readLimits(io.xrpc.serialize.ReadLimits.of(1_000, 32)).service(Orders.class, new OrdersImpl())
+                .build().start()) {
+            GenericService orders = orders(tight);
+            List<Object> many = new ArrayList<>();
+            for (int i = 0; i < 1_500; i++) {
+                many.add("OPEN"); // one token and one object each
+            }
+            assertThatThrownBy(() -> orders.invoke("search", List.of(Query.class.getName(), "java.util.List"),
+                    List.of(Map.of("sku", "mug", "limit", 1), many)))
+                    .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.getMessage())
+                            .containsIgnoringCase("token count (1001) exceeds the maximum allowed (1000"));
+            assertThat(orders.invoke("search", List.of(Query.class.getName(), "java.util.List"),
+                    List.of(Map.of("sku", "mug", "limit", 1), many.subList(0, 100)))).asList().hasSize(1);
+        }
+    }
+
+    @Test
+    void aCallerNamingEverNewMethodsCostsOnlyItsCallsInFlight() {
+        GenericService orders = orders(server);
+        for (int i = 0; i < GenericService.MAX_METHODS + 50; i++) {
+            int n = i;
+            assertThatThrownBy(() -> orders.invoke("nothing" + n, List.of("int"), List.of(n)))
+                    .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.METHOD_NOT_FOUND));
+        }
+        assertThat(orders.invoke("add", List.of("int", "int"), List.of(1, 1))).isEqualTo(2);
+        assertThat(orders.attemptsHeld()).as("methods remembered, plus calls in flight").isLessThanOrEqualTo(GenericService.MAX_METHODS);
+    }
+
+    @Test
+    void deadlinesAndClientInterceptorsApplyAsToATypedCall() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (RpcClient c = RpcClient.builder().interceptor((inv, next) -> {
+            seen.add(inv.serializer() + " " + inv.method().signature() + " generic=" + inv.method().isGeneric());
+            return next.proceed(inv);
+        }).build()) {
+            GenericService slow = c.generic(Orders.class.getName(), ReferenceOptions.builder()
+                    .address(server.endpoint()).timeout(java.time.Duration.ofMillis(300)).build());
+            assertThatThrownBy(() -> slow.invoke("sleep", List.of("long"), List.of(5_000)))
+                    .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+            assertThat(seen).containsExactly("json sleep(long) generic=true");
+        }
     }
 
     @Test

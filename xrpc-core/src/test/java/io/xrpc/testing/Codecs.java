@@ -6,7 +6,10 @@ import org.junit.jupiter.params.provider.Arguments;
 /** Every built-in serializer with and without gzip, for {@code @MethodSource(Codecs.ALL)}. */
 public final class Codecs {
     public static final String ALL = "io.xrpc.testing.Codecs#serializersAndCompressors";
-    /** {@link #ALL} and a custom serializer through the SPI ({@link JacksonSerializerProvider}). */
+    /**
+     * {@link #ALL}, the json serializer of generic invocation, and a custom serializer through the
+     * SPI ({@link JacksonSerializerProvider}).
+     */
     public static final String ALL_AND_CUSTOM = "io.xrpc.testing.Codecs#serializersAndCompressorsAndCustom";
 
     private Codecs() {
@@ -18,7 +21,8 @@ public final class Codecs {
     }
 
     public static Stream<Arguments> serializersAndCompressorsAndCustom() {
-        return Stream.concat(serializersAndCompressors(), Stream.of(Arguments.of(JacksonSerializerProvider.NAME, "none"),
+        return Stream.concat(serializersAndCompressors(), Stream.of(Arguments.of("json", "none"),
+                Arguments.of("json", "gzip"), Arguments.of(JacksonSerializerProvider.NAME, "none"),
                 Arguments.of(JacksonSerializerProvider.NAME, "gzip")));
     }
 }

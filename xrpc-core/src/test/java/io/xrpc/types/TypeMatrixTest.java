@@ -75,6 +75,9 @@ class TypeMatrixTest {
     static final String SHARED = "the same record twice (shared reference)";
     static final String CYCLE = "an object graph with a cycle";
     static final String EMPTY_ENUM_SET = "empty EnumSet<Category>";
+    static final String HOLDER = "Object, sealed-interface and abstract fields holding subtypes";
+    static final String HOLDER_BY_NAME = "Object field holding a record allowed by name only (xrpc.allowed-classes)";
+    static final String SEALED = "sealed interface holding a record";
 
     /** Rows a serializer cannot carry, and why; {@code docs/SERIALIZATION.md} says the same. */
     static final Map<String, Map<String, String>> CANNOT = Map.of(
@@ -83,6 +86,13 @@ class TypeMatrixTest {
                             + " which would cost every message a lookup per object",
                     CYCLE, "refused before sending, naming the likely cycle: no reference tracking, as above"),
             "hessian", Map.of(),
+            "json", Map.of( // generic invocation's: values as plain JSON, read as the declared types
+                    SHARED, "arrives as two equal copies: JSON holds a tree of values, not a graph",
+                    CYCLE, "refused before sending, naming the likely cycle, as above",
+                    HOLDER, "refused by the provider naming the abstract type: JSON names no class, so json"
+                            + " cannot choose a subtype for an abstract or sealed field",
+                    HOLDER_BY_NAME, "the record arrives as a map: an Object field holds JSON's own shapes",
+                    SEALED, "refused naming the sealed interface, as above"),
             "fory", Map.of(
                     SHARED, "arrives as two equal copies: XRpc runs fory without reference tracking, as kryo",
                     CYCLE, "refused before sending: no reference tracking, as above"),
@@ -142,9 +152,9 @@ class TypeMatrixTest {
         rows.add(Row.of("record of Optional fields", "optionals", new Optionals(Optional.of("x"), Optional.empty())));
         // Dog is allowed by name below: an abstract field says nothing about what it may hold.
         // Circle and Square are found on their own, as the permitted subclasses of Shape.
-        rows.add(Row.of("Object, sealed-interface and abstract fields holding subtypes", "holder",
+        rows.add(Row.of(HOLDER, "holder",
                 new Holder(item(5), new Square(2.0), List.of(new Circle(1.0), new Square(3.0)), new Dog("rex", 3))));
-        rows.add(Row.of("Object field holding a record allowed by name only (xrpc.allowed-classes)", "holder",
+        rows.add(Row.of(HOLDER_BY_NAME, "holder",
                 new Holder(new Catalog.Note("hello", Category.FOOD), null, List.of(), null)));
         byte[] big = new byte[1 << 20];
         new java.util.Random(1).nextBytes(big);
@@ -168,7 +178,7 @@ class TypeMatrixTest {
         rows.add(Row.of("Map.of(String, record)", "map", Map.of("a", item(1), "b", item(2))));
         rows.add(Row.of("Set.of(enums)", "set", Set.of(Category.FOOD, Category.TOOLS)));
         rows.add(Row.of("array of records", "array", new Item[] {item(1), item(2)}));
-        rows.add(Row.of("sealed interface holding a record", "shape", new Circle(0.5)));
+        rows.add(Row.of(SEALED, "shape", new Circle(0.5)));
         rows.add(Row.of("1 MiB byte[]", "bytes", big));
         rows.add(Row.of("char", "charOf", 'ł'));
         rows.add(Row.of("short", "shortOf", (short) -2));

@@ -27,6 +27,11 @@ class XrpcPropertiesTest {
         assertThat(p.writeBuffer().highWaterMark().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH);
         assertThat(p.server().frameTimeout()).isEqualTo(RpcServer.DEFAULT_FRAME_TIMEOUT);
         assertThat(p.server().maxConnections()).isEqualTo(RpcServer.DEFAULT_MAX_CONNECTIONS);
+        assertThat(p.server().reflection()).as("as RpcServer.Builder.reflection").isTrue();
+        assertThat(new org.springframework.boot.context.properties.bind.Binder(
+                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(
+                        java.util.Map.of("xrpc.server.reflection", "false")))
+                .bindOrCreate("xrpc", XrpcProperties.class).server().reflection()).isFalse();
         assertThat(p.client().maxPendingRequestBytes().toBytes())
                 .isEqualTo(RpcClient.DEFAULT_MAX_PENDING_REQUEST_BYTES);
         assertThat(p.client().outlierDetection().consecutiveFailures())

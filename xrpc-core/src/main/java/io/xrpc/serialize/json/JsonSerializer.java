@@ -56,25 +56,24 @@ import com.fasterxml.jackson.annotation.PropertyAccessor;
  * <ul>
  *   <li>every class Jackson builds as a bean is checked against the {@link ClassAllowList} each
  *       time (the list may grow while the server runs), so a generic call constructs nothing a typed
- *       call could not; a {@code @JsonTypeInfo} type id passes the allow-list before Jackson loads it;</li>
- *   <li>{@link ReadLimits#maxDepth()} bounds nesting and a message may hold at most four tokens per
- *       {@link ReadLimits#maxObjects()} object (Jackson's stream constraints, counted as it parses);</li>
+ *       call could not; type ids ({@code @JsonTypeInfo}) are refused before any class is loaded;</li>
+ *   <li>{@link ReadLimits#maxDepth()} bounds nesting, and a message may hold at most
+ *       {@link ReadLimits#maxObjects()} tokens (names, values and brackets, counted by Jackson as it
+ *       parses), so it builds at most that many objects;</li>
  *   <li>the call's deadline is looked at before each argument and each bean;</li>
  *   <li>a property the declared type does not have, a {@code null} for a primitive and bytes after
  *       the value all fail, naming what was wrong.</li>
  * </ul>
  * Objects are read and written through their fields (as Kryo, Hessian and Protostuff do), records
  * through their components; a class Jackson cannot build (no no-argument constructor, an abstract
- * type without {@code @JsonTypeInfo}) is named at export or reference time by {@link #cannotCarry}.
+ * type: JSON names no subclass) is named at export or reference time by {@link #cannotCarry}, and
+ * an {@code Object} declared where a value goes is read as JSON's own shapes (maps, lists).
  */
 public final class JsonSerializer implements Serializer {
     /** The name in configuration. */
     public static final String NAME = "json";
     /** The id in the frame header. */
     public static final byte ID = 5;
-    /** Tokens a message may hold per object {@link ReadLimits#maxObjects()} allows. */
-    static final int TOKENS_PER_OBJECT = 4;
-
     private static final String DEADLINE = "xrpc.deadline";
 
     private final JsonMapper mapper;
@@ -87,7 +86,7 @@ public final class JsonSerializer implements Serializer {
         JsonFactory json = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(limits.maxDepth())
-                        .maxTokenCount((long) TOKENS_PER_OBJECT * limits.maxObjects())
+                        .maxTokenCount(limits.maxObjects())
                         .build())
                 .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(limits.maxDepth()).build())
                 .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
@@ -97,16 +96,18 @@ public final class JsonSerializer implements Serializer {
         guard.setDeserializerModifier(new AllowListModifier(allowList));
         this.mapper = JsonMapper.builder(json)
                 .addModule(guard)
-                .polymorphicTypeValidator(new AllowListValidator(allowList))
+                .polymorphicTypeValidator(NoTypeIds.INSTANCE)
                 .changeDefaultVisibility(v -> v
-                        .withVisibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
-                        .withVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY)
-                        .withVisibility(PropertyAccessor.CREATOR, JsonAutoDetect.Visibility.ANY))
+                        .withVisibility(PropertyAccessor.GETTER, JsonAutoDetect.Visibility.NONE)
+                        .withVisibility(PropertyAccessor.IS_GETTER, JsonAutoDetect.Visibility.NONE)
+                        .withVisibility(PropertyAccessor.SETTER, JsonAutoDetect.Visibility.NONE)
+                        .withVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY))
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                 .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS) // arguments: read one by one, then checked
                 .disable(DateTimeFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
                 .disable(DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .enable(DateTimeFeature.WRITE_DATES_WITH_ZONE_ID)
                 .build();
         this.reader = mapper.reader();
         this.resultReader = reader.with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -128,7 +129,7 @@ public final class JsonSerializer implements Serializer {
         try {
             writer.writeValue(out, arguments);
         } catch (JacksonException e) {
-            throw new SerializationException("json cannot write the arguments: " + e.getOriginalMessage(), e);
+            throw writeFailure("the arguments", e);
         }
     }
 
@@ -137,9 +138,25 @@ public final class JsonSerializer implements Serializer {
         try {
             writer.writeValue(out, value);
         } catch (JacksonException e) {
-            throw new SerializationException("json cannot write a " + value.getClass().getName() + ": "
-                    + e.getOriginalMessage(), e);
+            throw writeFailure("a " + value.getClass().getName(), e);
         }
+    }
+
+    /** What could not be written and why; a value that holds itself (JSON is a tree) named as the likely cycle. */
+    private static SerializationException writeFailure(String what, JacksonException e) {
+        boolean deep = hasCause(e, StreamConstraintsException.class)
+                || String.valueOf(e.getOriginalMessage()).contains("self-reference");
+        return new SerializationException("json cannot write " + what + ": " + e.getOriginalMessage()
+                + (deep ? " (most likely a cycle: JSON holds a tree of values, not a graph)" : ""), e);
+    }
+
+    private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+        for (int i = 0; t != null && i < 32; t = t.getCause(), i++) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -223,8 +240,7 @@ public final class JsonSerializer implements Serializer {
             return null;
         }
         if (type.isInterface() || Modifier.isAbstract(type.getModifiers())) {
-            return type.isAnnotationPresent(com.fasterxml.jackson.annotation.JsonTypeInfo.class) ? null
-                    : "json reads values as their declared types and cannot tell which class to build for "
+            return "json carries no class names and cannot tell which class to build for "
                     + (type.isInterface() ? "interface " : "abstract class ") + type.getName();
         }
         try {
@@ -251,8 +267,10 @@ public final class JsonSerializer implements Serializer {
                 throw p;
             }
         }
-        if (e instanceof StreamConstraintsException) {
-            throw new PayloadLimitException("json: " + e.getOriginalMessage());
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof StreamConstraintsException limit) {
+                throw new PayloadLimitException("json: " + limit.getOriginalMessage());
+            }
         }
         if (e.getCause() instanceof StackOverflowError) {
             return new SerializationException("json: cannot read " + reading + ": values nest too deeply");
@@ -315,26 +333,28 @@ public final class JsonSerializer implements Serializer {
         }
     }
 
-    /** Lets Jackson resolve a {@code @JsonTypeInfo} type id only to a class the allow-list allows, before loading it. */
-    private static final class AllowListValidator extends PolymorphicTypeValidator.Base {
+    /**
+     * Refuses every type id ({@code @JsonTypeInfo}), before any class is named or loaded: json
+     * carries no class names, so a payload cannot choose what gets built, nor make Jackson load a
+     * class (a generic id's type arguments are loaded before any check could see them).
+     */
+    private static final class NoTypeIds extends PolymorphicTypeValidator.Base {
         private static final long serialVersionUID = 1L;
-        private final transient ClassAllowList allowList;
+        static final NoTypeIds INSTANCE = new NoTypeIds();
 
-        AllowListValidator(ClassAllowList allowList) {
-            this.allowList = allowList;
+        @Override
+        public Validity validateBaseType(DatabindContext ctxt, JavaType baseType) {
+            return Validity.DENIED;
         }
 
         @Override
         public Validity validateSubClassName(DatabindContext ctxt, JavaType baseType, String subClassName) {
-            if (allowList.isAllowed(subClassName)) {
-                return Validity.ALLOWED;
-            }
             throw new ClassNotAllowedException(subClassName);
         }
 
         @Override
         public Validity validateSubType(DatabindContext ctxt, JavaType baseType, JavaType subType) {
-            return allowList.isAllowed(subType.getRawClass().getName()) ? Validity.ALLOWED : Validity.DENIED;
+            return Validity.DENIED;
         }
     }
 }

@@ -97,6 +97,7 @@ public class XrpcEndpoint {
         server.put("authenticationTimeoutMillis", s.authenticationTimeout().toMillis());
         server.put("maxAuthenticationFailures", s.maxAuthenticationFailures());
         server.put("errorDetails", s.errorDetails().name());
+        server.put("reflection", s.reflection());
         // Unset, the server derives it (RpcServer.Builder.maxRequestMemory): not derived again here.
         server.put("maxRequestMemoryBytes", s.maxRequestMemory() == null ? "default"
                 : s.maxRequestMemory().toBytes());

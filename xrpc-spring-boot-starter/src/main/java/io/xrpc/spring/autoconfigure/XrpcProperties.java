@@ -161,6 +161,9 @@ public record XrpcProperties(
      * @param errorDetails              What callers get of a service's exception: message (class and message;
      *                                  the provider logs the trace under a reference the caller gets) or full
      *                                  (traces and causes, for trusted callers).
+     * @param reflection                Whether the server answers io.xrpc.common.ServerReflection, which lists its
+     *                                  services and describes their methods and types to tools such as the xrpc
+     *                                  command line (it passes the Authenticator like any call).
      * @param maxRequestMemory          Bytes the server may hold, over all connections, in requests over 16KB
      *                                  arriving or waiting to run; one that does not fit is answered
      *                                  SERVER_BUSY unread. Empty: half the JVM's maximum direct memory.
@@ -182,6 +185,7 @@ public record XrpcProperties(
             @DefaultValue("5s") Duration authenticationTimeout,
             @DefaultValue("3") int maxAuthenticationFailures,
             @DefaultValue("message") ErrorDetails errorDetails,
+            @DefaultValue("true") boolean reflection,
             DataSize maxRequestMemory,
             @DefaultValue ServerSsl ssl) {
 
@@ -191,7 +195,8 @@ public record XrpcProperties(
                     .callThreads(callThreads).shutdownGrace(shutdownGrace).unregisterDelay(unregisterDelay)
                     .frameTimeout(frameTimeout).maxConnections(maxConnections)
                     .maxConnectionsPerAddress(maxConnectionsPerAddress).authenticationTimeout(authenticationTimeout)
-                    .maxAuthenticationFailures(maxAuthenticationFailures).errorDetails(errorDetails);
+                    .maxAuthenticationFailures(maxAuthenticationFailures).errorDetails(errorDetails)
+                    .reflection(reflection);
             if (maxRequestMemory != null) {
                 b.maxRequestMemory(maxRequestMemory.toBytes());
             }
