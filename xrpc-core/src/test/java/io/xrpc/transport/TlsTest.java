@@ -72,6 +72,10 @@ class TlsTest {
         try (RpcClient client = RpcClient.builder().tls(TlsConfig.client().trust(ca.toTrustManagerFactory()).build())
                 .build()) {
             assertThat(proxy(client, server).echo("secret")).isEqualTo("echo secret");
+            // A generic call (no interface on the caller's side) goes the same way.
+            assertThat(client.generic(Echo.class.getName(), io.xrpc.config.ReferenceOptions.builder()
+                    .address(server.endpoint()).build()).invoke("echo", java.util.List.of("java.lang.String"),
+                    java.util.List.of("plain"))).isEqualTo("echo plain");
         } finally {
             server.close();
         }

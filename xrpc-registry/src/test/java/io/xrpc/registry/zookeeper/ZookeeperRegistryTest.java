@@ -125,6 +125,32 @@ class ZookeeperRegistryTest {
 
     @Test
     @Timeout(60)
+    void aGenericReferenceFindsItsProvidersInTheRegistryAndFailsOverAsATypedOneDoes() throws Exception {
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            dead = s.getLocalPort(); // nothing listens there once closed
+        }
+        try (ZookeeperRegistry consumerRegistry = registry(); ZookeeperRegistry providerRegistry = registry();
+             ZookeeperRegistry ghostRegistry = registry();
+             RpcClient client = RpcClient.builder().registry(consumerRegistry).build();
+             RpcServer a = RpcServer.builder().host("127.0.0.1").registry(providerRegistry)
+                     .service(GateService.class, new GateServiceImpl("a"), ServiceOptions.builder()
+                             .version("1.0").group("blue").build()).build().start()) {
+            // A provider that died without its node going (a frozen session): its connects fail.
+            ghostRegistry.register(new ServiceInstance(KEY, new Endpoint("127.0.0.1", dead), 100, List.of(), Map.of()));
+            io.xrpc.client.GenericService gate = client.generic(GateService.class.getName(), ReferenceOptions
+                    .builder().version("1.0").group("blue").retries(2).loadBalancer("round-robin").build());
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+                    .until(() -> "a".equals(gate.invoke("whoAmI", List.of(), List.of())));
+            for (int i = 0; i < 10; i++) {
+                assertThat(gate.invoke("quick", List.of("java.lang.String"), List.of("t" + i)))
+                        .as("a connect that failed is retried on the other provider").isEqualTo("t" + i);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
     void aStoppingProviderWaitsForItsConsumersToLeaveNotForTheWholeUnregisterDelay() {
         // Before, close() slept the unregister delay whatever the consumers did: ten minutes here.
         // Now it waits until the consumers, seeing it leave the registry, closed their connections.
