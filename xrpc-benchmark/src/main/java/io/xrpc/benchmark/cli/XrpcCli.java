@@ -60,7 +60,9 @@ import picocli.CommandLine.Parameters;
                 "13 DEADLINE_EXCEEDED, 14 SERVICE_NOT_FOUND, 15 METHOD_NOT_FOUND, 16 SERIALIZATION_ERROR (an argument",
                 "the method cannot take), 17 UNAVAILABLE (no provider reachable), 22 UNAUTHENTICATED."})
 public final class XrpcCli implements Runnable {
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -72,6 +74,7 @@ public final class XrpcCli implements Runnable {
     /** Runs one command with its output on {@code out} and {@code err}; returns its exit code. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new XrpcCli());
+        cl.setExpandAtFiles(false); // '@file' is ARGS' own form: picocli would split the JSON on spaces
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
@@ -164,7 +167,10 @@ public final class XrpcCli implements Runnable {
                 throw new CommandLine.ParameterException(cl, "give --address host:port or --registry ADDRESS");
             }
             RpcClient.Builder b = RpcClient.builder().timeout(timeout).connectTimeout(timeout);
-            if (tls || trust != null || cert != null) {
+            if (address == null) {
+                b.registry(registry);
+            }
+            if (tls || trust != null || cert != null || key != null) {
                 b.tls(Pem.clientTls(trust, cert, key));
             }
             if (token != null) {
@@ -255,12 +261,23 @@ public final class XrpcCli implements Runnable {
                 target.timeout);
     }
 
-    /** What the reflection service at {@code address} says of {@code key}. */
+    /**
+     * What the reflection service at {@code address} says of {@code key}; a service it does not
+     * export fails {@link RpcStatus#SERVICE_NOT_FOUND}, naming those it does.
+     */
     @SuppressWarnings("unchecked")
     public static Map<String, Object> describe(RpcClient client, String address, ServiceKey key, Duration timeout) {
-        return (Map<String, Object>) client.generic(ServerReflection.class.getName(),
-                        ReferenceOptions.builder().address(address).timeout(timeout).build())
-                .invoke("describe", List.of("java.lang.String"), List.of(key.toString()));
+        try {
+            return (Map<String, Object>) client.generic(ServerReflection.class.getName(),
+                            ReferenceOptions.builder().address(address).timeout(timeout).build())
+                    .invoke("describe", List.of("java.lang.String"), List.of(key.toString()));
+        } catch (RpcException e) {
+            if (e.status() == RpcStatus.APPLICATION_ERROR
+                    && IllegalArgumentException.class.getName().equals(e.remoteClassName())) {
+                throw new RpcException(RpcStatus.SERVICE_NOT_FOUND, address + ": " + e.remoteMessage());
+            }
+            throw e;
+        }
     }
 
     /** The address of the first provider of {@code key} that {@code registry} lists. */
@@ -320,7 +337,7 @@ public final class XrpcCli implements Runnable {
             String name = method.substring(slash + 1);
             List<Object> args = Arguments.parse(arguments, cl);
             try (RpcClient client = target.client(cl)) {
-                List<String> parameterTypes = types != null ? types
+                List<String> parameterTypes = types != null ? types.stream().filter(t -> !t.isBlank()).toList()
                         : Arguments.typesOf(describe(client, target, service, cl), name, args.size(), cl);
                 Object result = client.generic(service, target.options(service)).invoke(name, parameterTypes, args);
                 cl.getOut().println(JSON.writeValueAsString(result));

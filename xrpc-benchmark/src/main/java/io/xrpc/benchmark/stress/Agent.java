@@ -62,7 +62,11 @@ final class Agent implements AutoCloseable {
      */
     static Agent start(String name, List<String> command, String serializer, String dispatch, Duration timeout,
                        boolean quiet) throws Exception {
-        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        if (StressTool.tokenForAgents != null) {
+            pb.environment().put(StressTool.TOKEN_VARIABLE, StressTool.tokenForAgents); // not in argv, where ps shows it
+        }
+        Process p = pb.start();
         Agent a = new Agent(name, p, timeout, quiet);
         String first = a.answers.poll(90, TimeUnit.SECONDS);
         String expected = READY + " " + serializer + " " + dispatch;

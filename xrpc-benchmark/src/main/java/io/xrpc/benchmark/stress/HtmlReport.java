@@ -48,8 +48,11 @@ final class HtmlReport {
         return before;
     }
 
-    /** The previous level {@code l} compares with: same contender, scenario and threads, or the one contender there was. */
-    static Before match(Level l, List<Before> before) {
+    /**
+     * The previous level {@code l} compares with: the same contender, scenario and threads; or,
+     * when each run had one contender at that level (a renamed one: xrpc, then xrpc-fory), that one.
+     */
+    static Before match(Level l, List<Before> before, List<Level> results) {
         Before sameContender = null;
         List<Before> sameLevel = new ArrayList<>();
         for (Before b : before) {
@@ -60,7 +63,11 @@ final class HtmlReport {
                 }
             }
         }
-        return sameContender != null ? sameContender : sameLevel.size() == 1 ? sameLevel.get(0) : null;
+        if (sameContender != null) {
+            return sameContender;
+        }
+        long mine = results.stream().filter(r -> r.scenario().equals(l.scenario()) && r.threads() == l.threads()).count();
+        return sameLevel.size() == 1 && mine == 1 ? sameLevel.get(0) : null;
     }
 
     static String render(Map<String, Object> header, List<Level> results, List<Before> before) {
@@ -107,8 +114,9 @@ final class HtmlReport {
                 List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
                 String col = colour.get(c);
                 tp.add(new SvgChart.Series(c, col, false, points(mine, threads, Level::throughput)));
-                lat.add(new SvgChart.Series(c + " p99", col, false, points(mine, threads, Level::p99Micros)));
-                lat.add(new SvgChart.Series(c + " p50", col, true, points(mine, threads, Level::p50Micros)));
+                List<Level> answered = mine.stream().filter(l -> l.calls() > 0).toList(); // no latency without calls
+                lat.add(new SvgChart.Series(c + " p99", col, false, points(answered, threads, Level::p99Micros)));
+                lat.add(new SvgChart.Series(c + " p50", col, true, points(answered, threads, Level::p50Micros)));
                 cpu.add(new SvgChart.Series(c + " callers", col, false, points(mine, threads, Level::clientCpuMicrosPerCall)));
                 cpu.add(new SvgChart.Series(c + " provider", col, true, points(mine, threads, Level::providerCpuMicrosPerCall)));
                 alloc.add(new SvgChart.Series(c + " callers", col, false, points(mine, threads, Level::clientAllocBytesPerCall)));
@@ -151,7 +159,7 @@ final class HtmlReport {
         List<double[]> p = new ArrayList<>();
         for (Level l : levels) {
             double v = value.applyAsDouble(l);
-            if (v >= 0 && !Double.isNaN(v)) {
+            if (v >= 0 && Double.isFinite(v)) {
                 p.add(new double[] {threads.indexOf(l.threads()), v});
             }
         }
@@ -244,7 +252,7 @@ final class HtmlReport {
                 List<double[]> p99Before = new ArrayList<>();
                 List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
                 for (Level l : mine) {
-                    Before b = match(l, before);
+                    Before b = match(l, before, results);
                     if (b != null) {
                         tpBefore.add(new double[] {threads.indexOf(l.threads()), b.throughput()});
                         p99Before.add(new double[] {threads.indexOf(l.threads()), b.p99()});
@@ -261,7 +269,7 @@ final class HtmlReport {
                 + "<th>change</th><th>p50 us before</th><th>after</th><th>change</th><th>p90 change</th>"
                 + "<th>p99 us before</th><th>after</th><th>change</th><th>p99.9 change</th></tr>");
         for (Level l : results) {
-            Before b = match(l, before);
+            Before b = match(l, before, results);
             if (b == null) {
                 continue;
             }

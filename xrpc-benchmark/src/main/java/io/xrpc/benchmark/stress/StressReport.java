@@ -41,13 +41,35 @@ final class StressReport {
                 + out.toAbsolutePath().resolve("report.html"));
     }
 
+    /** The reports of an earlier run's results.json, written again (by this version of the tool) into {@code out}. */
+    static void rewrite(Path resultsJson, Path out, Path compare) throws Exception {
+        ObjectMapper json = new ObjectMapper().configure(
+                com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+        com.fasterxml.jackson.databind.JsonNode doc = json.readTree(resultsJson.toFile());
+        Map<String, Object> header = new LinkedHashMap<>();
+        if (doc == null || !doc.path("levels").isArray()) {
+            throw new IllegalArgumentException("--report-from " + resultsJson + ": no levels (expected: a results.json"
+                    + " this tool wrote)");
+        }
+        doc.fields().forEachRemaining(e -> {
+            if (!e.getKey().equals("levels") && !e.getKey().equals("comparedWith") && e.getValue().isValueNode()) {
+                header.put(e.getKey(), e.getValue().asText());
+            }
+        });
+        List<Level> levels = new ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode l : doc.get("levels")) {
+            levels.add(json.treeToValue(l, Level.class));
+        }
+        write(out, header, levels, compare);
+    }
+
     /** Each level beside the previous run's: throughput and every percentile, before, after and the change. */
     static String comparison(List<Level> results, List<HtmlReport.Before> before) {
         StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s before | after | change"
                 + " | p50 us before | after | change | p90 change | p99 us before | after | change | p99.9 change |\n"
                 + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : results) {
-            HtmlReport.Before b = HtmlReport.match(l, before);
+            HtmlReport.Before b = HtmlReport.match(l, before, results);
             if (b == null) {
                 continue;
             }
@@ -132,16 +154,23 @@ final class StressReport {
         List<String> contenders = results.stream().map(Level::contender).distinct().toList();
         List<org.knowm.xchart.internal.chartpart.Chart<?, ?>> charts = new ArrayList<>();
         for (String scenario : scenarios) {
-            XYChart throughput = new XYChartBuilder().width(560).height(320).title(scenario + ": throughput")
-                    .xAxisTitle("caller threads").yAxisTitle("calls per second").build();
-            XYChart p99 = new XYChartBuilder().width(560).height(320).title(scenario + ": p99 latency")
-                    .xAxisTitle("caller threads").yAxisTitle("microseconds").build();
+            boolean log = results.stream().mapToInt(Level::threads).max().orElse(1)
+                    > 8 * results.stream().mapToInt(Level::threads).min().orElse(1);
+            String threadsAxis = log ? "caller threads (log scale)" : "caller threads";
+            XYChart throughput = new XYChartBuilder().width(660).height(360).title(scenario + ": throughput")
+                    .xAxisTitle(threadsAxis).yAxisTitle("calls per second").build();
+            XYChart p99 = new XYChartBuilder().width(660).height(360).title(scenario + ": p99 latency")
+                    .xAxisTitle(threadsAxis).yAxisTitle("microseconds").build();
             for (XYChart c : List.of(throughput, p99)) {
                 c.getStyler().setSeriesColors(contenders.stream().map(n -> java.awt.Color.decode(
                         SvgChart.COLOURS[contenders.indexOf(n) % SvgChart.COLOURS.length])).toArray(java.awt.Color[]::new));
-                c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+                c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+                c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
+                c.getStyler().setLegendFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN, 11));
                 c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-                c.getStyler().setXAxisLogarithmic(false);
+                c.getStyler().setXAxisLogarithmic(log);
+                c.getStyler().setYAxisDecimalPattern("#,###");
+                c.getStyler().setXAxisDecimalPattern("#");
             }
             for (String contender : contenders) {
                 List<Level> mine = results.stream().filter(l -> l.scenario().equals(scenario)

@@ -130,8 +130,20 @@ public final class StressTool implements Callable<Integer> {
             + " asked of the provider's reflection service).")
     List<String> targetTypes;
 
-    @Option(names = "--token", description = "With --target: the calls' credentials (Bearer <token>).")
+    @Option(names = "--token", description = "With --target: the calls' credentials (Bearer <token>); the callers'"
+            + " JVMs get it through the environment (" + TOKEN_VARIABLE + "), not their command line.")
     String token;
+
+    @Option(names = "--service-version", description = "With --target: the service's version.")
+    String targetVersion;
+
+    @Option(names = "--group", description = "With --target: the service's group.")
+    String targetGroup;
+
+    /** Where a callers' JVM finds --token. */
+    static final String TOKEN_VARIABLE = "XRPC_STRESS_TOKEN";
+    /** The token the agents get in their environment; null for none. */
+    static volatile String tokenForAgents;
 
     @Option(names = "--plaintext-token", description = "With --token: send it without TLS (loopback only).")
     boolean plaintextToken;
@@ -139,6 +151,10 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--compare", description = "A previous run's results.json: the report shows each level before"
             + " and after, with the change in throughput and in each percentile.")
     Path compare;
+
+    @Option(names = "--report-from", description = "Run nothing: write the reports (results.md, results.png,"
+            + " report.html) of an earlier run's results.json into --out again, as this version draws them.")
+    Path reportFrom;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -160,13 +176,13 @@ public final class StressTool implements Callable<Integer> {
             new java.util.concurrent.LinkedBlockingQueue<>();
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new StressTool()).execute(args));
+        System.exit(new CommandLine(new StressTool()).setExpandAtFiles(false).execute(args));
     }
 
     /** Runs with the given arguments in this JVM and returns the measured levels. */
     public static List<Level> run(String... args) throws Exception {
         StressTool tool = new StressTool();
-        new CommandLine(tool).parseArgs(args);
+        new CommandLine(tool).setExpandAtFiles(false).parseArgs(args);
         tool.call();
         return tool.results;
     }
@@ -175,6 +191,10 @@ public final class StressTool implements Callable<Integer> {
     public Integer call() throws Exception {
         serializer = serializers.get(0);
         dispatch = dispatches.get(0);
+        if (reportFrom != null) {
+            StressReport.rewrite(reportFrom, out, compare);
+            return 0;
+        }
         if (target != null) {
             aimAtTarget();
         }
@@ -199,9 +219,16 @@ public final class StressTool implements Callable<Integer> {
     private void aimAtTarget() throws Exception {
         contenders = List.of("target");
         registry = "direct";
+        if (token == null && agent) {
+            token = System.getenv(TOKEN_VARIABLE);
+        }
+        tokenForAgents = token;
+        if (targetTypes != null) {
+            targetTypes = targetTypes.stream().filter(t -> !t.isBlank()).toList(); // "" is no parameter
+        }
         try (io.xrpc.client.RpcClient c = TargetCall.client(target, token, plaintextToken, timeout)) {
             resolvedTarget = TargetCall.resolve(target, targetCall, targetArgs, targetArgsFile, targetTypes, c, timeout,
-                    spec.commandLine());
+                    new io.xrpc.common.ServiceKey("x", targetVersion, targetGroup), spec.commandLine());
         }
         targetTypes = resolvedTarget.types();
         scenarios = List.of(resolvedTarget.method());
@@ -292,14 +319,17 @@ public final class StressTool implements Callable<Integer> {
                 "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
                 "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch()));
         if (target != null) {
-            cmd.addAll(List.of("--target", target, "--call", targetCall, "--types", String.join(",", targetTypes)));
+            cmd.addAll(List.of("--target", target, "--call", targetCall, "--types=" + String.join(",", targetTypes)));
+            if (targetVersion != null) {
+                cmd.addAll(List.of("--service-version", targetVersion));
+            }
+            if (targetGroup != null) {
+                cmd.addAll(List.of("--group", targetGroup));
+            }
             if (targetArgsFile != null) {
                 cmd.addAll(List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
             } else if (targetArgs != null) {
                 cmd.addAll(List.of("--args", targetArgs));
-            }
-            if (token != null) {
-                cmd.addAll(List.of("--token", token));
             }
             if (plaintextToken) {
                 cmd.add("--plaintext-token");

@@ -21,16 +21,17 @@ import picocli.CommandLine;
  * reflection.
  *
  * @param target     {@code host:port} or a registry address ({@code zookeeper://host:port})
- * @param service    the interface name
+ * @param key        the service: interface name, version and group
  * @param method     the method name
  * @param types      its parameter types
  * @param argumentSets the arguments of each call, used in turn
  */
-record TargetCall(String target, String service, String method, List<String> types, List<List<Object>> argumentSets) {
+record TargetCall(String target, ServiceKey key, String method, List<String> types, List<List<Object>> argumentSets) {
 
     /** Parses the options and, when no types are given, asks the provider's reflection for them. */
     static TargetCall resolve(String target, String call, String args, Path argsFile, List<String> types,
-                              RpcClient client, Duration timeout, CommandLine cl) throws Exception {
+                              RpcClient client, Duration timeout, ServiceKey versionAndGroup, CommandLine cl)
+            throws Exception {
         int slash = call == null ? -1 : call.lastIndexOf('/');
         if (slash <= 0 || slash == call.length() - 1) {
             throw new CommandLine.ParameterException(cl, "--call " + call + " (expected: SERVICE/METHOD, such as"
@@ -59,7 +60,7 @@ record TargetCall(String target, String service, String method, List<String> typ
         } else {
             sets.add(XrpcCli.Arguments.parse(args == null ? "[]" : args, cl));
         }
-        String service = call.substring(0, slash);
+        ServiceKey key = new ServiceKey(call.substring(0, slash), versionAndGroup.version(), versionAndGroup.group());
         String method = call.substring(slash + 1);
         int count = sets.get(0).size();
         for (List<Object> s : sets) {
@@ -70,12 +71,10 @@ record TargetCall(String target, String service, String method, List<String> typ
         }
         List<String> resolved = types;
         if (resolved == null) {
-            String address = isRegistry(target) ? XrpcCli.providerOf(target, new ServiceKey(service, "", ""))
-                    : target;
-            resolved = XrpcCli.Arguments.typesOf(XrpcCli.describe(client, address, new ServiceKey(service, "", ""),
-                    timeout), method, count, cl);
+            String address = isRegistry(target) ? XrpcCli.providerOf(target, key) : target;
+            resolved = XrpcCli.Arguments.typesOf(XrpcCli.describe(client, address, key, timeout), method, count, cl);
         }
-        return new TargetCall(target, service, method, List.copyOf(resolved), List.copyOf(sets));
+        return new TargetCall(target, key, method, List.copyOf(resolved), List.copyOf(sets));
     }
 
     static boolean isRegistry(String target) {
@@ -101,11 +100,11 @@ record TargetCall(String target, String service, String method, List<String> typ
      * rather than filling every level with it.
      */
     StressTool.Call caller(RpcClient client) {
-        ReferenceOptions.Builder o = ReferenceOptions.builder();
+        ReferenceOptions.Builder o = ReferenceOptions.builder().version(key.version()).group(key.group());
         if (!isRegistry(target)) {
             o.address(target);
         }
-        GenericService generic = client.generic(service, o.build());
+        GenericService generic = client.generic(key.interfaceName(), o.build());
         generic.invoke(method, types, argumentSets.get(0));
         int n = argumentSets.size();
         if (n == 1) {

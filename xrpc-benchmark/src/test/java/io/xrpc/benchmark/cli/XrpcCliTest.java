@@ -168,6 +168,35 @@ class XrpcCliTest {
     }
 
     @Test
+    void argumentsFromAFileAndAMisspeltServiceExit14(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path args = dir.resolve("items.json");
+        java.nio.file.Files.writeString(args, "[ [ {\"sku\": \"a b\", \"quantity\": 2},\n  {\"sku\": \"c\", \"quantity\": 3} ] ]\n");
+        Run total = xrpc("call", shop() + "/total", "@" + args, "--address", open.endpoint().toString());
+        assertThat(total.exit()).as(total.err() + total.out()).isZero();
+        assertThat(total.out().trim()).isEqualTo("5");
+
+        Run typo = xrpc("call", shop() + "x/find", "[1]", "--address", open.endpoint().toString());
+        assertThat(typo.exit()).as(typo.out()).isEqualTo(14);
+        assertThat(typo.json().get("message").asText()).contains("no service " + shop() + "x").contains(shop());
+    }
+
+    @Test
+    void aCallFindsItsProviderInTheRegistry() throws Exception {
+        try (io.xrpc.registry.zookeeper.EmbeddedZooKeeper zk = io.xrpc.registry.zookeeper.EmbeddedZooKeeper.start();
+             RpcServer registered = RpcServer.builder().host("127.0.0.1").port(0)
+                     .registry("zookeeper://" + zk.connectString()).service(Shop.class, new ShopImpl()).build().start()) {
+            String registry = "zookeeper://" + zk.connectString();
+            Run describe = xrpc("describe", shop(), "--registry", registry);
+            assertThat(describe.exit()).as(describe.err() + describe.out()).isZero();
+            Run find = xrpc("call", shop() + "/find", "[4]", "--registry", registry);
+            assertThat(find.exit()).as(find.err() + find.out()).isZero();
+            assertThat(find.json().get("sku").asText()).isEqualTo("sku-4");
+            assertThat(registered.isRunning()).isTrue();
+        }
+    }
+
+    @Test
     void noProviderThereExits17() throws Exception {
         Run r = xrpc("call", shop() + "/find", "[1]", "--types", "long", "--address", "127.0.0.1:1",
                 "--timeout", "2s");

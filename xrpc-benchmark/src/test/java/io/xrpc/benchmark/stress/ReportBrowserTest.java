@@ -25,6 +25,7 @@ class ReportBrowserTest {
     static final Path CHROMIUM = Path.of(System.getProperty("xrpc.chromium", "/usr/bin/chromium"));
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 240, unit = TimeUnit.SECONDS)
     void theReportLoadsWithoutErrorsAndEveryChartHasPoints() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
                 + " (apt-get install chromium, or -Dxrpc.chromium=PATH): report.html was not checked in a browser");
@@ -70,20 +71,23 @@ class ReportBrowserTest {
         Path profile = Files.createTempDirectory(dir, "chromium-profile").toAbsolutePath();
         List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--enable-logging=stderr", "--v=0",
+                "--disable-sync", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
                 "--user-data-dir=" + profile));
         cmd.addAll(List.of(args));
         Path stdout = Files.createTempFile(dir, "chromium", ".out");
         Path stderr = Files.createTempFile(dir, "chromium", ".err");
+        Process p = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 throw new AssertionError("Chromium did not finish within 60 s: " + Files.readString(stderr));
             }
             return new Chromium(p.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
                     Files.readString(stderr, StandardCharsets.UTF_8));
         } finally {
+            if (p.isAlive()) { // timed out, or this thread was interrupted: no browser outlives its test
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
             Files.deleteIfExists(stdout);
             Files.deleteIfExists(stderr);
             try (var files = Files.walk(profile)) {

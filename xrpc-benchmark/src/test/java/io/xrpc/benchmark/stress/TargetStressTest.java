@@ -78,7 +78,8 @@ class TargetStressTest {
             assertThat(l.scenario()).isEqualTo("getUser");
             assertThat(l.calls()).isPositive();
             assertThat(l.errorCount()).as(l.errors().toString()).isZero();
-            assertThat(l.timeline()).isNotEmpty().allMatch(s -> s.callsPerSecond() > 0);
+            assertThat(l.timeline()).isNotEmpty().allMatch(s -> s.callsPerSecond() >= 0 && s.errors() == 0)
+                    .anyMatch(s -> s.callsPerSecond() > 0);
         });
 
         Path sets = dir.resolve("sets.jsonl");
@@ -111,6 +112,22 @@ class TargetStressTest {
             assertThat(l.clientCpuMicrosPerCall()).as("the callers' CPU per call").isPositive();
             assertThat(l.providerCpuMicrosPerCall()).as("not ours to measure").isEqualTo(-1);
         });
+    }
+
+    @Test
+    void aMethodWithoutParametersIsMeasuredInTheCallersOwnJvm(@TempDir Path dir) throws Exception {
+        // The callers' JVM is told the types: for none, an empty --types, which it once read as one blank type.
+        try (RpcServer gate = RpcServer.builder().host("127.0.0.1").port(0)
+                .service(io.xrpc.testing.GateService.class, new io.xrpc.testing.GateServiceImpl("g"),
+                        io.xrpc.config.ServiceOptions.builder().version("2").group("eu").build()).build().start()) {
+            List<Level> levels = StressTool.run("--target", gate.endpoint().toString(), "--call",
+                    io.xrpc.testing.GateService.class.getName() + "/whoAmI", "--service-version", "2", "--group", "eu",
+                    "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--quiet", "--out", dir.toString());
+            assertThat(levels).singleElement().satisfies(l -> {
+                assertThat(l.calls()).isPositive();
+                assertThat(l.errorCount()).as(l.errors().toString()).isZero();
+            });
+        }
     }
 
     @Test

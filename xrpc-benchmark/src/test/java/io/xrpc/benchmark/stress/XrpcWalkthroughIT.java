@@ -45,8 +45,7 @@ class XrpcWalkthroughIT {
 
         String provider = commands.get(0);
         assertThat(provider).endsWith("&");
-        Process demo = new ProcessBuilder("bash", "-c", "exec " + provider.substring(0, provider.length() - 1))
-                .directory(ROOT.toFile()).redirectErrorStream(true).start();
+        Process demo = bash("exec " + provider.substring(0, provider.length() - 1)).redirectErrorStream(true).start();
         try {
             BufferedReader demoOut = new BufferedReader(new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8));
             String first = CompletableFuture.supplyAsync(() -> {
@@ -108,18 +107,28 @@ class XrpcWalkthroughIT {
         }
     }
 
+    /** bash with this JVM's java first on the PATH, as a user with this JDK runs the README. */
+    private static ProcessBuilder bash(String command) {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).directory(ROOT.toFile());
+        pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator
+                + pb.environment().getOrDefault("PATH", ""));
+        return pb;
+    }
+
     private static Run run(String command) throws Exception {
         Path stdout = Files.createTempFile("walkthrough", ".out");
         Path stderr = Files.createTempFile("walkthrough", ".err");
+        Process p = bash(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
         try {
-            Process p = new ProcessBuilder("bash", "-c", command).directory(ROOT.toFile())
-                    .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
             if (!p.waitFor(150, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
                 throw new AssertionError("did not finish in 150 s: " + command);
             }
             return new Run(p.exitValue(), Files.readString(stdout), Files.readString(stderr));
         } finally {
+            if (p.isAlive()) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
             Files.deleteIfExists(stdout);
             Files.deleteIfExists(stderr);
         }
