@@ -27,6 +27,17 @@ public interface ServiceDiscovery extends AutoCloseable {
         return java.util.Map.of("connected", isConnected());
     }
 
+    /**
+     * The interface names providers have registered, sorted: what a tool lists without knowing a
+     * service first ({@code xrpc list --registry}). Anyone who may write the registry may add a
+     * name; a subscription, not this list, decides whom a call reaches.
+     *
+     * @throws UnsupportedOperationException where this registry cannot list them (the default)
+     */
+    default List<String> interfaceNames() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot list the services registered in it");
+    }
+
     @Override
     void close();
 

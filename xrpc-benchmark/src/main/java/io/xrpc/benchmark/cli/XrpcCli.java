@@ -209,7 +209,8 @@ public final class XrpcCli implements Runnable {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true,
-            description = "Lists the services a provider exports (from its reflection service).")
+            description = "Lists the services a provider exports (--address: from its reflection service), or the"
+                    + " interfaces a registry has providers of (--registry).")
     static final class ListCommand implements Callable<Integer> {
         @Mixin
         Target target;
@@ -220,9 +221,15 @@ public final class XrpcCli implements Runnable {
         @Override
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
-            if (target.address == null) {
-                throw new CommandLine.ParameterException(cl, "list asks one provider what it exports: give --address"
-                        + " host:port (with --registry, describe SERVICE finds a provider of SERVICE)");
+            if (target.address == null && target.registry != null) {
+                // The registry knows the interfaces; what each exports, its providers' reflection says.
+                try (Registry r = Registries.create(target.registry)) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("registry", target.registry);
+                    m.put("interfaces", r.interfaceNames());
+                    cl.getOut().println(JSON.writeValueAsString(m));
+                    return 0;
+                }
             }
             try (RpcClient client = target.client(cl)) {
                 Object services = client.generic(ServerReflection.class.getName(), target.at(target.address))

@@ -162,7 +162,7 @@ class XrpcCliTest {
         assertThat(noMethod.exit()).isEqualTo(2);
         assertThat(noMethod.err()).contains("no method lose with 1 parameters").contains("find(long)");
 
-        Run nowhere = xrpc("list");
+        Run nowhere = xrpc("describe", shop());
         assertThat(nowhere.exit()).isEqualTo(2);
         assertThat(nowhere.err()).contains("--address");
     }
@@ -193,6 +193,9 @@ class XrpcCliTest {
             assertThat(find.exit()).as(find.err() + find.out()).isZero();
             assertThat(find.json().get("sku").asText()).isEqualTo("sku-4");
             assertThat(registered.isRunning()).isTrue();
+            Run list = xrpc("list", "--registry", registry);
+            assertThat(list.exit()).as(list.err() + list.out()).isZero();
+            assertThat(list.json().get("interfaces").get(0).asText()).isEqualTo(shop());
         }
     }
 

@@ -359,6 +359,37 @@ public final class ZookeeperRegistry implements Registry {
     }
 
     /**
+     * The interfaces of both layouts: the per-instance layout's mapping entries, and the
+     * per-service layout's top-level nodes. Two reads, one reply each (bounded by ZooKeeper's
+     * {@code jute.maxbuffer}); nothing is watched or kept.
+     *
+     * @throws IllegalStateException when ZooKeeper cannot be read, naming why
+     */
+    @Override
+    public List<String> interfaceNames() {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        try {
+            for (String c : childrenOrNone(root)) {
+                if (!c.equals("apps") && !c.equals("mapping")) {
+                    names.add(c);
+                }
+            }
+            names.addAll(childrenOrNone(root + "/mapping"));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot list the services in " + connectString + root + ": " + e, e);
+        }
+        return List.copyOf(names);
+    }
+
+    private List<String> childrenOrNone(String path) throws Exception {
+        try {
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    /**
      * The ensemble's address, whether it is connected, Curator's last connection state, the
      * ZooKeeper session id (hex; a new one after an expiry) and how many nodes this registry keeps
      * registered and how many services it follows.

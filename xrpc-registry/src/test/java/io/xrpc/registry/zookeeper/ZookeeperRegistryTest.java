@@ -125,6 +125,22 @@ class ZookeeperRegistryTest {
 
     @Test
     @Timeout(60)
+    void theRegistryListsTheInterfacesOfBothLayouts() throws Exception {
+        try (ZookeeperRegistry empty = registry()) {
+            assertThat(empty.interfaceNames()).as("nothing registered yet: no root node").isEmpty();
+        }
+        ServiceKey other = ServiceKey.of(io.xrpc.testing.GateService.class, "", "");
+        try (ZookeeperRegistry perInstance = registry(); ZookeeperRegistry perService = new ZookeeperRegistry(
+                ZookeeperSettings.defaults().withConnectTimeout(Duration.ofSeconds(10)).withMode(ZookeeperSettings.Mode.INTERFACE, "legacy"),
+                zk.getConnectString(), null); ZookeeperRegistry reader = registry()) {
+            perInstance.register(instance(KEY, 20300));
+            perService.register(instance(new ServiceKey("com.acme.Legacy", "", ""), 20301));
+            assertThat(reader.interfaceNames()).containsExactly("com.acme.Legacy", other.interfaceName());
+        }
+    }
+
+    @Test
+    @Timeout(60)
     void aGenericReferenceFindsItsProvidersInTheRegistryAndFailsOverAsATypedOneDoes() throws Exception {
         int dead;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
