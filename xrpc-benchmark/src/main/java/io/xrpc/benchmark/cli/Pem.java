@@ -15,12 +15,16 @@ import java.util.Collection;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
-/** The command line's TLS from PEM files: certificates to trust, and a chain and key to present. */
-final class Pem {
+/** TLS of the command line and the stress tool's --target, from PEM files: what to trust, and a chain and key to present. */
+public final class Pem {
     private Pem() {
     }
 
-    static TlsConfig clientTls(Path trust, Path cert, Path key) throws Exception {
+    /**
+     * A client's TLS: trusting the certificates in {@code trust} (null: the JDK's authorities),
+     * presenting {@code cert} with {@code key} (PKCS#8) when both are given (mutual TLS).
+     */
+    public static TlsConfig clientTls(Path trust, Path cert, Path key) throws Exception {
         TlsConfig.Builder b = TlsConfig.client();
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         if (trust == null) {

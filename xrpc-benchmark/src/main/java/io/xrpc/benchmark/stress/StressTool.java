@@ -134,6 +134,20 @@ public final class StressTool implements Callable<Integer> {
             + " JVMs get it through the environment (" + TOKEN_VARIABLE + "), not their command line.")
     String token;
 
+    @Option(names = "--tls", description = "With --target: connect with TLS, trusting the JDK's authorities or"
+            + " --tls-trust.")
+    boolean tls;
+
+    @Option(names = "--tls-trust", description = "With --target: PEM file of the certificates to trust (implies --tls).")
+    Path tlsTrust;
+
+    @Option(names = "--tls-cert", description = "With --target: PEM certificate chain to present (mutual TLS; with"
+            + " --tls-key).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", description = "With --target: PEM PKCS#8 private key of --tls-cert.")
+    Path tlsKey;
+
     @Option(names = "--service-version", description = "With --target: the service's version.")
     String targetVersion;
 
@@ -226,12 +240,19 @@ public final class StressTool implements Callable<Integer> {
         if (targetTypes != null) {
             targetTypes = targetTypes.stream().filter(t -> !t.isBlank()).toList(); // "" is no parameter
         }
-        try (io.xrpc.client.RpcClient c = TargetCall.client(target, token, plaintextToken, timeout)) {
+        try (io.xrpc.client.RpcClient c = targetClient()) {
             resolvedTarget = TargetCall.resolve(target, targetCall, targetArgs, targetArgsFile, targetTypes, c, timeout,
                     new io.xrpc.common.ServiceKey("x", targetVersion, targetGroup), spec.commandLine());
         }
         targetTypes = resolvedTarget.types();
         scenarios = List.of(resolvedTarget.method());
+    }
+
+    /** A client for the --target: its registry or none, its TLS, its token. */
+    private io.xrpc.client.RpcClient targetClient() throws Exception {
+        io.xrpc.config.TlsConfig t = tls || tlsTrust != null || tlsCert != null || tlsKey != null
+                ? io.xrpc.benchmark.cli.Pem.clientTls(tlsTrust, tlsCert, tlsKey) : null;
+        return TargetCall.client(target, token, plaintextToken, timeout, t);
     }
 
     /** One contender to measure, as its results are named: XRpc once per serializer and dispatch asked for. */
@@ -300,6 +321,10 @@ public final class StressTool implements Callable<Integer> {
         }
     }
 
+    private static Path nonNull(Path p) {
+        return p == null ? Path.of("") : p;
+    }
+
     /** {@code java}, this JVM's flags and class path, and {@code main}: a JVM like this one. */
     private static List<String> javaCommand(Class<?> main) {
         List<String> cmd = new ArrayList<>();
@@ -333,6 +358,15 @@ public final class StressTool implements Callable<Integer> {
             }
             if (plaintextToken) {
                 cmd.add("--plaintext-token");
+            }
+            if (tls) {
+                cmd.add("--tls");
+            }
+            for (Map.Entry<String, Path> f : java.util.Arrays.asList(Map.entry("--tls-trust", nonNull(tlsTrust)),
+                    Map.entry("--tls-cert", nonNull(tlsCert)), Map.entry("--tls-key", nonNull(tlsKey)))) {
+                if (!f.getValue().toString().isEmpty()) {
+                    cmd.addAll(List.of(f.getKey(), f.getValue().toAbsolutePath().toString()));
+                }
             }
         }
         return cmd;
@@ -519,7 +553,7 @@ public final class StressTool implements Callable<Integer> {
     private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
                         List<AutoCloseable> resources) throws Exception {
         if (contender.equals("target")) {
-            io.xrpc.client.RpcClient c = TargetCall.client(target, token, plaintextToken, timeout);
+            io.xrpc.client.RpcClient c = targetClient();
             resources.add(c);
             return resolvedTarget.caller(c);
         }

@@ -81,9 +81,13 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
         return target.contains("://");
     }
 
-    /** The client that calls the target: through its registry, or straight to its address. */
-    static RpcClient client(String target, String token, boolean plaintextToken, Duration timeout) {
+    /** The client that calls the target: through its registry, or straight to its address; TLS when {@code tls} is set. */
+    static RpcClient client(String target, String token, boolean plaintextToken, Duration timeout,
+                            io.xrpc.config.TlsConfig tls) {
         RpcClient.Builder b = RpcClient.builder().timeout(timeout);
+        if (tls != null) {
+            b.tls(tls);
+        }
         if (isRegistry(target)) {
             b.registry(target);
         }
