@@ -141,8 +141,8 @@ final class HtmlReport {
                 h.append("<p class=\"note\">No ratio: this run has no ").append(BASELINE).append(" baseline.</p>\n");
             }
             if (cpu.isEmpty()) {
-                h.append("<p class=\"note\">No CPU or allocation per call: they are measured when the callers run in a"
-                        + " JVM apart from the provider (--client fork, the default).</p>\n");
+                h.append("<p class=\"note\">No CPU or allocation per call: they are measured when the callers and the"
+                        + " provider run in JVMs apart (--client fork with --provider fork, or --target).</p>\n");
             }
             overTime(h, levels, contenders, colour);
         }

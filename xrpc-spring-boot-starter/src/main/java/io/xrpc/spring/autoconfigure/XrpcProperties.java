@@ -226,7 +226,7 @@ public record XrpcProperties(
     }
 
     /**
-     * @param serializer                Default serializer: kryo, hessian, protostuff or fory.
+     * @param serializer                Default serializer: kryo, hessian, protostuff, fory or json.
      * @param compressor                Default compressor: none or gzip.
      * @param timeout                   Default deadline of a call.
      * @param retries                   Further attempts of the failover cluster.
