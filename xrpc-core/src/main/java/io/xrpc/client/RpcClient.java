@@ -189,6 +189,11 @@ public final class RpcClient implements AutoCloseable {
             }
 
             @Override
+            public long latencyNanos(Endpoint endpoint) {
+                return transport.latencyNanos(endpoint);
+            }
+
+            @Override
             public int[] hashArguments() {
                 return options.hashArguments();
             }

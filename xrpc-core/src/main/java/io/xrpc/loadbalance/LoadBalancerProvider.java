@@ -18,6 +18,16 @@ public interface LoadBalancerProvider extends Extension {
         /** Calls to {@code instance}'s address now in flight from this client. */
         int activeCalls(io.xrpc.common.Endpoint endpoint);
 
+        /**
+         * A decaying estimate of the provider's latency from this client's calls, in nanoseconds:
+         * slower answers count at once, faster ones pull it down over seconds, a call that failed
+         * without an answer counts as its whole timeout, and it fades while the provider has no
+         * call in flight. 0 before its first answer.
+         */
+        default long latencyNanos(io.xrpc.common.Endpoint endpoint) {
+            return 0;
+        }
+
         /** Argument positions the consistent hash is keyed on; default {@code {0}}. */
         int[] hashArguments();
     }

@@ -29,6 +29,14 @@ public interface ClientTransport extends AutoCloseable {
     /** Calls in flight to {@code endpoint}. */
     int activeCalls(Endpoint endpoint);
 
+    /**
+     * A decaying estimate of {@code endpoint}'s latency from this client's calls, in nanoseconds;
+     * 0 before its first answer (and by default, for a transport that does not keep one).
+     */
+    default long latencyNanos(Endpoint endpoint) {
+        return 0;
+    }
+
     /** Calls waiting for an answer, over every provider. */
     int pendingCalls();
 

@@ -133,18 +133,19 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     }
 
     void succeed(Object value) {
-        if (end()) {
+        if (end(true)) {
             future.complete(value);
         }
     }
 
     void fail(Throwable cause) {
-        if (end()) {
+        // An application's exception is an answer like any other; anything else counts as the whole budget.
+        if (end(cause instanceof RpcException r && r.status() == RpcStatus.APPLICATION_ERROR)) {
             future.completeExceptionally(cause);
         }
     }
 
-    private boolean end() {
+    private boolean end(boolean answered) {
         if (!DONE.compareAndSet(this, 0, 1)) {
             return false;
         }
@@ -166,6 +167,9 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
         EndpointPool p = pool;
         if (p != null) {
+            long budget = timeoutMillis * 1_000_000L;
+            long now = System.nanoTime();
+            p.latency.record(answered ? Math.min(budget, now - (deadlineNanos - budget)) : budget, now);
             p.active.decrementAndGet();
         }
         transport.callEnded();

@@ -193,6 +193,13 @@ public final class NettyClientTransport implements ClientTransport {
         return p == null ? 0 : p.active.get();
     }
 
+    /** The latency estimate of {@code endpoint} ({@link LatencyEstimate}), 0 before its first answer. */
+    @Override
+    public long latencyNanos(Endpoint endpoint) {
+        EndpointPool p = pools.get(endpoint);
+        return p == null ? 0 : p.latency.estimate(System.nanoTime(), p.active.get());
+    }
+
     @Override
     public io.xrpc.transport.ProviderState providerState(Endpoint endpoint) {
         EndpointPool p = pools.get(endpoint);

@@ -1,0 +1,56 @@
+package io.xrpc.loadbalance;
+
+import io.xrpc.registry.ServiceInstance;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * {@code p2c}: the power of two choices over a latency estimate, as Finagle and Linkerd balance.
+ * Two providers are drawn at random and the call goes to the one whose latency estimate times
+ * (its calls in flight + 1) is lower, so a slow or frozen provider stops receiving calls within
+ * a few of them: its estimate rises with its first slow answer, and while it answers nothing its
+ * calls in flight pile up. The estimate ({@link Context#latencyNanos}) fades while a provider has
+ * nothing in flight, so one that recovered is tried again. A provider not yet answered is
+ * compared by calls in flight alone. Two random draws and two reads per call; no lock.
+ *
+ * <p>Composes with outlier ejection: providers set aside are not among the candidates.
+ * Weights are not used.
+ */
+public final class P2cLoadBalancer implements LoadBalancerProvider {
+
+    @Override
+    public String name() {
+        return "p2c";
+    }
+
+    @Override
+    public LoadBalancer create(Context context) {
+        return (candidates, invocation) -> select(context, candidates);
+    }
+
+    static ServiceInstance select(Context context, List<ServiceInstance> candidates) {
+        int n = candidates.size();
+        if (n == 1) {
+            return candidates.get(0);
+        }
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        int i = r.nextInt(n);
+        int j = r.nextInt(n - 1);
+        if (j >= i) {
+            j++;
+        }
+        ServiceInstance a = candidates.get(i);
+        ServiceInstance b = candidates.get(j);
+        int activeA = context.activeCalls(a.endpoint());
+        int activeB = context.activeCalls(b.endpoint());
+        long latencyA = context.latencyNanos(a.endpoint());
+        long latencyB = context.latencyNanos(b.endpoint());
+        if (latencyA == 0 || latencyB == 0) {
+            // One has never answered: nothing to weigh but the calls waiting on each.
+            return activeA < activeB ? a : activeB < activeA ? b : r.nextBoolean() ? a : b;
+        }
+        double costA = (double) latencyA * (activeA + 1);
+        double costB = (double) latencyB * (activeB + 1);
+        return costA < costB ? a : costB < costA ? b : r.nextBoolean() ? a : b;
+    }
+}
