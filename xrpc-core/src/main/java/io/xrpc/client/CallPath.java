@@ -119,6 +119,19 @@ final class CallPath {
         return t;
     }
 
+    /** {@code f}, failing with a declared exception as itself, as a blocked caller gets it thrown. */
+    static CompletableFuture<Object> declaredAsItself(CompletableFuture<Object> f) {
+        CompletableFuture<Object> out = new CompletableFuture<>();
+        f.whenComplete((v, e) -> {
+            if (e == null) {
+                out.complete(v);
+            } else {
+                out.completeExceptionally(declaredOr(io.xrpc.internal.Futures.cause(e)));
+            }
+        });
+        return out;
+    }
+
     /** The declared exception a failed call carries, or {@code t} itself. */
     static Throwable declaredOr(Throwable t) {
         return t instanceof RpcException r && r.remoteException() != null ? r.remoteException() : t;

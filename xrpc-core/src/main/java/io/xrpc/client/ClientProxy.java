@@ -6,7 +6,6 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
-import io.xrpc.internal.Futures;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
@@ -38,8 +37,6 @@ final class ClientProxy implements InvocationHandler {
     /** Credentials, interceptors and the cluster strategy, joined once. */
     private final CallPath path;
     private final ClientTransport transport;
-    /** Each method's attempts, which carry its model; found once per call, by the descriptor's identity. */
-    private final Map<MethodDescriptor, Attempts> attempts;
     private final int retries;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
@@ -56,8 +53,8 @@ final class ClientProxy implements InvocationHandler {
         Map<MethodDescriptor, Attempts> byMethod = new java.util.IdentityHashMap<>();
         methods.values().forEach(cm -> byMethod.put(cm.descriptor(), new ReferenceAttempts(key, directory, serializer,
                 compressor, transport, loadBalancer, retries, cm)));
-        this.attempts = byMethod;
-        this.path = new CallPath(iface.getName(), interceptors, credentials, credentialsRefusal, cluster, attempts::get);
+        // Each method's attempts, which carry its model; found once per call, by the descriptor's identity.
+        this.path = new CallPath(iface.getName(), interceptors, credentials, credentialsRefusal, cluster, byMethod::get);
     }
 
     @Override
@@ -74,16 +71,7 @@ final class ClientProxy implements InvocationHandler {
             if (m.target().declaredExceptions() == null) {
                 return f;
             }
-            // The caller's future fails with a declared exception as itself, as a sync call throws it.
-            CompletableFuture<Object> out = new CompletableFuture<>();
-            f.whenComplete((v, e) -> {
-                if (e == null) {
-                    out.complete(v);
-                } else {
-                    out.completeExceptionally(CallPath.declaredOr(Futures.cause(e)));
-                }
-            });
-            return out;
+            return CallPath.declaredAsItself(f);
         }
         if (transport.isTransportThread()) {
             throw new IllegalStateException("synchronous call " + m.descriptor() + " made on an XRpc event-loop thread"

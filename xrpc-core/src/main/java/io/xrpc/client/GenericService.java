@@ -8,7 +8,6 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
-import io.xrpc.internal.Futures;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
@@ -126,15 +125,7 @@ public final class GenericService {
             return CompletableFuture.failedFuture(e);
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
-        CompletableFuture<Object> out = new CompletableFuture<>();
-        call(m, arguments, deadline).whenComplete((v, e) -> {
-            if (e == null) {
-                out.complete(v);
-            } else {
-                out.completeExceptionally(CallPath.declaredOr(Futures.cause(e)));
-            }
-        });
-        return out;
+        return CallPath.declaredAsItself(call(m, arguments, deadline));
     }
 
     private CompletableFuture<Object> call(Method m, List<?> arguments, long deadline) {

@@ -43,9 +43,7 @@ final class Reflection implements ServerReflection {
     public List<Map<String, Object>> services() {
         List<Map<String, Object>> all = new ArrayList<>();
         for (ServiceDispatcher.Exported e : dispatcher.exports()) {
-            if (e.type() != ServerReflection.class) {
-                all.add(summary(e));
-            }
+            all.add(summary(e));
         }
         return all;
     }
@@ -66,9 +64,6 @@ final class Reflection implements ServerReflection {
         List<ServiceDispatcher.Exported> matches = new ArrayList<>();
         List<String> known = new ArrayList<>();
         for (ServiceDispatcher.Exported e : dispatcher.exports()) {
-            if (e.type() == ServerReflection.class) {
-                continue;
-            }
             known.add(e.key().toString());
             if (e.key().toString().equals(service)) {
                 matches.clear();

@@ -69,7 +69,7 @@ public final class RpcServer implements AutoCloseable {
             exportChecked(e);
         }
         if (c.reflection) { // served, not registered: a tool asks the provider it is talking to
-            dispatcher.export(ServerReflection.class, new Reflection(dispatcher), ServiceOptions.builder().build());
+            dispatcher.export(ServerReflection.class, new Reflection(dispatcher), ServiceOptions.builder().build(), false);
         }
         this.transport = new NettyServerTransport(c.transport, new CallPolicy(dispatcher, c.authenticator,
                 c.errorDetails), serializers, CompressorRegistry.load());
@@ -188,9 +188,7 @@ public final class RpcServer implements AutoCloseable {
      * calls running: a snapshot for operators (the Spring Boot starter's Actuator endpoint).
      */
     public List<ExportedService> services() {
-        List<ExportedService> all = new ArrayList<>(dispatcher.describe());
-        all.removeIf(e -> e.serviceInterface().equals(ServerReflection.class.getName()));
-        return all;
+        return dispatcher.describe();
     }
 
     /** Whether it is listening: started and not closed. */

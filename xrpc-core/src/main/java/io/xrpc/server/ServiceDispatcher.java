@@ -26,9 +26,13 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ServiceDispatcher {
     private final Map<String, Exported> services = new ConcurrentHashMap<>();
 
-    /** One exported service: its methods by signature, and its calls running now. */
+    /**
+     * One exported service: its methods by signature, and its calls running now. {@code listed} is
+     * false for the server's own services (reflection), which answer calls but are not shown among
+     * the application's.
+     */
     record Exported(ServiceKey key, Class<?> type, Map<String, ServerMethod> methods, Set<String> accepted,
-                            java.util.concurrent.atomic.LongAdder running) {
+                    java.util.concurrent.atomic.LongAdder running, boolean listed) {
     }
     private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
     private final ClassAllowList allowList;
@@ -39,6 +43,11 @@ final class ServiceDispatcher {
     }
 
     <T> ServiceKey export(Class<T> iface, T implementation, ServiceOptions options) {
+        return export(iface, implementation, options, true);
+    }
+
+    /** As {@link #export(Class, Object, ServiceOptions)}; {@code listed} false for the server's own services. */
+    <T> ServiceKey export(Class<T> iface, T implementation, ServiceOptions options, boolean listed) {
         if (!iface.isInterface()) {
             throw new IllegalArgumentException("service type: " + iface.getName() + " (expected: an interface)");
         }
@@ -60,7 +69,7 @@ final class ServiceDispatcher {
             methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct, chain, running));
         }
         allowList.allowTypesOf(iface);
-        if (services.putIfAbsent(key.toString(), new Exported(key, iface, Map.copyOf(methods), accepted, running))
+        if (services.putIfAbsent(key.toString(), new Exported(key, iface, Map.copyOf(methods), accepted, running, listed))
                 != null) {
             throw new IllegalStateException("service " + key + " is already exported");
         }
@@ -80,9 +89,14 @@ final class ServiceDispatcher {
         return s == null ? null : s.methods().get(signature);
     }
 
-    /** The services exported now, sorted by key. */
+    /** The application's services exported now ({@code listed}), sorted by key. */
     List<Exported> exports() {
-        List<Exported> all = new java.util.ArrayList<>(services.values());
+        List<Exported> all = new java.util.ArrayList<>(services.size());
+        for (Exported e : services.values()) {
+            if (e.listed()) {
+                all.add(e);
+            }
+        }
         all.sort(java.util.Comparator.comparing(e -> e.key().toString()));
         return all;
     }
@@ -90,7 +104,7 @@ final class ServiceDispatcher {
     /** The services exported now, as {@link RpcServer#services()} reports them. */
     List<ExportedService> describe() {
         List<ExportedService> all = new java.util.ArrayList<>(services.size());
-        for (Exported s : services.values()) {
+        for (Exported s : exports()) {
             List<String> methods = new java.util.ArrayList<>(s.methods().keySet());
             java.util.Collections.sort(methods);
             List<String> nonBlocking = new java.util.ArrayList<>();
@@ -105,7 +119,6 @@ final class ServiceDispatcher {
             all.add(new ExportedService(s.key(), s.type().getName(), List.copyOf(methods), List.copyOf(nonBlocking),
                     List.copyOf(accepted), s.running().sum()));
         }
-        all.sort(java.util.Comparator.comparing(e -> e.key().toString()));
         return all;
     }
 }

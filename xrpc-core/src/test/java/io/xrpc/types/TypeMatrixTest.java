@@ -233,6 +233,10 @@ class TypeMatrixTest {
         }
         System.out.printf("%s+%s%n%s", serializer, compressor, table);
         CANNOT.get(serializer).forEach((row, why) -> assertThat(failed.get(row)).as(row).isNotNull());
+        if (serializer.equals("json")) { // refused for the documented reason, not any failure
+            assertThat(failed.get(HOLDER)).as(HOLDER).contains("Cannot construct instance").contains("Shape");
+            assertThat(failed.get(SEALED)).as(SEALED).contains("Cannot construct instance").contains("Shape");
+        }
         if (failed.containsKey(CYCLE) && !serializer.equals("jackson")) {
             assertThat(failed.get(CYCLE)).as("what a cycle is told").contains("most likely a cycle");
         }

@@ -167,9 +167,12 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
         EndpointPool p = pool;
         if (p != null) {
-            long budget = timeoutMillis * 1_000_000L;
-            long now = System.nanoTime();
-            p.latency.record(answered ? Math.min(budget, now - (deadlineNanos - budget)) : budget, now);
+            LatencyEstimate l = p.latency;
+            if (l != null) {
+                long budget = timeoutMillis * 1_000_000L;
+                long now = System.nanoTime();
+                l.record(answered ? Math.min(budget, now - (deadlineNanos - budget)) : budget, now);
+            }
             p.active.decrementAndGet();
         }
         transport.callEnded();

@@ -31,8 +31,11 @@ final class EndpointPool {
     private final AtomicInteger next = new AtomicInteger();
     /** Calls to this provider in flight, for the least-active and p2c balancers. */
     final AtomicInteger active = new AtomicInteger();
-    /** Its latency as this client sees it, for the p2c balancer. */
-    final LatencyEstimate latency = new LatencyEstimate();
+    /**
+     * Its latency as this client sees it, made when a latency-aware balancer (p2c) first asks:
+     * until then a call's end records nothing.
+     */
+    volatile LatencyEstimate latency;
     /** Bytes of requests to this provider encoded and not yet handed to its socket. */
     final java.util.concurrent.atomic.AtomicLong queuedRequestBytes = new java.util.concurrent.atomic.AtomicLong();
     /** Set while {@link NettyClientTransport#retainOnly} removes this pool; senders then skip it. */

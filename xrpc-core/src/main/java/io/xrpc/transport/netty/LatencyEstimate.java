@@ -17,6 +17,8 @@ final class LatencyEstimate {
     static final long DECAY_NANOS = 2_000_000_000L;
     /** The most the old estimate weighs against one faster answer. */
     static final double MAX_WEIGHT = 0.7;
+    /** Below this gap between answers time alone would weigh more than {@link #MAX_WEIGHT}: no exp() per call. */
+    private static final long CAPPED_NANOS = (long) (DECAY_NANOS * Math.log(1 / MAX_WEIGHT));
 
     private volatile long nanos;
     private volatile long stamp;
@@ -29,7 +31,8 @@ final class LatencyEstimate {
         } else {
             // Fades with time, and by at least 30% a sample: a peak (a first call that connected, a
             // collection) is gone after about ten answers at the usual rate.
-            double w = Math.min(MAX_WEIGHT, Math.exp(-Math.max(0, now - stamp) / (double) DECAY_NANOS));
+            long elapsed = now - stamp;
+            double w = elapsed <= CAPPED_NANOS ? MAX_WEIGHT : Math.exp(-elapsed / (double) DECAY_NANOS);
             next = (long) (prev * w + sampleNanos * (1 - w));
         }
         stamp = now;

@@ -197,7 +197,15 @@ public final class NettyClientTransport implements ClientTransport {
     @Override
     public long latencyNanos(Endpoint endpoint) {
         EndpointPool p = pools.get(endpoint);
-        return p == null ? 0 : p.latency.estimate(System.nanoTime(), p.active.get());
+        if (p == null) {
+            return 0;
+        }
+        LatencyEstimate l = p.latency;
+        if (l == null) {
+            p.latency = new LatencyEstimate(); // asked for the first time: answers are recorded from now on
+            return 0;
+        }
+        return l.estimate(System.nanoTime(), p.active.get());
     }
 
     @Override
