@@ -103,11 +103,9 @@ final class ChunkedList<T> extends AbstractList<T> implements RandomAccess {
         int lastChunk = last >>> SHIFT;
         Object[][] c = (last & MASK) == 0 ? Arrays.copyOf(chunks, lastChunk) : chunks.clone();
         if (index != last) {
-            int k = index >>> SHIFT;
-            if (k < c.length) {
-                c[k] = c[k].clone();
-                c[k][index & MASK] = chunks[lastChunk][last & MASK];
-            }
+            int k = index >>> SHIFT; // below the last chunk's, or in it when that one stays
+            c[k] = c[k].clone();
+            c[k][index & MASK] = chunks[lastChunk][last & MASK];
         }
         if ((last & MASK) != 0) {
             // Nothing beyond the size may stay reachable: the last chunk without its last entry.

@@ -184,8 +184,10 @@ final class InstanceDirectory {
      * application {@code t} follows may list the same address (a reused IP), and then keeps it.
      */
     private void depart(Target t, Endpoint e, boolean guarded, AppWatch from) {
-        for (AppWatch w : apps.values()) {
-            if (w != from && w.believed && w.targets.contains(t)) {
+        MappingWatch m = mappings.get(t.key().interfaceName());
+        for (String name : m == null ? Set.<String>of() : m.apps) { // the applications t can follow, not all
+            AppWatch w = apps.get(name);
+            if (w != null && w != from && w.believed && w.targets.contains(t)) {
                 Member other = w.members.get(e);
                 ServiceInstance i = other == null ? null : other.revision.instance(t.key(), e);
                 if (i != null) {

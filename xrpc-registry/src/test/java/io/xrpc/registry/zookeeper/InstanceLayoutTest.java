@@ -67,15 +67,10 @@ class InstanceLayoutTest {
 
     /** The ensemble's last transaction id: every write adds one. */
     private long zxid() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", zk.getPort())) {
-            OutputStream out = s.getOutputStream();
-            out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            Matcher m = Pattern.compile("Zxid: 0x([0-9a-f]+)").matcher(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            assertThat(m.find()).as("srvr names the zxid").isTrue();
-            return Long.parseLong(m.group(1), 16);
-        }
+        Matcher m = Pattern.compile("Zxid: 0x([0-9a-f]+)").matcher(
+                org.apache.zookeeper.client.FourLetterWordMain.send4LetterWord("127.0.0.1", zk.getPort(), "srvr"));
+        assertThat(m.find()).as("srvr names the zxid").isTrue();
+        return Long.parseLong(m.group(1), 16);
     }
 
     @Test
