@@ -137,58 +137,21 @@ public final class XrpcCli implements Runnable {
                 description = "Deadline of the call (default: 3s).")
         Duration timeout = Duration.ofSeconds(3);
 
-        @Option(names = "--token", description = "Sent as the call's credentials (Bearer <token>); needs --tls, or"
-                + " --plaintext-token on loopback.")
-        String token;
-
-        @Option(names = "--plaintext-token", description = "Send --token without TLS (development on loopback only).")
-        boolean plaintextToken;
-
-        @Option(names = "--tls", description = "Connect with TLS, trusting the JDK's authorities or --tls-trust.")
-        boolean tls;
-
-        @Option(names = "--tls-trust", description = "PEM file of the certificates to trust (implies --tls).")
-        Path trust;
-
-        @Option(names = "--tls-cert", description = "PEM certificate chain to present (mutual TLS; with --tls-key).")
-        Path cert;
-
-        @Option(names = "--tls-key", description = "PEM PKCS#8 private key of --tls-cert.")
-        Path key;
-
-        @Option(names = "--service-version", description = "The service's version.")
-        String version;
-
-        @Option(names = "--group", description = "The service's group.")
-        String group;
+        @Mixin
+        Access access = new Access();
 
         RpcClient client(CommandLine cl) throws Exception {
             if (address == null && registry == null) {
                 throw new CommandLine.ParameterException(cl, "give --address host:port or --registry ADDRESS");
             }
-            RpcClient.Builder b = RpcClient.builder().timeout(timeout).connectTimeout(timeout);
-            if (address == null) {
-                b.registry(registry);
-            }
-            if (tls || trust != null || cert != null || key != null) {
-                b.tls(Pem.clientTls(trust, cert, key));
-            }
-            if (token != null) {
-                String bearer = token.startsWith("Bearer ") ? token : "Bearer " + token;
-                b.credentials(inv -> bearer).credentialsOverPlaintext(plaintextToken);
-            }
-            return b.build();
+            return XrpcCli.client(address == null ? registry : null, access, timeout);
         }
 
         /** The reference options of {@code service}: at --address, or the providers the registry lists. */
         ReferenceOptions options(String service) {
-            ReferenceOptions.Builder o = ReferenceOptions.builder().timeout(timeout);
-            if (version != null) {
-                o.version(version);
-            }
-            if (group != null) {
-                o.group(group);
-            }
+            ServiceKey key = access.key(service);
+            ReferenceOptions.Builder o = ReferenceOptions.builder().timeout(timeout).version(key.version())
+                    .group(key.group());
             if (address != null) {
                 o.address(address);
             }
@@ -199,8 +162,8 @@ public final class XrpcCli implements Runnable {
          * The address of a provider of {@code service}: --address, or the first the registry lists,
          * since reflection is asked of one provider and is not itself registered.
          */
-        String providerOf(String service, CommandLine cl) {
-            return address != null ? address : XrpcCli.providerOf(registry, new ServiceKey(service, version, group));
+        String providerOf(String service) {
+            return address != null ? address : XrpcCli.providerOf(registry, access.key(service));
         }
 
         ReferenceOptions at(String address) {
@@ -262,10 +225,21 @@ public final class XrpcCli implements Runnable {
         }
     }
 
+    /**
+     * A client with {@code access}'s TLS and token, a deadline and connect timeout of
+     * {@code timeout}, and {@code registry} when given (null: references name their address).
+     */
+    public static RpcClient client(String registry, Access access, Duration timeout) throws Exception {
+        RpcClient.Builder b = RpcClient.builder().timeout(timeout).connectTimeout(timeout);
+        if (registry != null) {
+            b.registry(registry);
+        }
+        return access.applyTo(b).build();
+    }
+
     /** What the reflection of a provider of {@code service} says of it. */
     static Map<String, Object> describe(RpcClient client, Target target, String service, CommandLine cl) {
-        return describe(client, target.providerOf(service, cl), new ServiceKey(service, target.version, target.group),
-                target.timeout);
+        return describe(client, target.providerOf(service), target.access.key(service), target.timeout);
     }
 
     /**
@@ -413,9 +387,6 @@ public final class XrpcCli implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
-        /** Counted down to stop a provider started in-process (tests); a real one runs until killed. */
-        static volatile CountDownLatch stop = new CountDownLatch(1);
-
         @Override
         public Integer call() throws Exception {
             RpcServer.Builder b = RpcServer.builder().host(host).port(port)
@@ -427,7 +398,7 @@ public final class XrpcCli implements Runnable {
                 spec.commandLine().getOut().println("demo provider of " + UserService.class.getName() + " at "
                         + server.endpoint() + "; try: xrpc list --address " + server.endpoint());
                 spec.commandLine().getOut().flush();
-                stop.await();
+                new CountDownLatch(1).await(); // until the process is killed
             }
             return 0;
         }

@@ -7,6 +7,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -58,14 +59,13 @@ final class Agent implements AutoCloseable {
 
     /**
      * Starts {@code command} and waits (90 s at most) until it has its provider and callers ready,
-     * with the serializer and dispatch it was asked for.
+     * with the serializer and dispatch it was asked for. {@code environment} is added to its own
+     * (secrets go there, not on its command line, where {@code ps} shows them).
      */
-    static Agent start(String name, List<String> command, String serializer, String dispatch, Duration timeout,
-                       boolean quiet) throws Exception {
+    static Agent start(String name, List<String> command, Map<String, String> environment, String serializer,
+                       String dispatch, Duration timeout, boolean quiet) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-        if (StressTool.tokenForAgents != null) {
-            pb.environment().put(StressTool.TOKEN_VARIABLE, StressTool.tokenForAgents); // not in argv, where ps shows it
-        }
+        pb.environment().putAll(environment);
         Process p = pb.start();
         Agent a = new Agent(name, p, timeout, quiet);
         String first = a.answers.poll(90, TimeUnit.SECONDS);

@@ -96,37 +96,24 @@ final class LevelRunner {
         List<Second> timeline = new java.util.ArrayList<>();
         long errorsSoFar = 0;
         long pointStart = start;
-        Histogram point = null; // the last point's calls, kept to take in a short stretch after it
-        long pointErrors = 0;
-        long pointNanos = 0;
         while (System.nanoTime() < end && !stop.get()) {
-            long left = end - System.nanoTime();
-            Thread.sleep(Math.min(1000, Math.max(1, (left + 999_999) / 1_000_000)));
+            // A second a point; the last takes the whole rest (up to 1.5 s), so none is a sliver.
+            long leftMillis = (end - System.nanoTime() + 999_999) / 1_000_000;
+            Thread.sleep(Math.max(1, leftMillis < 1500 ? leftMillis : 1000));
             Histogram interval = recorder.getIntervalHistogram();
             total = total == null ? interval.copy() : add(total, interval);
             long now = System.nanoTime();
             long errorsNow = errors.values().stream().mapToLong(LongAdder::sum).sum();
-            long nanos = now - pointStart;
-            if (point != null && nanos < TimeUnit.MILLISECONDS.toNanos(200)) {
-                // A stretch too short to be a point of its own (the end of the slice): part of the last.
-                timeline.remove(timeline.size() - 1);
-                point.add(interval);
-                pointErrors += errorsNow - errorsSoFar;
-                pointNanos += nanos;
-            } else {
-                point = interval;
-                pointErrors = errorsNow - errorsSoFar;
-                pointNanos = nanos;
-            }
-            timeline.add(new Second(System.currentTimeMillis(), point.getTotalCount() * 1e9 / pointNanos,
-                    point.getTotalCount() == 0 ? 0 : point.getValueAtPercentile(99) / 1e3, pointErrors));
+            timeline.add(new Second(System.currentTimeMillis(), interval.getTotalCount() * 1e9 / (now - pointStart),
+                    interval.getTotalCount() == 0 ? 0 : interval.getValueAtPercentile(99) / 1e3,
+                    errorsNow - errorsSoFar));
             errorsSoFar = errorsNow;
             pointStart = now;
             if (measured && !quiet) {
                 System.out.printf("  %-9s %-10s %4d threads  %8.0f calls/s  p99 %8.1f us  errors %d%n", contender,
                         scenario, n, interval.getTotalCount() * 1e9 / Math.max(1, interval.getEndTimeStamp() * 1e6
                                 - interval.getStartTimeStamp() * 1e6),
-                        interval.getValueAtPercentile(99) / 1e3, errors.values().stream().mapToLong(LongAdder::sum).sum());
+                        interval.getValueAtPercentile(99) / 1e3, errorsNow);
             }
         }
         stop.set(true);

@@ -130,37 +130,13 @@ public final class StressTool implements Callable<Integer> {
             + " asked of the provider's reflection service).")
     List<String> targetTypes;
 
-    @Option(names = "--token", description = "With --target: the calls' credentials (Bearer <token>); the callers'"
-            + " JVMs get it through the environment (" + TOKEN_VARIABLE + "), not their command line.")
-    String token;
-
-    @Option(names = "--tls", description = "With --target: connect with TLS, trusting the JDK's authorities or"
-            + " --tls-trust.")
-    boolean tls;
-
-    @Option(names = "--tls-trust", description = "With --target: PEM file of the certificates to trust (implies --tls).")
-    Path tlsTrust;
-
-    @Option(names = "--tls-cert", description = "With --target: PEM certificate chain to present (mutual TLS; with"
-            + " --tls-key).")
-    Path tlsCert;
-
-    @Option(names = "--tls-key", description = "With --target: PEM PKCS#8 private key of --tls-cert.")
-    Path tlsKey;
-
-    @Option(names = "--service-version", description = "With --target: the service's version.")
-    String targetVersion;
-
-    @Option(names = "--group", description = "With --target: the service's group.")
-    String targetGroup;
+    /** With --target: the service's version and group, TLS and token, as the xrpc command line takes them. */
+    @CommandLine.Mixin
+    io.xrpc.benchmark.cli.Access access = new io.xrpc.benchmark.cli.Access();
 
     /** Where a callers' JVM finds --token. */
     static final String TOKEN_VARIABLE = "XRPC_STRESS_TOKEN";
-    /** The token the agents get in their environment; null for none. */
-    static volatile String tokenForAgents;
 
-    @Option(names = "--plaintext-token", description = "With --token: send it without TLS (loopback only).")
-    boolean plaintextToken;
 
     @Option(names = "--compare", description = "A previous run's results.json: the report shows each level before"
             + " and after, with the change in throughput and in each percentile.")
@@ -233,16 +209,15 @@ public final class StressTool implements Callable<Integer> {
     private void aimAtTarget() throws Exception {
         contenders = List.of("target");
         registry = "direct";
-        if (token == null && agent) {
-            token = System.getenv(TOKEN_VARIABLE);
+        if (agent) {
+            access.tokenIfAbsent(System.getenv(TOKEN_VARIABLE));
         }
-        tokenForAgents = token;
         if (targetTypes != null) {
             targetTypes = targetTypes.stream().filter(t -> !t.isBlank()).toList(); // "" is no parameter
         }
         try (io.xrpc.client.RpcClient c = targetClient()) {
             resolvedTarget = TargetCall.resolve(target, targetCall, targetArgs, targetArgsFile, targetTypes, c, timeout,
-                    new io.xrpc.common.ServiceKey("x", targetVersion, targetGroup), spec.commandLine());
+                    access, spec.commandLine());
         }
         targetTypes = resolvedTarget.types();
         scenarios = List.of(resolvedTarget.method());
@@ -250,9 +225,7 @@ public final class StressTool implements Callable<Integer> {
 
     /** A client for the --target: its registry or none, its TLS, its token. */
     private io.xrpc.client.RpcClient targetClient() throws Exception {
-        io.xrpc.config.TlsConfig t = tls || tlsTrust != null || tlsCert != null || tlsKey != null
-                ? io.xrpc.benchmark.cli.Pem.clientTls(tlsTrust, tlsCert, tlsKey) : null;
-        return TargetCall.client(target, token, plaintextToken, timeout, t);
+        return TargetCall.client(target, access, timeout);
     }
 
     /** One contender to measure, as its results are named: XRpc once per serializer and dispatch asked for. */
@@ -288,7 +261,8 @@ public final class StressTool implements Callable<Integer> {
         List<Agent> agents = new ArrayList<>();
         try {
             for (Variant v : variants()) {
-                agents.add(Agent.start(v.name(), agentCommand(v), v.serializer(), v.dispatch(), timeout, quiet));
+                agents.add(Agent.start(v.name(), agentCommand(v), access.token() == null ? Map.of()
+                        : Map.of(TOKEN_VARIABLE, access.token()), v.serializer(), v.dispatch(), timeout, quiet));
             }
             for (String scenario : scenarios) {
                 for (int n : threads) {
@@ -321,10 +295,6 @@ public final class StressTool implements Callable<Integer> {
         }
     }
 
-    private static Path nonNull(Path p) {
-        return p == null ? Path.of("") : p;
-    }
-
     /** {@code java}, this JVM's flags and class path, and {@code main}: a JVM like this one. */
     private static List<String> javaCommand(Class<?> main) {
         List<String> cmd = new ArrayList<>();
@@ -345,29 +315,12 @@ public final class StressTool implements Callable<Integer> {
                 "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch()));
         if (target != null) {
             cmd.addAll(List.of("--target", target, "--call", targetCall, "--types=" + String.join(",", targetTypes)));
-            if (targetVersion != null) {
-                cmd.addAll(List.of("--service-version", targetVersion));
-            }
-            if (targetGroup != null) {
-                cmd.addAll(List.of("--group", targetGroup));
-            }
             if (targetArgsFile != null) {
                 cmd.addAll(List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
             } else if (targetArgs != null) {
                 cmd.addAll(List.of("--args", targetArgs));
             }
-            if (plaintextToken) {
-                cmd.add("--plaintext-token");
-            }
-            if (tls) {
-                cmd.add("--tls");
-            }
-            for (Map.Entry<String, Path> f : java.util.Arrays.asList(Map.entry("--tls-trust", nonNull(tlsTrust)),
-                    Map.entry("--tls-cert", nonNull(tlsCert)), Map.entry("--tls-key", nonNull(tlsKey)))) {
-                if (!f.getValue().toString().isEmpty()) {
-                    cmd.addAll(List.of(f.getKey(), f.getValue().toAbsolutePath().toString()));
-                }
-            }
+            cmd.addAll(access.argsWithoutToken());
         }
         return cmd;
     }

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 
 /**
@@ -30,7 +29,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
 
     /** Parses the options and, when no types are given, asks the provider's reflection for them. */
     static TargetCall resolve(String target, String call, String args, Path argsFile, List<String> types,
-                              RpcClient client, Duration timeout, ServiceKey versionAndGroup, CommandLine cl)
+                              RpcClient client, Duration timeout, io.xrpc.benchmark.cli.Access access, CommandLine cl)
             throws Exception {
         int slash = call == null ? -1 : call.lastIndexOf('/');
         if (slash <= 0 || slash == call.length() - 1) {
@@ -60,7 +59,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
         } else {
             sets.add(XrpcCli.Arguments.parse(args == null ? "[]" : args, cl));
         }
-        ServiceKey key = new ServiceKey(call.substring(0, slash), versionAndGroup.version(), versionAndGroup.group());
+        ServiceKey key = access.key(call.substring(0, slash));
         String method = call.substring(slash + 1);
         int count = sets.get(0).size();
         for (List<Object> s : sets) {
@@ -81,21 +80,9 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
         return target.contains("://");
     }
 
-    /** The client that calls the target: through its registry, or straight to its address; TLS when {@code tls} is set. */
-    static RpcClient client(String target, String token, boolean plaintextToken, Duration timeout,
-                            io.xrpc.config.TlsConfig tls) {
-        RpcClient.Builder b = RpcClient.builder().timeout(timeout);
-        if (tls != null) {
-            b.tls(tls);
-        }
-        if (isRegistry(target)) {
-            b.registry(target);
-        }
-        if (token != null) {
-            String bearer = token.startsWith("Bearer ") ? token : "Bearer " + token;
-            b.credentials(inv -> bearer).credentialsOverPlaintext(plaintextToken);
-        }
-        return b.build();
+    /** The client that calls the target: through its registry, or straight to its address; TLS and token as given. */
+    static RpcClient client(String target, io.xrpc.benchmark.cli.Access access, Duration timeout) throws Exception {
+        return XrpcCli.client(isRegistry(target) ? target : null, access, timeout);
     }
 
     /**
@@ -115,7 +102,13 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
             List<Object> only = argumentSets.get(0);
             return () -> generic.invoke(method, types, only);
         }
-        AtomicLong next = new AtomicLong();
-        return () -> generic.invoke(method, types, argumentSets.get((int) (next.getAndIncrement() % n)));
+        // Each caller takes the sets in turn, from a place of its own: no counter shared by every caller.
+        ThreadLocal<int[]> next = ThreadLocal.withInitial(() -> new int[] {
+                java.util.concurrent.ThreadLocalRandom.current().nextInt(n)});
+        return () -> {
+            int[] i = next.get();
+            i[0] = (i[0] + 1) % n;
+            generic.invoke(method, types, argumentSets.get(i[0]));
+        };
     }
 }

@@ -69,7 +69,8 @@ class TlsCliTest {
         StringWriter refused = new StringWriter();
         assertThat(xrpc(refused, "call", UserService.class.getName() + "/getUser", "[3]", "--types", "long",
                 "--address", provider.endpoint().toString(), "--tls-trust", trust.toString(), "--timeout", "3s"))
-                .as("no client certificate: " + refused).isNotZero();
+                .as("no client certificate: " + refused).isEqualTo(17);
+        assertThat(refused.toString()).contains("\"UNAVAILABLE\"").contains("requires a client certificate");
     }
 
     @Test
