@@ -288,12 +288,17 @@ final class HtmlReport {
         return "<td>" + SvgChart.number(v) + "</td>";
     }
 
+    /** How much {@code after} differs from {@code before}, in percent of {@code before} (which is above 0). */
+    static double changePercent(double before, double after) {
+        return (after - before) / before * 100;
+    }
+
     /** The change from {@code before} to {@code after} in percent, green when it is better. */
     static String change(double before, double after, boolean higherIsBetter) {
         if (!(before > 0)) {
             return "<td>-</td>";
         }
-        double pct = (after - before) / before * 100;
+        double pct = changePercent(before, after);
         boolean better = higherIsBetter ? pct > 0 : pct < 0;
         return String.format(Locale.ROOT, "<td class=\"%s\">%+.1f%%</td>", Math.abs(pct) < 0.05 ? "" : better ? "up" : "down",
                 pct);

@@ -83,7 +83,8 @@ final class StressReport {
     }
 
     private static String pct(double before, double after) {
-        return before > 0 ? String.format(java.util.Locale.ROOT, "%+.1f%%", (after - before) / before * 100) : "-";
+        return before > 0 ? String.format(java.util.Locale.ROOT, "%+.1f%%", HtmlReport.changePercent(before, after))
+                : "-";
     }
 
     /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
@@ -93,7 +94,7 @@ final class StressReport {
                 + " | provider B/call | vs raw | client B/call |\n"
                 + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : results) {
-            Level base = results.stream().filter(b -> b.contender().equals("raw-netty")
+            Level base = results.stream().filter(b -> b.contender().equals(HtmlReport.BASELINE)
                     && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
             sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s | %s"
                             + " | %s | %s | %s |%n",
