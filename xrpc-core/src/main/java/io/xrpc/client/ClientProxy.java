@@ -41,7 +41,7 @@ final class ClientProxy implements InvocationHandler {
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                CallCredentials credentials, String credentialsRefusal, ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, int retries) {
+                CallCredentials credentials, String credentialsRefusal, ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, Retrying retrying) {
         this.iface = iface;
         this.key = key;
         this.directory = directory;
@@ -49,10 +49,10 @@ final class ClientProxy implements InvocationHandler {
         this.compressor = compressor;
         this.transport = transport;
         this.methods = ClientMethod.modelOf(iface, key, timeout, methodTimeouts, allowList);
-        this.retries = retries;
+        this.retries = retrying.retries();
         Map<MethodDescriptor, Attempts> byMethod = new java.util.IdentityHashMap<>();
         methods.values().forEach(cm -> byMethod.put(cm.descriptor(), new ReferenceAttempts(key, directory, serializer,
-                compressor, transport, loadBalancer, retries, cm)));
+                compressor, transport, loadBalancer, retrying, cm)));
         // Each method's attempts, which carry its model; found once per call, by the descriptor's identity.
         this.path = new CallPath(iface.getName(), interceptors, credentials, credentialsRefusal, cluster, byMethod::get);
     }

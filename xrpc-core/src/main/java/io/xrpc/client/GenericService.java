@@ -58,6 +58,7 @@ public final class GenericService {
     private final Map<String, Duration> methodTimeouts;
     private final int retries;
     private final CallPath path;
+    private final Retrying retrying;
     /** Each method called so far, by signature; its attempts found again by the descriptor's identity. */
     private final Map<String, Method> methods = new ConcurrentHashMap<>();
     private final Map<MethodDescriptor, Attempts> attempts = new ConcurrentHashMap<>();
@@ -69,7 +70,7 @@ public final class GenericService {
     GenericService(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor, Duration timeout,
                    Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
                    CallCredentials credentials, String credentialsRefusal, ClientTransport transport,
-                   LoadBalancer loadBalancer, Cluster cluster, int retries) {
+                   LoadBalancer loadBalancer, Cluster cluster, Retrying retrying) {
         this.key = key;
         this.serviceKey = key.toString();
         this.directory = directory;
@@ -79,7 +80,8 @@ public final class GenericService {
         this.loadBalancer = loadBalancer;
         this.timeout = timeout;
         this.methodTimeouts = methodTimeouts;
-        this.retries = retries;
+        this.retries = retrying.retries();
+        this.retrying = retrying;
         this.path = new CallPath(key.interfaceName(), interceptors, credentials, credentialsRefusal, cluster,
                 attempts::get);
     }
@@ -156,7 +158,7 @@ public final class GenericService {
         long millis = methodTimeouts.getOrDefault(name, timeout).toMillis();
         ClientMethod model = new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), Object.class,
                 GenericException::of), millis, false);
-        Attempts a = new ReferenceAttempts(key, directory, serializer, compressor, transport, loadBalancer, retries,
+        Attempts a = new ReferenceAttempts(key, directory, serializer, compressor, transport, loadBalancer, retrying,
                 model);
         if (methods.size() >= MAX_METHODS) {
             return new Method(model, a, false);

@@ -1,6 +1,9 @@
 package io.xrpc.client;
 
 import io.xrpc.cluster.Attempts;
+import io.xrpc.cluster.CallCounters;
+import io.xrpc.cluster.RetryBudget;
+import io.xrpc.config.Hedging;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
@@ -15,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,19 +34,25 @@ final class ReferenceAttempts implements Attempts {
     private final Compressor compressor;
     private final ClientTransport transport;
     private final LoadBalancer loadBalancer;
-    private final int retries;
+    private final Retrying retrying;
     private final ClientMethod method;
+    /** Null when the method is not hedged. */
+    private final Hedging hedging;
+    /** Null unless the hedging delay is a percentile. */
+    private final LatencyWindow window;
 
     ReferenceAttempts(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
-                      ClientTransport transport, LoadBalancer loadBalancer, int retries, ClientMethod method) {
+                      ClientTransport transport, LoadBalancer loadBalancer, Retrying retrying, ClientMethod method) {
         this.key = key;
         this.directory = directory;
         this.serializer = serializer;
         this.compressor = compressor;
         this.transport = transport;
         this.loadBalancer = loadBalancer;
-        this.retries = retries;
+        this.retrying = retrying;
         this.method = method;
+        this.hedging = retrying.hedging(method.descriptor().name(), method.idempotent());
+        this.window = hedging != null && hedging.delay() == null ? new LatencyWindow(hedging.percentile()) : null;
     }
 
     @Override
@@ -85,7 +95,17 @@ final class ReferenceAttempts implements Attempts {
     @Override
     public CompletableFuture<Object> send(Invocation inv, ServiceInstance target) {
         inv.remote(target.endpoint());
-        return transport.send(inv, method.target(), target.endpoint(), serializer, compressor, method.timeoutMillis());
+        CompletableFuture<Object> f = transport.send(inv, method.target(), target.endpoint(), serializer, compressor,
+                method.timeoutMillis());
+        if (window != null) { // a percentile hedging delay learns from every answered attempt
+            long start = System.nanoTime();
+            f.whenComplete((v, t) -> {
+                if (t == null) {
+                    window.record(System.nanoTime() - start);
+                }
+            });
+        }
+        return f;
     }
 
     @Override
@@ -98,7 +118,43 @@ final class ReferenceAttempts implements Attempts {
 
     @Override
     public int retries() {
-        return retries;
+        return retrying.retries();
+    }
+
+    @Override
+    public RetryBudget budget() {
+        return retrying.budget();
+    }
+
+    @Override
+    public CallCounters counters() {
+        return retrying.counters();
+    }
+
+    @Override
+    public long hedgeDelayNanos(Invocation inv) {
+        if (hedging == null) {
+            return -1;
+        }
+        return window == null ? hedging.delay().toNanos() : window.nanos();
+    }
+
+    @Override
+    public int hedgeAttempts(Invocation inv) {
+        return hedging == null ? 1 : hedging.maxAttempts();
+    }
+
+    @Override
+    public Invocation hedgeAttempt(Invocation inv) {
+        Invocation next = new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(),
+                null, inv.deadlineNanos());
+        next.serializer(inv.serializer());
+        return next;
+    }
+
+    @Override
+    public Future<?> schedule(Runnable task, long delayNanos) {
+        return retrying.timer().get().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

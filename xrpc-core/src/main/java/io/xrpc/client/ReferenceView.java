@@ -20,10 +20,14 @@ import java.util.List;
  * @param compressor       the compressor's name
  * @param timeout          the default deadline of its calls (methods may have their own)
  * @param retries          how many other providers a failed call may be retried on, when retrying is safe
+ * @param retryBudget      tokens left in its {@link io.xrpc.cluster.RetryBudget} (infinite when not throttled);
+ *                         retries and hedges stop at half the bucket
+ * @param counters         its calls, retries, throttled retries and hedges so far
  * @param providers        the providers it sees now, in the registry's (or the given) order
  */
 public record ReferenceView(ServiceKey key, String serviceInterface, String source, String loadBalancer,
                             String cluster, String serializer, String compressor, Duration timeout, int retries,
+                            double retryBudget, io.xrpc.cluster.CallCounters.Snapshot counters,
                             List<Provider> providers) {
 
     /** How a reference sees one provider. */

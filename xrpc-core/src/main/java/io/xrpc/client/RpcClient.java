@@ -78,7 +78,30 @@ public final class RpcClient implements AutoCloseable {
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
     private record Made(Directory directory, String type, String source, String loadBalancer, String cluster,
-                        String serializer, String compressor, Duration timeout, int retries) {
+                        String serializer, String compressor, Duration timeout, Retrying retrying) {
+    }
+
+    /** Sends hedged attempts (and encodes them); made when the first hedge is scheduled. */
+    private volatile java.util.concurrent.ScheduledThreadPoolExecutor hedgeTimer;
+
+    private java.util.concurrent.ScheduledExecutorService hedgeTimer() {
+        java.util.concurrent.ScheduledThreadPoolExecutor t = hedgeTimer;
+        return t != null ? t : makeHedgeTimer();
+    }
+
+    private synchronized java.util.concurrent.ScheduledExecutorService makeHedgeTimer() {
+        if (hedgeTimer == null) {
+            hedgeTimer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "xrpc-hedge-timer");
+                t.setDaemon(true);
+                return t;
+            });
+            hedgeTimer.setRemoveOnCancelPolicy(true); // a hedge not needed leaves nothing queued
+            if (closed) {
+                hedgeTimer.shutdown();
+            }
+        }
+        return hedgeTimer;
     }
 
     private RpcClient(ClientConfig c, ClassAllowList allowList) {
@@ -134,7 +157,7 @@ public final class RpcClient implements AutoCloseable {
         ClientProxy handler = new ClientProxy(serviceInterface, key, r.directory, serializer,
                 r.compressor, allowList, r.timeout, options.methodTimeouts(),
                 config.interceptors, config.credentials, r.refusal, transport, r.balancer, r.cluster,
-                options.retries());
+                r.retrying);
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
     }
@@ -167,12 +190,12 @@ public final class RpcClient implements AutoCloseable {
         Reference r = reference(key, serviceInterface, options, serializer);
         return new GenericService(key, r.directory, serializer, r.compressor, r.timeout, options.methodTimeouts(),
                 config.interceptors, config.credentials, r.refusal, transport, r.balancer, r.cluster,
-                options.retries());
+                r.retrying);
     }
 
     /** What a typed and a generic reference share, made as {@link #reference} makes it. */
     private record Reference(Directory directory, Compressor compressor, Cluster cluster, LoadBalancer balancer,
-                             Duration timeout, String refusal) {
+                             Duration timeout, String refusal, Retrying retrying) {
     }
 
     /**
@@ -209,16 +232,21 @@ public final class RpcClient implements AutoCloseable {
         }
         Duration timeout = options.timeout() != null ? options.timeout() : config.timeout;
         String source = options.addresses().isEmpty() ? "registry" : options.addresses().toString();
+        Retrying retrying = Retrying.of(options, this::hedgeTimer);
         made.add(new Made(directory, typeName, source, options.loadBalancer(), options.cluster(),
-                serializer.name(), compressor.name(), timeout, options.retries()));
+                serializer.name(), compressor.name(), timeout, retrying));
         log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
                 key, options.addresses().isEmpty() ? "the registry" : source, serializer.name(), compressor.name(),
                 options.loadBalancer(), options.cluster(), timeout.toMillis(), directory.instances().size());
+        if ((options.hedging() != null || !options.methodHedging().isEmpty()) && !cluster.name().equals("failover")) {
+            log.warn("Referencing {}: hedging is done by the failover cluster; the {} cluster does not hedge", key,
+                    cluster.name());
+        }
         String refusal = credentialsRefusal();
         if (refusal != null) {
             log.warn("Referencing {}: {}; its calls fail UNAUTHENTICATED", key, refusal);
         }
-        return new Reference(directory, compressor, cluster, balancer, timeout, refusal);
+        return new Reference(directory, compressor, cluster, balancer, timeout, refusal, retrying);
     }
 
     /**
@@ -285,7 +313,8 @@ public final class RpcClient implements AutoCloseable {
                         List.copyOf(i.serializers())));
             }
             views.add(new ReferenceView(m.directory().key(), m.type(), m.source(), m.loadBalancer(),
-                    m.cluster(), m.serializer(), m.compressor(), m.timeout(), m.retries(), List.copyOf(providers)));
+                    m.cluster(), m.serializer(), m.compressor(), m.timeout(), m.retrying().retries(),
+                    m.retrying().budget().tokens(), m.retrying().counters().snapshot(), List.copyOf(providers)));
         }
         return views;
     }
@@ -340,6 +369,11 @@ public final class RpcClient implements AutoCloseable {
             m.directory().close();
         }
         transport.close();
+        synchronized (this) {
+            if (hedgeTimer != null) {
+                hedgeTimer.shutdownNow();
+            }
+        }
         if (ownsDiscovery) {
             discovery.close();
         }

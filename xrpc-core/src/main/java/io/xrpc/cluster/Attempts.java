@@ -6,6 +6,7 @@ import io.xrpc.common.RpcException;
 import io.xrpc.registry.ServiceInstance;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 /** What a {@link Cluster} may do with the reference it serves. */
 public interface Attempts {
@@ -29,4 +30,26 @@ public interface Attempts {
 
     /** Whether the method is marked {@link io.xrpc.common.Idempotent}. */
     boolean isIdempotent(Invocation invocation);
+
+    /** The reference's retry budget, which every retry and hedge spends from. */
+    RetryBudget budget();
+
+    /** Where the reference's retries and hedges are counted. */
+    CallCounters counters();
+
+    /**
+     * How long a call waits for an answer before it is hedged, in nanoseconds; -1 when it is not
+     * hedged (the method is not {@code @Idempotent}, the reference does not hedge it, or a
+     * percentile delay has too few samples yet).
+     */
+    long hedgeDelayNanos(Invocation invocation);
+
+    /** The most attempts a hedged call makes in all. */
+    int hedgeAttempts(Invocation invocation);
+
+    /** The same call under the same deadline, for a hedged attempt. */
+    Invocation hedgeAttempt(Invocation invocation);
+
+    /** Runs {@code task} once after {@code delayNanos}, on a thread that must not block; cancel to drop it. */
+    Future<?> schedule(Runnable task, long delayNanos);
 }

@@ -17,6 +17,11 @@ import java.util.Objects;
  * build with {@link #builder()}.
  */
 public final class ReferenceOptions {
+    /** The retry budget's default size: 100 tokens. */
+    public static final int DEFAULT_RETRY_BUDGET_TOKENS = 100;
+    /** What an answered attempt puts back into the retry budget by default. */
+    public static final double DEFAULT_RETRY_BUDGET_RATIO = 0.1;
+
     private final String version;
     private final String group;
     private final Duration timeout;
@@ -28,6 +33,10 @@ public final class ReferenceOptions {
     private final String cluster;
     private final int retries;
     private final int[] hashArguments;
+    private final int retryBudgetTokens;
+    private final double retryBudgetRatio;
+    private final Hedging hedging;
+    private final Map<String, Hedging> methodHedging;
 
     private ReferenceOptions(Builder b) {
         this.version = b.version;
@@ -41,6 +50,10 @@ public final class ReferenceOptions {
         this.cluster = b.cluster;
         this.retries = b.retries;
         this.hashArguments = b.hashArguments.clone();
+        this.retryBudgetTokens = b.retryBudgetTokens;
+        this.retryBudgetRatio = b.retryBudgetRatio;
+        this.hedging = b.hedging;
+        this.methodHedging = Map.copyOf(b.methodHedging);
     }
 
     public static Builder builder() {
@@ -83,7 +96,11 @@ public final class ReferenceOptions {
         return addresses;
     }
 
-    /** Load balancer name: {@code random} (default), {@code round-robin}, {@code least-active}, {@code consistent-hash}. */
+    /**
+     * Load balancer name: {@code p2c} (default: the power of two choices over calls in flight and
+     * latency, which steers away from a slow or frozen provider), {@code random},
+     * {@code round-robin}, {@code least-active}, {@code consistent-hash}.
+     */
     public String loadBalancer() {
         return loadBalancer;
     }
@@ -103,6 +120,31 @@ public final class ReferenceOptions {
         return hashArguments.clone();
     }
 
+    /** The retry budget's size in tokens ({@link io.xrpc.cluster.RetryBudget}), 0 when retries are not throttled. */
+    public int retryBudgetTokens() {
+        return retryBudgetTokens;
+    }
+
+    /** What each answered attempt puts back into the retry budget. */
+    public double retryBudgetRatio() {
+        return retryBudgetRatio;
+    }
+
+    /** Hedging of the reference's {@code @Idempotent} methods, or {@code null} (the default) for none. */
+    public Hedging hedging() {
+        return hedging;
+    }
+
+    /** Hedging by method name that overrides {@link #hedging()}. */
+    public Map<String, Hedging> methodHedging() {
+        return methodHedging;
+    }
+
+    /** The hedging of the methods called {@code methodName}, or {@code null}. */
+    public Hedging hedging(String methodName) {
+        return methodHedging.getOrDefault(methodName, hedging);
+    }
+
     public static final class Builder {
         private String version = "";
         private String group = "";
@@ -111,12 +153,47 @@ public final class ReferenceOptions {
         private String serializer;
         private String compressor;
         private final List<Endpoint> addresses = new ArrayList<>();
-        private String loadBalancer = "random";
+        private String loadBalancer = "p2c";
         private String cluster = "failover";
         private int retries = 2;
         private int[] hashArguments = {0};
+        private int retryBudgetTokens = DEFAULT_RETRY_BUDGET_TOKENS;
+        private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
+        private Hedging hedging;
+        private final Map<String, Hedging> methodHedging = new HashMap<>();
 
         private Builder() {
+        }
+
+        /**
+         * Throttles retries and hedges with a token bucket of {@code maxTokens} (see
+         * {@link io.xrpc.cluster.RetryBudget}): default 100 tokens, 0.1 back per answered attempt,
+         * so that once half the bucket is spent, extra attempts stay near a tenth of the answered ones.
+         */
+        public Builder retryBudget(int maxTokens, double tokenRatio) {
+            Checks.retryBudget(maxTokens, tokenRatio);
+            this.retryBudgetTokens = maxTokens;
+            this.retryBudgetRatio = tokenRatio;
+            return this;
+        }
+
+        /** Retries and hedges are not throttled: each call makes every attempt its cluster allows. */
+        public Builder noRetryBudget() {
+            this.retryBudgetTokens = 0;
+            return this;
+        }
+
+        /** Hedges every {@code @Idempotent} method of the reference ({@code null}: none). */
+        public Builder hedging(Hedging hedging) {
+            this.hedging = hedging;
+            return this;
+        }
+
+        /** Hedges the {@code @Idempotent} methods called {@code methodName}, overriding {@link #hedging(Hedging)}. */
+        public Builder methodHedging(String methodName, Hedging hedging) {
+            methodHedging.put(Objects.requireNonNull(methodName, "methodName"),
+                    Objects.requireNonNull(hedging, "hedging of " + methodName));
+            return this;
         }
 
         public Builder loadBalancer(String name) {

@@ -74,4 +74,15 @@ public final class Checks {
     }
 
     private static final Duration MAX_INT_MILLIS = Duration.ofMillis(Integer.MAX_VALUE);
+
+    /** A retry budget's size (1 to 1000 tokens, gRPC's range) and refill (more than 0, at most 1 a success). */
+    public static void retryBudget(int maxTokens, double tokenRatio) {
+        if (maxTokens < 1 || maxTokens > 1000) {
+            throw new IllegalArgumentException("retry budget maxTokens: " + maxTokens + " (expected: 1 to 1000)");
+        }
+        if (!(tokenRatio > 0 && tokenRatio <= 1)) {
+            throw new IllegalArgumentException("retry budget tokenRatio: " + tokenRatio
+                    + " (expected: more than 0 and at most 1)");
+        }
+    }
 }

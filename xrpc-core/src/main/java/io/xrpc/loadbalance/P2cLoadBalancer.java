@@ -14,7 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * compared by calls in flight alone. Two random draws and two reads per call; no lock.
  *
  * <p>Composes with outlier ejection: providers set aside are not among the candidates.
- * Weights are not used.
+ * Providers of unequal weights (a canary given a small share) are chosen as {@code random} chooses,
+ * in proportion to their weights, since latency balancing would override the share the operator
+ * set; whether a list's weights are equal is found once per list.
  */
 public final class P2cLoadBalancer implements LoadBalancerProvider {
 
@@ -25,7 +27,34 @@ public final class P2cLoadBalancer implements LoadBalancerProvider {
 
     @Override
     public LoadBalancer create(Context context) {
-        return (candidates, invocation) -> select(context, candidates);
+        return new LoadBalancer() {
+            /** The last list seen and whether its weights are all equal. */
+            private volatile Weights last = new Weights(List.of(), true);
+
+            @Override
+            public ServiceInstance select(List<ServiceInstance> candidates, io.xrpc.common.Invocation invocation) {
+                Weights w = last;
+                if (w.list != candidates) {
+                    w = new Weights(candidates, equalWeights(candidates));
+                    last = w;
+                }
+                return w.equal ? P2cLoadBalancer.select(context, candidates)
+                        : RandomLoadBalancer.pickWeighted(candidates);
+            }
+        };
+    }
+
+    private record Weights(List<ServiceInstance> list, boolean equal) {
+    }
+
+    private static boolean equalWeights(List<ServiceInstance> candidates) {
+        int first = candidates.isEmpty() ? 0 : candidates.get(0).weight();
+        for (ServiceInstance c : candidates) {
+            if (c.weight() != first) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static ServiceInstance select(Context context, List<ServiceInstance> candidates) {

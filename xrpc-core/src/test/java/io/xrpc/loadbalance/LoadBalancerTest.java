@@ -66,6 +66,25 @@ class LoadBalancerTest {
     }
 
     @Test
+    void p2cFollowsUnequalWeightsAsRandomDoesSoACanaryKeepsItsShare() throws Exception {
+        List<ServiceInstance> list = List.of(instance(1, 100), instance(2, 200), instance(3, 700));
+        int n = 100_000;
+        Map<Integer, Integer> h = histogram(new P2cLoadBalancer().create(CONTEXT), list, n);
+        assertThat(h.get(1) / (double) n).isCloseTo(0.1, within(0.01));
+        assertThat(h.get(3) / (double) n).isCloseTo(0.7, within(0.01));
+        // Equal weights: calls in flight decide (the one with none is chosen whenever drawn).
+        List<ServiceInstance> equal = List.of(instance(4, 100), instance(5, 100), instance(6, 100));
+        ACTIVE.put(equal.get(0).endpoint(), 5);
+        ACTIVE.put(equal.get(1).endpoint(), 5);
+        try {
+            Map<Integer, Integer> e = histogram(new P2cLoadBalancer().create(CONTEXT), equal, 3000);
+            assertThat(e.get(6)).as("the idle provider is in 2 of 3 draws and wins each").isGreaterThan(1800);
+        } finally {
+            ACTIVE.clear();
+        }
+    }
+
+    @Test
     void roundRobinIsExactForEqualWeightsAndSmoothForUnequal() throws Exception {
         LoadBalancer lb = new RoundRobinLoadBalancer().create(CONTEXT);
         List<ServiceInstance> equal = List.of(instance(1, 100), instance(2, 100), instance(3, 100));

@@ -4,7 +4,8 @@ import io.xrpc.server.RpcServer;
 
 /**
  * A provider of {@link GateService} in a JVM of its own, named by its first argument (a second
- * argument {@code serial} gives it one call thread): prints
+ * argument {@code serial} gives it one call thread, {@code slowdown=N} makes its
+ * {@link GateService#work} N times slower): prints
  * {@code READY <port>} and serves until killed, or until its standard input ends (the test JVM
  * that started it is gone).
  */
@@ -13,8 +14,11 @@ public final class ForkedProvider {
     }
 
     public static void main(String[] args) throws Exception {
-        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1")
-                .service(GateService.class, new GateServiceImpl(args.length > 0 ? args[0] : "forked"));
+        GateServiceImpl impl = new GateServiceImpl(args.length > 0 ? args[0] : "forked");
+        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").service(GateService.class, impl);
+        if (args.length > 1 && args[1].startsWith("slowdown=")) {
+            impl.slowdown = Integer.parseInt(args[1].substring("slowdown=".length()));
+        }
         if (args.length > 1 && args[1].equals("serial")) {
             b.executorThreads(1).executorQueue(64); // calls run one at a time, in the order they were read
         }

@@ -13,6 +13,10 @@ public interface GateService {
     @io.xrpc.common.Idempotent
     String passIdempotent(String tag);
 
+    /** Works (sleeps) for {@code millis}, then names the provider that ran it; safe to run twice. */
+    @io.xrpc.common.Idempotent
+    String work(int millis);
+
     /** Returns a tag naming the provider that ran it. */
     String whoAmI();
 

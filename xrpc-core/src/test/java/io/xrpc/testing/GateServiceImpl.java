@@ -14,6 +14,8 @@ public class GateServiceImpl implements GateService {
     public final Semaphore entered = new Semaphore(0);
     public final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     private final String name;
+    /** How many times longer {@link #work} takes here than asked: a slow provider. */
+    public volatile int slowdown = 1;
 
     public GateServiceImpl() {
         this("provider");
@@ -26,6 +28,17 @@ public class GateServiceImpl implements GateService {
     @Override
     public String passIdempotent(String tag) {
         return pass(tag) + "@" + name;
+    }
+
+    @Override
+    public String work(int millis) {
+        runs.computeIfAbsent("work", t -> new AtomicInteger()).incrementAndGet();
+        try {
+            Thread.sleep((long) millis * slowdown);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return name;
     }
 
     @Override

@@ -40,7 +40,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final long deadlineNanos;
     /** Bytes of the encoded request, counted against the client's limit of unwritten request bytes. */
     private final int frameBytes;
-    final CompletableFuture<Object> future = new CompletableFuture<>();
+    /** Cancelling it ends the call as its deadline would (a hedged attempt that lost). */
+    final CompletableFuture<Object> future = new CallFuture();
     private final NettyClientTransport transport;
     private volatile int done;
     private volatile ByteBuf frame;
@@ -132,6 +133,33 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         return done != 0;
     }
 
+    /**
+     * The caller cancelled (a hedged attempt that lost): the call ends on an event loop, as at its
+     * deadline, and counts against the provider's latency as its whole budget, as a call that went
+     * unanswered does. The time it had waited would be gentler to a healthy provider a hedge
+     * happened to beat, but it made a frozen provider look as fast as the hedging delay, so p2c
+     * kept choosing it (measured: idempotent calls then failed in {@code SlowProviderChaosTest}).
+     */
+    private void cancelled() {
+        Runnable end = () -> end(false);
+        try {
+            transport.eventLoopFor(connection).execute(end);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            end.run();
+        }
+    }
+
+    private final class CallFuture extends CompletableFuture<Object> {
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled) {
+                cancelled();
+            }
+            return cancelled;
+        }
+    }
+
     void succeed(Object value) {
         if (end(true)) {
             future.complete(value);
@@ -145,6 +173,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
     }
 
+    /** @param answered whether the provider's latency is the time waited (an answer, a cancel) rather than the whole budget */
     private boolean end(boolean answered) {
         if (!DONE.compareAndSet(this, 0, 1)) {
             return false;
