@@ -26,7 +26,7 @@ public @interface RpcReference {
     /** Further attempts of the failover cluster; -1 for {@code xrpc.client.retries}. */
     int retries() default -1;
 
-    /** {@code random}, {@code round-robin}, {@code least-active} or {@code consistent-hash}. */
+    /** {@code p2c}, {@code random}, {@code round-robin}, {@code least-active} or {@code consistent-hash}. */
     String loadBalancer() default "";
 
     /** {@code failover}, {@code failfast} or {@code failsafe}. */
@@ -40,4 +40,11 @@ public @interface RpcReference {
 
     /** Direct provider addresses, {@code host:port[,host:port]}, bypassing the registry. */
     String url() default "";
+
+    /**
+     * Hedging of the interface's {@code @Idempotent} methods: a delay such as {@code 50ms}, a
+     * percentile of recent latency such as {@code p95}, {@code none}, or empty for
+     * {@code xrpc.client.hedging}. Methods not marked {@code @Idempotent} are never hedged.
+     */
+    String hedging() default "";
 }

@@ -39,10 +39,11 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
     private ConfigurableBeanFactory beanFactory;
 
     private record Key(Class<?> type, String version, String group, long timeoutMillis, int retries,
-                       String loadBalancer, String cluster, String serializer, String compressor, String url) {
+                       String loadBalancer, String cluster, String serializer, String compressor, String url,
+                       String hedging) {
         static Key of(Class<?> type, RpcReference r) {
             return new Key(type, r.version(), r.group(), r.timeoutMillis(), r.retries(), r.loadBalancer(),
-                    r.cluster(), r.serializer(), r.compressor(), r.url());
+                    r.cluster(), r.serializer(), r.compressor(), r.url(), r.hedging());
         }
     }
 
@@ -131,6 +132,15 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 .cluster(r.cluster().isEmpty() ? c.cluster() : r.cluster())
                 .serializer(r.serializer().isEmpty() ? c.serializer() : r.serializer())
                 .compressor(r.compressor().isEmpty() ? c.compressor() : r.compressor());
+        if (c.retryBudget().maxTokens() == 0) {
+            b.noRetryBudget();
+        } else {
+            b.retryBudget(c.retryBudget().maxTokens(), c.retryBudget().tokenRatio());
+        }
+        String hedging = r.hedging().isEmpty() ? c.hedging() : r.hedging();
+        if (!hedging.isBlank() && !hedging.equals("none")) {
+            b.hedging(io.xrpc.config.Hedging.parse(hedging));
+        }
         XrpcProperties.parseUrl(r.url()).forEach(b::address);
         return b.build();
     }

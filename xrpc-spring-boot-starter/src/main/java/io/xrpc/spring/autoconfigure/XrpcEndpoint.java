@@ -17,7 +17,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * {@code /actuator/xrpc}: what this application exports and references right now. The services
  * it exports (methods, accepted serializers, calls running); every reference (load balancer,
- * cluster, serializer, timeout, retries) with the providers it sees and their state (connected,
+ * cluster, serializer, timeout, retries, the retry budget left, its calls, retries and hedges so
+ * far) with the providers it sees and their state (connected,
  * connecting, set aside until when, calls in flight); the registry's connection and session; the
  * limits in force. Read-only; like every endpoint but health it is not exposed over HTTP until
  * {@code management.endpoints.web.exposure.include} names {@code xrpc}. It shows addresses and
@@ -73,7 +74,8 @@ public class XrpcEndpoint {
                 p.state().name(), p.openConnections(), p.activeCalls(), p.setAsideUntil(),
                 p.serializers().isEmpty() ? List.of("any") : p.serializers())).toList();
         return new Reference(v.key().toString(), v.serviceInterface(), v.source(), v.loadBalancer(), v.cluster(),
-                v.serializer(), v.compressor(), v.timeout().toMillis(), v.retries(), providers.size(), providers);
+                v.serializer(), v.compressor(), v.timeout().toMillis(), v.retries(),
+                Double.isInfinite(v.retryBudget()) ? null : v.retryBudget(), v.counters(), providers.size(), providers);
     }
 
     private Map<String, Object> limits() {
@@ -144,9 +146,14 @@ public class XrpcEndpoint {
                           List<String> serializers, long inFlight) {
     }
 
-    /** One reference and the providers it sees now. */
+    /**
+     * One reference and the providers it sees now. {@code retryBudget}: tokens left (retries and
+     * hedges stop at half the bucket), {@code null} when not throttled; {@code counters}: its
+     * calls, retries, throttled retries, hedges and hedges that answered first.
+     */
     public record Reference(String key, String serviceInterface, String source, String loadBalancer, String cluster,
-                            String serializer, String compressor, long timeoutMillis, int retries, int providerCount,
+                            String serializer, String compressor, long timeoutMillis, int retries, Double retryBudget,
+                            io.xrpc.cluster.CallCounters.Snapshot counters, int providerCount,
                             List<Provider> providers) {
     }
 

@@ -230,8 +230,8 @@ public record XrpcProperties(
      * @param compressor                Default compressor: none or gzip.
      * @param timeout                   Default deadline of a call.
      * @param retries                   Further attempts of the failover cluster.
-     * @param loadBalancer              Default load balancer: random, round-robin, least-active or
-     *                                  consistent-hash.
+     * @param loadBalancer              Default load balancer: p2c (latency-aware), random, round-robin,
+     *                                  least-active or consistent-hash.
      * @param cluster                   Default cluster strategy: failover, failfast or failsafe.
      * @param connectionsPerEndpoint    Multiplexed connections per provider.
      * @param maxPendingCalls           Calls that may be pending at once; more fail at once with
@@ -244,20 +244,25 @@ public record XrpcProperties(
      *                                  UNAUTHENTICATED unsent.
      * @param ssl                       TLS of the consumer, from a Spring Boot SSL bundle (spring.ssl.bundle.*).
      * @param outlierDetection          Setting aside a provider whose calls keep going unanswered.
+     * @param retryBudget               Throttling of retries and hedges per reference.
+     * @param hedging                   Hedging of every @Idempotent method: a delay such as 50ms, a
+     *                                  percentile of recent latency such as p95, or empty for none.
      */
     public record Client(
             @DefaultValue("kryo") String serializer,
             @DefaultValue("none") String compressor,
             @DefaultValue("3s") Duration timeout,
             @DefaultValue("2") int retries,
-            @DefaultValue("random") String loadBalancer,
+            @DefaultValue("p2c") String loadBalancer,
             @DefaultValue("failover") String cluster,
             @DefaultValue("1") int connectionsPerEndpoint,
             @DefaultValue("65536") int maxPendingCalls,
             @DefaultValue("64MB") DataSize maxPendingRequestBytes,
             @DefaultValue("false") boolean credentialsOverPlaintext,
             @DefaultValue ClientSsl ssl,
-            @DefaultValue OutlierDetection outlierDetection) {
+            @DefaultValue OutlierDetection outlierDetection,
+            @DefaultValue RetryBudget retryBudget,
+            @DefaultValue("") String hedging) {
 
         /** The consumer's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcClient.Builder b) {
@@ -268,6 +273,14 @@ public record XrpcProperties(
                             outlierDetection.maxEjection())
                     .credentialsOverPlaintext(credentialsOverPlaintext);
         }
+    }
+
+    /**
+     * @param maxTokens  Tokens in each reference's bucket; every retry and hedge spends one and they
+     *                   stop at half the bucket. 0 turns throttling off.
+     * @param tokenRatio What each answered attempt puts back.
+     */
+    public record RetryBudget(@DefaultValue("100") int maxTokens, @DefaultValue("0.1") double tokenRatio) {
     }
 
     /**
@@ -309,6 +322,23 @@ public record XrpcProperties(
         oneOf("xrpc.client.cluster", client.cluster, Extensions.clusters());
         positive("xrpc.client.timeout", client.timeout);
         atLeast("xrpc.client.retries", client.retries, 0);
+        if (client.retryBudget.maxTokens() != 0) {
+            try {
+                io.xrpc.config.ReferenceOptions.builder().retryBudget(client.retryBudget.maxTokens(),
+                        client.retryBudget.tokenRatio());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationPropertyValueException("xrpc.client.retry-budget",
+                        client.retryBudget, e.getMessage());
+            }
+        }
+        if (!client.hedging.isBlank() && !client.hedging.equals("none")) {
+            try {
+                io.xrpc.config.Hedging.parse(client.hedging);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationPropertyValueException("xrpc.client.hedging", client.hedging,
+                        e.getMessage());
+            }
+        }
         atLeast("xrpc.client.connections-per-endpoint", client.connectionsPerEndpoint, 1);
         atLeast("xrpc.client.max-pending-calls", client.maxPendingCalls, 1);
         if (server.port < 0 || server.port > 65535) {
