@@ -41,6 +41,6 @@ final class ClientConfig {
         this.discovery = b.discovery;
         this.transport = new NettyClientTransport.Settings(ioThreads, b.connectionsPerEndpoint, b.connectTimeout,
                 b.maxPendingCalls, b.maxPendingRequestBytes, b.reconnectBackoff, b.maxReconnectBackoff,
-                b.outlierFailures, b.outlierBaseEjection, b.outlierMaxEjection, connection);
+                b.outlierFailures, b.outlierBaseEjection, b.outlierMaxEjection, connection, b.cancelOnProvider);
     }
 }

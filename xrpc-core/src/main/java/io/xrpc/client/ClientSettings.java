@@ -33,6 +33,7 @@ public abstract class ClientSettings<B extends ClientSettings<B>> extends Endpoi
     int outlierFailures = RpcClient.DEFAULT_OUTLIER_FAILURES;
     Duration outlierBaseEjection = RpcClient.DEFAULT_OUTLIER_BASE_EJECTION;
     Duration outlierMaxEjection = RpcClient.DEFAULT_OUTLIER_MAX_EJECTION;
+    boolean cancelOnProvider = true;
     final List<ClientInterceptor> interceptors = new ArrayList<>();
     /** Parsed when given, so a bad address fails there; printed with its password masked. */
     RegistryConfig registryAddress;
@@ -45,6 +46,18 @@ public abstract class ClientSettings<B extends ClientSettings<B>> extends Endpoi
     /** The settings as set, checked and frozen. */
     final ClientConfig config() {
         return new ClientConfig(this, limits(), typeCheckMode(), eventLoopThreads(), transportSettings());
+    }
+
+    /**
+     * Whether an attempt this client cancels after sending it (a hedged attempt that lost) is
+     * cancelled on its provider too, with a CANCEL frame: a request still waiting there is then
+     * not run, and a running one's answer is not sent. Default true. Providers of an XRpc before
+     * CANCEL close the connection on it: a consumer that calls such providers turns this off (or
+     * they are upgraded first).
+     */
+    public B cancelOnProvider(boolean cancel) {
+        this.cancelOnProvider = cancel;
+        return self();
     }
 
     /**

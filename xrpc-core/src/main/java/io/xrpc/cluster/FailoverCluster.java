@@ -291,7 +291,7 @@ public final class FailoverCluster implements Cluster {
                 waiting.clear();
             }
             for (CompletableFuture<Object> f : rest) {
-                f.cancel(false); // ends the attempt on this client; its provider is not told
+                f.cancel(false); // ends the attempt here, and a CANCEL tells its provider (unless turned off)
             }
         }
     }

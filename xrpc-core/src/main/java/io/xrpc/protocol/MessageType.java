@@ -1,6 +1,6 @@
 package io.xrpc.protocol;
 
-/** The kind of frame, byte 3 of the header. Codes 6-255 are free for later kinds. */
+/** The kind of frame, byte 3 of the header. Codes 7-255 are free for later kinds. */
 public enum MessageType {
     REQUEST(1),
     RESPONSE(2),
@@ -10,7 +10,13 @@ public enum MessageType {
      * Server to client: this server is shutting down. Send no new calls on this connection; close
      * it once the calls already sent have their answers.
      */
-    GOAWAY(5);
+    GOAWAY(5),
+    /**
+     * Client to server, header only: the caller gave up on the request with this id (a hedged
+     * attempt that lost, a cancel). A request not yet started is not run; one running runs to
+     * its end, and its answer is not sent. Servers before this kind close the connection on it.
+     */
+    CANCEL(6);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

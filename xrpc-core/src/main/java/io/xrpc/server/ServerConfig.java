@@ -56,6 +56,6 @@ final class ServerConfig {
         this.transport = new NettyServerTransport.Settings(b.host, b.port, ioThreads, b.executorThreads,
                 b.executorQueue, b.callThreads.factory("xrpc-server-call"), b.frameTimeout, b.maxConnections,
                 b.maxConnectionsPerAddress, b.authenticator != null, b.authenticationTimeout,
-                b.maxAuthenticationFailures, requestMemory, connection);
+                b.maxAuthenticationFailures, requestMemory, connection, b.adaptiveConcurrency);
     }
 }

@@ -24,6 +24,7 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
     String advertisedHost;
     int executorThreads = 200;
     int executorQueue;
+    boolean adaptiveConcurrency;
     CallThreads callThreads = CallThreads.PLATFORM;
     Duration shutdownGrace = Duration.ofSeconds(10);
     Duration unregisterDelay = Duration.ZERO;
@@ -153,6 +154,21 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
     /** Calls that may wait for a thread; 0 (the default) means none wait: busy is answered at once. */
     public B executorQueue(int n) {
         this.executorQueue = Checks.atLeast("executorQueue", n, 0);
+        return self();
+    }
+
+    /**
+     * Gives each exported method an adaptive concurrency limit (off by default): how many of its
+     * calls run at once follows their latency, so that when more is offered than the method can
+     * serve (a database pool, the cores) the calls admitted keep near their unloaded latency and
+     * the excess is answered {@code SERVER_BUSY} at once, before it is read, which clients' failover
+     * retries on another provider. A gradient limit as Netflix's concurrency-limits has: starts at
+     * 20, grows by a call while the recent latency stays within 1.25 times the least of the last
+     * 500-1000 calls, shrinks in proportion when above, between 2 and executorThreads +
+     * executorQueue. {@code NonBlocking} methods run on the event loop are not limited.
+     */
+    public B adaptiveConcurrency(boolean adaptive) {
+        this.adaptiveConcurrency = adaptive;
         return self();
     }
 

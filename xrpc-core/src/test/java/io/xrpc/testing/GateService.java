@@ -17,6 +17,13 @@ public interface GateService {
     @io.xrpc.common.Idempotent
     String work(int millis);
 
+    /**
+     * Works {@code millis} holding one of the provider's four "database connections", waiting for
+     * one when all are taken: a method whose latency rises with its concurrency beyond four.
+     */
+    @io.xrpc.common.Idempotent
+    CompletableFuture<String> pooled(int millis);
+
     /** Returns a tag naming the provider that ran it. */
     String whoAmI();
 

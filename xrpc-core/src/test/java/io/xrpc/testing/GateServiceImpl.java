@@ -16,6 +16,8 @@ public class GateServiceImpl implements GateService {
     private final String name;
     /** How many times longer {@link #work} takes here than asked: a slow provider. */
     public volatile int slowdown = 1;
+    /** What {@link #pooled} holds: four connections, taken in turn. */
+    private final Semaphore pool = new Semaphore(4, true);
 
     public GateServiceImpl() {
         this("provider");
@@ -39,6 +41,21 @@ public class GateServiceImpl implements GateService {
             Thread.currentThread().interrupt();
         }
         return name;
+    }
+
+    @Override
+    public CompletableFuture<String> pooled(int millis) {
+        try {
+            pool.acquire();
+            try {
+                Thread.sleep(millis);
+            } finally {
+                pool.release();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return CompletableFuture.completedFuture(name);
     }
 
     @Override

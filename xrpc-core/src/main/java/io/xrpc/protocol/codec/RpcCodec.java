@@ -225,6 +225,13 @@ public final class RpcCodec {
         return buf;
     }
 
+    /** A CANCEL of request {@code requestId}: a header and no body. */
+    public static ByteBuf encodeCancel(ByteBufAllocator alloc, long requestId) {
+        ByteBuf buf = alloc.ioBuffer(HEADER_LENGTH);
+        writeHeader(buf, MessageType.CANCEL, (byte) 0, IdentityCompressor.ID, (byte) 0, requestId, 0);
+        return buf;
+    }
+
     /** A heartbeat ping, stamped with the sender's clock so the peer can keep its view of the link's delay fresh. */
     public static ByteBuf encodePing(ByteBufAllocator alloc) {
         ByteBuf buf = alloc.ioBuffer(HEADER_LENGTH + TIMESTAMP_LENGTH);

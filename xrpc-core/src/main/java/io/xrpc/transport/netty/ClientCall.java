@@ -141,7 +141,16 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      * kept choosing it (measured: idempotent calls then failed in {@code SlowProviderChaosTest}).
      */
     private void cancelled() {
-        Runnable end = () -> end(false);
+        Runnable end = () -> {
+            // On the connection's event loop, where its answer would be handled: no answer races this.
+            ClientConnection c = connection;
+            if (done == 0 && sent && transport.cancelsOnProvider() && c != null && c.channel.isActive()) {
+                // Queued before the call ends here, so that what is sent after the end follows it.
+                // The provider skips the request if it has not started it, and sends no answer.
+                c.writes.enqueue(io.xrpc.protocol.codec.RpcCodec.encodeCancel(c.channel.alloc(), id));
+            }
+            end(false);
+        };
         try {
             transport.eventLoopFor(connection).execute(end);
         } catch (java.util.concurrent.RejectedExecutionException closing) {

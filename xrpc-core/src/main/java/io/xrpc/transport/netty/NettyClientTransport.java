@@ -46,7 +46,12 @@ public final class NettyClientTransport implements ClientTransport {
     public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxPendingCalls,
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
                            int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
-                           TransportConfig transport) {
+                           TransportConfig transport, boolean cancelOnProvider) {
+    }
+
+    /** Whether a cancelled call that was sent is cancelled on its provider too (a CANCEL frame). */
+    boolean cancelsOnProvider() {
+        return settings.cancelOnProvider();
     }
 
     private final Settings settings;

@@ -46,7 +46,12 @@ public final class NettyServerTransport implements ServerTransport {
     public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
                            java.util.concurrent.ThreadFactory callThreads, Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
                            boolean authenticates, Duration authenticationTimeout, int maxAuthenticationFailures,
-                           long maxRequestMemory, TransportConfig transport) {
+                           long maxRequestMemory, TransportConfig transport, boolean adaptiveConcurrency) {
+    }
+
+    /** Whether each method's calls are admitted under an {@link AdaptiveLimit}. */
+    boolean adaptiveConcurrency() {
+        return settings.adaptiveConcurrency();
     }
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);

@@ -13,7 +13,23 @@ final class RouteStats {
     /** The largest of the recent response sizes, decaying; 0 until the first response. */
     final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
     private final AtomicBoolean heldLoop = new AtomicBoolean();
+    /** The method's adaptive concurrency limit, made at its first call when the server has them. */
+    private volatile AdaptiveLimit limit;
     private final AtomicBoolean resultFailed = new AtomicBoolean();
+
+    /** The method's adaptive concurrency limit, made now if need be, of at most {@code max} calls. */
+    AdaptiveLimit adaptiveLimit(int max) {
+        AdaptiveLimit l = limit;
+        if (l == null) {
+            synchronized (this) { // once per method
+                if (limit == null) {
+                    limit = new AdaptiveLimit(max);
+                }
+                l = limit;
+            }
+        }
+        return l;
+    }
 
     /** True the first time this NonBlocking method held its event loop too long, so that it is logged once. */
     boolean firstLoopHold() {

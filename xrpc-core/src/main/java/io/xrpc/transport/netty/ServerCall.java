@@ -48,6 +48,18 @@ final class ServerCall implements Runnable, ServerExchange {
     private final long received;
     private final int waitedMillis;
     private final AtomicBoolean answered = new AtomicBoolean();
+    /** Set when the client cancelled it: not run if not started, and never answered. */
+    private volatile boolean cancelled;
+    /** Listed in its connection's calls in flight, which a CANCEL looks up. */
+    private boolean tracked;
+    /** The method's adaptive limit that admitted it, or null; taken (set to null) once, when released. */
+    private volatile AdaptiveLimit limit;
+    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<ServerCall, AdaptiveLimit> LIMIT =
+            java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class,
+                    "limit");
+    private long admittedAt;
+    /** Set when a thread took it: only calls that ran are samples of the method's latency. */
+    private volatile boolean started;
     private Frame frame;
     private long deadline;
     private Serializer serializer;
@@ -183,8 +195,56 @@ final class ServerCall implements Runnable, ServerExchange {
         reserved = bytes;
     }
 
+    /** Admitted by the method's adaptive limit (event loop, before it can run); released when it finishes. */
+    void limited(AdaptiveLimit l) {
+        limit = l;
+        admittedAt = System.nanoTime();
+    }
+
+    /** Listed in the connection's calls in flight (event loop, before it can run). */
+    void tracked() {
+        tracked = true;
+        connection.inFlight.put(id, this);
+    }
+
+    /**
+     * The client cancelled the request. If no thread has taken it yet it will not run; if it runs,
+     * it runs to its end (the thread is not interrupted: user code may not expect it), and its
+     * answer is neither encoded nor sent. The client has forgotten the request either way.
+     */
+    void cancel() {
+        cancelled = true;
+    }
+
+    /**
+     * Gives back the call's slot in its method's adaptive limit, once: when its result is ready
+     * (not when the answer is written, which a peer that does not read could hold up), with its
+     * latency as a sample when it ran to an answer of its own.
+     */
+    private void releaseLimit(boolean sample) {
+        AdaptiveLimit l = limit;
+        if (l != null && LIMIT.compareAndSet(this, l, null)) {
+            l.release(sample && started ? System.nanoTime() - admittedAt : -1);
+        }
+    }
+
+    /** Ends a cancelled call without an answer. */
+    private void endCancelled() {
+        releaseFrame();
+        result = null;
+        if (answered.compareAndSet(false, true)) {
+            notifyAnswered(RpcStatus.CANCELLED);
+            finished();
+        }
+    }
+
     @Override
     public void run() {
+        if (cancelled) {
+            endCancelled(); // cancelled while it waited for a thread
+            return;
+        }
+        started = true;
         try {
             server.requestHandler().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
@@ -289,6 +349,7 @@ final class ServerCall implements Runnable, ServerExchange {
     /** The result goes to the connection, which has it encoded once there is room ({@link #encodeAndAnswer}). */
     @Override
     public void answer(Object value) {
+        releaseLimit(true);
         result = value;
         connection.deliver(this);
     }
@@ -308,6 +369,10 @@ final class ServerCall implements Runnable, ServerExchange {
         result = null;
         if (answered.get()) {
             return; // the deadline answered first
+        }
+        if (cancelled) {
+            endCancelled();
+            return;
         }
         ByteBuf out;
         try {
@@ -332,6 +397,7 @@ final class ServerCall implements Runnable, ServerExchange {
 
     @Override
     public void answerApplicationError(String className, String message, String text, ExceptionValue carried) {
+        releaseLimit(true);
         // Without a carried form (or one that does not fit) this is the plain text answer.
         answerOnce(RpcStatus.APPLICATION_ERROR, () -> RpcCodec.encodeApplicationError(connection.alloc(), id,
                 serializer, compressorId, className, message, text, server.maxFrameLength(), carried));
@@ -339,12 +405,17 @@ final class ServerCall implements Runnable, ServerExchange {
 
     @Override
     public void answerError(RpcStatus status, String message) {
+        releaseLimit(status == RpcStatus.DEADLINE_EXCEEDED); // a call that waited past its deadline is a sample of load
         answerOnce(status, () -> RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
                 null, message, null, server.maxFrameLength()));
     }
 
     /** Encodes and queues an error answer unless the call was answered already. */
     private void answerOnce(RpcStatus status, java.util.function.Supplier<ByteBuf> encode) {
+        if (cancelled) {
+            endCancelled();
+            return;
+        }
         if (answered.compareAndSet(false, true)) {
             notifyAnswered(status);
             try {
@@ -369,6 +440,10 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     private void finished() {
+        if (tracked) {
+            connection.inFlight.remove(id, this);
+        }
+        releaseLimit(false); // refused or cancelled before it answered: not a sample
         server.callFinished();
         if (dispatched) {
             connection.callDone(reserved);

@@ -57,6 +57,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<ServerCall> backlog = new ArrayDeque<>();
     private volatile boolean backlogged;
     private final AtomicBoolean admitScheduled = new AtomicBoolean();
+    /**
+     * Calls of this connection read and not yet finished, by request id: what a CANCEL looks up.
+     * Bounded by the calls in flight; per connection, so a peer reaches only its own calls.
+     */
+    final java.util.concurrent.ConcurrentHashMap<Long, ServerCall> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
     /** Calls of this connection given to the executor and not yet answered. */
     private final AtomicInteger running = new AtomicInteger();
     /** Sum of the expected response sizes of the running calls. */
@@ -249,6 +254,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         }
         switch (frame.type()) {
             case REQUEST -> onRequest(frame);
+            case CANCEL -> {
+                ServerCall c = inFlight.get(frame.requestId());
+                frame.release();
+                if (c != null) {
+                    c.cancel();
+                }
+            }
             case HEARTBEAT_PING -> {
                 if (frame.isTimestamped()) {
                     delay.waited(frame.sentAtMillis(), System.nanoTime()); // keeps the link's baseline fresh
@@ -267,6 +279,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         if (!call.routeOnEventLoop()) {
             return; // answered already
         }
+        call.tracked();
         if (!backlogged && admits(call)) {
             dispatch(call);
             return;
@@ -338,6 +351,16 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatch(ServerCall call) {
+        if (server.adaptiveConcurrency() && !call.runsOnEventLoop()) {
+            AdaptiveLimit limit = call.stats().adaptiveLimit(server.executorThreads() + server.executorQueue());
+            if (!limit.tryAcquire()) {
+                call.refuse(RpcStatus.SERVER_BUSY, "server " + server.endpoint() + " is at the adaptive concurrency"
+                        + " limit of " + limit.limit() + " calls of " + call.route().descriptor() + " (their latency"
+                        + " rose above its unloaded value); not run");
+                return;
+            }
+            call.limited(limit);
+        }
         long expected = call.expectedResponseBytes();
         if (call.expensiveRead) {
             expensiveReads.incrementAndGet();

@@ -168,6 +168,8 @@ public record XrpcProperties(
      *                                  arriving or waiting to run; one that does not fit is answered
      *                                  SERVER_BUSY unread. Empty: half the JVM's maximum direct memory.
      * @param ssl                       TLS of the provider, from a Spring Boot SSL bundle (spring.ssl.bundle.*).
+     * @param adaptiveConcurrency       Whether each method's calls are admitted under an adaptive concurrency
+     *                                  limit that follows their latency, the excess answered SERVER_BUSY at once.
      */
     public record Server(
             @DefaultValue("0.0.0.0") String host,
@@ -187,7 +189,8 @@ public record XrpcProperties(
             @DefaultValue("message") ErrorDetails errorDetails,
             @DefaultValue("true") boolean reflection,
             DataSize maxRequestMemory,
-            @DefaultValue ServerSsl ssl) {
+            @DefaultValue ServerSsl ssl,
+            @DefaultValue("false") boolean adaptiveConcurrency) {
 
         /** The provider's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcServer.Builder b) {
@@ -196,7 +199,7 @@ public record XrpcProperties(
                     .frameTimeout(frameTimeout).maxConnections(maxConnections)
                     .maxConnectionsPerAddress(maxConnectionsPerAddress).authenticationTimeout(authenticationTimeout)
                     .maxAuthenticationFailures(maxAuthenticationFailures).errorDetails(errorDetails)
-                    .reflection(reflection);
+                    .reflection(reflection).adaptiveConcurrency(adaptiveConcurrency);
             if (maxRequestMemory != null) {
                 b.maxRequestMemory(maxRequestMemory.toBytes());
             }
@@ -247,6 +250,9 @@ public record XrpcProperties(
      * @param retryBudget               Throttling of retries and hedges per reference.
      * @param hedging                   Hedging of every @Idempotent method: a delay such as 50ms, a
      *                                  percentile of recent latency such as p95, or empty for none.
+     * @param cancelOnProvider          Whether a hedged attempt that lost is cancelled on its provider too (a
+     *                                  CANCEL frame); false for providers older than CANCEL, which close the
+     *                                  connection on it.
      */
     public record Client(
             @DefaultValue("kryo") String serializer,
@@ -262,7 +268,8 @@ public record XrpcProperties(
             @DefaultValue ClientSsl ssl,
             @DefaultValue OutlierDetection outlierDetection,
             @DefaultValue RetryBudget retryBudget,
-            @DefaultValue("") String hedging) {
+            @DefaultValue("") String hedging,
+            @DefaultValue("true") boolean cancelOnProvider) {
 
         /** The consumer's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcClient.Builder b) {
@@ -271,7 +278,7 @@ public record XrpcProperties(
                     .maxPendingRequestBytes(maxPendingRequestBytes.toBytes())
                     .outlierDetection(outlierDetection.consecutiveFailures(), outlierDetection.baseEjection(),
                             outlierDetection.maxEjection())
-                    .credentialsOverPlaintext(credentialsOverPlaintext);
+                    .credentialsOverPlaintext(credentialsOverPlaintext).cancelOnProvider(cancelOnProvider);
         }
     }
 
