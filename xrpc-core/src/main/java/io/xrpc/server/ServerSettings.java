@@ -163,8 +163,8 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
      * serve (a database pool, the cores) the calls admitted keep near their unloaded latency and
      * the excess is answered {@code SERVER_BUSY} at once, before it is read, which clients' failover
      * retries on another provider. A gradient limit as Netflix's concurrency-limits has: starts at
-     * 20, grows by a call while the recent latency stays within 1.25 times the least of the last
-     * 500-1000 calls, shrinks in proportion when above, between 2 and executorThreads +
+     * 20, grows while the recent latency stays within 1.1 times the method's unloaded latency (the
+     * mean of its calls that ran alone), shrinks in proportion when above, between 2 and executorThreads +
      * executorQueue. {@code NonBlocking} methods run on the event loop are not limited.
      */
     public B adaptiveConcurrency(boolean adaptive) {
