@@ -208,6 +208,40 @@ class StarterTest {
     }
 
     @Test
+    void retriesOfTheClustersStrategyAreMetrics() throws Exception {
+        // Two providers that each run one call at a time and queue none: of 50 calls sent at
+        // once most are refused SERVER_BUSY, and failover retries them on the other provider.
+        try (ConfigurableApplicationContext p1 = start(Apps.Provider.class, "xrpc.server.executor-threads=1",
+                "test.provider-name=a");
+             ConfigurableApplicationContext p2 = start(Apps.Provider.class, "xrpc.server.executor-threads=1",
+                     "test.provider-name=b");
+             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+            Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+                java.util.Set<String> seen = new java.util.HashSet<>();
+                for (int i = 0; i < 20; i++) {
+                    seen.add(greeter.whoAmI());
+                }
+                return seen.size() == 2; // the consumer sees both providers
+            });
+            java.util.List<java.util.concurrent.CompletableFuture<String>> calls = new java.util.ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                calls.add(greeter.helloAsync("n" + i));
+            }
+            for (java.util.concurrent.CompletableFuture<String> f : calls) {
+                f.handle((v, t) -> v).get(20, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            io.micrometer.core.instrument.MeterRegistry meters =
+                    consumer.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            long retries = consumer.getBean(io.xrpc.client.RpcClient.class).references().stream()
+                    .mapToLong(r -> r.counters().retries()).sum();
+            assertThat(retries).as("retries of the 50 calls").isPositive();
+            assertThat(meters.get("xrpc.client.retries").functionCounter().count()).isEqualTo((double) retries);
+            assertThat(meters.get("xrpc.client.hedges").functionCounter().count()).isZero();
+        }
+    }
+
+    @Test
     void credentialsAndAnAuthenticatorAreTakenFromBeans() {
         io.xrpc.server.Authenticator onlyGood = (credentials, service, method, peer) ->
                 "Bearer good".equals(credentials) ? null : "bearer token required";

@@ -231,6 +231,36 @@ public class XrpcAutoConfiguration {
                         .description("connections closed for carrying no authenticated call").register(registry);
             };
         }
+
+        /**
+         * What the client's cluster strategy did, over all its references: {@code xrpc.client.retries},
+         * {@code xrpc.client.retries.throttled} (retries and hedges the retry budget refused),
+         * {@code xrpc.client.hedges} and {@code xrpc.client.hedges.won}; read when scraped.
+         */
+        @Bean
+        @ConditionalOnMissingBean(name = "xrpcClientMeters")
+        io.micrometer.core.instrument.binder.MeterBinder xrpcClientMeters(RpcReferenceInjector references) {
+            return registry -> {
+                clientCounter(registry, references, "xrpc.client.retries", "further attempts after a failure",
+                        io.xrpc.cluster.CallCounters.Snapshot::retries);
+                clientCounter(registry, references, "xrpc.client.retries.throttled",
+                        "retries and hedges not sent because the retry budget was spent",
+                        io.xrpc.cluster.CallCounters.Snapshot::retriesThrottled);
+                clientCounter(registry, references, "xrpc.client.hedges", "hedged attempts sent",
+                        io.xrpc.cluster.CallCounters.Snapshot::hedges);
+                clientCounter(registry, references, "xrpc.client.hedges.won",
+                        "calls answered by a hedged attempt", io.xrpc.cluster.CallCounters.Snapshot::hedgesWon);
+            };
+        }
+
+        private static void clientCounter(io.micrometer.core.instrument.MeterRegistry registry,
+                                          RpcReferenceInjector references, String name, String description,
+                                          java.util.function.ToLongFunction<io.xrpc.cluster.CallCounters.Snapshot> count) {
+            io.micrometer.core.instrument.FunctionCounter.builder(name, references, r -> {
+                io.xrpc.client.RpcClient c = r.clientIfCreated();
+                return c == null ? 0 : c.references().stream().mapToLong(v -> count.applyAsLong(v.counters())).sum();
+            }).description(description).register(registry);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
