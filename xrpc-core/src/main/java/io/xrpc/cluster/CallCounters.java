@@ -43,7 +43,7 @@ public final class CallCounters {
     /**
      * @param calls            calls made (first attempts)
      * @param retries          further attempts after a failure
-     * @param retriesThrottled retries and hedges not sent because the retry budget was spent
+     * @param retriesThrottled calls whose retry or hedge the retry budget held back (once a call)
      * @param hedges           hedged attempts sent while an earlier attempt was still waiting
      * @param hedgesWon        calls whose answer came from a hedged attempt
      */

@@ -81,6 +81,9 @@ public final class FailoverCluster implements Cluster {
                     if (e.status() == RpcStatus.APPLICATION_ERROR) {
                         attempts.budget().answered();
                     }
+                    if (result.isDone()) {
+                        return; // the caller gave up (cancelled): no further attempt
+                    }
                     if (n < attempts.retries() && retryable(e, inv, attempts)) {
                         Set<Endpoint> next = tried.isEmpty() ? new HashSet<>(4) : tried;
                         next.add(target.endpoint());
@@ -130,6 +133,8 @@ public final class FailoverCluster implements Cluster {
         private final Set<Endpoint> tried = new HashSet<>(4);
         private final List<CompletableFuture<Object>> waiting = new ArrayList<>(2);
         private int sent;
+        /** Whether the budget held back a hedge of this call already: counted once a call. */
+        private boolean throttled;
         /** Attempts sent (or being sent) that have not failed. */
         private int outstanding;
         private RpcException last;
@@ -173,7 +178,10 @@ public final class FailoverCluster implements Cluster {
                 }
                 if (target != null && kind != Kind.FIRST) {
                     if (!attempts.budget().trySpend()) {
-                        attempts.counters().throttled();
+                        if (!throttled) {
+                            throttled = true;
+                            attempts.counters().throttled();
+                        }
                         if (outstanding == 0) {
                             fail = notRetried(last, attempts);
                         } else if (kind == Kind.HEDGE) {

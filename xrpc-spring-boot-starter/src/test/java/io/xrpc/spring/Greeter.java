@@ -11,6 +11,9 @@ public interface Greeter {
 
     String whoAmI();
 
+    /** Holds its call thread {@code millis}, then names the provider. */
+    String slow(int millis);
+
     /** Returns a list that holds itself, which kryo cannot write: the method runs, its result fails. */
     java.util.List<Object> unwritable();
 }

@@ -31,6 +31,16 @@ public class GreeterImpl implements Greeter {
     }
 
     @Override
+    public String slow(int millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return name;
+    }
+
+    @Override
     public String whoAmI() {
         return name;
     }

@@ -58,6 +58,7 @@ final class ServerCall implements Runnable, ServerExchange {
             java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class,
                     "limit");
     private long admittedAt;
+    private boolean admittedAlone;
     /** Set when a thread took it: only calls that ran are samples of the method's latency. */
     private volatile boolean started;
     private Frame frame;
@@ -196,8 +197,9 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     /** Admitted by the method's adaptive limit (event loop, before it can run); released when it finishes. */
-    void limited(AdaptiveLimit l) {
+    void limited(AdaptiveLimit l, int inFlightWithIt) {
         limit = l;
+        admittedAlone = inFlightWithIt == 1;
         admittedAt = System.nanoTime();
     }
 
@@ -224,7 +226,7 @@ final class ServerCall implements Runnable, ServerExchange {
     private void releaseLimit(boolean sample) {
         AdaptiveLimit l = limit;
         if (l != null && LIMIT.compareAndSet(this, l, null)) {
-            l.release(sample && started ? System.nanoTime() - admittedAt : -1);
+            l.release(sample && started ? System.nanoTime() - admittedAt : -1, admittedAlone);
         }
     }
 

@@ -353,13 +353,14 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     private void dispatch(ServerCall call) {
         if (server.adaptiveConcurrency() && !call.runsOnEventLoop()) {
             AdaptiveLimit limit = call.stats().adaptiveLimit(server.executorThreads() + server.executorQueue());
-            if (!limit.tryAcquire()) {
+            int inFlight = limit.tryAcquire();
+            if (inFlight == 0) {
                 call.refuse(RpcStatus.SERVER_BUSY, "server " + server.endpoint() + " is at the adaptive concurrency"
                         + " limit of " + limit.limit() + " calls of " + call.route().descriptor() + " (their latency"
                         + " rose above its unloaded value); not run");
                 return;
             }
-            call.limited(limit);
+            call.limited(limit, inFlight);
         }
         long expected = call.expectedResponseBytes();
         if (call.expensiveRead) {

@@ -16,14 +16,14 @@ class AdaptiveLimitTest {
     private static AdaptiveLimit run(int unloadedCalls, int loadedCalls, IntToLongFunction latencyAtConcurrency) {
         AdaptiveLimit l = new AdaptiveLimit(200);
         for (int i = 0; i < unloadedCalls; i++) {
-            assertThat(l.tryAcquire()).isTrue();
-            l.release(latencyAtConcurrency.applyAsLong(1));
+            assertThat(l.tryAcquire()).isEqualTo(1);
+            l.release(latencyAtConcurrency.applyAsLong(1), true);
         }
         for (int i = 0; i < loadedCalls; i++) {
-            while (l.tryAcquire()) {
+            while (l.tryAcquire() > 0) {
                 // fill every slot: offered load beyond the limit
             }
-            l.release(latencyAtConcurrency.applyAsLong(l.inFlight()));
+            l.release(latencyAtConcurrency.applyAsLong(l.inFlight()), false);
         }
         return l;
     }
@@ -36,21 +36,32 @@ class AdaptiveLimitTest {
     }
 
     @Test
-    void aMethodWhoseLatencyIsSpreadButDoesNotQueueKeepsGrowing() {
-        Random r = new Random(42);
-        IntToLongFunction spread = running -> 20_000_000 + (long) (r.nextDouble() * 60_000_000); // 20-80 ms, any load
-        // Known unloaded mean: the limit keeps well above the concurrency such a method needs (max 200).
-        assertThat(run(100, 2000, spread).limit()).as("with its unloaded mean known").isGreaterThanOrEqualTo(50);
-        // Overloaded from its first call, only the least latency is known: the limit falls to its floor.
-        assertThat(run(0, 2000, spread).limit()).as("cold under overload").isLessThanOrEqualTo(3);
+    void aMethodWhoseLatencyIsSpreadButDoesNotQueueStaysOffItsFloor() {
+        int[] limits = new int[40];
+        for (int seed = 0; seed < limits.length; seed++) {
+            Random r = new Random(seed);
+            // 20-80 ms whatever the load
+            IntToLongFunction spread = running -> 20_000_000 + (long) (r.nextDouble() * 60_000_000);
+            limits[seed] = run(200, 2000, spread).limit();
+            // Overloaded from its first call, only the least latency is known: the limit falls to its floor.
+            assertThat(run(0, 2000, spread).limit()).as("cold under overload, seed %d", seed).isLessThanOrEqualTo(3);
+        }
+        java.util.Arrays.sort(limits);
+        System.out.println("limits of a spread method after its unloaded mean, 40 random sequences: "
+                + java.util.Arrays.toString(limits));
+        assertThat(limits[0]).as("the lowest of 40").isGreaterThanOrEqualTo(MIN_SPREAD);
+        assertThat(limits[20]).as("the median").isGreaterThanOrEqualTo(100);
     }
+
+    /** Set from the runs: see the printed limits. */
+    private static final int MIN_SPREAD = 100;
 
     @Test
     void callsThatNeverRanAreNotSamplesAndGiveTheirSlotBack() {
         AdaptiveLimit l = new AdaptiveLimit(200);
         for (int i = 0; i < 10_000; i++) {
-            assertThat(l.tryAcquire()).isTrue();
-            l.release(-1);
+            assertThat(l.tryAcquire()).isEqualTo(1);
+            l.release(-1, true);
         }
         assertThat(l.inFlight()).isZero();
         assertThat(l.limit()).isEqualTo(AdaptiveLimit.INITIAL);

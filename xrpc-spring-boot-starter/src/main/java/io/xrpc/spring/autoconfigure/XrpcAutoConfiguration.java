@@ -234,7 +234,7 @@ public class XrpcAutoConfiguration {
 
         /**
          * What the client's cluster strategy did, over all its references: {@code xrpc.client.retries},
-         * {@code xrpc.client.retries.throttled} (retries and hedges the retry budget refused),
+         * {@code xrpc.client.retries.throttled} (calls whose retry or hedge the retry budget held back),
          * {@code xrpc.client.hedges} and {@code xrpc.client.hedges.won}; read when scraped.
          */
         @Bean
