@@ -110,8 +110,13 @@ final class ReferenceAttempts implements Attempts {
 
     @Override
     public Invocation nextAttempt(Invocation inv) {
+        return copy(inv, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(method.timeoutMillis()));
+    }
+
+    /** The same call, its credentials included, under {@code deadlineNanos}. */
+    private static Invocation copy(Invocation inv, long deadlineNanos) {
         Invocation next = new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(),
-                null, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(method.timeoutMillis()));
+                null, deadlineNanos);
         next.serializer(inv.serializer());
         return next;
     }
@@ -146,10 +151,7 @@ final class ReferenceAttempts implements Attempts {
 
     @Override
     public Invocation hedgeAttempt(Invocation inv) {
-        Invocation next = new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(),
-                null, inv.deadlineNanos());
-        next.serializer(inv.serializer());
-        return next;
+        return copy(inv, inv.deadlineNanos());
     }
 
     @Override

@@ -86,10 +86,9 @@ class OverloadChaosTest {
     }
 
     private static Run forked(ForkedJvm provider, int perSecond, long millis, long skipMillis) throws Exception {
-        String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"), "-Xmx256m",
-                OverloadChaosTest.class.getName(), Integer.toString(provider.port()), Integer.toString(perSecond),
-                Long.toString(millis), Long.toString(skipMillis)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(ForkedJvm.command(List.of("-Xmx256m"), OverloadChaosTest.class,
+                Integer.toString(provider.port()), Integer.toString(perSecond), Long.toString(millis),
+                Long.toString(skipMillis))).redirectErrorStream(true).start();
         try {
             String line;
             String run = null;

@@ -1,6 +1,7 @@
 package io.xrpc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
@@ -71,12 +72,11 @@ class SlowProviderChaosTest {
             return (int) Math.min(599, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) / WINDOW_MILLIS);
         }
 
-        /** Waits until {@code millis} have passed in window time (the test's own clock, not a fixed sleep of the code under test). */
-        void runFor(long millis) throws InterruptedException {
+        /** Keeps the load on until {@code millis} more have passed in window time: the scenario's length. */
+        void runFor(long millis) {
             int until = window() + (int) (millis / WINDOW_MILLIS);
-            while (window() < until && !stop.get()) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofMillis(millis + 30_000)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> window() >= until || stop.get());
         }
 
         int sum(AtomicIntegerArray a, int from, int to) {

@@ -23,11 +23,8 @@ public final class ForkedJvm implements AutoCloseable {
     private final int port;
 
     public ForkedJvm(Class<?> main, String... args) throws IOException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", main.getName()));
-        command.addAll(List.of(args));
-        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process = new ProcessBuilder(command(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), main, args))
+                .redirectErrorStream(true).start();
         AtomicReference<String> ready = new AtomicReference<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
@@ -54,6 +51,16 @@ public final class ForkedJvm implements AutoCloseable {
             process.destroyForcibly(); // never leave a child behind
             throw e;
         }
+    }
+
+    /** The command that runs {@code main} of the test classpath with {@code jvmOptions} in a JVM of its own. */
+    public static List<String> command(List<String> jvmOptions, Class<?> main, String... args) {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path")));
+        command.addAll(jvmOptions);
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        return command;
     }
 
     /**

@@ -122,10 +122,15 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
         RpcException e = new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint
                 + " timed out after " + timeoutMillis + " ms");
+        onEventLoop(() -> fail(e));
+    }
+
+    /** Runs {@code task} on the connection's event loop, or here when the loops are shutting down. */
+    private void onEventLoop(Runnable task) {
         try {
-            transport.eventLoopFor(connection).execute(() -> fail(e));
+            transport.eventLoopFor(connection).execute(task);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
-            fail(e);
+            task.run();
         }
     }
 
@@ -141,7 +146,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      * kept choosing it (measured: idempotent calls then failed in {@code SlowProviderChaosTest}).
      */
     private void cancelled() {
-        Runnable end = () -> {
+        onEventLoop(() -> {
             // On the connection's event loop, where its answer would be handled: no answer races this.
             ClientConnection c = connection;
             if (done == 0 && sent && transport.cancelsOnProvider() && c != null && c.channel.isActive()) {
@@ -150,12 +155,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
                 c.writes.enqueue(io.xrpc.protocol.codec.RpcCodec.encodeCancel(c.channel.alloc(), id));
             }
             end(false);
-        };
-        try {
-            transport.eventLoopFor(connection).execute(end);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            end.run();
-        }
+        });
     }
 
     private final class CallFuture extends CompletableFuture<Object> {
