@@ -15,4 +15,29 @@ public final class Texts {
         }
         return s.substring(0, max) + "... (" + s.length() + " chars)";
     }
+
+    /**
+     * {@code s} as a log line or message may quote a peer's text: in double quotes, cut to
+     * {@code max} characters as {@link #cut} does, and with quotes, backslashes and every control
+     * character escaped, so that a caller's text can start no log line of its own.
+     */
+    public static String quote(String s, int max) {
+        if (s == null) {
+            return "null";
+        }
+        int n = Math.min(s.length(), max);
+        StringBuilder b = new StringBuilder(n + 2).append('"');
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029') {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        b.append('"');
+        return s.length() > max ? b.append("... (").append(s.length()).append(" chars)").toString() : b.toString();
+    }
 }

@@ -75,8 +75,9 @@ final class Reflection implements ServerReflection {
             }
         }
         if (matches.size() != 1) {
+            // Quoted, cut and escaped: the caller's text ends up in the provider's log.
             throw new IllegalArgumentException((matches.isEmpty() ? "no service " : "several services match ")
-                    + service + " (exported: " + known + ")");
+                    + io.xrpc.internal.Texts.quote(service, 200) + " (exported: " + known + ")");
         }
         ServiceDispatcher.Exported e = matches.get(0);
         Map<String, Object> d = described.get(e);

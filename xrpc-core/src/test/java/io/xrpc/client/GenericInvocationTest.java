@@ -355,13 +355,31 @@ class GenericInvocationTest {
                 "items", Map.of("$ref", "#/types/" + Line.class.getName())));
         assertThat(types).containsKey(Line.class.getName());
         assertThatThrownBy(() -> reflection.describe("com.acme.Nothing"))
-                .hasMessageContaining("no service com.acme.Nothing").hasMessageContaining(Orders.class.getName());
+                .hasMessageContaining("no service \"com.acme.Nothing\"").hasMessageContaining(Orders.class.getName());
 
         // Through a generic reference, as the command line asks it.
         Object generic = client.generic(ServerReflection.class.getName(),
                 ReferenceOptions.builder().address(server.endpoint()).build())
                 .invoke("describe", List.of("java.lang.String"), List.of(Orders.class.getName()));
         assertThat((Map<String, Object>) generic).containsKey("types").containsEntry("service", Orders.class.getName());
+    }
+
+    @Test
+    void aServiceNameInReflectionIsLoggedQuotedCutAndEscaped() {
+        ServerReflection reflection = client.proxy(ServerReflection.class,
+                ReferenceOptions.builder().address(server.endpoint()).build());
+        // Before: the whole argument went into the provider's WARN line, forged lines included.
+        String forged = "x\n12:00:00.000 ERROR [main] io.xrpc.Forged - the disk is on fire\n" + "y".repeat(1 << 20);
+        String log;
+        try (io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr()) {
+            assertThatThrownBy(() -> reflection.describe(forged)).isInstanceOf(RpcException.class)
+                    .hasMessageContaining("no service \"x\\u000a12:00");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                    .until(() -> err.text().contains("describe"));
+            log = err.text();
+        }
+        assertThat(log).doesNotContain("\n12:00:00.000 ERROR").contains("... (" + forged.length() + " chars)");
+        assertThat(log.length()).isLessThan(64 * 1024);
     }
 
     @Test

@@ -159,6 +159,15 @@ class PayloadFuzzTest {
         arguments(JSON, data);
     }
 
+    private static final Class<?>[] NUMBERS = {java.math.BigInteger.class, java.math.BigDecimal.class, long.class,
+        double.class, java.time.Instant.class, java.time.Duration.class};
+
+    /** json numbers read as every kind of numeric type: none may grow past its text (1E+100000). */
+    @FuzzTest(maxDuration = FUZZ_FOR)
+    void jsonNumbers(byte[] data) {
+        check(JSON, data, () -> JSON.readArguments(new ByteArrayInputStream(data), NUMBERS, Serializer.NO_DEADLINE));
+    }
+
     @FuzzTest(maxDuration = FUZZ_FOR)
     void jsonResult(byte[] data) {
         result(JSON, data);

@@ -13,6 +13,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Map;
@@ -36,7 +38,10 @@ import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.ValueDeserializer;
 import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.databind.deser.ValueDeserializerModifier;
+import tools.jackson.databind.deser.jdk.NumberDeserializers;
 import tools.jackson.databind.deser.std.DelegatingDeserializer;
+import tools.jackson.databind.deser.std.StdScalarDeserializer;
+import tools.jackson.databind.exc.InvalidFormatException;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
 import tools.jackson.databind.module.SimpleModule;
@@ -61,6 +66,11 @@ import com.fasterxml.jackson.annotation.PropertyAccessor;
  *       {@link ReadLimits#maxObjects()} tokens (names, values and brackets, counted by Jackson as it
  *       parses), so it builds at most that many objects;</li>
  *   <li>the call's deadline is looked at before each argument and each bean;</li>
+ *   <li>numbers cannot grow past their text: a whole-number type ({@code int}, {@code long},
+ *       {@code BigInteger}, ...) takes no fraction or exponent, so {@code 1E+100000} is not expanded
+ *       into a 41 KB {@code BigInteger}; a number has at most {@value #MAX_NUMBER_DIGITS} digits
+ *       (Jackson's limit) and a {@code BigDecimal} a scale of at most &plusmn;{@value #MAX_DECIMAL_SCALE},
+ *       so that no later arithmetic on it expands it either;</li>
  *   <li>a property the declared type does not have, a {@code null} for a primitive and bytes after
  *       the value all fail, naming what was wrong.</li>
  * </ul>
@@ -75,6 +85,10 @@ public final class JsonSerializer implements Serializer {
     /** The id in the frame header. */
     public static final byte ID = 5;
     private static final String DEADLINE = "xrpc.deadline";
+    /** The most digits a number may have (Jackson's own default, stated here so it cannot drift). */
+    static final int MAX_NUMBER_DIGITS = 1000;
+    /** The largest scale, either sign, of a {@code BigDecimal}: {@code 1E-999999999 + 1} would have a billion digits. */
+    static final int MAX_DECIMAL_SCALE = 1000;
 
     private final JsonMapper mapper;
     private final ObjectReader reader;
@@ -87,6 +101,7 @@ public final class JsonSerializer implements Serializer {
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(limits.maxDepth())
                         .maxTokenCount(limits.maxObjects())
+                        .maxNumberLength(MAX_NUMBER_DIGITS)
                         .build())
                 .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(limits.maxDepth()).build())
                 .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
@@ -94,6 +109,7 @@ public final class JsonSerializer implements Serializer {
                 .build();
         SimpleModule guard = new SimpleModule("xrpc-allow-list");
         guard.setDeserializerModifier(new AllowListModifier(allowList));
+        guard.addDeserializer(BigDecimal.class, new BoundedBigDecimal());
         this.mapper = JsonMapper.builder(json)
                 .addModule(guard)
                 .polymorphicTypeValidator(NoTypeIds.INSTANCE)
@@ -104,6 +120,8 @@ public final class JsonSerializer implements Serializer {
                         .withVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY))
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                // 1E+100000 read into a BigInteger would be expanded to 41 KB of magnitude
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS) // arguments: read one by one, then checked
                 .disable(DateTimeFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
                 .disable(DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS)
@@ -272,12 +290,42 @@ public final class JsonSerializer implements Serializer {
                 throw new PayloadLimitException("json: " + limit.getOriginalMessage());
             }
         }
+        if (e instanceof InvalidFormatException f && isWholeNumber(f.getTargetType())
+                && String.valueOf(e.getOriginalMessage()).startsWith("Cannot coerce Floating-point")) {
+            String where = e.getPathReference();
+            return new SerializationException("json: cannot read " + reading + ": a number with a fraction or an"
+                    + " exponent, where " + f.getTargetType().getName() + " takes whole numbers written as digits only"
+                    + (where == null || where.isEmpty() ? "" : " (at " + where + ")"));
+        }
         if (e.getCause() instanceof StackOverflowError) {
             return new SerializationException("json: cannot read " + reading + ": values nest too deeply");
         }
         String where = e.getPathReference();
         return new SerializationException("json: cannot read " + reading + ": " + e.getOriginalMessage()
                 + (where == null || where.isEmpty() ? "" : " (at " + where + ")"), e);
+    }
+
+    private static boolean isWholeNumber(Class<?> t) {
+        return t == int.class || t == long.class || t == short.class || t == byte.class || t == Integer.class
+                || t == Long.class || t == Short.class || t == Byte.class || t == BigInteger.class
+                || t == java.util.concurrent.atomic.AtomicInteger.class || t == java.util.concurrent.atomic.AtomicLong.class;
+    }
+
+    /** Jackson's own reading of a {@code BigDecimal}, then its scale bounded by {@link #MAX_DECIMAL_SCALE}. */
+    private static final class BoundedBigDecimal extends StdScalarDeserializer<BigDecimal> {
+        BoundedBigDecimal() {
+            super(BigDecimal.class);
+        }
+
+        @Override
+        public BigDecimal deserialize(JsonParser p, DeserializationContext ctxt) {
+            BigDecimal v = NumberDeserializers.BigDecimalDeserializer.instance.deserialize(p, ctxt);
+            if (v != null && Math.abs(v.scale()) > MAX_DECIMAL_SCALE) {
+                throw new PayloadLimitException("json: the BigDecimal " + io.xrpc.internal.Texts.cut(v.toString(), 40)
+                        + " has a scale of " + v.scale() + " (at most " + MAX_DECIMAL_SCALE + " either way)");
+            }
+            return v;
+        }
     }
 
     /** Wraps the deserializer of every bean class, so that its class is checked whenever one is built. */
