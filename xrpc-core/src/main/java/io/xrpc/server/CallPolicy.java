@@ -79,6 +79,12 @@ final class CallPolicy implements RequestHandler {
         if (authenticator != null) {
             ex.authenticated();
         }
+        String busy = ex.admit();
+        if (busy != null) {
+            ex.discardArguments();
+            ex.answerError(RpcStatus.SERVER_BUSY, busy);
+            return;
+        }
         Object[] args;
         try {
             args = ex.readArguments();

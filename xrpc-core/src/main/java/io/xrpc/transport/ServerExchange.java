@@ -57,6 +57,16 @@ public interface ServerExchange {
     default void authenticated() {
     }
 
+    /**
+     * The call passed the authenticator (or there is none): returns why the transport refuses it
+     * now (an adaptive concurrency limit that has no room), or null to go on. A limit is taken
+     * here rather than as the request arrives, so that a caller without credentials neither holds
+     * a slot nor feeds the limit a latency sample.
+     */
+    default String admit() {
+        return null;
+    }
+
     /** The server's authenticator refused this call, for {@code reason}; after it was answered. */
     default void authenticationRefused(String reason) {
     }

@@ -199,4 +199,175 @@ class UnauthenticatedConnectionTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 0);
         }
     }
+
+    /**
+     * Keeps a frame always half-arrived: the rest of one ping and the first 12 bytes of the next,
+     * every 300 ms, well inside the frame timeout. Stops when the server closes the connection.
+     */
+    private static Thread trickle(RawPeer peer) {
+        byte[] ping = ping();
+        Thread t = new Thread(() -> {
+            try {
+                peer.send(java.util.Arrays.copyOf(ping, 12));
+                for (int i = 0; i < 100; i++) {
+                    Thread.sleep(300); // the peer's pace, not a wait for the server
+                    byte[] rest = java.util.Arrays.copyOfRange(ping, 12, ping.length);
+                    byte[] both = java.util.Arrays.copyOf(rest, rest.length + 12);
+                    System.arraycopy(ping, 0, both, rest.length, 12);
+                    peer.send(both);
+                }
+            } catch (java.io.IOException | InterruptedException closed) {
+                // closed by the server: what the tests wait for
+            }
+        }, "trickle");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Before: the deadline looked again whenever a frame was arriving, so this peer stayed for ever. */
+    @Test
+    void aPeerThatAlwaysHasAFrameHalfSentIsClosedAtTheDeadlinePlusOneFrameTimeout() throws Exception {
+        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(600)).frameTimeout(Duration.ofSeconds(1))
+                .build().start();
+             RawPeer peer = new RawPeer(server.endpoint().port())) {
+            trickle(peer);
+            RawPeer.Reply bye = next(peer);
+            assertThat(bye.type()).isEqualTo(MessageType.GOAWAY.code());
+            assertThat(bye.status()).isEqualTo(RpcStatus.UNAUTHENTICATED.code());
+            assertThat(bye.message()).contains("no authenticated call within 600 ms", "nor by the end of the frame");
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 0);
+            assertThat(server.authenticationClosures()).isEqualTo(1);
+        }
+    }
+
+    /** Before: a connection with a frame arriving was not evictable, so four tricklers locked the good client out. */
+    @Test
+    void peersThatAlwaysHaveAFrameHalfSentAreEvictedAtTheCap() throws Exception {
+        try (RpcServer server = server().maxConnections(4).authenticationTimeout(Duration.ofMinutes(1)).build().start();
+             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
+                     .build()) {
+            List<RawPeer> tricklers = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    RawPeer p = new RawPeer(server.endpoint().port());
+                    tricklers.add(p);
+                    trickle(p);
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 4);
+                assertThat(proxy(good, server).whoAmI()).isEqualTo("guarded");
+                assertThat(server.authenticationClosures()).isEqualTo(1);
+            } finally {
+                for (RawPeer p : tricklers) {
+                    p.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * Before: peers without credentials holding almost-whole large frames filled the server's whole
+     * memory budget, and an authenticated client's 1 MiB call was refused SERVER_BUSY.
+     */
+    @Test
+    void peersWithoutCredentialsHoldingLargeFramesCostOnlyTheirShareOfTheMemoryBudget() throws Exception {
+        int budget = 8 << 20;
+        try (RpcServer server = server().maxRequestMemory(budget).authenticationTimeout(Duration.ofMinutes(1))
+                .frameTimeout(Duration.ofSeconds(50)).build().start();
+             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
+                     .build()) {
+            GateService gate = proxy(good, server);
+            assertThat(gate.whoAmI()).isEqualTo("guarded"); // its connection has authenticated
+            int body = 3 << 19; // 1.5 MiB claimed, all but the last 10 bytes sent
+            byte[] frame = RawPeer.frame(MessageType.REQUEST, io.xrpc.serialize.kryo.KryoSerializer.ID, 1, 60_000,
+                    RawPeer.requestBody(GateService.class.getName(), "quick(java.lang.String)", new byte[body]));
+            byte[] almost = java.util.Arrays.copyOf(frame, frame.length - 10);
+            List<RawPeer> holders = new ArrayList<>();
+            int refused = 0;
+            try {
+                for (int i = 0; i < 6; i++) {
+                    RawPeer p = new RawPeer(server.endpoint().port());
+                    holders.add(p);
+                    long before = server.requestMemoryBytes();
+                    java.util.concurrent.CompletableFuture<RawPeer.Reply> reply = java.util.concurrent.CompletableFuture
+                            .supplyAsync(() -> {
+                                try {
+                                    return next(p);
+                                } catch (java.io.IOException e) {
+                                    return null;
+                                }
+                            });
+                    p.send(almost);
+                    // Either all of it is held, or it was refused unread.
+                    await().atMost(Duration.ofSeconds(10)).until(() -> reply.isDone()
+                            || server.requestMemoryBytes() >= before + almost.length - 200);
+                    if (reply.isDone()) {
+                        assertThat(reply.join().status()).isEqualTo(RpcStatus.SERVER_BUSY.code());
+                        assertThat(reply.join().message()).contains("not authenticated");
+                        refused++;
+                    }
+                }
+                assertThat(server.requestMemoryBytes()).as("held by peers without credentials")
+                        .isLessThanOrEqualTo(budget / 4);
+                assertThat(refused).isGreaterThanOrEqualTo(5);
+                String large = "x".repeat(1 << 20);
+                assertThat(gate.quick(large)).isEqualTo(large);
+            } finally {
+                for (RawPeer p : holders) {
+                    p.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * Before: the adaptive limit took its slot as a request arrived, so callers without
+     * credentials, held by a slow authenticator, filled it and an authenticated call was refused.
+     */
+    @Test
+    void theAdaptiveLimitAdmitsOnlyWhatTheAuthenticatorAdmitted() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger deciding = new java.util.concurrent.atomic.AtomicInteger();
+        Authenticator slowToRefuse = (credentials, service, method, peer) -> {
+            if ("Bearer good".equals(credentials)) {
+                return null;
+            }
+            deciding.incrementAndGet();
+            try {
+                release.await(20, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return "a valid bearer token is required";
+        };
+        int strangers = 30; // more than the limit's first value (20)
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(strangers);
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).authenticator(slowToRefuse)
+                .adaptiveConcurrency(true).service(GateService.class, new GateServiceImpl("guarded")).build().start();
+             RpcClient stranger = RpcClient.builder().credentials(inv -> "Bearer bad").credentialsOverPlaintext(true)
+                     .build();
+             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
+                     .build()) {
+            GateService bad = proxy(stranger, server);
+            List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < strangers; i++) {
+                calls.add(callers.submit(() -> {
+                    try {
+                        bad.whoAmI();
+                    } catch (RpcException refused) {
+                        // refused, as they must be
+                    }
+                }));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> deciding.get() == strangers);
+            assertThat(proxy(good, server).whoAmI()).isEqualTo("guarded");
+            release.countDown();
+            for (java.util.concurrent.Future<?> f : calls) {
+                f.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            release.countDown();
+            callers.shutdownNow();
+        }
+    }
 }

@@ -61,9 +61,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private ChannelHandlerContext ctx;
     /** The event loop's clock (a test's embedded loop can move it on). */
     private Ticker ticker = Ticker.systemTicker();
-    /** The server's budget for requests in transit, or null (a client's decoder). */
-    private final MemoryBudget budget;
-    /** Bytes reserved in {@link #budget} for the frame now arriving. */
+    /**
+     * The server's budget for requests in transit, or null (a client's decoder): until the
+     * connection authenticates, the unauthenticated connections' share of it ({@link #budget(MemoryBudget)}).
+     */
+    private volatile MemoryBudget budget;
+    /** The budget the frame now arriving reserved from (a switch applies from the next frame). */
+    private MemoryBudget partialBudget;
+    /** Bytes reserved in {@link #partialBudget} for the frame now arriving. */
     private long reservedForPartial;
     /** Bytes of a refused request's body still to skip as they arrive. */
     private long skipping;
@@ -97,6 +102,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         this.maxFrameLength = maxFrameLength;
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(frameTimeoutMillis);
         this.budget = budget;
+        this.partialBudget = budget;
         setCumulator(this::cumulate);
     }
 
@@ -174,11 +180,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             fail(in, new CorruptedFrameException("timestamped frame with a body of " + bodyLength
                     + " bytes (expected: at least " + TIMESTAMP_LENGTH + "); closing the connection"));
         }
-        if (budget != null && bodyLength > MemoryBudget.FREE_BODY) {
+        if (reservedForPartial == 0) {
+            partialBudget = budget; // a new frame: the budget the connection has now
+        }
+        if (partialBudget != null && bodyLength > MemoryBudget.FREE_BODY) {
             // Reserved as the bytes arrive, not as the header claims: a header alone costs nothing.
             long have = Math.min((long) readable - HEADER_LENGTH, bodyLength);
             if (have > reservedForPartial) {
-                if (!budget.tryReserve(have - reservedForPartial)) {
+                if (!partialBudget.tryReserve(have - reservedForPartial)) {
                     return overBudget(in, start, type, bodyLength);
                 }
                 reservedForPartial = have;
@@ -193,7 +202,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         in.skipBytes(HEADER_LENGTH + bodyLength);
         Frame frame = frameAt(in, start, type, flags, sentAt, body);
         if (reservedForPartial != 0) {
-            frame.reserving(budget, reservedForPartial); // the frame gives it back when released
+            frame.reserving(partialBudget, reservedForPartial); // the frame gives it back when released
             reservedForPartial = 0;
         }
         return frame;
@@ -207,12 +216,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
      */
     private Frame overBudget(ByteBuf in, int start, MessageType type, int bodyLength) throws Exception {
         if (reservedForPartial != 0) {
-            budget.release(reservedForPartial); // what came of it is skipped below
+            partialBudget.release(reservedForPartial); // what came of it is skipped below
             reservedForPartial = 0;
         }
         if (type != MessageType.REQUEST) {
             fail(in, new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"
-                    + " for requests (" + budget.limit() + " bytes) is full; closing the connection"));
+                    + " for requests (" + partialBudget.limit() + " bytes) is full; closing the connection"));
         }
         Frame refused = frameAt(in, start, type, (byte) 0, 0, Unpooled.EMPTY_BUFFER).overBudget();
         long frameBytes = HEADER_LENGTH + (long) bodyLength;
@@ -285,6 +294,20 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 + " of " + expected + "; closing the connection")));
     }
 
+    /**
+     * The budget this connection's next large requests reserve from (any thread): a server gives a
+     * connection the unauthenticated share first and the whole budget once it authenticates. The
+     * frame arriving keeps the one it began with.
+     */
+    public void budget(MemoryBudget budget) {
+        this.budget = budget;
+    }
+
+    /** The budget the next frame reserves from. */
+    public MemoryBudget budget() {
+        return budget;
+    }
+
     /** Whether a frame has begun to arrive and is not whole yet (or a refused one is being skipped). Event loop. */
     public boolean isReceiving() {
         return partialSince != 0 || skipping > 0;
@@ -303,7 +326,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             t.cancel(false);
         }
         if (reservedForPartial != 0) {
-            budget.release(reservedForPartial); // the partial frame dies with the connection
+            partialBudget.release(reservedForPartial); // the partial frame dies with the connection
             reservedForPartial = 0;
         }
     }

@@ -17,14 +17,35 @@ public final class MemoryBudget {
 
     private final long limit;
     private final AtomicLong used = new AtomicLong();
+    /** The budget this one is a share of, which every reservation also takes from; or null. */
+    private final MemoryBudget whole;
 
     /** @param limit bytes, at least {@link #FREE_BODY} */
     public MemoryBudget(long limit) {
+        this(limit, null);
+    }
+
+    private MemoryBudget(long limit, MemoryBudget whole) {
         if (limit < FREE_BODY) {
             throw new IllegalArgumentException("memory budget: " + limit + " bytes (expected: at least " + FREE_BODY
                     + ")");
         }
         this.limit = limit;
+        this.whole = whole;
+    }
+
+    /**
+     * A part of this budget that some connections reserve from (those that have not authenticated):
+     * what they hold counts here and in this budget, and together they hold at most {@code limit},
+     * so the rest stays for the others.
+     */
+    public MemoryBudget share(long limit) {
+        return new MemoryBudget(Math.max(FREE_BODY, Math.min(limit, this.limit)), this);
+    }
+
+    /** The budget this one is a share of, or null. */
+    public MemoryBudget whole() {
+        return whole;
     }
 
     /**
@@ -53,10 +74,17 @@ public final class MemoryBudget {
                 return false;
             }
         } while (!used.compareAndSet(u, u + bytes));
+        if (whole != null && !whole.tryReserve(bytes)) {
+            used.addAndGet(-bytes);
+            return false;
+        }
         return true;
     }
 
     void release(long bytes) {
         used.addAndGet(-bytes);
+        if (whole != null) {
+            whole.release(bytes);
+        }
     }
 }

@@ -68,6 +68,13 @@ public final class NettyServerTransport implements ServerTransport {
     private final LogLimiter closeLog = new LogLimiter(log, "connections closed on an error");
     /** Bytes of large requests arriving or waiting to run, over all connections. */
     private final MemoryBudget memoryBudget;
+    /**
+     * Together, connections that have not authenticated may hold at most this part (1/n) of the
+     * memory budget in requests arriving or waiting: peers without credentials that keep
+     * almost-whole large frames in flight cost only themselves.
+     */
+    static final int UNAUTHENTICATED_SHARE = 4;
+    private final MemoryBudget unauthenticatedBudget;
     private final java.util.concurrent.atomic.AtomicBoolean budgetFullLogged = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean draining;
 
@@ -86,6 +93,7 @@ public final class NettyServerTransport implements ServerTransport {
         this.executor = callExecutor(settings);
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
         this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
+        this.unauthenticatedBudget = memoryBudget.share(memoryBudget.limit() / UNAUTHENTICATED_SHARE);
         this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
     }
 
@@ -119,7 +127,8 @@ public final class NettyServerTransport implements ServerTransport {
                                 .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint), settings.frameTimeout().toMillis()))
                                 .addLast("idle", HeartbeatHandler.idleHandler(hb))
                                 .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength(),
-                                        settings.frameTimeout().toMillis(), memoryBudget))
+                                        settings.frameTimeout().toMillis(),
+                                        settings.authenticates() ? unauthenticatedBudget : memoryBudget))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("requests", new ServerChannelHandler(NettyServerTransport.this));
                     }
@@ -382,6 +391,11 @@ public final class NettyServerTransport implements ServerTransport {
 
     MemoryBudget memoryBudget() {
         return memoryBudget;
+    }
+
+    /** The share of {@link #memoryBudget()} that connections not yet authenticated reserve from. */
+    MemoryBudget unauthenticatedBudget() {
+        return unauthenticatedBudget;
     }
 
     /** Bytes of large requests held now, arriving or waiting to run ({@link MemoryBudget}). */

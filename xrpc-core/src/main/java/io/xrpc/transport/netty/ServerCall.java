@@ -105,9 +105,13 @@ final class ServerCall implements Runnable, ServerExchange {
     boolean routeOnEventLoop() {
         if (frame.isOverBudget()) {
             server.memoryBudgetFull();
-            refuse(RpcStatus.SERVER_BUSY, "server " + server.endpoint() + " holds its memory budget for requests"
-                    + " in transit (" + server.memoryBudget().limit() + " bytes) in other requests; request " + id
-                    + " was not read");
+            refuse(RpcStatus.SERVER_BUSY, connection.isAuthenticated()
+                    ? "server " + server.endpoint() + " holds its memory budget for requests in transit ("
+                            + server.memoryBudget().limit() + " bytes) in other requests; request " + id + " was not read"
+                    : "server " + server.endpoint() + " holds the share of its memory budget for connections that have"
+                            + " not authenticated (" + server.unauthenticatedBudget().limit() + " bytes) in other"
+                            + " requests; request " + id + " was not read (a connection that has carried an"
+                            + " authenticated call uses the whole budget)");
             return false;
         }
         if (server.isDraining()) {
@@ -196,11 +200,34 @@ final class ServerCall implements Runnable, ServerExchange {
         reserved = bytes;
     }
 
-    /** Admitted by the method's adaptive limit (event loop, before it can run); released when it finishes. */
-    void limited(AdaptiveLimit l, int inFlightWithIt) {
+    /** Whether the adaptive limit is taken only once the authenticator has admitted the call. */
+    private boolean limitOnceAuthenticated;
+
+    /**
+     * Takes a slot in the method's adaptive limit (released when the call finishes); returns why
+     * the call is refused when there is none, else null.
+     */
+    String takeLimit() {
+        AdaptiveLimit l = stats.adaptiveLimit(server.executorThreads() + server.executorQueue());
+        int inFlight = l.tryAcquire();
+        if (inFlight == 0) {
+            return "server " + server.endpoint() + " is at the adaptive concurrency limit of " + l.limit()
+                    + " calls of " + method.descriptor() + " (their latency rose above its unloaded value); not run";
+        }
         limit = l;
-        admittedAlone = inFlightWithIt == 1;
+        admittedAlone = inFlight == 1;
         admittedAt = System.nanoTime();
+        return null;
+    }
+
+    /** The adaptive limit is taken by {@link #admit()}, after the authenticator (event loop, before it runs). */
+    void limitOnceAuthenticated() {
+        limitOnceAuthenticated = true;
+    }
+
+    @Override
+    public String admit() {
+        return limitOnceAuthenticated ? takeLimit() : null;
     }
 
     /** Listed in the connection's calls in flight (event loop, before it can run). */

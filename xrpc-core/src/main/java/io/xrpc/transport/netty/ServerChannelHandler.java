@@ -139,12 +139,20 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     /** Set once this side decided to close the connection with a GOAWAY; nothing more of it runs. */
     private final AtomicBoolean closing = new AtomicBoolean();
 
+    /** Whether a call of this connection passed the authenticator, or the server has none. */
+    boolean isAuthenticated() {
+        return authenticated || !server.settings().authenticates();
+    }
+
     /** A call of this connection passed the authenticator (any thread). */
     void authenticated() {
         refusedInARow.set(0);
         if (!authenticated) {
             authenticated = true;
             server.authenticatedOrClosed(this);
+            if (decoder != null) {
+                decoder.budget(server.memoryBudget()); // its next large requests may use the whole budget
+            }
             ScheduledFuture<?> d = authDeadline;
             if (d != null) {
                 d.cancel(false);
@@ -168,14 +176,36 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Whether the frame arriving at the authentication deadline was given its one frame timeout of grace. */
+    private boolean authGraceGiven;
+
+    /**
+     * Closes the connection if it has carried no authenticated call {@code nanos} from now. The
+     * deadline is absolute: a call being decided is waited for (the authenticator answers it, and
+     * three refusals close the connection), and a frame arriving earns one frame timeout of grace,
+     * once, so a peer that always has a frame half-sent cannot stay.
+     */
     private void armAuthenticationDeadline(long nanos) {
         authDeadline = ctx.executor().schedule(() -> {
-            if (!closeUnauthenticated("it carried no authenticated call within "
-                    + server.settings().authenticationTimeout().toMillis() + " ms of opening (authenticationTimeout)")
-                    && !authenticated && !closing.get() && ctx.channel().isActive()) {
-                armAuthenticationDeadline(nanos); // a call is being decided: look again later
+            if (authenticated || closing.get() || !ctx.channel().isActive()) {
+                return;
+            }
+            String why = "it carried no authenticated call within "
+                    + server.settings().authenticationTimeout().toMillis() + " ms of opening (authenticationTimeout)";
+            if (callBeingDecided()) {
+                armAuthenticationDeadline(nanos); // look again later
+            } else if (decoder != null && decoder.isReceiving() && !authGraceGiven && server.settings().frameTimeout().toNanos() > 0) {
+                authGraceGiven = true;
+                armAuthenticationDeadline(server.settings().frameTimeout().toNanos());
+            } else {
+                closeForAuthentication(authGraceGiven ? why + ", nor by the end of the frame it was receiving then" : why);
             }
         }, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A request of this connection is with the authenticator, or waits for admission. */
+    private boolean callBeingDecided() {
+        return running.get() != 0 || backlogged;
     }
 
     /**
@@ -188,15 +218,14 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Not authenticated, nothing under way (no call running or waiting, no request arriving: that
-     * is bounded by the frame timeout), not closing. Read from another event loop at the cap, where
-     * a stale answer costs at most a call that then ends CONNECTION_CLOSED, never one reported unrun.
+     * Not authenticated, no call with the authenticator or waiting for admission, not closing. A
+     * request still arriving does not protect it: a peer that always has a frame half-sent would
+     * otherwise hold its slot for good (its request, never read whole, has not run). Read from
+     * another event loop at the cap, where a stale answer costs at most a call that then ends
+     * CONNECTION_CLOSED, never one reported unrun.
      */
     boolean evictable() {
-        // A request arriving counts only while this side reads: paused because the peer does not
-        // read its answers, the frame clock stands still, and the connection must not stay for it.
-        return !authenticated && running.get() == 0 && !backlogged && !closing.get()
-                && (decoder == null || !decoder.isReceiving() || !ctx.channel().config().isAutoRead());
+        return !authenticated && !callBeingDecided() && !closing.get();
     }
 
     private boolean closeForAuthentication(String why) {
@@ -352,15 +381,15 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void dispatch(ServerCall call) {
         if (server.adaptiveConcurrency() && !call.runsOnEventLoop()) {
-            AdaptiveLimit limit = call.stats().adaptiveLimit(server.executorThreads() + server.executorQueue());
-            int inFlight = limit.tryAcquire();
-            if (inFlight == 0) {
-                call.refuse(RpcStatus.SERVER_BUSY, "server " + server.endpoint() + " is at the adaptive concurrency"
-                        + " limit of " + limit.limit() + " calls of " + call.route().descriptor() + " (their latency"
-                        + " rose above its unloaded value); not run");
-                return;
+            if (server.settings().authenticates()) {
+                call.limitOnceAuthenticated(); // refuse first, admit after: no slot or sample for a stranger
+            } else {
+                String busy = call.takeLimit();
+                if (busy != null) {
+                    call.refuse(RpcStatus.SERVER_BUSY, busy);
+                    return;
+                }
             }
-            call.limited(limit, inFlight);
         }
         long expected = call.expectedResponseBytes();
         if (call.expensiveRead) {
