@@ -45,6 +45,11 @@ public final class RpcServer implements AutoCloseable {
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(10);
     /** Default of {@link Builder#maxConnections}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /**
+     * Default of {@link Builder#executorQueue}: a burst read from one connection waits for a thread
+     * (bounded by its deadline) instead of being refused while threads are finishing their calls.
+     */
+    public static final int DEFAULT_EXECUTOR_QUEUE = 1024;
     /** Default of {@link Builder#authenticationTimeout}. */
     public static final Duration DEFAULT_AUTHENTICATION_TIMEOUT = Duration.ofSeconds(5);
     /** Default of {@link Builder#maxAuthenticationFailures}. */

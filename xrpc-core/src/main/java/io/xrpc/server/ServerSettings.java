@@ -23,7 +23,7 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
     int port;
     String advertisedHost;
     int executorThreads = 200;
-    int executorQueue;
+    int executorQueue = RpcServer.DEFAULT_EXECUTOR_QUEUE;
     boolean adaptiveConcurrency;
     CallThreads callThreads = CallThreads.PLATFORM;
     Duration shutdownGrace = Duration.ofSeconds(10);
@@ -151,7 +151,13 @@ public abstract class ServerSettings<B extends ServerSettings<B>> extends Endpoi
         return self();
     }
 
-    /** Calls that may wait for a thread; 0 (the default) means none wait: busy is answered at once. */
+    /**
+     * Calls that may wait for a thread: default 1,024. A waiting call whose deadline passes is
+     * answered DEADLINE_EXCEEDED without running; once the threads and the queue are full, a call
+     * is answered SERVER_BUSY at once. 0 makes none wait: then a call that arrives while every
+     * thread is busy, even one about to finish, is refused (at 256 callers against 200 threads, 37
+     * of 233,050 calls were, on an idle machine).
+     */
     public B executorQueue(int n) {
         this.executorQueue = Checks.atLeast("executorQueue", n, 0);
         return self();

@@ -166,7 +166,7 @@ class OverloadChaosTest {
     @Timeout(240)
     void atThreeTimesCapacityTheAdaptiveLimitKeepsAdmittedCallsNearTheirUnloadedLatency() throws Exception {
         try (ForkedJvm adaptive = new ForkedJvm(ForkedProvider.class, "adaptive", "adaptive");
-             ForkedJvm plain = new ForkedJvm(ForkedProvider.class, "plain")) {
+             ForkedJvm plain = new ForkedJvm(ForkedProvider.class, "plain", "noqueue")) {
             // The first 2 s of each run warm the JVMs up (a fresh provider may stall for JIT and class loading).
             Run unloaded = forked(adaptive, 200, 5000, 2000);
             Run overload = forked(adaptive, 3 * CAPACITY_PER_SECOND, 5000, 2000);

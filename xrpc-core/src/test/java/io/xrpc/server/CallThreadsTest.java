@@ -103,4 +103,37 @@ class CallThreadsTest {
             assertThat(last.get(10, TimeUnit.SECONDS)).isEqualTo("last");
         }
     }
+
+    public interface Burst {
+        CompletableFuture<Integer> echo(int i);
+    }
+
+    /**
+     * Before: with no queue by default, a call that arrived while every thread was busy, even about
+     * to finish, was refused SERVER_BUSY; 37 of 233,050 calls at 256 callers failed so against an
+     * idle provider. A burst read from one connection is not overload: by default it waits.
+     */
+    @Test
+    void aBurstFromOneConnectionWaitsForAThreadByDefault() throws Exception {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).executorThreads(4)
+                .service(Burst.class, i -> {
+                    try {
+                        Thread.sleep(1); // holds its thread a little, as real work does
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return CompletableFuture.completedFuture(i);
+                }).build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            Burst burst = client.proxy(Burst.class, ReferenceOptions.builder().address(server.endpoint()).retries(0)
+                    .timeout(Duration.ofSeconds(20)).build());
+            List<CompletableFuture<Integer>> calls = new ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                calls.add(burst.echo(i));
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                assertThat(calls.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(i);
+            }
+        }
+    }
 }

@@ -22,6 +22,9 @@ public final class ForkedProvider {
         if (args.length > 1 && args[1].equals("adaptive")) {
             b.adaptiveConcurrency(true);
         }
+        if (args.length > 1 && args[1].equals("noqueue")) {
+            b.executorQueue(0); // a full executor refuses at once
+        }
         if (args.length > 1 && args[1].equals("serial")) {
             b.executorThreads(1).executorQueue(64); // calls run one at a time, in the order they were read
         }

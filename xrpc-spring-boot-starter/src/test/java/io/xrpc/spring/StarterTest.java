@@ -212,9 +212,9 @@ class StarterTest {
         // Two providers that each run one call at a time and queue none: of 20 calls of 50 ms made
         // at once most are refused SERVER_BUSY, and failover retries them on the other provider.
         try (ConfigurableApplicationContext p1 = start(Apps.Provider.class, "xrpc.server.executor-threads=1",
-                "test.provider-name=a");
+                "xrpc.server.executor-queue=0", "test.provider-name=a");
              ConfigurableApplicationContext p2 = start(Apps.Provider.class, "xrpc.server.executor-threads=1",
-                     "test.provider-name=b");
+                     "xrpc.server.executor-queue=0", "test.provider-name=b");
              ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
             Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {

@@ -142,8 +142,8 @@ public record XrpcProperties(
      *                                  the machine.
      * @param ioThreads                 Event-loop threads; 0 for the number of cores.
      * @param executorThreads           Threads that run calls.
-     * @param executorQueue             Calls that may wait for a thread; 0 answers SERVER_BUSY at once when
-     *                                  all are busy.
+     * @param executorQueue             Calls that may wait for a thread (until their deadline); 0 answers
+     *                                  SERVER_BUSY at once when all are busy.
      * @param callThreads               What kind of thread runs calls: platform, or virtual (JDK 21+; same
      *                                  bound; on an older JDK start-up fails naming it).
      * @param unregisterDelay           On shutdown, the longest wait between unregistering and draining, so
@@ -177,7 +177,7 @@ public record XrpcProperties(
             String advertisedHost,
             @DefaultValue("0") int ioThreads,
             @DefaultValue("200") int executorThreads,
-            @DefaultValue("0") int executorQueue,
+            @DefaultValue("1024") int executorQueue,
             @DefaultValue("platform") CallThreads callThreads,
             @DefaultValue("1s") Duration unregisterDelay,
             @DefaultValue("10s") Duration shutdownGrace,
