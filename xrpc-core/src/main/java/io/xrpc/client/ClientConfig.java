@@ -41,6 +41,7 @@ final class ClientConfig {
         this.discovery = b.discovery;
         this.transport = new NettyClientTransport.Settings(ioThreads, b.connectionsPerEndpoint, b.connectTimeout,
                 b.maxPendingCalls, b.maxPendingRequestBytes, b.reconnectBackoff, b.maxReconnectBackoff,
-                b.outlierFailures, b.outlierBaseEjection, b.outlierMaxEjection, connection, b.cancelOnProvider);
+                b.outlierFailures, b.outlierBaseEjection, b.outlierMaxEjection, connection, b.cancelOnProvider,
+                b.pingTimeout);
     }
 }

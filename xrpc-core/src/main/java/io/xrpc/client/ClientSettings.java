@@ -34,6 +34,7 @@ public abstract class ClientSettings<B extends ClientSettings<B>> extends Endpoi
     Duration outlierBaseEjection = RpcClient.DEFAULT_OUTLIER_BASE_EJECTION;
     Duration outlierMaxEjection = RpcClient.DEFAULT_OUTLIER_MAX_EJECTION;
     boolean cancelOnProvider = true;
+    Duration pingTimeout = RpcClient.DEFAULT_PING_TIMEOUT;
     final List<ClientInterceptor> interceptors = new ArrayList<>();
     /** Parsed when given, so a bad address fails there; printed with its password masked. */
     RegistryConfig registryAddress;
@@ -83,6 +84,23 @@ public abstract class ClientSettings<B extends ClientSettings<B>> extends Endpoi
         this.outlierBaseEjection = Checks.checkPositive("outlierBaseEjection", baseEjection);
         this.outlierMaxEjection = Checks.atLeast("outlierMaxEjection",
                 Checks.checkPositive("outlierMaxEjection", maxEjection), "outlierBaseEjection", baseEjection);
+        return self();
+    }
+
+    /**
+     * How long a silent provider has to answer a ping. When calls wait on a provider that has sent
+     * nothing for four times its usual answer time (at least 50 ms), the client pings it; if it
+     * answers nothing within this (or four times its usual answer time, when longer), not even the
+     * ping, it is set aside as outlier detection does and its calls fail at once: CONNECTION_CLOSED
+     * for those sent (they may have run), UNAVAILABLE for those not sent, so a frozen provider (a
+     * long GC pause, SIGSTOP, a hung host) holds its callers for about {@code timeout} + 100 ms
+     * rather than their whole deadline. A live provider answers a ping from its event loop at once,
+     * however long its calls take. Until a provider has answered 32 calls (a fresh JVM's first
+     * calls are slow) it is given a second for each. Default 100 ms; {@link Duration#ZERO} turns it
+     * off, as does turning outlier detection off.
+     */
+    public B pingTimeout(Duration timeout) {
+        this.pingTimeout = Checks.notNegative("pingTimeout", timeout);
         return self();
     }
 

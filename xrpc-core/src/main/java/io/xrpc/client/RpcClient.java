@@ -57,6 +57,8 @@ public final class RpcClient implements AutoCloseable {
     public static final int DEFAULT_OUTLIER_FAILURES = 3;
     /** Default first ejection of {@link Builder#outlierDetection}. */
     public static final Duration DEFAULT_OUTLIER_BASE_EJECTION = Duration.ofSeconds(5);
+    /** Default of {@link Builder#pingTimeout}. */
+    public static final Duration DEFAULT_PING_TIMEOUT = Duration.ofMillis(100);
     /** Default longest ejection of {@link Builder#outlierDetection}. */
     public static final Duration DEFAULT_OUTLIER_MAX_EJECTION = Duration.ofSeconds(60);
 
@@ -171,8 +173,15 @@ public final class RpcClient implements AutoCloseable {
      * failover, deadlines, TLS, credentials and interceptors. {@code options} work as for
      * {@link #proxy}, but the serializer is always {@code json}.
      *
+     * <p>References are shared: asking again for the same interface with equal options returns the
+     * same {@code GenericService} (one subscription, one retry budget), so a gateway or tool may ask
+     * per call. A client holds at most {@value #MAX_GENERIC_REFERENCES} distinct ones; past that this
+     * fails, since every one keeps its providers (and with a registry, a subscription) until the
+     * client closes.
+     *
      * @param serviceInterface the service's interface name, such as {@code com.acme.Orders}
      * @throws IllegalArgumentException when {@code options} name another serializer
+     * @throws IllegalStateException past {@value #MAX_GENERIC_REFERENCES} distinct references
      */
     public GenericService generic(String serviceInterface, ReferenceOptions options) {
         Objects.requireNonNull(serviceInterface, "serviceInterface");
@@ -185,12 +194,38 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("serializer: " + options.serializer() + " (generic calls travel in"
                     + " json, which the provider reads as its declared types)");
         }
-        Serializer serializer = serializers.get(io.xrpc.serialize.json.JsonSerializer.NAME);
-        ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
-        Reference r = reference(key, serviceInterface, options, serializer);
-        return new GenericService(key, r.directory, serializer, r.compressor, r.timeout, options.methodTimeouts(),
-                config.interceptors, config.credentials, r.refusal, transport, r.balancer, r.cluster,
-                r.retrying);
+        GenericKey k = new GenericKey(serviceInterface, options);
+        GenericService shared = generics.get(k);
+        if (shared != null) {
+            return shared;
+        }
+        synchronized (generics) { // rare: a new service or new options; one reference made for each
+            shared = generics.get(k);
+            if (shared != null) {
+                return shared;
+            }
+            if (generics.size() >= MAX_GENERIC_REFERENCES) {
+                throw new IllegalStateException("generic reference to " + serviceInterface + ": this client holds "
+                        + MAX_GENERIC_REFERENCES + " already, each with its providers until the client closes (equal"
+                        + " options share one: build the options once, or use another client for passing services)");
+            }
+            Serializer serializer = serializers.get(io.xrpc.serialize.json.JsonSerializer.NAME);
+            ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
+            Reference r = reference(key, serviceInterface, options, serializer);
+            GenericService made = new GenericService(key, r.directory, serializer, r.compressor, r.timeout,
+                    options.methodTimeouts(), config.interceptors, config.credentials, r.refusal, transport, r.balancer,
+                    r.cluster, r.retrying);
+            generics.put(k, made);
+            return made;
+        }
+    }
+
+    /** Distinct generic references one client holds at most ({@link #generic}). */
+    public static final int MAX_GENERIC_REFERENCES = 1024;
+    /** Generic references by interface and options, shared. */
+    private final Map<GenericKey, GenericService> generics = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record GenericKey(String serviceInterface, ReferenceOptions options) {
     }
 
     /** What a typed and a generic reference share, made as {@link #reference} makes it. */

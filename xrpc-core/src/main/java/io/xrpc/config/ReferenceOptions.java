@@ -60,6 +60,26 @@ public final class ReferenceOptions {
         return new Builder();
     }
 
+    /** Equal when every option is: what {@code RpcClient.generic} shares a reference by. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ReferenceOptions r && retries == r.retries && retryBudgetTokens == r.retryBudgetTokens
+                && Double.compare(retryBudgetRatio, r.retryBudgetRatio) == 0 && java.util.Objects.equals(version, r.version)
+                && java.util.Objects.equals(group, r.group) && java.util.Objects.equals(timeout, r.timeout)
+                && methodTimeouts.equals(r.methodTimeouts) && java.util.Objects.equals(serializer, r.serializer)
+                && java.util.Objects.equals(compressor, r.compressor) && addresses.equals(r.addresses)
+                && java.util.Objects.equals(loadBalancer, r.loadBalancer) && java.util.Objects.equals(cluster, r.cluster)
+                && java.util.Arrays.equals(hashArguments, r.hashArguments) && java.util.Objects.equals(hedging, r.hedging)
+                && methodHedging.equals(r.methodHedging);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(version, group, timeout, methodTimeouts, serializer, compressor, addresses,
+                loadBalancer, cluster, retries, java.util.Arrays.hashCode(hashArguments), retryBudgetTokens,
+                retryBudgetRatio, hedging, methodHedging);
+    }
+
     public String version() {
         return version;
     }

@@ -22,6 +22,9 @@ public final class ForkedProvider {
         if (args.length > 1 && args[1].equals("adaptive")) {
             b.adaptiveConcurrency(true);
         }
+        if (args.length > 1 && args[1].equals("failfast")) {
+            impl.failFast = true;
+        }
         if (args.length > 1 && args[1].equals("noqueue")) {
             b.executorQueue(0); // a full executor refuses at once
         }

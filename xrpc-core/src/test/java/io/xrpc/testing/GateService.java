@@ -27,6 +27,25 @@ public interface GateService {
     /** Returns a tag naming the provider that ran it. */
     String whoAmI();
 
+    /**
+     * Works (sleeps) {@code millis} and names the provider, like {@link #work} but not idempotent:
+     * a write, which failover may not send twice.
+     */
+    String put(int millis);
+
+    /** Declared by {@link #checked}: the method's own answer, not a failure of the provider. */
+    class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public Refused(String message) {
+            super(message);
+        }
+    }
+
+    /** Names the provider, or throws the declared {@link Refused} where the provider fails fast. */
+    @io.xrpc.common.Idempotent
+    String checked(int millis) throws Refused;
+
     String quick(String s);
 
     /** Takes any object: what the allow-list must guard. */

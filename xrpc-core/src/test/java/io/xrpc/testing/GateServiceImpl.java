@@ -16,6 +16,11 @@ public class GateServiceImpl implements GateService {
     private final String name;
     /** How many times longer {@link #work} takes here than asked: a slow provider. */
     public volatile int slowdown = 1;
+    /**
+     * A provider that fails fast: {@link #work} and {@link #put} throw an exception they do not
+     * declare at once, and {@link #checked} throws its declared one.
+     */
+    public volatile boolean failFast;
     /** What {@link #pooled} holds: four connections, taken in turn. */
     private final Semaphore pool = new Semaphore(4, true);
 
@@ -33,8 +38,25 @@ public class GateServiceImpl implements GateService {
     }
 
     @Override
+    public String put(int millis) {
+        runs.computeIfAbsent("put", t -> new AtomicInteger()).incrementAndGet();
+        return work(millis);
+    }
+
+    @Override
+    public String checked(int millis) throws Refused {
+        if (failFast) {
+            throw new Refused("refused by " + name);
+        }
+        return work(millis);
+    }
+
+    @Override
     public String work(int millis) {
         runs.computeIfAbsent("work", t -> new AtomicInteger()).incrementAndGet();
+        if (failFast) {
+            throw new IllegalStateException(name + " cannot serve: its database is down");
+        }
         try {
             Thread.sleep((long) millis * slowdown);
         } catch (InterruptedException e) {

@@ -91,11 +91,19 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         }
     }
 
-    /** A response came: the provider answers. */
-    void answered() {
+    /**
+     * A response came: the provider answers. {@code failure} names what it answered when that was
+     * a failure of its own (an exception the method does not declare, {@code SERVER_BUSY}, an
+     * internal error), which counts against it; null for an answer.
+     */
+    void answered(String failure) {
         EndpointPool p = pool;
         if (p != null) {
-            p.health.succeeded();
+            if (failure == null) {
+                p.health.succeeded();
+            } else {
+                p.health.failedAnswer(failure);
+            }
         }
     }
 
@@ -140,10 +148,12 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
 
     /**
      * The caller cancelled (a hedged attempt that lost): the call ends on an event loop, as at its
-     * deadline, and counts against the provider's latency as its whole budget, as a call that went
-     * unanswered does. The time it had waited would be gentler to a healthy provider a hedge
-     * happened to beat, but it made a frozen provider look as fast as the hedging delay, so p2c
-     * kept choosing it (measured: idempotent calls then failed in {@code SlowProviderChaosTest}).
+     * deadline, and counts in the provider's latency as the time it had waited. It once counted as
+     * the whole budget, because the time waited made a frozen provider look as fast as the hedging
+     * delay; a silent provider's estimate now rises with its silence
+     * ({@link NettyClientTransport#latencyNanos}), and the budget kept every healthy provider a
+     * hedge happened to beat out of {@code p2c}'s choices for seconds, so that when one froze the
+     * others looked no better and calls kept going to it.
      */
     private void cancelled() {
         onEventLoop(() -> {
@@ -154,7 +164,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
                 // The provider skips the request if it has not started it, and sends no answer.
                 c.writes.enqueue(io.xrpc.protocol.codec.RpcCodec.encodeCancel(c.channel.alloc(), id));
             }
-            end(false);
+            end(WAITED);
         });
     }
 
@@ -170,20 +180,35 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     }
 
     void succeed(Object value) {
-        if (end(true)) {
+        if (end(ANSWERED)) {
             future.complete(value);
         }
     }
 
+    /** Fails the call; its provider's latency counts it as the whole budget, as an unanswered call. */
     void fail(Throwable cause) {
-        // An application's exception is an answer like any other; anything else counts as the whole budget.
-        if (end(cause instanceof RpcException r && r.status() == RpcStatus.APPLICATION_ERROR)) {
+        if (end(UNANSWERED)) {
             future.completeExceptionally(cause);
         }
     }
 
-    /** @param answered whether the provider's latency is the time waited (an answer, a cancel) rather than the whole budget */
-    private boolean end(boolean answered) {
+    /**
+     * Fails the call with the method's own answer (an exception it declares): the time waited is
+     * the provider's latency, as for a result. An undeclared one goes through {@link #fail}: a
+     * provider that throws at once must not look fast.
+     */
+    void failWithAnswer(Throwable cause) {
+        if (end(ANSWERED)) {
+            future.completeExceptionally(cause);
+        }
+    }
+
+    /** How an ended call counts in its provider's latency: an answer's time, the time waited, or the whole budget. */
+    private static final int ANSWERED = 0;
+    private static final int WAITED = 1;
+    private static final int UNANSWERED = 2;
+
+    private boolean end(int how) {
         if (!DONE.compareAndSet(this, 0, 1)) {
             return false;
         }
@@ -209,7 +234,12 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
             if (l != null) {
                 long budget = timeoutMillis * 1_000_000L;
                 long now = System.nanoTime();
-                l.record(answered ? Math.min(budget, now - (deadlineNanos - budget)) : budget, now);
+                long waited = Math.min(budget, now - (deadlineNanos - budget));
+                if (how == ANSWERED) {
+                    l.recordAnswer(waited, now);
+                } else {
+                    l.record(how == WAITED ? waited : budget, now);
+                }
             }
             p.active.decrementAndGet();
         }

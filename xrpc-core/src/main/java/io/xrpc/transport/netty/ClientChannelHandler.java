@@ -25,7 +25,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
 
     final ClientConnection connection;
     private final NettyClientTransport transport;
-    private String closeReason = "closed";
+    private volatile String closeReason = "closed";
 
     ClientChannelHandler(ClientConnection connection, NettyClientTransport transport) {
         this.connection = connection;
@@ -73,22 +73,25 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
         if (call == null) {
             return; // it ended already (deadline passed); the late answer has no one to go to
         }
-        call.answered(); // the provider is alive and answering, whatever the answer says
         try {
             String bodyError = frame.decompress(transport.compressors(), transport.maxFrameLength());
             if (bodyError != null) {
+                call.answered(null); // alive; the body is the problem
                 call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": bad response body from "
                         + call.endpoint + ": " + bodyError));
                 return;
             }
             RpcStatus status = RpcStatus.fromCode(frame.status());
             if (status == RpcStatus.OK) {
+                call.answered(null);
                 call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.target.resultType(),
                         call.target.genericResultType(), call.deadlineNanos));
                 return;
             }
             RpcCodec.RemoteError e = RpcCodec.readError(frame.body());
             if (status == RpcStatus.APPLICATION_ERROR) {
+                // A provider sends an exception's carried form only for one the method declares.
+                boolean declaredByMethod = frame.body().isReadable();
                 String stack = e.stackTrace();
                 Throwable declared = null;
                 // Read only for a method that declares exceptions, and only as much as an honest
@@ -111,21 +114,39 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                         }
                     }
                 }
-                call.fail(new RpcException(call.description + " on " + call.endpoint + " threw " + e.className()
-                        + (e.message() != null ? ": " + e.message() : ""), e.className(), e.message(), stack,
-                        declared));
+                RpcException thrown = new RpcException(call.description + " on " + call.endpoint + " threw "
+                        + e.className() + (e.message() != null ? ": " + e.message() : ""), e.className(), e.message(),
+                        stack, declared);
+                if (declaredByMethod) {
+                    call.answered(null); // the method's own answer
+                    call.failWithAnswer(thrown);
+                } else {
+                    call.answered(e.className() + " thrown by " + call.description);
+                    call.fail(thrown);
+                }
             } else {
+                boolean providerFault = status == RpcStatus.SERVER_BUSY || status == RpcStatus.INTERNAL;
+                call.answered(providerFault ? status + " for " + call.description : null);
                 call.fail(new RpcException(status, call.description + ": " + call.endpoint + " answered " + status
                         + ": " + e.message()));
             }
         } catch (ReadDeadlineException t) {
+            call.answered(null);
             call.fail(new RpcException(RpcStatus.DEADLINE_EXCEEDED, call.description + " to " + call.endpoint
                     + " timed out after " + call.timeoutMillis + " ms while its response was read", t));
         } catch (Throwable t) {
             // Any failure to read a response, an Error included, ends that call now and no other.
+            call.answered(null);
             call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": cannot read the response from "
                     + call.endpoint + " with " + call.serializer.name() + ": " + t.getMessage(), t));
         }
+    }
+
+    /** Whatever this read brought (an answer, a pong), the provider was heard from: once per read, not per frame. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        connection.pool.heardNanos = System.nanoTime();
+        super.channelReadComplete(ctx);
     }
 
     @Override

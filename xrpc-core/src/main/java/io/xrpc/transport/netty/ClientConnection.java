@@ -91,6 +91,25 @@ final class ClientConnection {
         return new RpcException(RpcStatus.UNAVAILABLE, c.description + ": " + endpoint + " " + why + "; not run");
     }
 
+    /**
+     * The provider answered no ping sent at {@code pingSentNanos}: unless it was heard from since
+     * (looked at again on the event loop, where answers are read), every call here fails now and
+     * the connection closes, so that the callers need not wait out their deadlines.
+     */
+    void unresponsive(long pingSentNanos, String why) {
+        try {
+            channel.eventLoop().execute(() -> {
+                if (pool.heardNanos - pingSentNanos >= 0) {
+                    return; // an answer came after all, read while this waited for the loop
+                }
+                failAll(why);
+                channel.close();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // the client is closing, and its calls with it
+        }
+    }
+
     /** The connection closed: every call waiting on it fails now rather than at its deadline. */
     void failAll(String why) {
         boolean lostSent = false;

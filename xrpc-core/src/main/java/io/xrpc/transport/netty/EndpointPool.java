@@ -44,6 +44,78 @@ final class EndpointPool {
     private volatile long setAsideUntil;
     /** Consecutive unanswered calls; see {@link ProviderHealth}. */
     final ProviderHealth health;
+    /** When (nanoTime) anything was last read from this provider, on any connection. */
+    volatile long heardNanos;
+    /** When (nanoTime) its calls in flight last went from none to one. */
+    volatile long busySinceNanos;
+    /** When (nanoTime) a ping was sent to it for silence while calls waited; 0 when none is out. Timer thread. */
+    private long pingSentNanos;
+
+    /**
+     * How long the provider has been silent while calls wait on it: since it last sent anything,
+     * or since its calls began if that is later; 0 when nothing is in flight.
+     */
+    long silentNanos(long now) {
+        return active.get() == 0 ? 0 : Math.max(0, now - Math.max(heardNanos, busySinceNanos));
+    }
+
+    /**
+     * Looked at every {@link NettyClientTransport#SILENCE_CHECK_MILLIS} (the transport's timer): a
+     * provider silent for four times its usual answer time (at least 50 ms) while calls wait on it
+     * is pinged; one that answers nothing within the ping timeout (or four times its usual answer
+     * time), not even the ping, is set aside and its calls in flight fail at once, as when a
+     * connection is lost (CONNECTION_CLOSED for calls sent: they may have run; UNAVAILABLE for
+     * calls never sent), instead of holding each caller to its deadline.
+     */
+    void watchSilence(long now, boolean trustClock) {
+        long silent = silentNanos(now);
+        long sent = pingSentNanos;
+        if (silent == 0 || !trustClock || (sent != 0 && heardNanos - sent >= 0)) {
+            pingSentNanos = 0; // nothing waits, this thread was paused itself, or the ping was answered
+            if (silent == 0 || !trustClock) {
+                return;
+            }
+            sent = 0;
+        }
+        LatencyEstimate l = latency;
+        if (l == null) {
+            latency = l = new LatencyEstimate(); // answers are recorded from now on: the usual time is known next
+        }
+        long usual = l.answeredNanos();
+        // Until its usual answer time is known (a fresh JVM's first calls compile and load classes),
+        // a provider is given a second of silence and a second for the ping.
+        long floor = usual < 0 ? TimeUnit.SECONDS.toNanos(1) : 0;
+        if (sent == 0) {
+            if (silent > Math.max(Math.max(floor,
+                    TimeUnit.MILLISECONDS.toNanos(NettyClientTransport.PING_AFTER_SILENCE_MILLIS)), 4 * usual)) {
+                boolean pinged = false;
+                for (Slot s : slots) {
+                    ClientConnection c = s.current;
+                    if (c != null && c.channel.isActive() && !c.pending.isEmpty()) {
+                        c.writes.enqueue(io.xrpc.protocol.codec.RpcCodec.encodePing(c.channel.alloc()));
+                        pinged = true;
+                    }
+                }
+                if (pinged) {
+                    pingSentNanos = now;
+                }
+            }
+            return;
+        }
+        long waited = now - sent;
+        if (waited > Math.max(Math.max(floor, settings.pingTimeout().toNanos()), 4 * usual)) {
+            pingSentNanos = 0;
+            String why = "answered nothing for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms, not even a ping in "
+                    + TimeUnit.NANOSECONDS.toMillis(waited) + " ms, while " + active.get() + " calls waited";
+            health.eject("as it " + why);
+            for (Slot s : slots) {
+                ClientConnection c = s.current;
+                if (c != null) {
+                    c.unresponsive(sent, "was closed: the provider " + why);
+                }
+            }
+        }
+    }
 
     EndpointPool(Endpoint endpoint, Bootstrap bootstrap, NettyClientTransport.Settings settings) {
         this.endpoint = endpoint;

@@ -7,7 +7,9 @@ package io.xrpc.transport.netty;
  * whole budget, so a provider that refuses or drops calls quickly does not look fast. While no
  * call to the provider is in flight the estimate decays towards nothing, so a provider that was
  * slow is tried again once it has rested (no starvation of one that recovered); while calls are
- * in flight it holds, so a frozen provider, answering nothing, does not start to look fast.
+ * in flight it holds, so a frozen provider, answering nothing, does not start to look fast; and
+ * {@link NettyClientTransport#latencyNanos} raises it to how long the provider has been silent
+ * while calls wait on it, so a provider that stops answering looks slower with every millisecond.
  *
  * <p>Updated without locks: two racing answers may lose one of their samples, which an estimate
  * can afford. 0 until the first answer.
@@ -22,6 +24,31 @@ final class LatencyEstimate {
 
     private volatile long nanos;
     private volatile long stamp;
+    /**
+     * The usual time of answered calls only (no penalties for failures or cancels): what a silent
+     * provider is measured against. Rises at once, falls by an eighth an answer.
+     */
+    private volatile long answered;
+
+    /** Answers recorded, counted up to {@link #KNOWN_AFTER} (racy: an estimate can afford a lost count). */
+    private volatile int answers;
+    /** Answers after which the usual answer time is taken as known: a fresh provider's first calls are slow. */
+    static final int KNOWN_AFTER = 32;
+
+    /** The usual time the provider took to answer; -1 until {@link #KNOWN_AFTER} answers were recorded. */
+    long answeredNanos() {
+        return answers < KNOWN_AFTER ? -1 : answered;
+    }
+
+    /** Records an answer's time, both as the estimate's sample and as the usual answer time. */
+    void recordAnswer(long sampleNanos, long now) {
+        long a = answered;
+        answered = sampleNanos >= a ? sampleNanos : a - ((a - sampleNanos) >> 3);
+        if (answers < KNOWN_AFTER) {
+            answers++;
+        }
+        record(sampleNanos, now);
+    }
 
     void record(long sampleNanos, long now) {
         long prev = nanos;
@@ -37,6 +64,11 @@ final class LatencyEstimate {
         }
         stamp = now;
         nanos = Math.max(1, next);
+    }
+
+    /** The last estimate, as it was recorded. */
+    long nanos() {
+        return nanos;
     }
 
     /** The estimate at {@code now}; decayed by the time since the last answer when nothing is in flight. */

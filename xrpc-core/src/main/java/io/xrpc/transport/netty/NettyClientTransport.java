@@ -46,7 +46,7 @@ public final class NettyClientTransport implements ClientTransport {
     public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxPendingCalls,
                            long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
                            int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
-                           TransportConfig transport, boolean cancelOnProvider) {
+                           TransportConfig transport, boolean cancelOnProvider, Duration pingTimeout) {
     }
 
     /** Whether a cancelled call that was sent is cancelled on its provider too (a CANCEL frame). */
@@ -73,6 +73,9 @@ public final class NettyClientTransport implements ClientTransport {
         this.group = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-client-io", true);
         this.timer = new HashedWheelTimer(new DefaultThreadFactory("xrpc-client-deadlines", true),
                 10, TimeUnit.MILLISECONDS, 512, true, settings.maxPendingCalls() + 1024L);
+        if (settings.outlierFailures() > 0 && settings.pingTimeout().toNanos() > 0) {
+            timer.newTimeout(new SilenceWatch(), SILENCE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        }
         long hb = settings.transport().heartbeatInterval().toMillis();
         this.bootstrap = new Bootstrap()
                 .group(group)
@@ -154,7 +157,9 @@ public final class NettyClientTransport implements ClientTransport {
         for (;;) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
             // Counted before anything can end the call, so that end() always uncounts it.
-            pool.active.incrementAndGet();
+            if (pool.active.incrementAndGet() == 1) {
+                pool.busySinceNanos = now; // its silence counts from here, not from its last answer
+            }
             if (!pool.retired) {
                 break;
             }
@@ -210,7 +215,39 @@ public final class NettyClientTransport implements ClientTransport {
             p.latency = new LatencyEstimate(); // asked for the first time: answers are recorded from now on
             return 0;
         }
-        return l.estimate(System.nanoTime(), p.active.get());
+        long now = System.nanoTime();
+        // A provider silent while calls wait on it is at least that slow: a frozen one's estimate
+        // would otherwise stay at its last good latency while its calls pile up unanswered.
+        return Math.max(l.estimate(now, p.active.get()), p.silentNanos(now));
+    }
+
+    /** How often providers with calls in flight are looked at for silence ({@link EndpointPool#watchSilence}). */
+    static final long SILENCE_CHECK_MILLIS = 25;
+    /** Silence with calls waiting (or four times the provider's usual answer time) after which it is pinged. */
+    static final long PING_AFTER_SILENCE_MILLIS = 50;
+
+    /** Runs {@link EndpointPool#watchSilence} for every provider, every {@link #SILENCE_CHECK_MILLIS}. */
+    private final class SilenceWatch implements io.netty.util.TimerTask {
+        private long last = System.nanoTime();
+
+        @Override
+        public void run(io.netty.util.Timeout t) {
+            if (closed) {
+                return;
+            }
+            long now = System.nanoTime();
+            // Late by far (this JVM paused, or the machine): the silence may be ours; judge next time.
+            boolean trustClock = now - last < 4 * TimeUnit.MILLISECONDS.toNanos(SILENCE_CHECK_MILLIS);
+            last = now;
+            for (EndpointPool p : pools.values()) {
+                p.watchSilence(now, trustClock);
+            }
+            try {
+                timer.newTimeout(this, SILENCE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException stopped) {
+                // the client is closing
+            }
+        }
     }
 
     @Override

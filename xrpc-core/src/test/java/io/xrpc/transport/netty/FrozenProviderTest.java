@@ -51,9 +51,10 @@ class FrozenProviderTest {
                     stale.add(CompletableFuture.supplyAsync(s::whoAmI, callers));
                 }
                 for (CompletableFuture<String> f : stale) {
+                    // Its deadline, or the unanswered ping (about 0.5 s) that fails the calls of a silent provider.
                     assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
-                            .havingCause().isInstanceOfSatisfying(RpcException.class,
-                                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+                            .havingCause().isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status())
+                                    .isIn(RpcStatus.DEADLINE_EXCEEDED, RpcStatus.CONNECTION_CLOSED));
                 }
             } finally {
                 callers.shutdownNow();
@@ -84,7 +85,7 @@ class FrozenProviderTest {
                     .address(pa.endpoint()).address("127.0.0.1:" + b.port()).loadBalancer("round-robin")
                     .timeout(Duration.ofMillis(300)).retries(0).build());
             CallLoad load = new CallLoad(8, s::whoAmI);
-            String onB = "to 127.0.0.1:" + b.port() + " timed out";
+            String onB = "127.0.0.1:" + b.port(); // timed out, or failed when b answered no ping
             int failedBefore;
             try (load) {
                 load.awaitMore("b", 20, Duration.ofSeconds(30));
@@ -103,7 +104,8 @@ class FrozenProviderTest {
             System.out.printf("frozen provider: %d calls answered by a in all, %d timed out on b%n",
                     load.answered("a"), failed);
             assertThat(failed).as("calls that timed out on the frozen provider").isLessThanOrEqualTo(2 * 8);
-            assertThat(load.errors().keySet()).allMatch(e -> e.startsWith("DEADLINE_EXCEEDED"));
+            assertThat(load.errors().keySet()).allMatch(e -> e.startsWith("DEADLINE_EXCEEDED")
+                    || e.startsWith("CONNECTION_CLOSED") && e.contains("not even a ping"));
             b.thaw();
         }
     }

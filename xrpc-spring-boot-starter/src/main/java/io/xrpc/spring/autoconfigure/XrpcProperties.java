@@ -253,6 +253,8 @@ public record XrpcProperties(
      * @param cancelOnProvider          Whether a hedged attempt that lost is cancelled on its provider too (a
      *                                  CANCEL frame); false for providers older than CANCEL, which close the
      *                                  connection on it.
+     * @param pingTimeout               How long a provider silent while calls wait on it has to answer a ping
+     *                                  before it is set aside and those calls fail at once; 0 turns it off.
      */
     public record Client(
             @DefaultValue("kryo") String serializer,
@@ -269,7 +271,8 @@ public record XrpcProperties(
             @DefaultValue OutlierDetection outlierDetection,
             @DefaultValue RetryBudget retryBudget,
             @DefaultValue("") String hedging,
-            @DefaultValue("true") boolean cancelOnProvider) {
+            @DefaultValue("true") boolean cancelOnProvider,
+            @DefaultValue("100ms") Duration pingTimeout) {
 
         /** The consumer's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcClient.Builder b) {
@@ -278,7 +281,8 @@ public record XrpcProperties(
                     .maxPendingRequestBytes(maxPendingRequestBytes.toBytes())
                     .outlierDetection(outlierDetection.consecutiveFailures(), outlierDetection.baseEjection(),
                             outlierDetection.maxEjection())
-                    .credentialsOverPlaintext(credentialsOverPlaintext).cancelOnProvider(cancelOnProvider);
+                    .credentialsOverPlaintext(credentialsOverPlaintext).cancelOnProvider(cancelOnProvider)
+                    .pingTimeout(pingTimeout);
         }
     }
 
