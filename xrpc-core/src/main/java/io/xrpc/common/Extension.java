@@ -6,8 +6,9 @@ package io.xrpc.common;
  * ({@code RegistryProvider}). Each is found with {@link java.util.ServiceLoader} through the
  * thread's context class loader (XRpc's own when there is none), listed in
  * {@code META-INF/services/<its interface>}, and chosen by {@link #name()}; where two share a name
- * the higher {@link #priority()} wins, so an application can replace a built-in without removing
- * it. A name nothing provides fails listing the names found.
+ * the higher {@link #priority()} wins (logged at WARN, naming both), so an application can replace
+ * a built-in without removing it, and two of one name and one priority stop start-up naming both.
+ * A name nothing provides fails listing the names found.
  */
 public interface Extension {
 

@@ -12,8 +12,9 @@ public final class CompressorRegistry {
         for (Compressor c : byName.all()) {
             Compressor clash = byId[c.id() & 0xFF];
             if (clash != null) {
-                throw new IllegalStateException("compressor id " + c.id() + " is used by both " + clash.name()
-                        + " and " + c.name() + " (expected: unique ids)");
+                throw new IllegalStateException("compressor id " + c.id() + " is used by both " + clash.name() + " ("
+                        + NamedExtensions.describe(clash) + ") and " + c.name() + " (" + NamedExtensions.describe(c)
+                        + "): each compressor needs an id of its own");
             }
             byId[c.id() & 0xFF] = c;
         }

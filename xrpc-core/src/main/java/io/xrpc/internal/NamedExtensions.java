@@ -14,7 +14,10 @@ import java.util.function.ToIntFunction;
 
 /**
  * Loads the implementations of one extension point with {@link ServiceLoader} and keeps, for each
- * name, the one of highest priority. A failed lookup lists the names it knows.
+ * name, the one of highest priority, logging which replaced which. Two of one name and one priority
+ * stop start-up naming both: before, an application's serializer named {@code json} silently lost
+ * to the built-in one, or won, as the class path's order had it. A failed lookup lists the names
+ * it knows.
  *
  * @param <T> the extension type
  */
@@ -47,9 +50,43 @@ public final class NamedExtensions<T> {
                                             Function<T, String> name, ToIntFunction<T> priority) {
         Map<String, T> byName = new HashMap<>();
         for (T c : candidates) {
-            byName.merge(name.apply(c), c, (a, b) -> priority.applyAsInt(b) > priority.applyAsInt(a) ? b : a);
+            String n = name.apply(c);
+            T other = byName.get(n);
+            if (other == null) {
+                byName.put(n, c);
+                continue;
+            }
+            int pc = priority.applyAsInt(c);
+            int po = priority.applyAsInt(other);
+            if (pc == po) {
+                throw new IllegalStateException(kind + " '" + n + "' is provided by both " + describe(other)
+                        + " and " + describe(c) + " at priority " + pc + ": rename one, remove one, or give the one to"
+                        + " use a higher priority()");
+            }
+            T winner = pc > po ? c : other;
+            T loser = pc > po ? other : c;
+            byName.put(n, winner);
+            log.warn("{} '{}': {} (priority {}) is used in place of {} (priority {})", kind, n, describe(winner),
+                    Math.max(pc, po), describe(loser), Math.min(pc, po));
         }
         return new NamedExtensions<>(kind, Map.copyOf(byName));
+    }
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NamedExtensions.class);
+
+    /** An extension's class and where it was loaded from, so that two of one name can be told apart. */
+    public static String describe(Object extension) {
+        Class<?> c = extension.getClass();
+        String from = null;
+        try {
+            java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
+            if (source != null && source.getLocation() != null) {
+                from = source.getLocation().toString();
+            }
+        } catch (SecurityException e) {
+            // no location to name
+        }
+        return c.getName() + (from == null ? "" : " (from " + from + ")");
     }
 
     /** The extension called {@code name}; otherwise an error that lists what is available. */

@@ -121,6 +121,15 @@ public final class RegistryConfig {
     }
 
     /**
+     * {@code address} (a registry address as a user gives it) with its password and the values of
+     * secret parameters masked, as tools print or write an address: {@code zookeeper://u:****@h:2181}.
+     * Anything else comes back as it is.
+     */
+    public static String mask(String address) {
+        return address == null ? null : masked(address);
+    }
+
+    /**
      * {@code address} with everything between {@code ://} and its last {@code @} masked but the
      * user, and the values of secret parameters, for messages about an address that did not parse.
      */
@@ -216,6 +225,9 @@ public final class RegistryConfig {
         public Builder credentials(String username, String password) {
             if ((username == null) != (password == null) || username != null && username.isEmpty()) {
                 throw new IllegalArgumentException("registry credentials: a user name and a password, or neither");
+            }
+            if (password != null && password.isBlank()) {
+                throw new IllegalArgumentException("registry credentials: the password of " + username + " is empty");
             }
             this.username = username;
             this.password = password;

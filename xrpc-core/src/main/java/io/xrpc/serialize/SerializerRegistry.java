@@ -22,8 +22,9 @@ public final class SerializerRegistry {
             Serializer s = p.create(allowList, limits);
             Serializer clash = byId[s.id() & 0xFF];
             if (clash != null) {
-                throw new IllegalStateException("serializer id " + s.id() + " is used by both " + clash.name()
-                        + " and " + s.name() + " (expected: unique ids)");
+                throw new IllegalStateException("serializer id " + s.id() + " is used by both " + clash.name() + " ("
+                        + NamedExtensions.describe(clash) + ") and " + s.name() + " (" + NamedExtensions.describe(s)
+                        + "): each serializer needs an id of its own (32-127 are left to applications)");
             }
             byId[s.id() & 0xFF] = s;
             created.add(s);

@@ -51,4 +51,80 @@ class BuilderTest {
         assertThat(RpcClient.builder().tls(client).timeout(java.time.Duration.ofSeconds(1)))
                 .isInstanceOf(RpcClient.Builder.class);
     }
+
+    /** An application's serializer that takes the built-in json's name, at a priority given by the test. */
+    public static final class ImpostorJson implements io.xrpc.serialize.SerializerProvider {
+        static volatile int priority;
+
+        @Override
+        public String name() {
+            return "json";
+        }
+
+        @Override
+        public int priority() {
+            return priority;
+        }
+
+        @Override
+        public io.xrpc.serialize.Serializer create(io.xrpc.serialize.ClassAllowList allowList,
+                                                   io.xrpc.serialize.ReadLimits limits) {
+            io.xrpc.serialize.Serializer jackson = new io.xrpc.testing.JacksonSerializerProvider().create(allowList, limits);
+            return new io.xrpc.testing.ForwardingSerializer("json", (byte) 5, jackson); // the built-in's id, which it replaces
+        }
+    }
+
+    public interface Echo {
+        String echo(String s);
+    }
+
+    /** Runs {@code body} with {@link ImpostorJson} on the class path, as an application's jar would put it. */
+    private static void withImpostor(java.nio.file.Path dir, org.junit.jupiter.api.function.Executable body) throws Throwable {
+        java.nio.file.Path services = dir.resolve("META-INF/services");
+        java.nio.file.Files.createDirectories(services);
+        java.nio.file.Files.writeString(services.resolve(io.xrpc.serialize.SerializerProvider.class.getName()),
+                ImpostorJson.class.getName() + "\n");
+        ClassLoader before = Thread.currentThread().getContextClassLoader();
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {dir.toUri().toURL()},
+                BuilderTest.class.getClassLoader())) {
+            Thread.currentThread().setContextClassLoader(loader);
+            body.execute();
+        } finally {
+            Thread.currentThread().setContextClassLoader(before);
+        }
+    }
+
+    /**
+     * Before: an application's serializer named json silently lost to the built-in one (or won, as
+     * the class path's order had it): a new user's custom serializer never ran.
+     */
+    @Test
+    void twoSerializersOfOneNameAndPriorityStopStartUpNamingBoth(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Throwable {
+        withImpostor(dir, () -> {
+            ImpostorJson.priority = 0;
+            assertThatThrownBy(() -> RpcServer.builder().host("127.0.0.1").port(0).service(Echo.class, s -> s).build())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("serializer 'json' is provided by both")
+                    .hasMessageContaining(ImpostorJson.class.getName())
+                    .hasMessageContaining(io.xrpc.serialize.json.JsonSerializerProvider.class.getName())
+                    .hasMessageContaining("priority()");
+            assertThatThrownBy(() -> RpcClient.builder().build()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("serializer 'json' is provided by both");
+        });
+    }
+
+    @Test
+    void aHigherPriorityReplacesABuiltInAndSaysSo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Throwable {
+        withImpostor(dir, () -> {
+            ImpostorJson.priority = 10;
+            String log;
+            try (io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr();
+                 RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Echo.class, s -> s).build()) {
+                log = err.text();
+            }
+            assertThat(log).contains("serializer 'json': " + ImpostorJson.class.getName())
+                    .contains("is used in place of " + io.xrpc.serialize.json.JsonSerializerProvider.class.getName());
+        });
+    }
 }

@@ -83,6 +83,22 @@ class FailureReportTest {
                 .contains("set xrpc.registry.username and xrpc.registry.password");
     }
 
+    /**
+     * Before: an unset ${ZK_PASSWORD} went to ZooKeeper as the literal text "${ZK_PASSWORD}", a
+     * password anyone reading the configuration knows, and the application started.
+     */
+    @Test
+    void aPasswordPlaceholderThatDidNotResolve() {
+        assertThat(report(Apps.Provider.class, "xrpc.registry.address=" + zk.getConnectString(),
+                "xrpc.registry.username=xrpc", "xrpc.registry.password=${XRPC_TEST_UNSET_VARIABLE_8f2c}"))
+                .contains("xrpc.registry.password").contains("did not resolve")
+                .contains("environment variable");
+        RecordingAppender.clear();
+        assertThat(report(Apps.Provider.class, "xrpc.registry.address=" + zk.getConnectString(),
+                "xrpc.registry.username=xrpc", "xrpc.registry.password= "))
+                .contains("xrpc.registry.password").contains("it is empty");
+    }
+
     @Test
     void anUnknownRegistryScheme() {
         assertThat(report(Apps.Provider.class, "xrpc.registry.address=etcd://127.0.0.1:2379"))

@@ -19,11 +19,19 @@ public final class Access {
     String group;
 
     @Option(names = "--token", description = "Sent as the calls' credentials (Bearer <token>); needs TLS, or"
-            + " --plaintext-token on loopback.")
+            + " --plaintext-token on loopback. Visible to every local user in the process list: prefer --token-file"
+            + " or the environment variable " + TOKEN_VARIABLE + ".")
     String token;
 
-    @Option(names = "--plaintext-token", description = "Send --token without TLS (development on loopback only).")
+    @Option(names = "--token-file", description = "A file holding the token (its first line), read at start.")
+    Path tokenFile;
+
+    @Option(names = "--plaintext-token", description = "Send the token without TLS: only to a provider named with"
+            + " --address on a loopback address (development).")
     boolean plaintextToken;
+
+    /** The environment variable a token is read from when neither --token nor --token-file is given. */
+    public static final String TOKEN_VARIABLE = "XRPC_TOKEN";
 
     @Option(names = "--tls", description = "Connect with TLS, trusting the JDK's authorities or --tls-trust.")
     boolean tls;
@@ -42,9 +50,54 @@ public final class Access {
         return new ServiceKey(iface, version, group);
     }
 
-    /** The token given, or null. */
+    /** The token given (--token, --token-file, or {@value #TOKEN_VARIABLE}), or null. */
     public String token() {
+        if (token == null && tokenFile != null) {
+            try {
+                String first = java.nio.file.Files.readAllLines(tokenFile).stream().findFirst().orElse("").trim();
+                if (first.isEmpty()) {
+                    throw new IllegalArgumentException("--token-file " + tokenFile + ": empty");
+                }
+                token = first;
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException("--token-file " + tokenFile + ": cannot read it: " + e.getMessage(), e);
+            }
+        }
+        if (token == null) {
+            String fromEnvironment = System.getenv(TOKEN_VARIABLE);
+            if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+                token = fromEnvironment.trim();
+            }
+        }
         return token;
+    }
+
+    /**
+     * Refuses {@code --plaintext-token} unless the calls go to {@code address} (a {@code host:port},
+     * null for a registry) and it is a loopback address: a token sent in plaintext elsewhere can be
+     * read and replayed by anyone on the path.
+     */
+    public void checkPlaintextToken(String address) {
+        if (!plaintextToken || token() == null) {
+            return;
+        }
+        if (address == null) {
+            throw new IllegalArgumentException("--plaintext-token: only with --address on a loopback address (the"
+                    + " providers a registry lists may be anywhere, and the token would cross the network in plaintext)");
+        }
+        String host = address.startsWith("[") ? address.substring(1, Math.max(1, address.indexOf(']')))
+                : address.contains(":") ? address.substring(0, address.lastIndexOf(':')) : address;
+        boolean loopback;
+        try {
+            loopback = java.util.Arrays.stream(java.net.InetAddress.getAllByName(host))
+                    .allMatch(java.net.InetAddress::isLoopbackAddress);
+        } catch (java.net.UnknownHostException e) {
+            loopback = false;
+        }
+        if (!loopback) {
+            throw new IllegalArgumentException("--plaintext-token: " + host + " is not a loopback address; the token"
+                    + " would cross the network in plaintext (use --tls)");
+        }
     }
 
     /** Takes a token from elsewhere (a forked JVM's environment) when none was given. */
@@ -59,8 +112,9 @@ public final class Access {
         if (tls || trust != null || cert != null || key != null) {
             b.tls(Pem.clientTls(trust, cert, key));
         }
-        if (token != null) {
-            String bearer = token.startsWith("Bearer ") ? token : "Bearer " + token;
+        String t = token();
+        if (t != null) {
+            String bearer = t.startsWith("Bearer ") ? t : "Bearer " + t;
             b.credentials(inv -> bearer).credentialsOverPlaintext(plaintextToken);
         }
         return b;

@@ -144,7 +144,12 @@ public final class XrpcCli implements Runnable {
             if (address == null && registry == null) {
                 throw new CommandLine.ParameterException(cl, "give --address host:port or --registry ADDRESS");
             }
-            return XrpcCli.client(address == null ? registry : null, access, timeout);
+            try {
+                access.checkPlaintextToken(address);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(cl, e.getMessage());
+            }
+            return XrpcCli.client(address == null ? registry : null, address, access, timeout);
         }
 
         /** The reference options of {@code service}: at --address, or the providers the registry lists. */
@@ -188,7 +193,7 @@ public final class XrpcCli implements Runnable {
                 // The registry knows the interfaces; what each exports, its providers' reflection says.
                 try (Registry r = Registries.create(target.registry)) {
                     Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("registry", target.registry);
+                    m.put("registry", io.xrpc.registry.RegistryConfig.mask(target.registry));
                     m.put("interfaces", r.interfaceNames());
                     cl.getOut().println(JSON.writeValueAsString(m));
                     return 0;
@@ -229,7 +234,8 @@ public final class XrpcCli implements Runnable {
      * A client with {@code access}'s TLS and token, a deadline and connect timeout of
      * {@code timeout}, and {@code registry} when given (null: references name their address).
      */
-    public static RpcClient client(String registry, Access access, Duration timeout) throws Exception {
+    public static RpcClient client(String registry, String address, Access access, Duration timeout) throws Exception {
+        access.checkPlaintextToken(registry != null ? null : address);
         RpcClient.Builder b = RpcClient.builder().timeout(timeout).connectTimeout(timeout);
         if (registry != null) {
             b.registry(registry);
@@ -268,7 +274,8 @@ public final class XrpcCli implements Runnable {
              })) {
             List<ServiceInstance> found = s.instances();
             if (found.isEmpty()) {
-                throw new RpcException(RpcStatus.UNAVAILABLE, "no provider of " + key + " in " + registry
+                throw new RpcException(RpcStatus.UNAVAILABLE, "no provider of " + key + " in "
+                        + io.xrpc.registry.RegistryConfig.mask(registry)
                         + (r.isConnected() ? "" : " (not connected)"));
             }
             return found.get(0).endpoint().toString();

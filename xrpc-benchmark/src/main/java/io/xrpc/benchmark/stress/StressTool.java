@@ -136,6 +136,8 @@ public final class StressTool implements Callable<Integer> {
 
     /** Where a callers' JVM finds --token. */
     static final String TOKEN_VARIABLE = "XRPC_STRESS_TOKEN";
+    /** Where a forked caller finds the whole --target (a registry address may hold a password): not its command line. */
+    static final String TARGET_VARIABLE = "XRPC_STRESS_TARGET";
 
 
     @Option(names = "--compare", description = "A previous run's results.json: the report shows each level before"
@@ -211,6 +213,10 @@ public final class StressTool implements Callable<Integer> {
         registry = "direct";
         if (agent) {
             access.tokenIfAbsent(System.getenv(TOKEN_VARIABLE));
+            String whole = System.getenv(TARGET_VARIABLE);
+            if (whole != null) {
+                target = whole; // the command line has it masked
+            }
         }
         if (targetTypes != null) {
             targetTypes = targetTypes.stream().filter(t -> !t.isBlank()).toList(); // "" is no parameter
@@ -261,8 +267,14 @@ public final class StressTool implements Callable<Integer> {
         List<Agent> agents = new ArrayList<>();
         try {
             for (Variant v : variants()) {
-                agents.add(Agent.start(v.name(), agentCommand(v), access.token() == null ? Map.of()
-                        : Map.of(TOKEN_VARIABLE, access.token()), v.serializer(), v.dispatch(), timeout, quiet));
+                Map<String, String> secrets = new java.util.HashMap<>();
+                if (access.token() != null) {
+                    secrets.put(TOKEN_VARIABLE, access.token());
+                }
+                if (target != null) {
+                    secrets.put(TARGET_VARIABLE, target);
+                }
+                agents.add(Agent.start(v.name(), agentCommand(v), secrets, v.serializer(), v.dispatch(), timeout, quiet));
             }
             for (String scenario : scenarios) {
                 for (int n : threads) {
@@ -314,7 +326,7 @@ public final class StressTool implements Callable<Integer> {
                 "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
                 "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch()));
         if (target != null) {
-            cmd.addAll(List.of("--target", target, "--call", targetCall, "--types=" + String.join(",", targetTypes)));
+            cmd.addAll(List.of("--target", io.xrpc.registry.RegistryConfig.mask(target), "--call", targetCall, "--types=" + String.join(",", targetTypes)));
             if (targetArgsFile != null) {
                 cmd.addAll(List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
             } else if (targetArgs != null) {
@@ -593,7 +605,7 @@ public final class StressTool implements Callable<Integer> {
         header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         header.put("cores", Runtime.getRuntime().availableProcessors());
         if (target != null) {
-            header.put("target", target);
+            header.put("target", io.xrpc.registry.RegistryConfig.mask(target));
             header.put("call", targetCall + "(" + String.join(",", targetTypes) + ")");
             header.put("serializer", "json (generic invocation)");
         } else {

@@ -82,7 +82,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
 
     /** The client that calls the target: through its registry, or straight to its address; TLS and token as given. */
     static RpcClient client(String target, io.xrpc.benchmark.cli.Access access, Duration timeout) throws Exception {
-        return XrpcCli.client(isRegistry(target) ? target : null, access, timeout);
+        return XrpcCli.client(isRegistry(target) ? target : null, isRegistry(target) ? null : target, access, timeout);
     }
 
     /**

@@ -144,6 +144,31 @@ class XrpcCliTest {
         assertThat(good.json().get("sku").asText()).isEqualTo("sku-1");
     }
 
+    /**
+     * Before: the token was readable from the process list (--token only), and --plaintext-token
+     * sent it in plaintext to any address, a registry's providers included.
+     */
+    @Test
+    void aTokenComesFromAFileAndGoesInPlaintextOnlyToALoopbackAddress(@org.junit.jupiter.api.io.TempDir
+                                                                          java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("token");
+        java.nio.file.Files.writeString(file, "s3cret\n");
+        Run good = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString(),
+                "--token-file", file.toString(), "--plaintext-token");
+        assertThat(good.exit()).as(good.out() + good.err()).isZero();
+
+        Run viaRegistry = xrpc("call", shop() + "/find", "[1]", "--registry", "zookeeper://127.0.0.1:1",
+                "--token", "s3cret", "--plaintext-token");
+        assertThat(viaRegistry.exit()).isEqualTo(2);
+        assertThat(viaRegistry.err()).contains("--plaintext-token: only with --address on a loopback address");
+
+        // Refused before any client is built: nothing is sent to this documentation-only address.
+        Run elsewhere = xrpc("call", shop() + "/find", "[1]", "--address", "192.0.2.1:20880",
+                "--token", "s3cret", "--plaintext-token");
+        assertThat(elsewhere.exit()).isEqualTo(2);
+        assertThat(elsewhere.err()).contains("192.0.2.1 is not a loopback address");
+    }
+
     @Test
     void aWrongArgumentTypeExits16NamingTheArgumentAndType() throws Exception {
         Run r = xrpc("call", shop() + "/find", "[\"twenty\"]", "--address", open.endpoint().toString());
@@ -178,7 +203,7 @@ class XrpcCliTest {
 
         Run typo = xrpc("call", shop() + "x/find", "[1]", "--address", open.endpoint().toString());
         assertThat(typo.exit()).as(typo.out()).isEqualTo(14);
-        assertThat(typo.json().get("message").asText()).contains("no service " + shop() + "x").contains(shop());
+        assertThat(typo.json().get("message").asText()).contains("no service \"" + shop() + "x\"").contains(shop());
     }
 
     @Test
@@ -196,6 +221,10 @@ class XrpcCliTest {
             Run list = xrpc("list", "--registry", registry);
             assertThat(list.exit()).as(list.err() + list.out()).isZero();
             assertThat(list.json().get("interfaces").get(0).asText()).isEqualTo(shop());
+            // Before: the registry's password was printed as given.
+            Run withPassword = xrpc("list", "--registry", "zookeeper://reader:s3cret@" + zk.connectString());
+            assertThat(withPassword.exit()).as(withPassword.err() + withPassword.out()).isZero();
+            assertThat(withPassword.out()).doesNotContain("s3cret").contains("reader:****@");
         }
     }
 

@@ -114,6 +114,31 @@ class TargetStressTest {
         });
     }
 
+    /**
+     * Before: a registry target's password was written in clear into results.json and report.html
+     * and onto every forked caller's command line. The callers now take the whole target from
+     * their environment: with the masked one of their command line their registry identity would
+     * differ from the provider's, and they would believe no provider node.
+     */
+    @Test
+    void aRegistryPasswordInTheTargetIsWrittenNowhere(@TempDir Path dir) throws Exception {
+        try (io.xrpc.registry.zookeeper.EmbeddedZooKeeper zk = io.xrpc.registry.zookeeper.EmbeddedZooKeeper.start();
+             RpcServer registered = RpcServer.builder().host("127.0.0.1").port(0)
+                     .registry("zookeeper://reader:s3cret@" + zk.connectString())
+                     .service(UserService.class, new UserServiceImpl())
+                     .build().start()) {
+            List<Level> levels = StressTool.run("--target", "zookeeper://reader:s3cret@" + zk.connectString(), "--call",
+                    call(), "--args", "[5]", "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--quiet",
+                    "--out", dir.toString());
+            assertThat(levels).singleElement().satisfies(l -> assertThat(l.errorCount()).isZero());
+            for (String file : List.of("results.json", "results.md", "report.html")) {
+                assertThat(java.nio.file.Files.readString(dir.resolve(file))).as(file).doesNotContain("s3cret");
+            }
+            assertThat(java.nio.file.Files.readString(dir.resolve("results.json"))).contains("reader:****@");
+            assertThat(java.nio.file.Files.readString(dir.resolve("report.html"))).contains("reader:****@");
+        }
+    }
+
     @Test
     void aMethodWithoutParametersIsMeasuredInTheCallersOwnJvm(@TempDir Path dir) throws Exception {
         // The callers' JVM is told the types: for none, an empty --types, which it once read as one blank type.

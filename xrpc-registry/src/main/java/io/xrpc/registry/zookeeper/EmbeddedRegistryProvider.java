@@ -14,6 +14,11 @@ import java.util.List;
  * parameters are {@link ZookeeperSettings}', with an empty-list grace of 3 s unless given (a
  * takeover empties the registry until each JVM has registered again). For development and demos on
  * one machine; point anything else at a real ZooKeeper.
+ *
+ * <p>It takes no credentials: its port on 127.0.0.1 is served by whichever local process binds it
+ * first, which once the serving JVM stops may be any local user's, and it would receive every
+ * remaining JVM's {@code user:password} in clear. An embedded registry is writable by every local
+ * user.
  */
 public final class EmbeddedRegistryProvider implements RegistryProvider {
     /** The parameter naming the port embedded registries meet on. */
@@ -27,6 +32,12 @@ public final class EmbeddedRegistryProvider implements RegistryProvider {
 
     @Override
     public Registry create(RegistryConfig config) {
+        if (config.username() != null) {
+            throw new IllegalArgumentException("registry " + config + ": embedded takes no credentials: its port on"
+                    + " 127.0.0.1 is served by whichever local process binds it first (any local user's, once the"
+                    + " JVM serving it stops), which would receive user:password in clear; an embedded registry is"
+                    + " writable by every local user. Use zookeeper://user:password@host:port for an identity.");
+        }
         ZookeeperSettings settings = ZookeeperSettings.of(config, List.of(PORT)); // checked before a server starts
         if (config.parameter(ZookeeperSettings.EMPTY_LIST_GRACE) == null) {
             settings = settings.withEmptyListGrace(EMPTY_LIST_GRACE);

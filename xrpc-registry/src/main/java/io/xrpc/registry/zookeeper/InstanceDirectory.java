@@ -69,9 +69,14 @@ final class InstanceDirectory {
         /** Whether the node's ACL (read with {@code stat}) lets only trusted identities add to it. */
         boolean believe(List<org.apache.zookeeper.data.ACL> acl, Stat stat);
 
+        /** Whether instances are believed only under a node only trusted identities may add to. */
         boolean secured();
 
         String identity();
+
+        /** A node read without verifying (a consumer that trusts anyone): its ACL, to warn if it is not open. */
+        default void unverified(String path, List<org.apache.zookeeper.data.ACL> acl) {
+        }
     }
 
     private final CuratorFramework client;
@@ -403,6 +408,7 @@ final class InstanceDirectory {
         long checkedCzxid = -2;
         int checkedAversion = -2;
         boolean capLogged;
+        boolean lookedAtAcl;
         final Watcher watcher;
         boolean stopped;
 
@@ -520,6 +526,10 @@ final class InstanceDirectory {
          * it; checked again when the node is made anew or its ACL changes.
          */
         private void checkTrust(Stat dirStat) throws Exception {
+            if (!trust.secured() && dirStat != null && !lookedAtAcl) {
+                lookedAtAcl = true; // once: to tell a consumer that believes anyone that someone in particular writes here
+                trust.unverified(dir, client.getACL().forPath(dir));
+            }
             if (!trust.secured() || dirStat == null
                     || dirStat.getCzxid() == checkedCzxid && dirStat.getAversion() == checkedAversion) {
                 return;
@@ -536,8 +546,8 @@ final class InstanceDirectory {
             if (!now) {
                 log.error("Not calling the instances of application {} listed under {}: its ACL ({}, changed {} times"
                         + " since it was made) does not prove that only {} wrote there. A provider with these"
-                        + " credentials makes it anew when it registers (docs/REGISTRY.md)", app, dir,
-                        ZookeeperAcl.describe(acl), st.getAversion(), trust.identity());
+                        + " credentials makes it anew when it registers (docs/REGISTRY.md){}", app, dir,
+                        ZookeeperAcl.describe(acl), st.getAversion(), trust.identity(), ZookeeperAcl.hiddenDigests(acl));
                 for (Endpoint e : new ArrayList<>(members.keySet())) {
                     drop(e, false);
                 }

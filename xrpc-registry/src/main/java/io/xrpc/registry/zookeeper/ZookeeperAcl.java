@@ -76,7 +76,7 @@ final class ZookeeperAcl {
                 if (sasl) {
                     ids.add(new Id("sasl", "*"));
                 }
-            } else if (!id.getScheme().equals("world")) {
+            } else if (!isAnyone(id)) {
                 ids.add(id);
             }
         }
@@ -115,12 +115,72 @@ final class ZookeeperAcl {
     static boolean anyoneMayCreate(List<ACL> acl) {
         for (ACL a : acl) {
             // ADMIN too: whoever may change the ACL may open it, add a node and close it again.
-            if ((a.getPerms() & (ZooDefs.Perms.CREATE | ZooDefs.Perms.ADMIN)) != 0 && a.getId().getScheme().equals("world")
-                    && a.getId().getId().equals("anyone")) {
+            if ((a.getPerms() & (ZooDefs.Perms.CREATE | ZooDefs.Perms.ADMIN)) != 0 && isAnyone(a.getId())) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Whether {@code id} stands for everyone: {@code world:anyone}, or an {@code ip} range of prefix
+     * length 0 ({@code 0.0.0.0/0}, {@code ::/0}), which every address matches.
+     */
+    static boolean isAnyone(Id id) {
+        String scheme = id.getScheme();
+        if (scheme.equals("world")) {
+            return id.getId().equals("anyone");
+        }
+        if (scheme.equals("ip")) {
+            String v = id.getId().trim();
+            int slash = v.lastIndexOf('/');
+            return slash >= 0 && v.substring(slash + 1).trim().equals("0");
+        }
+        return false;
+    }
+
+    /**
+     * The ids of a {@code trust} setting: {@code scheme:id} entries, comma-separated ({@code
+     * digest:user:hash}, {@code sasl:*}, {@code sasl:name}, {@code ip:10.0.0.0/8}); empty for none.
+     * An id that stands for everyone is refused: trusting it is trusting no one in particular.
+     */
+    static List<Id> trust(String spec) {
+        List<Id> ids = new ArrayList<>();
+        if (spec.isBlank()) {
+            return ids;
+        }
+        for (String entry : spec.split(",")) {
+            String e = entry.trim();
+            int colon = e.indexOf(':');
+            if (colon <= 0 || colon == e.length() - 1) {
+                throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "' is not scheme:id (such as"
+                        + " digest:xrpc:<base64 SHA-1 of xrpc:password>, or sasl:*)");
+            }
+            Id id = new Id(e.substring(0, colon).toLowerCase(Locale.ROOT), e.substring(colon + 1));
+            if (isAnyone(id) || id.getScheme().equals("auth")) {
+                throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "' stands for "
+                        + (id.getScheme().equals("auth") ? "no one in particular" : "everyone")
+                        + " (expected: the identity that creates the provider nodes)");
+            }
+            ids.add(id);
+        }
+        return List.copyOf(ids);
+    }
+
+    /**
+     * Why a digest id in {@code acl} cannot be told apart, or "": ZooKeeper shows a digest's hash
+     * ({@code user:x}) only to a session with admin rights on the node, so a consumer without them
+     * cannot tell the providers' identity from anyone who names himself so.
+     */
+    static String hiddenDigests(List<ACL> acl) {
+        for (ACL a : acl) {
+            if (a.getId().getScheme().equals("digest") && a.getId().getId().endsWith(":x")) {
+                return " (ZooKeeper shows a digest's hash only to a session with admin rights on the node, so this"
+                        + " client cannot tell that identity from anyone naming himself so: trust a sasl, x509 or ip"
+                        + " identity, or give the consumer the providers' credentials)";
+            }
+        }
+        return "";
     }
 
     /** The ACL as {@code scheme:id:perms} entries, a digest's password hash left out. */

@@ -99,6 +99,10 @@ public final class ZookeeperRegistry implements Registry {
     private final List<org.apache.zookeeper.data.ACL> acl;
     /** Whether {@link #acl} keeps unauthenticated sessions from adding nodes: then lists are checked. */
     private final boolean secured;
+    /** Whether providers are believed only where {@link #trustedIds} alone may have written them. */
+    private final boolean verifies;
+    /** Set once this consumer has said that it believes anyone on a tree someone in particular writes. */
+    private final java.util.concurrent.atomic.AtomicBoolean trustWarned = new java.util.concurrent.atomic.AtomicBoolean();
     /** Who this client is, for messages: {@code digest:user}, {@code sasl} or {@code anonymous}. */
     private final String identity;
     /** Providers paths whose ancestors were found closed (or closed by us) already. */
@@ -170,10 +174,19 @@ public final class ZookeeperRegistry implements Registry {
         // As the client reads it: from these properties or the JVM's -Dzookeeper.disableAutoWatchReset.
         this.autoWatchReset = !zkConfig.getBoolean(org.apache.zookeeper.client.ZKClientConfig.DISABLE_AUTO_WATCH_RESET);
         boolean sasl = saslLoginConfigured(zkConfig);
-        this.identity = username != null ? "digest:" + username : sasl ? "sasl" : "anonymous";
+        List<org.apache.zookeeper.data.Id> trust = ZookeeperAcl.trust(config.trust());
+        this.identity = username != null ? "digest:" + username : sasl ? "sasl" : !trust.isEmpty()
+                ? "the identities it trusts (" + trust.stream().map(i -> i.getScheme() + ":"
+                        + (i.getId().contains(":") ? i.getId().substring(0, i.getId().indexOf(':')) : i.getId()))
+                        .collect(java.util.stream.Collectors.joining(",")) + ")" : "anonymous";
         this.acl = ZookeeperAcl.resolve(config.acl(), username != null || sasl);
         this.secured = !ZookeeperAcl.anyoneMayCreate(acl);
-        this.trustedIds = ZookeeperAcl.trustedIds(acl, username, password, sasl);
+        List<org.apache.zookeeper.data.Id> ids = new java.util.ArrayList<>(ZookeeperAcl.trustedIds(acl, username, password,
+                sasl));
+        ids.addAll(trust);
+        this.trustedIds = List.copyOf(ids);
+        // A consumer verifies what it reads when its own nodes are closed, or when told whom to trust.
+        this.verifies = secured || !trust.isEmpty();
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 // Keep to the configured hosts: Curator would otherwise replace them with the
@@ -207,12 +220,17 @@ public final class ZookeeperRegistry implements Registry {
 
             @Override
             public boolean secured() {
-                return secured;
+                return verifies;
             }
 
             @Override
             public String identity() {
                 return identity;
+            }
+
+            @Override
+            public void unverified(String path, List<org.apache.zookeeper.data.ACL> nodeAcl) {
+                warnIfTrustingAnyone(path, nodeAcl);
             }
         });
         client.getConnectionStateListenable().addListener((c, state) -> {
@@ -292,6 +310,20 @@ public final class ZookeeperRegistry implements Registry {
             log.warn("ZooKeeper {} is used as {} with the ACL {}: anyone who can reach it can add a provider that"
                     + " consumers will call (give the registry user:password@ and see docs/REGISTRY.md)",
                     connectString, identity, ZookeeperAcl.describe(acl));
+        }
+    }
+
+    /**
+     * Warns, once, that this consumer believes providers from anyone while {@code path} is written by
+     * someone in particular: a node anyone planted there before the providers registered would be
+     * called, tokens and all (10-20 of 20 calls reached such a rogue in a test from outside).
+     */
+    private void warnIfTrustingAnyone(String path, List<org.apache.zookeeper.data.ACL> nodeAcl) {
+        if (!ZookeeperAcl.anyoneMayCreate(nodeAcl) && trustWarned.compareAndSet(false, true)) {
+            log.warn("{} is written by {} only, but this registry client has no credentials and no trust setting, so"
+                    + " it believes providers from anyone, a node planted before the providers registered included:"
+                    + " set trust={} (its digest, or sasl:*) in the registry address (docs/REGISTRY.md)", path,
+                    ZookeeperAcl.describe(nodeAcl), "<the id with c or a above>");
         }
     }
 
@@ -1141,10 +1173,21 @@ public final class ZookeeperRegistry implements Registry {
         private volatile int checkedAversion = -1;
         private volatile boolean believed;
         private final java.util.concurrent.atomic.AtomicBoolean verifying = new java.util.concurrent.atomic.AtomicBoolean();
+        /** Whether this unverifying subscription has looked at its node's ACL, to warn if it is not open. */
+        private final java.util.concurrent.atomic.AtomicBoolean lookedAtAcl = new java.util.concurrent.atomic.AtomicBoolean();
 
         /** Whether the providers node is the one last checked and was believed; starts a check when it is not. */
         private boolean trusted() {
-            if (!secured) {
+            if (!verifies) {
+                if (!trustWarned.get() && lookedAtAcl.compareAndSet(false, true)) {
+                    worker.execute(() -> {
+                        try {
+                            warnIfTrustingAnyone(path, client.getACL().forPath(path));
+                        } catch (Exception e) {
+                            lookedAtAcl.set(false); // no node yet, or not readable now: look at the next list
+                        }
+                    });
+                }
                 return true;
             }
             ChildData node = cache.get(path).orElse(null);
@@ -1166,7 +1209,7 @@ public final class ZookeeperRegistry implements Registry {
 
         /** Reads the providers node's ACL, logs when its providers are not believed, and publishes the list. */
         void verify() {
-            if (!secured || closedSub || cache == null) {
+            if (!verifies || closedSub || cache == null) {
                 return;
             }
             try {
@@ -1177,8 +1220,9 @@ public final class ZookeeperRegistry implements Registry {
                 if (!now && (believed || !sameNode)) {
                     log.error("Not calling the providers of {} listed under {}: its ACL ({}, changed {} times since it"
                             + " was made) does not prove that only {} wrote there, so its providers cannot be attributed."
-                            + " A provider with these credentials makes it anew when it registers (docs/REGISTRY.md)",
-                            key, path, ZookeeperAcl.describe(current), st.getAversion(), identity);
+                            + " A provider with these credentials makes it anew when it registers (docs/REGISTRY.md){}",
+                            key, path, ZookeeperAcl.describe(current), st.getAversion(), identity,
+                            ZookeeperAcl.hiddenDigests(current));
                 } else if (now && !believed && checkedCzxid != -1) {
                     log.info("{} is written by trusted identities only now ({}); its providers are believed", path,
                             ZookeeperAcl.describe(current));

@@ -44,11 +44,17 @@ import java.util.Objects;
  * @param clientProperties ZooKeeper client settings passed through as given: every parameter whose
  *                       name starts with {@code zookeeper.}, such as {@code zookeeper.client.secure}
  *                       and {@code zookeeper.ssl.trustStore.location} for TLS to the ensemble
+ * @param trust          whom a consumer believes providers from, as ZooKeeper ids
+ *                       ({@code digest:xrpc:<base64 SHA-1>}, {@code sasl:*}, {@code sasl:name}),
+ *                       comma-separated: a provider node counts only where nobody else may have
+ *                       created it. Empty (the default): the identities of this client's own ACL
+ *                       when it has credentials, else anyone (with a warning where the tree is
+ *                       written by someone in particular)
  */
 public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout, String rootPath,
                                 Duration retryBaseSleep, int maxRetries, Duration emptyListGrace,
                                 double shrinkGuard, Duration shrinkGuardWindow, String acl, Mode mode,
-                                String application, Map<String, String> clientProperties) {
+                                String application, Map<String, String> clientProperties, String trust) {
 
     public static final String SESSION_TIMEOUT = RegistryConfig.SESSION_TIMEOUT;
     public static final String CONNECT_TIMEOUT = RegistryConfig.CONNECT_TIMEOUT;
@@ -61,16 +67,18 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     public static final String ACL = RegistryConfig.ACL;
     public static final String MODE = RegistryConfig.MODE;
     public static final String APPLICATION = RegistryConfig.APPLICATION;
+    /** Whom a consumer believes providers from ({@link #trust()}). */
+    public static final String TRUST = "trust";
     /** The application of instances whose provider names none. */
     public static final String DEFAULT_APPLICATION = "default";
     /** Every parameter whose name starts with this is a ZooKeeper client property. */
     public static final String CLIENT_PROPERTY_PREFIX = "zookeeper.";
     private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,
-            MAX_RETRIES, EMPTY_LIST_GRACE, SHRINK_GUARD, SHRINK_GUARD_WINDOW, ACL, MODE, APPLICATION, CLIENT_PROPERTY_PREFIX + "*");
+            MAX_RETRIES, EMPTY_LIST_GRACE, SHRINK_GUARD, SHRINK_GUARD_WINDOW, ACL, MODE, APPLICATION, TRUST, CLIENT_PROPERTY_PREFIX + "*");
 
     private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(Duration.ofSeconds(30),
             Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1), 0.5, Duration.ofSeconds(30), ZookeeperAcl.AUTO,
-            Mode.INSTANCE, DEFAULT_APPLICATION, Map.of());
+            Mode.INSTANCE, DEFAULT_APPLICATION, Map.of(), "");
 
     public ZookeeperSettings {
         Checks.checkPositive(SESSION_TIMEOUT, sessionTimeout);
@@ -94,6 +102,7 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                     + "' (expected: 1-100 letters, digits, '.', '_' or '-', not starting with '.')");
         }
         clientProperties = Map.copyOf(clientProperties);
+        ZookeeperAcl.trust(Objects.requireNonNull(trust, TRUST)); // fails naming what is wrong
     }
 
     /** Every setting at its default. */
@@ -126,41 +135,42 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                 duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep), integer(p, MAX_RETRIES, d.maxRetries),
                 duration(p, EMPTY_LIST_GRACE, d.emptyListGrace), fraction(p, SHRINK_GUARD, d.shrinkGuard),
                 duration(p, SHRINK_GUARD_WINDOW, d.shrinkGuardWindow), p.getOrDefault(ACL, d.acl).trim(),
-                Mode.of(p.get(MODE), d.mode), p.getOrDefault(APPLICATION, d.application).trim(), client);
+                Mode.of(p.get(MODE), d.mode), p.getOrDefault(APPLICATION, d.application).trim(), client,
+                p.getOrDefault(TRUST, d.trust).trim());
     }
 
     /** These settings with the session timeout {@code d}, and so on: for code that builds them. */
     public ZookeeperSettings withSessionTimeout(Duration d) {
         return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
     }
 
     public ZookeeperSettings withConnectTimeout(Duration d) {
         return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
     }
 
     public ZookeeperSettings withEmptyListGrace(Duration d) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
     }
 
     public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties);
+                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
     }
 
 
     /** These settings with the shrink guard {@code fraction} (0 turns it off) over {@code window}. */
     public ZookeeperSettings withShrinkGuard(double fraction, Duration window) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
-                emptyListGrace, fraction, window, acl, mode, application, clientProperties);
+                emptyListGrace, fraction, window, acl, mode, application, clientProperties, trust);
     }
 
     /** These settings with the layout {@code m} and the application {@code app}. */
     public ZookeeperSettings withMode(Mode m, String app) {
         return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
-                emptyListGrace, shrinkGuard, shrinkGuardWindow, acl, m, app, clientProperties);
+                emptyListGrace, shrinkGuard, shrinkGuardWindow, acl, m, app, clientProperties, trust);
     }
 
     /**

@@ -241,6 +241,70 @@ class RegistryAclTest {
     }
 
     /**
+     * Before: a consumer without credentials believed nodes anyone planted before the providers
+     * registered (10-20 of 20 calls and their tokens reached a rogue in a test from outside). Now
+     * it can name whom it trusts to create provider nodes, and believes only them.
+     */
+    @Test
+    void aReadOnlyConsumerBelievesOnlyTheIdentityItTrusts() throws Exception {
+        // ZooKeeper shows a digest id's hash only to a session with admin rights on the node, so a
+        // read-only consumer trusts an id it can see whole: here the providers' address range.
+        RegistryConfig readOnly = RegistryConfig.builder("zookeeper://" + zk.getConnectString()
+                + "?connect-timeout=10s&mode=interface").parameter("trust", "ip:127.0.0.1").build();
+        String providers = perInstance("xrpc", "s3cret") + "&mode=interface&acl=ip:127.0.0.1:cdrwa,world:anyone:r";
+        try (CuratorFramework anonymous = attacker(null)) {
+            anonymous.create().creatingParentsIfNeeded().forPath(rogueNode(),
+                    "weight=10000".getBytes(StandardCharsets.UTF_8));
+            try (Registry consumerRegistry = Registries.create(readOnly)) {
+                ServiceKey key = ServiceKey.of(GateService.class, "", "");
+                assertThat(((ServiceDiscovery) consumerRegistry).subscribe(key, l -> { }).instances())
+                        .as("the planted node").isEmpty();
+                try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(providers)
+                        .service(GateService.class, new GateServiceImpl("real")).build().start();
+                     RpcClient client = RpcClient.builder().registry(consumerRegistry).build()) {
+                    GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+                    await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                            .until(() -> "real".equals(gate.whoAmI()));
+                    for (int i = 0; i < 20; i++) {
+                        assertThat(gate.whoAmI()).isEqualTo("real");
+                    }
+                }
+            }
+        }
+        assertThat(rogueConnections).hasValue(0);
+    }
+
+    @Test
+    void anIpRangeOfEveryAddressIsAsOpenAsAnyoneAndCannotBeTrusted() {
+        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.CREATE,
+                new org.apache.zookeeper.data.Id("ip", "0.0.0.0/0"))))).isTrue();
+        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL,
+                new org.apache.zookeeper.data.Id("ip", "::/0"))))).isTrue();
+        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL,
+                new org.apache.zookeeper.data.Id("ip", "10.0.0.0/8"))))).isFalse();
+        assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("zookeeper://" + zk.getConnectString())
+                .parameter("trust", "ip:0.0.0.0/0").build())).hasMessageContaining("stands for everyone");
+        assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("zookeeper://" + zk.getConnectString())
+                .parameter("trust", "nonsense").build())).hasMessageContaining("is not scheme:id");
+    }
+
+    /** A consumer that believes anyone says so, once, when the tree it reads is written by someone in particular. */
+    @Test
+    void aConsumerWithoutCredentialsOrTrustOnASecuredTreeIsWarned() throws Exception {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(secured("xrpc", "s3cret"))
+                .service(GateService.class, new GateServiceImpl("real")).build().start();
+             io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr();
+             RpcClient client = RpcClient.builder().registry("zookeeper://" + zk.getConnectString()
+                     + "?connect-timeout=10s&mode=interface").build()) {
+            GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+            await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+                    .until(() -> "real".equals(gate.whoAmI()));
+            await().atMost(Duration.ofSeconds(10)).until(() -> err.text().contains("believes providers from anyone"));
+            assertThat(err.text()).contains("set trust=");
+        }
+    }
+
+    /**
      * Digest identities are self-asserted: an attacker can make the providers node first under a
      * name of his own and close it; or make it open, add a provider and then close it naming the
      * providers' identity. Neither is believed.

@@ -38,6 +38,18 @@ class ZookeeperSettingsTest {
         assertThat(RegistryConfig.builder("embedded?empty-list-grace=0ms").build().scheme()).isEqualTo("embedded");
     }
 
+    /**
+     * Before: embedded took credentials, and once the JVM serving it stopped, any local process
+     * that bound the port first received every remaining JVM's user:password in clear.
+     */
+    @Test
+    void anEmbeddedRegistryRefusesCredentialsBeforeItStartsAnything() {
+        assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("xrpc:s3cret@embedded?port=1").build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("embedded takes no credentials").hasMessageContaining("writable by every local user")
+                .hasMessageNotContaining("s3cret");
+    }
+
     @Test
     void durationsInEveryUsualFormAndClearErrorsOtherwise() {
         for (String v : List.of("1500ms", "PT1.5S", "pt1.5s")) {

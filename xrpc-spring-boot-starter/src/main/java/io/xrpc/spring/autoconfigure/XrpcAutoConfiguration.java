@@ -83,12 +83,24 @@ public class XrpcAutoConfiguration {
             });
         }
         r.parameters().forEach(b::parameter);
+        // An unset ${ZK_PASSWORD} stays as its literal text; an empty one would be a password too.
+        if (r.username().contains("${")) {
+            throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
+                    "xrpc.registry.username", r.username(), "a placeholder that did not resolve: is the environment"
+                            + " variable it names set?");
+        }
         if (!r.username().isBlank()) {
-            if (r.password().isEmpty()) {
+            if (r.password().isBlank() || r.password().contains("${")) {
                 throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
-                        "xrpc.registry.password", "", "xrpc.registry.username is set: its password is needed too");
+                        "xrpc.registry.password", r.password().contains("${") ? "(a placeholder)" : "(empty)",
+                        "xrpc.registry.username is set, so its password is needed: "
+                                + (r.password().contains("${") ? "the placeholder did not resolve (is the environment"
+                                + " variable it names set?)" : "it is empty"));
             }
             b.credentials(r.username(), r.password());
+        } else if (!r.password().isEmpty()) {
+            throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
+                    "xrpc.registry.password", "(set)", "a password without xrpc.registry.username would be ignored");
         }
         RegistryConfig config = b.build();
         try {
