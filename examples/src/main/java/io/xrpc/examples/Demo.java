@@ -20,7 +20,9 @@ public final class Demo {
     }
 
     public static boolean run() {
-        String[] common = {"--xrpc.registry.address=embedded", "--xrpc.server.host=127.0.0.1",
+        // embedded takes no credentials (any local process could serve its port): the yml's identity is cleared.
+        String[] common = {"--xrpc.registry.address=embedded", "--xrpc.registry.username=",
+                "--xrpc.registry.password=", "--xrpc.server.host=127.0.0.1",
                 "--xrpc.server.port=0", "--spring.main.banner-mode=off"};
         boolean ok;
         try (ConfigurableApplicationContext provider = ProviderApplication.app().run(common);

@@ -25,6 +25,9 @@ final class ClientConnection {
      */
     boolean answeredAny;
 
+    /** Bytes not yet handed to the socket at the silence watch's last look (its thread only). */
+    long unsentAtLastLook;
+
     /** The provider's health record, told of a connection lost under calls. */
     final ProviderHealth health;
     /** The pool it belongs to. */

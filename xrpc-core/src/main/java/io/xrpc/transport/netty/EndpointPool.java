@@ -48,7 +48,7 @@ final class EndpointPool {
     volatile long heardNanos;
     /** When (nanoTime) its calls in flight last went from none to one. */
     volatile long busySinceNanos;
-    /** When (nanoTime) a ping was sent to it for silence while calls waited; 0 when none is out. Timer thread. */
+    /** When (nanoTime) a ping was sent to it for silence while calls waited; 0 when none is out. The watch's loop only. */
     private long pingSentNanos;
 
     /**
@@ -56,7 +56,12 @@ final class EndpointPool {
      * or since its calls began if that is later; 0 when nothing is in flight.
      */
     long silentNanos(long now) {
-        return active.get() == 0 ? 0 : Math.max(0, now - Math.max(heardNanos, busySinceNanos));
+        if (active.get() == 0) {
+            return 0;
+        }
+        long heard = heardNanos;
+        long busy = busySinceNanos;
+        return Math.max(0, now - (heard - busy > 0 ? heard : busy)); // nanoTime values compare by difference
     }
 
     /**
@@ -69,12 +74,16 @@ final class EndpointPool {
      */
     void watchSilence(long now, boolean trustClock) {
         long silent = silentNanos(now);
+        if (silent == 0 || !trustClock || stillSending()) {
+            // Nothing waits; this side was paused itself; or this side is still handing it bytes (a
+            // large request on a slow link: no answer, nor a ping queued behind it, can come before
+            // they arrive). Judged afresh next time.
+            pingSentNanos = 0;
+            return;
+        }
         long sent = pingSentNanos;
-        if (silent == 0 || !trustClock || (sent != 0 && heardNanos - sent >= 0)) {
-            pingSentNanos = 0; // nothing waits, this thread was paused itself, or the ping was answered
-            if (silent == 0 || !trustClock) {
-                return;
-            }
+        if (sent != 0 && heardNanos - sent >= 0) {
+            pingSentNanos = 0; // the ping was answered
             sent = 0;
         }
         LatencyEstimate l = latency;
@@ -107,14 +116,58 @@ final class EndpointPool {
             pingSentNanos = 0;
             String why = "answered nothing for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms, not even a ping in "
                     + TimeUnit.NANOSECONDS.toMillis(waited) + " ms, while " + active.get() + " calls waited";
-            health.eject("as it " + why);
+            long pingAt = sent;
             for (Slot s : slots) {
                 ClientConnection c = s.current;
-                if (c != null) {
-                    c.unresponsive(sent, "was closed: the provider " + why);
+                if (c != null && c.channel.isActive()) {
+                    // Judged on the connection's event loop, after it has read what waits for it: a
+                    // loop that was busy (a large response decoded) has not read the answer yet.
+                    try {
+                        c.channel.eventLoop().schedule(() -> confirmUnresponsive(pingAt, why), 5, TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException closing) {
+                        // the client is closing
+                    }
+                    return;
                 }
             }
         }
+    }
+
+    /**
+     * Sets the provider aside and fails the calls on its connections, unless it was heard from
+     * after {@code pingSentNanos}; on an event loop, once it has read what had arrived.
+     */
+    private void confirmUnresponsive(long pingSentNanos, String why) {
+        if (heardNanos - pingSentNanos >= 0 || health.isEjected()) {
+            return; // an answer came after all, or another look already set it aside
+        }
+        health.eject("as it " + why);
+        for (Slot s : slots) {
+            ClientConnection c = s.current;
+            if (c != null) {
+                c.unresponsive(pingSentNanos, "was closed: the provider " + why);
+            }
+        }
+    }
+
+    /**
+     * Whether this side is still handing the provider bytes: a connection with calls waiting whose
+     * unsent bytes changed since the last look (they drain while the provider reads them). Bytes
+     * that stay where they were (a frozen provider's window is full) are no progress. Timer thread.
+     */
+    private boolean stillSending() {
+        boolean sending = false;
+        for (Slot s : slots) {
+            ClientConnection c = s.current;
+            if (c != null && !c.pending.isEmpty()) {
+                io.netty.channel.ChannelOutboundBuffer out = c.channel.unsafe().outboundBuffer();
+                long unsent = c.writes.queuedBytes() + queuedRequestBytes.get()
+                        + (out == null ? 0 : out.totalPendingWriteBytes());
+                sending |= unsent > 0 && unsent != c.unsentAtLastLook;
+                c.unsentAtLastLook = unsent;
+            }
+        }
+        return sending;
     }
 
     EndpointPool(Endpoint endpoint, Bootstrap bootstrap, NettyClientTransport.Settings settings) {

@@ -73,9 +73,10 @@ public final class NettyClientTransport implements ClientTransport {
         this.group = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-client-io", true);
         this.timer = new HashedWheelTimer(new DefaultThreadFactory("xrpc-client-deadlines", true),
                 10, TimeUnit.MILLISECONDS, 512, true, settings.maxPendingCalls() + 1024L);
-        if (settings.outlierFailures() > 0 && settings.pingTimeout().toNanos() > 0) {
-            timer.newTimeout(new SilenceWatch(), SILENCE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
-        }
+        // On an event loop rather than the deadline wheel: its tasks are not bounded by the calls pending.
+        this.silenceWatch = settings.outlierFailures() > 0 && settings.pingTimeout().toNanos() > 0
+                ? group.next().scheduleAtFixedRate(new SilenceWatch(), SILENCE_CHECK_MILLIS, SILENCE_CHECK_MILLIS,
+                        TimeUnit.MILLISECONDS) : null;
         long hb = settings.transport().heartbeatInterval().toMillis();
         this.bootstrap = new Bootstrap()
                 .group(group)
@@ -157,9 +158,10 @@ public final class NettyClientTransport implements ClientTransport {
         for (;;) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
             // Counted before anything can end the call, so that end() always uncounts it.
-            if (pool.active.incrementAndGet() == 1) {
-                pool.busySinceNanos = now; // its silence counts from here, not from its last answer
+            if (pool.active.get() == 0) {
+                pool.busySinceNanos = now; // before the count: its silence counts from here, not from its last answer
             }
+            pool.active.incrementAndGet();
             if (!pool.retired) {
                 break;
             }
@@ -227,28 +229,23 @@ public final class NettyClientTransport implements ClientTransport {
     static final long PING_AFTER_SILENCE_MILLIS = 50;
 
     /** Runs {@link EndpointPool#watchSilence} for every provider, every {@link #SILENCE_CHECK_MILLIS}. */
-    private final class SilenceWatch implements io.netty.util.TimerTask {
+    private final class SilenceWatch implements Runnable {
         private long last = System.nanoTime();
 
         @Override
-        public void run(io.netty.util.Timeout t) {
-            if (closed) {
-                return;
-            }
+        public void run() {
             long now = System.nanoTime();
-            // Late by far (this JVM paused, or the machine): the silence may be ours; judge next time.
+            // Late by far (this JVM paused, or this loop was busy): the silence may be ours; judge next time.
             boolean trustClock = now - last < 4 * TimeUnit.MILLISECONDS.toNanos(SILENCE_CHECK_MILLIS);
             last = now;
             for (EndpointPool p : pools.values()) {
                 p.watchSilence(now, trustClock);
             }
-            try {
-                timer.newTimeout(this, SILENCE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (RuntimeException stopped) {
-                // the client is closing
-            }
         }
     }
+
+    /** The periodic {@link SilenceWatch}, or null when off. */
+    private final io.netty.util.concurrent.ScheduledFuture<?> silenceWatch;
 
     @Override
     public io.xrpc.transport.ProviderState providerState(Endpoint endpoint) {
@@ -351,6 +348,9 @@ public final class NettyClientTransport implements ClientTransport {
             return;
         }
         closed = true;
+        if (silenceWatch != null) {
+            silenceWatch.cancel(false);
+        }
         List<ClientConnection> all = new ArrayList<>();
         for (EndpointPool p : pools.values()) {
             all.addAll(p.connections());

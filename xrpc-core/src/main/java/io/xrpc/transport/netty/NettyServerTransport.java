@@ -70,8 +70,8 @@ public final class NettyServerTransport implements ServerTransport {
     private final MemoryBudget memoryBudget;
     /**
      * Together, connections that have not authenticated may hold at most this part (1/n) of the
-     * memory budget in requests arriving or waiting: peers without credentials that keep
-     * almost-whole large frames in flight cost only themselves.
+     * memory budget, or one whole frame if that is more, in requests arriving or waiting: peers
+     * without credentials that keep almost-whole large frames in flight cost only themselves.
      */
     static final int UNAUTHENTICATED_SHARE = 4;
     private final MemoryBudget unauthenticatedBudget;
@@ -93,7 +93,9 @@ public final class NettyServerTransport implements ServerTransport {
         this.executor = callExecutor(settings);
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
         this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
-        this.unauthenticatedBudget = memoryBudget.share(memoryBudget.limit() / UNAUTHENTICATED_SHARE);
+        // At least one whole frame: a new connection's first call may be the largest there is.
+        this.unauthenticatedBudget = memoryBudget.share(Math.max(memoryBudget.limit() / UNAUTHENTICATED_SHARE,
+                settings.transport().maxFrameLength() + (long) io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH));
         this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
     }
 

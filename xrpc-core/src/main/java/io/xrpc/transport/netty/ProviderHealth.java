@@ -77,7 +77,8 @@ final class ProviderHealth {
         if (threshold <= 0 || isEjected()) {
             return;
         }
-        if (failedAnswers.incrementAndGet() >= FAILED_ANSWERS || ejections > 0) {
+        // On probation too it takes five: an overloaded provider shedding a call is not sent away for twice as long.
+        if (failedAnswers.incrementAndGet() >= FAILED_ANSWERS) {
             eject("after " + Math.max(failedAnswers.get(), 1) + " answers in a row were failures (the last: " + what + ")");
         }
     }

@@ -214,9 +214,9 @@ final class ServerCall implements Runnable, ServerExchange {
             return "server " + server.endpoint() + " is at the adaptive concurrency limit of " + l.limit()
                     + " calls of " + method.descriptor() + " (their latency rose above its unloaded value); not run";
         }
-        limit = l;
         admittedAlone = inFlight == 1;
         admittedAt = System.nanoTime();
+        limit = l; // last: the volatile write publishes the two above to whoever releases it
         return null;
     }
 

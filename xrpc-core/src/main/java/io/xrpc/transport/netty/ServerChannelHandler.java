@@ -317,6 +317,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         if (!backlogged) {
             backlogged = true;
             pauseReading();
+            sayAliveWhilePaused();
         }
         // A call may have ended between the look above and the flag: it saw no backlog and
         // scheduled nothing, so look again now that the flag is set.
@@ -381,7 +382,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void dispatch(ServerCall call) {
         if (server.adaptiveConcurrency() && !call.runsOnEventLoop()) {
-            if (server.settings().authenticates()) {
+            if (!isAuthenticated()) {
                 call.limitOnceAuthenticated(); // refuse first, admit after: no slot or sample for a stranger
             } else {
                 String busy = call.takeLimit();
@@ -462,6 +463,35 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
                 resumeReading();
             }
         }
+    }
+
+    /** Pongs sent while reading is paused for this connection's backlog; null when none. Event loop. */
+    private ScheduledFuture<?> pausedPongs;
+    /** How often a connection whose reading is paused for its backlog says it is alive. */
+    static final long PAUSED_PONG_MILLIS = 40;
+
+    /**
+     * While reading is paused for calls of this connection, a pong every {@link #PAUSED_PONG_MILLIS}:
+     * the client's pings wait unread meanwhile, and its silence watch would take this provider for
+     * frozen. Event loop.
+     */
+    private void sayAliveWhilePaused() {
+        if (pausedPongs != null) {
+            return;
+        }
+        pausedPongs = ctx.executor().scheduleAtFixedRate(() -> {
+            if (!backlogged || !ctx.channel().isActive() || closing.get()) {
+                ScheduledFuture<?> f = pausedPongs;
+                pausedPongs = null;
+                if (f != null) {
+                    f.cancel(false);
+                }
+                return;
+            }
+            if (ctx.channel().isWritable()) {
+                writes.enqueue(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PONG));
+            }
+        }, PAUSED_PONG_MILLIS, PAUSED_PONG_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void pauseReading() {

@@ -528,7 +528,11 @@ final class InstanceDirectory {
         private void checkTrust(Stat dirStat) throws Exception {
             if (!trust.secured() && dirStat != null && !lookedAtAcl) {
                 lookedAtAcl = true; // once: to tell a consumer that believes anyone that someone in particular writes here
-                trust.unverified(dir, client.getACL().forPath(dir));
+                try {
+                    trust.unverified(dir, client.getACL().forPath(dir));
+                } catch (Exception e) {
+                    lookedAtAcl = false; // gone or unreadable now: a warning is not worth a failed list
+                }
             }
             if (!trust.secured() || dirStat == null
                     || dirStat.getCzxid() == checkedCzxid && dirStat.getAversion() == checkedAversion) {

@@ -154,9 +154,15 @@ final class ZookeeperAcl {
             int colon = e.indexOf(':');
             if (colon <= 0 || colon == e.length() - 1) {
                 throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "' is not scheme:id (such as"
-                        + " digest:xrpc:<base64 SHA-1 of xrpc:password>, or sasl:*)");
+                        + " sasl:xrpc, x509:CN=xrpc or ip:10.1.0.0/16)");
             }
             Id id = new Id(e.substring(0, colon).toLowerCase(Locale.ROOT), e.substring(colon + 1));
+            if (id.getScheme().equals("digest")) {
+                throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "': ZooKeeper shows a digest's"
+                        + " hash only to a session with admin rights on the node, so a consumer cannot tell that identity"
+                        + " from anyone naming himself so; trust a sasl, x509 or ip identity, or give the consumer the"
+                        + " providers' credentials");
+            }
             if (isAnyone(id) || id.getScheme().equals("auth")) {
                 throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "' stands for "
                         + (id.getScheme().equals("auth") ? "no one in particular" : "everyone")

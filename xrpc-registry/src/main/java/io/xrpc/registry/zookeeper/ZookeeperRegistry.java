@@ -322,8 +322,8 @@ public final class ZookeeperRegistry implements Registry {
         if (!ZookeeperAcl.anyoneMayCreate(nodeAcl) && trustWarned.compareAndSet(false, true)) {
             log.warn("{} is written by {} only, but this registry client has no credentials and no trust setting, so"
                     + " it believes providers from anyone, a node planted before the providers registered included:"
-                    + " set trust={} (its digest, or sasl:*) in the registry address (docs/REGISTRY.md)", path,
-                    ZookeeperAcl.describe(nodeAcl), "<the id with c or a above>");
+                    + " set trust= to the providers' sasl, x509 or ip identity, or give it the providers' credentials"
+                    + " (docs/REGISTRY.md)", path, ZookeeperAcl.describe(nodeAcl));
         }
     }
 

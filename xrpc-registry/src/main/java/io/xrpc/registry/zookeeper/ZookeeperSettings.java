@@ -45,7 +45,8 @@ import java.util.Objects;
  *                       name starts with {@code zookeeper.}, such as {@code zookeeper.client.secure}
  *                       and {@code zookeeper.ssl.trustStore.location} for TLS to the ensemble
  * @param trust          whom a consumer believes providers from, as ZooKeeper ids
- *                       ({@code digest:xrpc:<base64 SHA-1>}, {@code sasl:*}, {@code sasl:name}),
+ *                       ({@code sasl:name}, {@code sasl:*}, {@code x509:CN=...}, {@code ip:10.1.0.0/16};
+ *                       not digest ids, whose hash ZooKeeper hides from a read-only session),
  *                       comma-separated: a provider node counts only where nobody else may have
  *                       created it. Empty (the default): the identities of this client's own ACL
  *                       when it has credentials, else anyone (with a warning where the tree is

@@ -286,6 +286,10 @@ class RegistryAclTest {
                 .parameter("trust", "ip:0.0.0.0/0").build())).hasMessageContaining("stands for everyone");
         assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("zookeeper://" + zk.getConnectString())
                 .parameter("trust", "nonsense").build())).hasMessageContaining("is not scheme:id");
+        // A read-only session sees a digest id as user:x: it could not tell the providers from a namesake.
+        assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("zookeeper://" + zk.getConnectString())
+                .parameter("trust", "digest:xrpc:PdJZO7I/ayUbGbJFvgkOPpWmzPo=").build()))
+                .hasMessageContaining("admin rights");
     }
 
     /** A consumer that believes anyone says so, once, when the tree it reads is written by someone in particular. */

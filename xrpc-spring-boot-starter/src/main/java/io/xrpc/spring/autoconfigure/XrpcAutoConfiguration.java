@@ -84,17 +84,17 @@ public class XrpcAutoConfiguration {
         }
         r.parameters().forEach(b::parameter);
         // An unset ${ZK_PASSWORD} stays as its literal text; an empty one would be a password too.
-        if (r.username().contains("${")) {
+        if (unresolved(r.username())) {
             throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
                     "xrpc.registry.username", r.username(), "a placeholder that did not resolve: is the environment"
                             + " variable it names set?");
         }
         if (!r.username().isBlank()) {
-            if (r.password().isBlank() || r.password().contains("${")) {
+            if (r.password().isBlank() || unresolved(r.password())) {
                 throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
-                        "xrpc.registry.password", r.password().contains("${") ? "(a placeholder)" : "(empty)",
+                        "xrpc.registry.password", unresolved(r.password()) ? "(a placeholder)" : "(empty)",
                         "xrpc.registry.username is set, so its password is needed: "
-                                + (r.password().contains("${") ? "the placeholder did not resolve (is the environment"
+                                + (unresolved(r.password()) ? "the placeholder did not resolve (is the environment"
                                 + " variable it names set?)" : "it is empty"));
             }
             b.credentials(r.username(), r.password());
@@ -157,6 +157,11 @@ public class XrpcAutoConfiguration {
         return new RpcServiceExporter(properties, registry, interceptors, sslBundles, authenticator);
     }
 
+    /** A whole value that is a placeholder Spring could not resolve ({@code ${ZK_PASSWORD}} with the variable unset). */
+    private static boolean unresolved(String value) {
+        return value.matches("\\$\\{[^}]+}");
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
     static class HealthConfiguration {
@@ -194,7 +199,7 @@ public class XrpcAutoConfiguration {
         }
 
         /** The application's registry; else one that only feeds its MeterRegistry; else none. */
-        private static ObservationRegistry registry(ObjectProvider<ObservationRegistry> observations,
+    private static ObservationRegistry registry(ObjectProvider<ObservationRegistry> observations,
                                                     org.springframework.beans.factory.BeanFactory beans) {
             ObservationRegistry r = observations.getIfUnique();
             if (r != null) {

@@ -1,0 +1,76 @@
+package io.xrpc.transport.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.xrpc.client.ReferenceView;
+import io.xrpc.client.RpcClient;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.server.RpcServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A live provider that is silent for a while must not be taken for a frozen one: the client's
+ * silence watch pings a provider that has sent nothing while calls wait on it, and sets it aside
+ * with its calls failed when the ping goes unanswered.
+ */
+class SilentProviderTest {
+
+    public interface Blobs {
+        /** Works {@code millis}, then answers {@code kib} KiB. */
+        String blob(int kib, int millis);
+    }
+
+    static final class BlobsImpl implements Blobs {
+        @Override
+        public String blob(int kib, int millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return "x".repeat(kib * 1024);
+        }
+    }
+
+    /**
+     * Calls whose answers are large and slow fill the room the provider keeps for a connection's
+     * answers, so it stops reading that connection until they end, and the client's ping waits
+     * unread. Before: the provider, quick until then, was set aside after 150 ms of it and all
+     * eight calls failed CONNECTION_CLOSED. Now a provider that paused reading says it is alive.
+     */
+    @Test
+    @Timeout(60)
+    void aProviderThatPausedReadingForLargeSlowAnswersIsNotTakenForFrozen() throws Exception {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Blobs.class, new BlobsImpl())
+                .build().start();
+             RpcClient client = RpcClient.builder().build()) {
+            Blobs blobs = client.proxy(Blobs.class, ReferenceOptions.builder().address(server.endpoint())
+                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+            for (int i = 0; i < 40; i++) { // its usual answer time becomes known: a few milliseconds
+                assertThat(blobs.blob(300, 1)).hasSize(300 * 1024);
+            }
+            ExecutorService callers = Executors.newFixedThreadPool(8);
+            try {
+                List<CompletableFuture<String>> slow = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    slow.add(CompletableFuture.supplyAsync(() -> blobs.blob(300, 1500), callers));
+                }
+                for (CompletableFuture<String> f : slow) {
+                    assertThat(f.get(30, TimeUnit.SECONDS)).hasSize(300 * 1024);
+                }
+            } finally {
+                callers.shutdownNow();
+            }
+            assertThat(client.references().get(0).providers())
+                    .noneMatch(p -> p.state() == ReferenceView.State.SET_ASIDE);
+        }
+    }
+}
