@@ -96,7 +96,8 @@ public abstract class ClientSettings<B extends ClientSettings<B>> extends Endpoi
      * long GC pause, SIGSTOP, a hung host) holds its callers for about {@code timeout} + 100 ms
      * rather than their whole deadline. A live provider answers a ping from its event loop at once,
      * however long its calls take. Until a provider has answered 32 calls (a fresh JVM's first
-     * calls are slow) it is given a second for each. Default 100 ms; {@link Duration#ZERO} turns it
+     * calls are slow) it is given a second for each, and it is always given the time the requests
+     * waiting on it take to arrive at 1 MB/s (a large request on a slow link holds the ping back). Default 100 ms; {@link Duration#ZERO} turns it
      * off, as does turning outlier detection off.
      */
     public B pingTimeout(Duration timeout) {

@@ -1,7 +1,6 @@
 package io.xrpc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
@@ -37,12 +36,11 @@ import org.junit.jupiter.api.Timeout;
  */
 class SlowProviderChaosTest {
     private static final int CALLERS = 16;
-    private static final long WINDOW_MILLIS = 100;
 
     /** Callers in a loop, their answers counted per window and per provider. */
     private static final class Load implements AutoCloseable {
-        final long t0 = System.nanoTime();
-        final AtomicIntegerArray windows = new AtomicIntegerArray(600);
+        final io.xrpc.testing.Windows clock = new io.xrpc.testing.Windows();
+        final AtomicIntegerArray windows = io.xrpc.testing.Windows.counts();
         final Map<String, AtomicIntegerArray> byProvider = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
         final AtomicBoolean stop = new AtomicBoolean();
@@ -57,7 +55,7 @@ class SlowProviderChaosTest {
                             String who = s.work(5);
                             int w = window();
                             windows.incrementAndGet(w);
-                            byProvider.computeIfAbsent(who, k -> new AtomicIntegerArray(600)).incrementAndGet(w);
+                            byProvider.computeIfAbsent(who, k -> io.xrpc.testing.Windows.counts()).incrementAndGet(w);
                         } catch (RpcException e) {
                             errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
                                     .incrementAndGet();
@@ -69,23 +67,20 @@ class SlowProviderChaosTest {
         }
 
         int window() {
-            return (int) Math.min(599, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) / WINDOW_MILLIS);
+            return clock.now();
         }
 
         /** Keeps the load on until {@code millis} more have passed in window time: the scenario's length. */
         void runFor(long millis) {
-            int until = window() + (int) (millis / WINDOW_MILLIS);
-            await().atMost(Duration.ofMillis(millis + 30_000)).pollInterval(Duration.ofMillis(10))
-                    .until(() -> window() >= until || stop.get());
+            clock.runFor(millis, stop::get);
         }
 
         int sum(AtomicIntegerArray a, int from, int to) {
-            return IntStream.range(from, to).map(a::get).sum();
+            return io.xrpc.testing.Windows.sum(a, from, to);
         }
 
         String line(int from, int to) {
-            return IntStream.range(from, to).mapToObj(i -> Integer.toString(windows.get(i)))
-                    .collect(Collectors.joining(" "));
+            return io.xrpc.testing.Windows.line(windows, from, to);
         }
 
         @Override

@@ -92,11 +92,13 @@ final class EndpointPool {
         }
         long usual = l.answeredNanos();
         // Until its usual answer time is known (a fresh JVM's first calls compile and load classes),
-        // a provider is given a second of silence and a second for the ping.
+        // a provider is given a second of silence and a second for the ping. Both stages also wait
+        // for the requests waiting on it to arrive at 1 MB/s (transferNanos).
         long floor = usual < 0 ? TimeUnit.SECONDS.toNanos(1) : 0;
         if (sent == 0) {
             if (silent > Math.max(Math.max(floor,
-                    TimeUnit.MILLISECONDS.toNanos(NettyClientTransport.PING_AFTER_SILENCE_MILLIS)), 4 * usual)) {
+                    TimeUnit.MILLISECONDS.toNanos(NettyClientTransport.PING_AFTER_SILENCE_MILLIS)), 4 * usual)
+                    && silent > transferNanos()) {
                 boolean pinged = false;
                 for (Slot s : slots) {
                     ClientConnection c = s.current;
@@ -112,7 +114,7 @@ final class EndpointPool {
             return;
         }
         long waited = now - sent;
-        if (waited > Math.max(Math.max(floor, settings.pingTimeout().toNanos()), 4 * usual)) {
+        if (waited > Math.max(Math.max(floor, settings.pingTimeout().toNanos()), 4 * usual) && waited > transferNanos()) {
             pingSentNanos = 0;
             String why = "answered nothing for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms, not even a ping in "
                     + TimeUnit.NANOSECONDS.toMillis(waited) + " ms, while " + active.get() + " calls waited";
@@ -148,6 +150,32 @@ final class EndpointPool {
                 c.unresponsive(pingSentNanos, "was closed: the provider " + why);
             }
         }
+    }
+
+    /** The slowest link a silent provider's requests are allowed for: 1 MB/s. */
+    static final long ASSUMED_LINK_BYTES_PER_SECOND = 1_000_000;
+
+    /**
+     * How long the requests waiting on this provider may take to arrive on the slowest link allowed
+     * for: a large request on a slow link sits in the kernel's buffers, where this side cannot see
+     * it, with the ping behind it. Looked at only once a provider is silent past its other limits.
+     */
+    private long transferNanos() {
+        return bytesWaiting() * (1_000_000_000L / ASSUMED_LINK_BYTES_PER_SECOND);
+    }
+
+    /** Bytes of the requests waiting on this provider's connections. */
+    private long bytesWaiting() {
+        long bytes = 0;
+        for (Slot s : slots) {
+            ClientConnection c = s.current;
+            if (c != null) {
+                for (ClientCall call : c.pending.values()) {
+                    bytes += call.frameBytes();
+                }
+            }
+        }
+        return bytes;
     }
 
     /**

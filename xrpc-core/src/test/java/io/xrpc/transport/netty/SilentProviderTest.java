@@ -26,6 +26,9 @@ class SilentProviderTest {
     public interface Blobs {
         /** Works {@code millis}, then answers {@code kib} KiB. */
         String blob(int kib, int millis);
+
+        /** The length of what was sent. */
+        int size(String s);
     }
 
     static final class BlobsImpl implements Blobs {
@@ -37,6 +40,92 @@ class SilentProviderTest {
                 Thread.currentThread().interrupt();
             }
             return "x".repeat(kib * 1024);
+        }
+
+        @Override
+        public int size(String s) {
+            return s.length();
+        }
+    }
+
+    /** A link of about {@code bytesPerSecond} from the client to the provider; the way back is not held. */
+    static final class SlowLink implements AutoCloseable {
+        final java.net.ServerSocket listener;
+        final List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        SlowLink(int targetPort, int bytesPerSecond) throws java.io.IOException {
+            listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            Thread accept = new Thread(() -> {
+                try {
+                    while (true) {
+                        java.net.Socket in = listener.accept();
+                        java.net.Socket out = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), targetPort);
+                        sockets.add(in);
+                        sockets.add(out);
+                        pump(in, out, bytesPerSecond);
+                        pump(out, in, 0);
+                    }
+                } catch (java.io.IOException closed) {
+                    // the test is over
+                }
+            }, "slow-link");
+            accept.setDaemon(true);
+            accept.start();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        private static void pump(java.net.Socket from, java.net.Socket to, int bytesPerSecond) {
+            Thread t = new Thread(() -> {
+                byte[] buf = new byte[8192];
+                try {
+                    int n;
+                    while ((n = from.getInputStream().read(buf)) > 0) {
+                        to.getOutputStream().write(buf, 0, n);
+                        if (bytesPerSecond > 0) {
+                            Thread.sleep(1000L * n / bytesPerSecond); // the link's pace, not a wait for the code under test
+                        }
+                    }
+                } catch (java.io.IOException | InterruptedException closed) {
+                    // either side closed
+                }
+            }, "slow-link-pump");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            listener.close();
+            for (java.net.Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    /**
+     * A 4 MiB request over a link of 2 MB/s takes two seconds to arrive, during which the provider
+     * can answer nothing, not even a ping queued behind it. Before: the provider, quick until then,
+     * was set aside 150 ms into the upload and the upload failed CONNECTION_CLOSED. Now no verdict
+     * is taken while this side is still handing it bytes.
+     */
+    @Test
+    @Timeout(60)
+    void aLargeRequestOnASlowLinkIsNotTakenForSilence() throws Exception {
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Blobs.class, new BlobsImpl())
+                .build().start();
+             SlowLink link = new SlowLink(server.port(), 2_000_000);
+             RpcClient client = RpcClient.builder().build()) {
+            Blobs blobs = client.proxy(Blobs.class, ReferenceOptions.builder().address("127.0.0.1:" + link.port())
+                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+            for (int i = 0; i < 40; i++) { // its usual answer time becomes known: about a millisecond
+                assertThat(blobs.size("x")).isEqualTo(1);
+            }
+            assertThat(blobs.size("x".repeat(4 << 20))).isEqualTo(4 << 20);
+            assertThat(client.references().get(0).providers())
+                    .noneMatch(p -> p.state() == ReferenceView.State.SET_ASIDE);
         }
     }
 

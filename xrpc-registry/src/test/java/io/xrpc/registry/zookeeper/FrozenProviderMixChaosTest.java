@@ -50,7 +50,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(240)
 class FrozenProviderMixChaosTest {
     private static final int CALLERS = 16;
-    private static final long WINDOW_MILLIS = 100;
     private static final int FREEZE_MILLIS = 3000;
 
     private static TestingCluster ensemble;
@@ -103,8 +102,8 @@ class FrozenProviderMixChaosTest {
 
     /** Callers alternating a get and a put; completed calls counted per window, failures by kind. */
     private static final class Mix implements AutoCloseable {
-        final long t0 = System.nanoTime();
-        final AtomicIntegerArray windows = new AtomicIntegerArray(600);
+        final io.xrpc.testing.Windows clock = new io.xrpc.testing.Windows();
+        final AtomicIntegerArray windows = io.xrpc.testing.Windows.counts();
         /** Failures: "get" or "put", status, and the window it ended in. */
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
         final AtomicBoolean stop = new AtomicBoolean();
@@ -139,18 +138,15 @@ class FrozenProviderMixChaosTest {
         }
 
         int window() {
-            return (int) Math.min(599, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) / WINDOW_MILLIS);
+            return clock.now();
         }
 
         void runFor(long millis) {
-            int until = window() + (int) (millis / WINDOW_MILLIS);
-            await().atMost(Duration.ofMillis(millis + 30_000)).pollInterval(Duration.ofMillis(10))
-                    .until(() -> window() >= until);
+            clock.runFor(millis, () -> false);
         }
 
         String line(int from, int to) {
-            return IntStream.range(from, to).mapToObj(i -> Integer.toString(windows.get(i)))
-                    .collect(Collectors.joining(" "));
+            return io.xrpc.testing.Windows.line(windows, from, to);
         }
 
         @Override

@@ -116,6 +116,7 @@ public class XrpcEndpoint {
         client.put("outlierConsecutiveFailures", c.outlierDetection().consecutiveFailures());
         client.put("outlierBaseEjectionMillis", c.outlierDetection().baseEjection().toMillis());
         client.put("outlierMaxEjectionMillis", c.outlierDetection().maxEjection().toMillis());
+        client.put("pingTimeoutMillis", c.pingTimeout().toMillis());
         l.put("client", client);
         return l;
     }
