@@ -370,4 +370,44 @@ class UnauthenticatedConnectionTest {
             callers.shutdownNow();
         }
     }
+
+    /**
+     * Before: at the deadline a connection with a call still with the authenticator was looked at
+     * again later, so a peer that always had one there (the refusal cap off) was never closed.
+     */
+    @Test
+    void callsKeptWithTheAuthenticatorCannotHoldAConnectionPastItsDeadline() throws Exception {
+        Authenticator slowToRefuse = (credentials, service, method, peer) -> {
+            try {
+                Thread.sleep(150); // a slow token check
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return "a valid bearer token is required";
+        };
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(4);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).authenticator(slowToRefuse)
+                .maxAuthenticationFailures(0).authenticationTimeout(Duration.ofMillis(500))
+                .service(GateService.class, new GateServiceImpl("guarded")).build().start();
+             RpcClient stranger = RpcClient.builder().credentials(inv -> "Bearer bad").credentialsOverPlaintext(true)
+                     .build()) {
+            GateService bad = proxy(stranger, server);
+            for (int i = 0; i < 4; i++) {
+                callers.submit(() -> {
+                    while (!stop.get()) {
+                        try {
+                            bad.whoAmI();
+                        } catch (RpcException refused) {
+                            // refused, as every call of it must be
+                        }
+                    }
+                });
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.authenticationClosures() >= 1);
+        } finally {
+            stop.set(true);
+            callers.shutdownNow();
+        }
+    }
 }

@@ -176,6 +176,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Set when the authentication deadline passed while calls of this connection were being decided:
+     * its later requests are refused unread, so that calls the authenticator keeps busy cannot hold
+     * the connection past its deadline. Event loop.
+     */
+    private boolean pastAuthenticationDeadline;
+
     /** Whether the frame arriving at the authentication deadline was given its one frame timeout of grace. */
     private boolean authGraceGiven;
 
@@ -193,7 +200,9 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
             String why = "it carried no authenticated call within "
                     + server.settings().authenticationTimeout().toMillis() + " ms of opening (authenticationTimeout)";
             if (callBeingDecided()) {
-                armAuthenticationDeadline(nanos); // look again later
+                // No new request of it is taken from now on; it closes once those being decided end.
+                pastAuthenticationDeadline = true;
+                armAuthenticationDeadline(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(100)));
             } else if (decoder != null && decoder.isReceiving() && !authGraceGiven && server.settings().frameTimeout().toNanos() > 0) {
                 authGraceGiven = true;
                 armAuthenticationDeadline(server.settings().frameTimeout().toNanos());
@@ -305,6 +314,12 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         long now = System.nanoTime();
         int waited = frame.isTimestamped() ? delay.waited(frame.sentAtMillis(), now) : 0;
         ServerCall call = new ServerCall(server, this, frame, now, waited);
+        if (pastAuthenticationDeadline && !authenticated) {
+            call.refuse(RpcStatus.UNAUTHENTICATED, "server " + server.endpoint() + ": this connection carried no"
+                    + " authenticated call within " + server.settings().authenticationTimeout().toMillis() + " ms of"
+                    + " opening (authenticationTimeout) and takes no more requests; it closes; request not run");
+            return;
+        }
         if (!call.routeOnEventLoop()) {
             return; // answered already
         }
