@@ -60,6 +60,11 @@ final class CallPolicy implements RequestHandler {
     }
 
     @Override
+    public java.util.List<String> exportedAs(String serviceKey) {
+        return exports.exportedAs(serviceKey);
+    }
+
+    @Override
     public void handle(ServerExchange ex) {
         ServerMethod method = (ServerMethod) ex.route(); // routes come from find()
         if (expired(ex)) {

@@ -35,26 +35,31 @@ final class Reflection implements ServerReflection {
     private final Map<ServiceDispatcher.Exported, Map<String, Object>> described =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    Reflection(ServiceDispatcher dispatcher) {
+    /** The serializers of the server, sorted: what a service that accepts any accepts. */
+    private final List<String> serverSerializers;
+
+    Reflection(ServiceDispatcher dispatcher, java.util.Collection<String> serverSerializers) {
         this.dispatcher = dispatcher;
+        this.serverSerializers = serverSerializers.stream().sorted().toList();
     }
 
     @Override
     public List<Map<String, Object>> services() {
         List<Map<String, Object>> all = new ArrayList<>();
         for (ServiceDispatcher.Exported e : dispatcher.exports()) {
-            all.add(summary(e));
+            all.add(summary(e, serverSerializers));
         }
         return all;
     }
 
-    private static Map<String, Object> summary(ServiceDispatcher.Exported e) {
+    private static Map<String, Object> summary(ServiceDispatcher.Exported e, List<String> serverSerializers) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("service", e.key().toString());
         m.put("interface", e.key().interfaceName());
         m.put("version", e.key().version());
         m.put("group", e.key().group());
-        m.put("serializers", e.accepted().stream().sorted().toList());
+        // Those it accepts; one that accepts any lists the server's, rather than an empty list.
+        m.put("serializers", e.accepted().isEmpty() ? serverSerializers : e.accepted().stream().sorted().toList());
         m.put("methods", e.methods().keySet().stream().sorted().toList());
         return m;
     }
@@ -82,15 +87,15 @@ final class Reflection implements ServerReflection {
         ServiceDispatcher.Exported e = matches.get(0);
         Map<String, Object> d = described.get(e);
         if (d == null) {
-            d = describe(e);
+            d = describe(e, serverSerializers);
             described.keySet().retainAll(dispatcher.exports()); // only what is exported now
             described.put(e, d);
         }
         return d;
     }
 
-    private static Map<String, Object> describe(ServiceDispatcher.Exported e) {
-        Map<String, Object> d = summary(e);
+    private static Map<String, Object> describe(ServiceDispatcher.Exported e, List<String> serverSerializers) {
+        Map<String, Object> d = summary(e, serverSerializers);
         Shapes shapes = new Shapes();
         List<Map<String, Object>> methods = new ArrayList<>();
         for (ServerMethod sm : new TreeMap<>(e.methods()).values()) {

@@ -74,7 +74,8 @@ public final class RpcServer implements AutoCloseable {
             exportChecked(e);
         }
         if (c.reflection) { // served, not registered: a tool asks the provider it is talking to
-            dispatcher.export(ServerReflection.class, new Reflection(dispatcher), ServiceOptions.builder().build(), false);
+            dispatcher.export(ServerReflection.class, new Reflection(dispatcher,
+                    serializers.all().stream().map(io.xrpc.serialize.Serializer::name).toList()), ServiceOptions.builder().build(), false);
         }
         this.transport = new NettyServerTransport(c.transport, new CallPolicy(dispatcher, c.authenticator,
                 c.errorDetails), serializers, CompressorRegistry.load());

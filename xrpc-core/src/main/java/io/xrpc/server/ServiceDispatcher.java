@@ -84,6 +84,20 @@ final class ServiceDispatcher {
         return services.containsKey(serviceKey);
     }
 
+    /** The keys (at most ten) that the interface named in {@code serviceKey} ([group/]name[:version]) is exported under. */
+    List<String> exportedAs(String serviceKey) {
+        String name = serviceKey.substring(serviceKey.indexOf('/') + 1);
+        int colon = name.indexOf(':');
+        String iface = colon < 0 ? name : name.substring(0, colon);
+        List<String> keys = new java.util.ArrayList<>();
+        for (Exported e : exports()) {
+            if (e.key().interfaceName().equals(iface) && keys.size() < 10) {
+                keys.add(e.key().toString());
+            }
+        }
+        return keys;
+    }
+
     ServerMethod find(String serviceKey, String signature) {
         Exported s = services.get(serviceKey);
         return s == null ? null : s.methods().get(signature);

@@ -18,6 +18,14 @@ public interface RequestHandler {
     boolean hasService(String serviceKey);
 
     /**
+     * The keys the interface of {@code serviceKey} is exported under (other versions or groups),
+     * for the error that answers a key not exported; empty when none.
+     */
+    default java.util.List<String> exportedAs(String serviceKey) {
+        return java.util.List.of();
+    }
+
+    /**
      * Runs one routed request from a thread of the call executor to its answer: the server's
      * policy (deadline, authentication, arguments, interceptors, implementation, statuses). The
      * exchange answers it; this never throws for anything the request did.

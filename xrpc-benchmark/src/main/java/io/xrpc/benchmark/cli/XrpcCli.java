@@ -55,10 +55,19 @@ import picocli.CommandLine.Parameters;
         description = "Lists, describes and calls XRpc services without their jar.",
         subcommands = {XrpcCli.ListCommand.class, XrpcCli.DescribeCommand.class, XrpcCli.CallCommand.class,
                 XrpcCli.DemoProvider.class},
-        footer = {"", "Exit codes: 0 success; 1 an error of this tool or its connection; 2 a wrong command line;",
-                "10 + the XRpc status of a failed call: 11 APPLICATION_ERROR (the method threw), 12 SERVER_BUSY,",
-                "13 DEADLINE_EXCEEDED, 14 SERVICE_NOT_FOUND, 15 METHOD_NOT_FOUND, 16 SERIALIZATION_ERROR (an argument",
-                "the method cannot take), 17 UNAVAILABLE (no provider reachable), 22 UNAUTHENTICATED."})
+        footer = {"", "Every answer, a failure too, is JSON on standard output. Exit codes:",
+                "  0   success",
+                "  1   an error of this tool or its connection",
+                "  2   a wrong command line",
+                "  10 + the XRpc status of a failed call:",
+                "  11  APPLICATION_ERROR (the method threw)",
+                "  12  SERVER_BUSY",
+                "  13  DEADLINE_EXCEEDED",
+                "  14  SERVICE_NOT_FOUND (the error names the versions and groups exported)",
+                "  15  METHOD_NOT_FOUND",
+                "  16  SERIALIZATION_ERROR (an argument the method cannot take)",
+                "  17  UNAVAILABLE (no provider reachable; --wait 30s waits for one)",
+                "  22  UNAUTHENTICATED"})
 public final class XrpcCli implements Runnable {
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -81,6 +90,17 @@ public final class XrpcCli implements Runnable {
             line.getOut().println(JSON.writeValueAsString(errorOf(e)));
             line.getOut().flush();
             return exitCode(e);
+        });
+        // A wrong command line answers JSON too, with a pointer to the usage instead of all of it.
+        cl.setParameterExceptionHandler((e, line) -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("error", "USAGE");
+            m.put("message", e.getMessage());
+            m.put("help", "xrpc " + (e.getCommandLine().getParent() == null ? "" : e.getCommandLine().getCommandName()
+                    + " ") + "--help");
+            e.getCommandLine().getOut().println(JSON.writeValueAsString(m));
+            e.getCommandLine().getOut().flush();
+            return 2;
         });
         return cl.execute(args);
     }
@@ -136,6 +156,26 @@ public final class XrpcCli implements Runnable {
         @Option(names = "--timeout", converter = io.xrpc.benchmark.stress.DurationConverter.class,
                 description = "Deadline of the call (default: 3s).")
         Duration timeout = Duration.ofSeconds(3);
+
+        @Option(names = "--wait", converter = io.xrpc.benchmark.stress.DurationConverter.class,
+                description = "Wait up to this long for a provider that is not reachable yet (starting, or not yet"
+                        + " registered), such as 30s (default: 0s, fail at once).")
+        Duration waitFor = Duration.ZERO;
+
+        /** Runs {@code action}, again while it fails UNAVAILABLE (no provider reachable) within --wait. */
+        <T> T waiting(Callable<T> action) throws Exception {
+            long until = System.nanoTime() + waitFor.toNanos();
+            for (;;) {
+                try {
+                    return action.call();
+                } catch (RpcException e) {
+                    if (e.status() != RpcStatus.UNAVAILABLE || System.nanoTime() - until >= 0) {
+                        throw e;
+                    }
+                    Thread.sleep(200); // a provider starting: look again
+                }
+            }
+        }
 
         @Mixin
         Access access = new Access();
@@ -200,8 +240,8 @@ public final class XrpcCli implements Runnable {
                 }
             }
             try (RpcClient client = target.client(cl)) {
-                Object services = client.generic(ServerReflection.class.getName(), target.at(target.address))
-                        .invoke("services", List.of(), List.of());
+                Object services = target.waiting(() -> client.generic(ServerReflection.class.getName(),
+                        target.at(target.address)).invoke("services", List.of(), List.of()));
                 cl.getOut().println(JSON.writeValueAsString(services));
                 return 0;
             }
@@ -224,7 +264,7 @@ public final class XrpcCli implements Runnable {
         public Integer call() throws Exception {
             CommandLine cl = spec.commandLine();
             try (RpcClient client = target.client(cl)) {
-                cl.getOut().println(JSON.writeValueAsString(describe(client, target, service, cl)));
+                cl.getOut().println(JSON.writeValueAsString(target.waiting(() -> describe(client, target, service, cl))));
                 return 0;
             }
         }
@@ -326,8 +366,10 @@ public final class XrpcCli implements Runnable {
             List<Object> args = Arguments.parse(arguments, cl);
             try (RpcClient client = target.client(cl)) {
                 List<String> parameterTypes = types != null ? types.stream().filter(t -> !t.isBlank()).toList()
-                        : Arguments.typesOf(describe(client, target, service, cl), name, args.size(), cl);
-                Object result = client.generic(service, target.options(service)).invoke(name, parameterTypes, args);
+                        : Arguments.typesOf(target.waiting(() -> describe(client, target, service, cl)), name,
+                                args.size(), cl);
+                Object result = target.waiting(() -> client.generic(service, target.options(service))
+                        .invoke(name, parameterTypes, args));
                 cl.getOut().println(JSON.writeValueAsString(result));
                 return 0;
             }

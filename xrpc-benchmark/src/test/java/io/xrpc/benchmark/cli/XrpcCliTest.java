@@ -98,6 +98,8 @@ class XrpcCliTest {
         assertThat(list.exit()).as(list.err()).isZero();
         assertThat(list.json()).hasSize(1);
         assertThat(list.json().get(0).get("service").asText()).isEqualTo(shop());
+        // It accepts any serializer: before, that showed as an empty list.
+        assertThat(list.json().get(0).get("serializers").toString()).contains("\"json\"", "\"kryo\"");
 
         Run describe = xrpc("describe", shop(), "--address", open.endpoint().toString());
         assertThat(describe.exit()).as(describe.err()).isZero();
@@ -160,13 +162,14 @@ class XrpcCliTest {
         Run viaRegistry = xrpc("call", shop() + "/find", "[1]", "--registry", "zookeeper://127.0.0.1:1",
                 "--token", "s3cret", "--plaintext-token");
         assertThat(viaRegistry.exit()).isEqualTo(2);
-        assertThat(viaRegistry.err()).contains("--plaintext-token: only with --address on a loopback address");
+        assertThat(viaRegistry.json().get("message").asText())
+                .contains("--plaintext-token: only with --address on a loopback address");
 
         // Refused before any client is built: nothing is sent to this documentation-only address.
         Run elsewhere = xrpc("call", shop() + "/find", "[1]", "--address", "192.0.2.1:20880",
                 "--token", "s3cret", "--plaintext-token");
         assertThat(elsewhere.exit()).isEqualTo(2);
-        assertThat(elsewhere.err()).contains("192.0.2.1 is not a loopback address");
+        assertThat(elsewhere.json().get("message").asText()).contains("192.0.2.1 is not a loopback address");
     }
 
     @Test
@@ -177,19 +180,66 @@ class XrpcCliTest {
         assertThat(r.json().get("message").asText()).contains("argument 0 (long)").contains("twenty");
     }
 
+    /** Before: a wrong command printed the whole usage on standard error instead of JSON. */
     @Test
-    void mistakesOnTheCommandLineExit2NamingThem() {
+    void mistakesOnTheCommandLineExit2NamingThemInJson() throws Exception {
         Run notJson = xrpc("call", shop() + "/find", "[21", "--address", open.endpoint().toString());
         assertThat(notJson.exit()).isEqualTo(2);
-        assertThat(notJson.err()).contains("ARGS is not JSON");
+        assertThat(notJson.json().get("error").asText()).isEqualTo("USAGE");
+        assertThat(notJson.json().get("message").asText()).contains("ARGS is not JSON");
+        assertThat(notJson.json().get("help").asText()).isEqualTo("xrpc call --help");
 
         Run noMethod = xrpc("call", shop() + "/lose", "[1]", "--address", open.endpoint().toString());
         assertThat(noMethod.exit()).isEqualTo(2);
-        assertThat(noMethod.err()).contains("no method lose with 1 parameters").contains("find(long)");
+        assertThat(noMethod.json().get("message").asText()).contains("no method lose with 1 parameters")
+                .contains("find(long)");
+        assertThat(noMethod.err()).as("no usage dump").isEmpty();
 
         Run nowhere = xrpc("describe", shop());
         assertThat(nowhere.exit()).isEqualTo(2);
-        assertThat(nowhere.err()).contains("--address");
+        assertThat(nowhere.json().get("message").asText()).contains("--address");
+
+        Run unknownOption = xrpc("list", "--adress", "127.0.0.1:1");
+        assertThat(unknownOption.exit()).isEqualTo(2);
+        assertThat(unknownOption.json().get("message").asText()).contains("--adress");
+    }
+
+    /** Before: SERVICE_NOT_FOUND for a service exported as 1.0 did not say that 1.0 is exported. */
+    @Test
+    void aNotFoundServiceNamesTheVersionsItIsExportedUnder() throws Exception {
+        try (RpcServer versioned = RpcServer.builder().host("127.0.0.1").port(0)
+                .service(Shop.class, new ShopImpl(), io.xrpc.config.ServiceOptions.builder().version("1.0").build())
+                .build().start()) {
+            Run r = xrpc("call", shop() + "/find", "[1]", "--address", versioned.endpoint().toString());
+            assertThat(r.exit()).as(r.out()).isEqualTo(14);
+            assertThat(r.json().get("message").asText()).contains("exported as " + shop() + ":1.0");
+            Run right = xrpc("call", shop() + "/find", "[1]", "--address", versioned.endpoint().toString(),
+                    "--service-version", "1.0");
+            assertThat(right.exit()).as(right.out()).isZero();
+        }
+    }
+
+    /** Before: a command right after starting a provider failed 17, "Connection refused". */
+    @Test
+    void waitGivesAProviderThatIsStartingTheTimeToListen() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Run refused = xrpc("list", "--address", "127.0.0.1:" + port);
+        assertThat(refused.exit()).isEqualTo(17);
+        // The provider starts half a second after the command does, as one started with & just before it.
+        java.util.concurrent.CompletableFuture<RpcServer> starting = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> RpcServer.builder().host("127.0.0.1").port(port).service(Shop.class, new ShopImpl()).build()
+                        .start(), java.util.concurrent.CompletableFuture.delayedExecutor(500,
+                        java.util.concurrent.TimeUnit.MILLISECONDS));
+        try {
+            Run waited = xrpc("list", "--address", "127.0.0.1:" + port, "--wait", "20s");
+            assertThat(waited.exit()).as(waited.out()).isZero();
+            assertThat(waited.json().get(0).get("service").asText()).isEqualTo(shop());
+        } finally {
+            starting.get(20, java.util.concurrent.TimeUnit.SECONDS).close();
+        }
     }
 
     @Test

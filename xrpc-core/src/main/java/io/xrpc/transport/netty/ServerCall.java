@@ -155,10 +155,13 @@ final class ServerCall implements Runnable, ServerExchange {
         method = server.requestHandler().find(head.serviceKey(), head.signature());
         if (method == null) {
             boolean known = server.requestHandler().hasService(head.serviceKey());
+            java.util.List<String> others = known ? java.util.List.of() : server.requestHandler().exportedAs(head.serviceKey());
             refuse(known ? RpcStatus.METHOD_NOT_FOUND : RpcStatus.SERVICE_NOT_FOUND, known
                     ? "service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " has no method "
                     + Texts.cut(head.signature(), MAX_QUOTE)
-                    : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint());
+                    : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint()
+                    + (others.isEmpty() ? "" : "; that interface is exported as " + String.join(", ", others)
+                    + " (a caller names the version and group, as [group/]interface[:version] reads)"));
             return false;
         }
         stats = (RouteStats) method.transportState(RouteStats::new);
