@@ -10,15 +10,8 @@ import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.ForkedProvider;
 import io.xrpc.testing.GateService;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Collectors;
@@ -43,27 +36,20 @@ class SlowProviderChaosTest {
         final AtomicIntegerArray windows = io.xrpc.testing.Windows.counts();
         final Map<String, AtomicIntegerArray> byProvider = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-        final AtomicBoolean stop = new AtomicBoolean();
-        final ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
-        final List<Future<?>> loops = new ArrayList<>();
+        final io.xrpc.testing.Loops loops;
 
         Load(GateService s) {
-            for (int i = 0; i < CALLERS; i++) {
-                loops.add(pool.submit(() -> {
-                    while (!stop.get()) {
-                        try {
-                            String who = s.work(5);
-                            int w = window();
-                            windows.incrementAndGet(w);
-                            byProvider.computeIfAbsent(who, k -> io.xrpc.testing.Windows.counts()).incrementAndGet(w);
-                        } catch (RpcException e) {
-                            errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
-                                    .incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
+            loops = new io.xrpc.testing.Loops(CALLERS, i -> () -> {
+                try {
+                    String who = s.work(5);
+                    int w = window();
+                    windows.incrementAndGet(w);
+                    byProvider.computeIfAbsent(who, k -> io.xrpc.testing.Windows.counts()).incrementAndGet(w);
+                } catch (RpcException e) {
+                    errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
+                            .incrementAndGet();
+                }
+            });
         }
 
         int window() {
@@ -72,7 +58,7 @@ class SlowProviderChaosTest {
 
         /** Keeps the load on until {@code millis} more have passed in window time: the scenario's length. */
         void runFor(long millis) {
-            clock.runFor(millis, stop::get);
+            clock.runFor(millis, loops::stopped);
         }
 
         int sum(AtomicIntegerArray a, int from, int to) {
@@ -85,11 +71,7 @@ class SlowProviderChaosTest {
 
         @Override
         public void close() throws Exception {
-            stop.set(true);
-            for (Future<?> f : loops) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-            pool.shutdown();
+            loops.close();
         }
     }
 

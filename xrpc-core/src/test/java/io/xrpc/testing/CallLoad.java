@@ -4,15 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.xrpc.common.RpcException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -22,27 +15,18 @@ import java.util.function.Supplier;
  * more answers, stop, and assert no failures.
  */
 public final class CallLoad implements AutoCloseable {
-    private final AtomicBoolean stop = new AtomicBoolean();
     private final Map<String, AtomicInteger> answers = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-    private final ExecutorService pool;
-    private final List<Future<?>> loops = new ArrayList<>();
+    private final Loops loops;
 
     public CallLoad(int threads, Supplier<String> call) {
-        pool = Executors.newFixedThreadPool(threads);
-        for (int t = 0; t < threads; t++) {
-            loops.add(pool.submit(() -> {
-                while (!stop.get()) {
-                    try {
-                        answers.computeIfAbsent(call.get(), k -> new AtomicInteger()).incrementAndGet();
-                    } catch (RpcException e) {
-                        errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
-                                .incrementAndGet();
-                    }
-                }
-                return null;
-            }));
-        }
+        loops = new Loops(threads, i -> () -> {
+            try {
+                answers.computeIfAbsent(call.get(), k -> new AtomicInteger()).incrementAndGet();
+            } catch (RpcException e) {
+                errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger()).incrementAndGet();
+            }
+        });
     }
 
     /** Answers that returned {@code value}. */
@@ -69,10 +53,6 @@ public final class CallLoad implements AutoCloseable {
     /** Stops the loops and waits for them. */
     @Override
     public void close() throws Exception {
-        stop.set(true);
-        for (Future<?> f : loops) {
-            f.get(30, TimeUnit.SECONDS);
-        }
-        pool.shutdown();
+        loops.close();
     }
 }

@@ -303,11 +303,6 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         this.budget = budget;
     }
 
-    /** The budget the next frame reserves from. */
-    public MemoryBudget budget() {
-        return budget;
-    }
-
     /** Whether a frame has begun to arrive and is not whole yet (or a refused one is being skipped). Event loop. */
     public boolean isReceiving() {
         return partialSince != 0 || skipping > 0;

@@ -83,9 +83,10 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             }
             RpcStatus status = RpcStatus.fromCode(frame.status());
             if (status == RpcStatus.OK) {
-                call.answered(null);
-                call.succeed(RpcCodec.readResult(frame.body(), call.serializer, call.target.resultType(),
-                        call.target.genericResultType(), call.deadlineNanos));
+                Object value = RpcCodec.readResult(frame.body(), call.serializer, call.target.resultType(),
+                        call.target.genericResultType(), call.deadlineNanos);
+                call.answered(null); // once: a result that cannot be read is told below
+                call.succeed(value);
                 return;
             }
             RpcCodec.RemoteError e = RpcCodec.readError(frame.body());

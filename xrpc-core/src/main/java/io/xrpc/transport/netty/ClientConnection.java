@@ -25,7 +25,7 @@ final class ClientConnection {
      */
     boolean answeredAny;
 
-    /** Bytes not yet handed to the socket at the silence watch's last look (its thread only). */
+    /** Bytes not yet handed to the socket at the silence watch's last look (the watch's loop only). */
     long unsentAtLastLook;
 
     /** The provider's health record, told of a connection lost under calls. */
@@ -95,16 +95,12 @@ final class ClientConnection {
     }
 
     /**
-     * The provider answered no ping sent at {@code pingSentNanos}: unless it was heard from since
-     * (looked at again on the event loop, where answers are read), every call here fails now and
-     * the connection closes, so that the callers need not wait out their deadlines.
+     * The provider answered no ping ({@link EndpointPool#watchSilence} judged it): every call here
+     * fails now and the connection closes, so that the callers need not wait out their deadlines.
      */
-    void unresponsive(long pingSentNanos, String why) {
+    void unresponsive(String why) {
         try {
             channel.eventLoop().execute(() -> {
-                if (pool.heardNanos - pingSentNanos >= 0) {
-                    return; // an answer came after all, read while this waited for the loop
-                }
                 failAll(why);
                 channel.close();
             });

@@ -65,7 +65,7 @@ final class EndpointPool {
     }
 
     /**
-     * Looked at every {@link NettyClientTransport#SILENCE_CHECK_MILLIS} (the transport's timer): a
+     * Looked at every {@link NettyClientTransport#SILENCE_CHECK_MILLIS} (on one event loop): a
      * provider silent for four times its usual answer time (at least 50 ms) while calls wait on it
      * is pinged; one that answers nothing within the ping timeout (or four times its usual answer
      * time), not even the ping, is set aside and its calls in flight fail at once, as when a
@@ -147,7 +147,7 @@ final class EndpointPool {
         for (Slot s : slots) {
             ClientConnection c = s.current;
             if (c != null) {
-                c.unresponsive(pingSentNanos, "was closed: the provider " + why);
+                c.unresponsive("was closed: the provider " + why);
             }
         }
     }
@@ -181,7 +181,7 @@ final class EndpointPool {
     /**
      * Whether this side is still handing the provider bytes: a connection with calls waiting whose
      * unsent bytes changed since the last look (they drain while the provider reads them). Bytes
-     * that stay where they were (a frozen provider's window is full) are no progress. Timer thread.
+     * that stay where they were (a frozen provider's window is full) are no progress. The watch's loop only.
      */
     private boolean stillSending() {
         boolean sending = false;

@@ -66,11 +66,6 @@ final class LatencyEstimate {
         nanos = Math.max(1, next);
     }
 
-    /** The last estimate, as it was recorded. */
-    long nanos() {
-        return nanos;
-    }
-
     /** The estimate at {@code now}; decayed by the time since the last answer when nothing is in flight. */
     long estimate(long now, int inFlight) {
         long n = nanos;

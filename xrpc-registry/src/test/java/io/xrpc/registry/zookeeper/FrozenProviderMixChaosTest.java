@@ -11,18 +11,10 @@ import io.xrpc.config.ReferenceOptions;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -53,6 +45,8 @@ class FrozenProviderMixChaosTest {
     private static final int FREEZE_MILLIS = 3000;
 
     private static TestingCluster ensemble;
+    /** A provider's address in a failure's message. */
+    private static final java.util.regex.Pattern PROVIDER = java.util.regex.Pattern.compile("127\\.0\\.0\\.1:(\\d+)");
     /** The providers' names by port, to name them in failures. */
     private static final Map<Integer, String> ports = new ConcurrentHashMap<>();
     private static ForkedJvm a;
@@ -106,35 +100,30 @@ class FrozenProviderMixChaosTest {
         final AtomicIntegerArray windows = io.xrpc.testing.Windows.counts();
         /** Failures: "get" or "put", status, and the window it ended in. */
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-        final AtomicBoolean stop = new AtomicBoolean();
-        final ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
-        final List<Future<?>> loops = new ArrayList<>();
+        final io.xrpc.testing.Loops loops;
 
         Mix(GateService s) {
-            for (int i = 0; i < CALLERS; i++) {
-                boolean startWithPut = i % 2 == 1;
-                loops.add(pool.submit(() -> {
-                    boolean put = startWithPut;
-                    while (!stop.get()) {
-                        try {
-                            if (put) {
-                                s.put(5);
-                            } else {
-                                s.work(5);
-                            }
-                            windows.incrementAndGet(window());
-                        } catch (RpcException e) {
-                            java.util.regex.Matcher at = java.util.regex.Pattern.compile("127\\.0\\.0\\.1:(\\d+)")
-                                    .matcher(String.valueOf(e.getMessage()));
-                            errors.computeIfAbsent((put ? "put " : "get ") + e.status() + " @" + window()
-                                    + (at.find() ? " " + ports.getOrDefault(Integer.parseInt(at.group(1)), at.group(1)) : ""),
-                                    k -> new AtomicInteger()).incrementAndGet();
+            loops = new io.xrpc.testing.Loops(CALLERS, i -> new Runnable() {
+                boolean put = i % 2 == 1; // half the callers start with a put
+
+                @Override
+                public void run() {
+                    try {
+                        if (put) {
+                            s.put(5);
+                        } else {
+                            s.work(5);
                         }
-                        put = !put;
+                        windows.incrementAndGet(window());
+                    } catch (RpcException e) {
+                        java.util.regex.Matcher at = PROVIDER.matcher(String.valueOf(e.getMessage()));
+                        errors.computeIfAbsent((put ? "put " : "get ") + e.status() + " @" + window()
+                                + (at.find() ? " " + ports.getOrDefault(Integer.parseInt(at.group(1)), at.group(1)) : ""),
+                                k -> new AtomicInteger()).incrementAndGet();
                     }
-                    return null;
-                }));
-            }
+                    put = !put;
+                }
+            });
         }
 
         int window() {
@@ -151,11 +140,7 @@ class FrozenProviderMixChaosTest {
 
         @Override
         public void close() throws Exception {
-            stop.set(true);
-            for (Future<?> f : loops) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-            pool.shutdown();
+            loops.close();
         }
     }
 
