@@ -22,4 +22,9 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
         }
         throw new CommandLine.TypeConversionException("'" + v + "' (expected: 10s, 500ms, 2m or PT10S)");
     }
+
+    /** {@code 5 s} or {@code 500 ms}: a duration as the report writes it. */
+    static String text(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
 }

@@ -26,51 +26,7 @@ final class HtmlReport {
     private HtmlReport() {
     }
 
-    /** What a previous run measured for one level: the before of a comparison. */
-    record Before(String contender, String scenario, int threads, double throughput, double p50, double p90,
-                  double p99, double p999) {
-    }
-
-    /** The levels of a previous run's results.json (any version of it: only these fields are read). */
-    static List<Before> read(Path resultsJson) throws Exception {
-        JsonNode doc = new ObjectMapper().readTree(resultsJson.toFile());
-        List<Before> before = new ArrayList<>();
-        JsonNode levels = doc.get("levels");
-        if (levels == null || !levels.isArray()) {
-            throw new IllegalArgumentException("--compare " + resultsJson + ": no levels (expected: a results.json"
-                    + " this tool wrote)");
-        }
-        for (JsonNode l : levels) {
-            before.add(new Before(l.path("contender").asText(), l.path("scenario").asText(), l.path("threads").asInt(),
-                    l.path("throughput").asDouble(), l.path("p50Micros").asDouble(), l.path("p90Micros").asDouble(),
-                    l.path("p99Micros").asDouble(), l.path("p999Micros").asDouble()));
-        }
-        return before;
-    }
-
-    /**
-     * The previous level {@code l} compares with: the same contender, scenario and threads; or,
-     * when each run had one contender at that level (a renamed one: xrpc, then xrpc-fory), that one.
-     */
-    static Before match(Level l, List<Before> before, List<Level> results) {
-        Before sameContender = null;
-        List<Before> sameLevel = new ArrayList<>();
-        for (Before b : before) {
-            if (b.scenario().equals(l.scenario()) && b.threads() == l.threads()) {
-                sameLevel.add(b);
-                if (b.contender().equals(l.contender())) {
-                    sameContender = b;
-                }
-            }
-        }
-        if (sameContender != null) {
-            return sameContender;
-        }
-        long mine = results.stream().filter(r -> r.scenario().equals(l.scenario()) && r.threads() == l.threads()).count();
-        return sameLevel.size() == 1 && mine == 1 ? sameLevel.get(0) : null;
-    }
-
-    static String render(Map<String, Object> header, List<Level> results, List<Before> before) {
+    static String render(Map<String, Object> header, List<Level> results, List<Comparison.Before> before) {
         List<String> contenders = new ArrayList<>(new LinkedHashSet<>(results.stream().map(Level::contender).toList()));
         List<String> scenarios = new ArrayList<>(new LinkedHashSet<>(results.stream().map(Level::scenario).toList()));
         Map<String, String> colour = new LinkedHashMap<>();
@@ -89,11 +45,12 @@ final class HtmlReport {
                 .append(".key{margin-right:12px;white-space:nowrap}.key svg{vertical-align:middle;margin-right:4px}")
                 .append("table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 7px;")
                 .append("text-align:right}th{background:#f6f6f6}td:first-child,th:first-child{text-align:left}")
-                .append(".up{color:#067d17}.down{color:#b00020}.note{color:#555}</style></head><body>\n")
+                .append(".up{color:#067d17}.down{color:#b00020}.note{color:#555}.facts td{text-align:left}</style></head><body>\n")
                 .append("<h1>XRpc stress report</h1>\n<table class=\"facts\">");
         header.forEach((k, v) -> h.append("<tr><th>").append(SvgChart.esc(k)).append("</th><td>")
                 .append(SvgChart.esc(String.valueOf(v))).append("</td></tr>"));
         h.append("</table>\n");
+        summary(h, results);
         if (before != null) {
             comparison(h, results, before, scenarios, colour);
         }
@@ -137,13 +94,14 @@ final class HtmlReport {
                 }
             }
             h.append("</div>\n");
-            if (ratio.isEmpty()) {
+            if (ratio.isEmpty() && !header.containsKey("target")) {
                 h.append("<p class=\"note\">No ratio: this run has no ").append(BASELINE).append(" baseline.</p>\n");
             }
             if (cpu.isEmpty()) {
                 h.append("<p class=\"note\">No CPU or allocation per call: they are measured when the callers and the"
                         + " provider run in JVMs apart (--client fork with --provider fork, or --target).</p>\n");
             }
+            distribution(h, levels, colour);
             overTime(h, levels, contenders, colour);
         }
         errors(h, results);
@@ -166,54 +124,164 @@ final class HtmlReport {
         return p;
     }
 
-    /** Calls per second and p99 per second through the run, seconds counted from the scenario's first point. */
+    /**
+     * A row per level, as Gatling's summary has: how long it warmed and whether it was steady, calls
+     * that succeeded and failed, throughput, and the latency's min, mean, percentiles and max.
+     */
+    private static void summary(StringBuilder h, List<Level> results) {
+        boolean open = results.stream().anyMatch(l -> l.rate() > 0);
+        h.append("<h2>Summary</h2>\n<table class=\"summary\"><tr><th>contender</th><th>scenario</th><th>")
+                .append(open ? "callers" : "threads").append("</th>").append(open ? "<th>rate asked /s</th>" : "")
+                .append("<th>warm-up s</th><th>steady</th><th>calls OK</th><th>KO</th><th>KO %</th><th>calls/s</th>"
+                        + "<th>min us</th><th>mean us</th><th>p50 us</th><th>p90 us</th><th>p95 us</th><th>p99 us</th>"
+                        + "<th>p99.9 us</th><th>max us</th></tr>");
+        for (Level l : results) {
+            long all = l.calls() + l.errorCount();
+            h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
+                    .append("</td><td>").append(l.threads()).append("</td>")
+                    .append(open ? cell(l.rate()) : "").append(cell(l.warmupSeconds()))
+                    .append(l.steady() ? "<td>yes</td>" : String.format(Locale.ROOT,
+                            "<td class=\"down\">no (drift %+.0f%%)</td>", l.drift()))
+                    .append("<td>").append(l.calls()).append("</td><td").append(l.errorCount() > 0 ? " class=\"down\">" : ">")
+                    .append(l.errorCount()).append("</td>")
+                    .append(cell(all == 0 ? 0 : 100.0 * l.errorCount() / all)).append(cell(l.throughput()))
+                    .append(cell(l.minMicros())).append(cell(l.meanMicros())).append(cell(l.p50Micros()))
+                    .append(cell(l.p90Micros())).append(cell(l.p95Micros())).append(cell(l.p99Micros()))
+                    .append(cell(l.p999Micros())).append(cell(l.maxMicros())).append("</tr>");
+        }
+        h.append("</table>\n<p class=\"note\">KO: calls that failed, by status below. Latency is of the calls that"
+                + " succeeded").append(open ? ", counted from when each call was due (open model)" : "")
+                .append(". A level is steady when its warm-up ended with its throughput no longer moving and its"
+                        + " measured throughput then moved no more than that (the warm-up rule above).</p>\n");
+    }
+
+    /**
+     * The share of calls in each latency bucket, a line per level: buckets spaced by a constant ratio
+     * between the scenario's fastest and slowest call, so that every level is drawn on the same ones.
+     */
+    private static void distribution(StringBuilder h, List<Level> levels, Map<String, String> colour) {
+        List<Level> drawn = levels.stream().filter(l -> l.calls() > 0 && l.latencies() != null).toList();
+        if (drawn.isEmpty()) {
+            return;
+        }
+        double low = Math.max(1, drawn.stream().mapToDouble(Level::minMicros).min().orElse(1));
+        double high = Math.max(low * 2, drawn.stream().mapToDouble(Level::maxMicros).max().orElse(2));
+        int buckets = 24;
+        double ratio = Math.pow(high / low, 1.0 / buckets);
+        List<String> categories = new ArrayList<>();
+        for (int i = 1; i <= buckets; i++) {
+            categories.add(SvgChart.number(low * Math.pow(ratio, i)));
+        }
+        SvgChart chart = new SvgChart("Latency distribution", "latency up to, microseconds", "% of calls", categories);
+        boolean several = drawn.stream().map(Level::contender).distinct().count() > 1;
+        int shade = 0;
+        for (Level l : drawn) {
+            org.HdrHistogram.Histogram hist = l.latencies();
+            double[] share = new double[buckets];
+            for (org.HdrHistogram.HistogramIterationValue v : hist.recordedValues()) {
+                double micros = hist.highestEquivalentValue(v.getValueIteratedTo()) / 1e3;
+                int i = (int) Math.floor(Math.log(Math.max(micros, low) / low) / Math.log(ratio));
+                share[Math.max(0, Math.min(buckets - 1, i))] += 100.0 * v.getCountAtValueIteratedTo() / hist.getTotalCount();
+            }
+            List<double[]> p = new ArrayList<>();
+            for (int i = 0; i < buckets; i++) {
+                p.add(new double[] {i, share[i]});
+            }
+            String col = several ? colour.get(l.contender()) : SvgChart.COLOURS[shade++ % SvgChart.COLOURS.length];
+            chart.add(new SvgChart.Series((several ? l.contender() + " " : "") + l.threads() + " threads", col,
+                    several && shade++ % 2 == 1, p));
+        }
+        h.append("<div class=\"panels\">").append(chart.render()).append("</div>\n");
+    }
+
+    /**
+     * The run's course, seconds counted from the scenario's first point: calls per second (warm-up
+     * dashed), latency percentiles, the callers under way and failed calls, each level labelled
+     * where it began.
+     */
     private static void overTime(StringBuilder h, List<Level> levels, List<String> contenders, Map<String, String> colour) {
-        long start = levels.stream().flatMap(l -> l.timeline() == null ? java.util.stream.Stream.empty()
-                : l.timeline().stream()).mapToLong(Second::atMillis).min().orElse(-1);
+        long start = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
+                .mapToLong(Second::atMillis).min().orElse(-1);
         if (start < 0) {
             return;
         }
-        SvgChart calls = new SvgChart("Calls per second over the run", "seconds since the scenario began",
-                "calls per second", null);
-        SvgChart p99 = new SvgChart("p99 latency over the run", "seconds since the scenario began", "microseconds", null);
-        SvgChart errs = new SvgChart("Failed calls over the run", "seconds since the scenario began", "failed calls per point",
-                null);
-        boolean anyError = false;
+        String x = "seconds since the scenario began";
+        double end = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
+                .mapToLong(Second::atMillis).max().orElse(start) / 1.0;
+        SvgChart calls = new SvgChart("Calls per second over the run (warm-up dashed)", x, "calls per second", null);
+        SvgChart pct = new SvgChart("Latency percentiles over the run", x, "microseconds", null);
+        SvgChart active = new SvgChart("Calls under way over the run", x, "callers in a call", null);
+        SvgChart errs = new SvgChart("Failed calls over the run", x, "failed calls per point", null);
+        boolean one = contenders.size() == 1;
         for (String c : contenders) {
-            List<double[]> cp = new ArrayList<>();
-            List<double[]> pp = new ArrayList<>();
-            List<double[]> ep = new ArrayList<>();
-            for (Level l : levels) {
-                if (!l.contender().equals(c) || l.timeline() == null || l.timeline().isEmpty()) {
-                    continue;
+            List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
+            String col = colour.get(c);
+            String prefix = one ? "" : c + " ";
+            calls.add(new SvgChart.Series(prefix + "warm-up", col, true, line(mine, start, Level::warmup,
+                    Second::callsPerSecond, false)));
+            calls.add(new SvgChart.Series(prefix + "measured", col, false, line(mine, start, Level::timeline,
+                    Second::callsPerSecond, false)));
+            if (one) {
+                String[] names = {"p50", "p90", "p99", "p99.9"};
+                List<java.util.function.ToDoubleFunction<Second>> values = List.of(Second::p50Micros,
+                        Second::p90Micros, Second::p99Micros, Second::p999Micros);
+                for (int i = 0; i < names.length; i++) {
+                    pct.add(new SvgChart.Series(names[i], SvgChart.COLOURS[i], false, line(mine, start, Level::timeline,
+                            values.get(i), true)));
                 }
-                for (List<double[]> line : List.of(cp, pp, ep)) {
-                    if (!line.isEmpty()) {
-                        line.add(new double[] {0, Double.NaN}); // each level a stretch of its own
-                    }
-                }
-                for (Second s : l.timeline()) {
-                    double x = (s.atMillis() - start) / 1e3;
-                    cp.add(new double[] {x, s.callsPerSecond()});
-                    if (s.callsPerSecond() > 0) {
-                        pp.add(new double[] {x, s.p99Micros()});
-                    }
-                    ep.add(new double[] {x, s.errors()});
-                }
+            } else {
+                pct.add(new SvgChart.Series(c + " p99", col, false, line(mine, start, Level::timeline, Second::p99Micros,
+                        true)));
+                pct.add(new SvgChart.Series(c + " p50", col, true, line(mine, start, Level::timeline, Second::p50Micros,
+                        true)));
             }
-            anyError |= ep.stream().anyMatch(p -> p[1] > 0);
-            calls.add(new SvgChart.Series(c, colour.get(c), false, cp));
-            p99.add(new SvgChart.Series(c, colour.get(c), false, pp));
-            errs.add(new SvgChart.Series(c, colour.get(c), false, ep));
+            active.add(new SvgChart.Series(prefix + "callers", col, false, line(mine, start, Level::timeline,
+                    s -> s.active(), false)));
+            errs.add(new SvgChart.Series(prefix + "failed", col, false, line(mine, start, Level::timeline,
+                    s -> s.errors(), false)));
         }
+        // Each level labelled where its first point (warm-up or measured) is, once for all contenders.
+        Map<Integer, Double> begins = new java.util.TreeMap<>();
+        for (Level l : levels) {
+            java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())).mapToLong(Second::atMillis).min()
+                    .ifPresent(t -> begins.merge(l.threads(), (t - start) / 1e3 - 1, Math::min));
+        }
+        boolean open = levels.stream().anyMatch(l -> l.rate() > 0);
         h.append("<div class=\"panels\">");
-        for (SvgChart chart : anyError ? List.of(calls, p99, errs) : List.of(calls, p99)) {
+        for (SvgChart chart : List.of(calls, pct, active, errs)) {
+            chart.xRange(0, (end - start) / 1e3);
+            begins.forEach((threads, at) -> chart.mark(Math.max(0, at), threads + (open ? " callers" : " thr")));
             if (!chart.isEmpty()) {
                 h.append(chart.render());
             }
         }
-        h.append("</div>\n<p class=\"note\">Each stretch of a line is one thread level; levels run one after another,"
-                + " and with several contenders their slices take turns.</p>\n");
+        h.append("</div>\n<p class=\"note\">Each level is labelled where it began; its warm-up (dashed) comes first,"
+                + " then its measured points. With several contenders their slices take turns.</p>\n");
+    }
+
+    private static java.util.stream.Stream<Second> stream(List<Second> points) {
+        return points == null ? java.util.stream.Stream.empty() : points.stream();
+    }
+
+    /** One line through the levels' points, broken between levels; latency points without calls left out. */
+    private static List<double[]> line(List<Level> levels, long start, java.util.function.Function<Level, List<Second>> of,
+                                       java.util.function.ToDoubleFunction<Second> value, boolean latency) {
+        List<double[]> p = new ArrayList<>();
+        for (Level l : levels) {
+            List<Second> points = of.apply(l);
+            if (points == null || points.isEmpty()) {
+                continue;
+            }
+            if (!p.isEmpty()) {
+                p.add(new double[] {0, Double.NaN}); // each level a stretch of its own
+            }
+            for (Second s : points) {
+                if (!latency || s.callsPerSecond() > 0) {
+                    p.add(new double[] {(s.atMillis() - start) / 1e3, value.applyAsDouble(s)});
+                }
+            }
+        }
+        return p;
     }
 
     private static void errors(StringBuilder h, List<Level> results) {
@@ -237,10 +305,14 @@ final class HtmlReport {
         h.append("</table>\n");
     }
 
-    private static void comparison(StringBuilder h, List<Level> results, List<Before> before, List<String> scenarios,
+    private static void comparison(StringBuilder h, List<Level> results, List<Comparison.Before> before, List<String> scenarios,
                                    Map<String, String> colour) {
         h.append("<h2>Before and after</h2>\n<p class=\"note\">Before (dashed): the run given to --compare; after"
-                + " (solid): this run. A change of a few percent is within what one machine drifts between runs.</p>\n");
+                + " (solid): this run. Each change is given with its noise: the half-width of a 99% confidence"
+                + " interval of the difference of the level's per-second values in the two runs. A change within it is"
+                + " what the same build shows from run to run; a level that was not steady in either run is not"
+                + " judged. A noise marked * is of one JVM a side (its per-second points): what differs from one JVM"
+                + " to the next is not in it; --forks 3 on both runs measures that.</p>\n");
         for (String scenario : scenarios) {
             List<Level> levels = results.stream().filter(l -> l.scenario().equals(scenario)).toList();
             List<Integer> threads = new ArrayList<>(new LinkedHashSet<>(levels.stream().map(Level::threads).sorted().toList()));
@@ -252,7 +324,7 @@ final class HtmlReport {
                 List<double[]> p99Before = new ArrayList<>();
                 List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
                 for (Level l : mine) {
-                    Before b = match(l, before, results);
+                    Comparison.Before b = Comparison.match(l, before, results);
                     if (b != null) {
                         tpBefore.add(new double[] {threads.indexOf(l.threads()), b.throughput()});
                         p99Before.add(new double[] {threads.indexOf(l.threads()), b.p99()});
@@ -265,21 +337,21 @@ final class HtmlReport {
             }
             h.append("<div class=\"panels\">").append(tp.render()).append(p99.render()).append("</div>\n");
         }
-        h.append("<table><tr><th>contender</th><th>scenario</th><th>threads</th><th>calls/s before</th><th>after</th>"
-                + "<th>change</th><th>p50 us before</th><th>after</th><th>change</th><th>p90 change</th>"
-                + "<th>p99 us before</th><th>after</th><th>change</th><th>p99.9 change</th></tr>");
-        for (Level l : results) {
-            Before b = match(l, before, results);
-            if (b == null) {
-                continue;
-            }
+        h.append("<table class=\"comparison\"><tr><th>contender</th><th>scenario</th><th>threads</th>"
+                + "<th>calls/s before</th><th>after</th><th>change ±noise</th><th>p50 us before</th><th>after</th>"
+                + "<th>change ±noise</th><th>p90</th><th>p99 us before</th><th>after</th><th>change ±noise</th>"
+                + "<th>p99.9</th><th>verdict</th></tr>");
+        for (Comparison.Row r : Comparison.rows(results, before)) {
+            Level l = r.after();
+            Comparison.Before b = r.before();
             h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
                     .append("</td><td>").append(l.threads()).append("</td>")
-                    .append(cell(b.throughput())).append(cell(l.throughput())).append(change(b.throughput(), l.throughput(), true))
-                    .append(cell(b.p50())).append(cell(l.p50Micros())).append(change(b.p50(), l.p50Micros(), false))
-                    .append(change(b.p90(), l.p90Micros(), false))
-                    .append(cell(b.p99())).append(cell(l.p99Micros())).append(change(b.p99(), l.p99Micros(), false))
-                    .append(change(b.p999(), l.p999Micros(), false)).append("</tr>");
+                    .append(cell(b.throughput())).append(cell(l.throughput())).append(change(r, "calls/s"))
+                    .append(cell(b.p50())).append(cell(l.p50Micros())).append(change(r, "p50"))
+                    .append(change(r, "p90"))
+                    .append(cell(b.p99())).append(cell(l.p99Micros())).append(change(r, "p99"))
+                    .append(change(r, "p99.9")).append("<td class=\"").append(r.steady() ? "" : "down").append("\">")
+                    .append(SvgChart.esc(r.verdict())).append("</td></tr>");
         }
         h.append("</table>\n");
     }
@@ -288,19 +360,10 @@ final class HtmlReport {
         return "<td>" + SvgChart.number(v) + "</td>";
     }
 
-    /** How much {@code after} differs from {@code before}, in percent of {@code before} (which is above 0). */
-    static double changePercent(double before, double after) {
-        return (after - before) / before * 100;
-    }
-
-    /** The change from {@code before} to {@code after} in percent, green when it is better. */
-    static String change(double before, double after, boolean higherIsBetter) {
-        if (!(before > 0)) {
-            return "<td>-</td>";
-        }
-        double pct = changePercent(before, after);
-        boolean better = higherIsBetter ? pct > 0 : pct < 0;
-        return String.format(Locale.ROOT, "<td class=\"%s\">%+.1f%%</td>", Math.abs(pct) < 0.05 ? "" : better ? "up" : "down",
-                pct);
+    /** A change and its noise; coloured only when it is larger than the noise (green when better). */
+    private static String change(Comparison.Row r, String measure) {
+        Comparison.Change c = r.change(measure);
+        String css = !r.steady() || !c.beyondNoise() ? "" : c.better() ? "up" : "down";
+        return "<td class=\"" + css + "\">" + SvgChart.esc(c.text()) + "</td>";
     }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -44,18 +45,35 @@ final class LevelRunner {
      */
     Slice measure(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured)
             throws InterruptedException {
+        return run(contender, scenario, n, call, length, measured, null);
+    }
+
+    /**
+     * Warms a level: runs its callers unmeasured until {@code rule} finds their throughput steady
+     * (or its maximum is reached); the slice's timeline is the warm-up's course and
+     * {@link Slice#steady()} says which ended it.
+     */
+    Slice warm(String contender, String scenario, int n, StressTool.Call call, Warmup rule) throws InterruptedException {
+        return run(contender, scenario, n, call, rule.max(), false, rule);
+    }
+
+    private Slice run(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured,
+                      Warmup rule) throws InterruptedException {
         Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
         Map<String, LongAdder> errors = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong calls = new AtomicLong();
+        AtomicInteger active = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(n);
         long intervalNanos = rate > 0 ? (long) (1e9 * n / rate) : 0;
         long startMillis = System.currentTimeMillis();
         long start = System.nanoTime();
         for (int t = 0; t < n; t++) {
+            // At a fixed rate the callers' schedules are spread over one interval, not all due at once.
+            long phase = intervalNanos * t / n;
             Thread th = new Thread(() -> {
                 try {
-                    long intended = System.nanoTime();
+                    long intended = System.nanoTime() + phase;
                     while (!stop.get()) {
                         long begin;
                         if (intervalNanos > 0) {
@@ -68,6 +86,7 @@ final class LevelRunner {
                         } else {
                             begin = System.nanoTime();
                         }
+                        active.incrementAndGet();
                         try {
                             call.run();
                             recorder.recordValue(Math.min(System.nanoTime() - begin, TimeUnit.SECONDS.toNanos(60)));
@@ -82,6 +101,8 @@ final class LevelRunner {
                                 System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
                                 return new LongAdder();
                             }).increment();
+                        } finally {
+                            active.decrementAndGet();
                         }
                     }
                 } finally {
@@ -96,6 +117,7 @@ final class LevelRunner {
         List<Second> timeline = new java.util.ArrayList<>();
         long errorsSoFar = 0;
         long pointStart = start;
+        boolean steady = rule == null;
         while (System.nanoTime() < end && !stop.get()) {
             // A second a point; the last takes the whole rest (up to 1.5 s), so none is a sliver.
             long leftMillis = (end - System.nanoTime() + 999_999) / 1_000_000;
@@ -104,9 +126,12 @@ final class LevelRunner {
             total = total == null ? interval.copy() : add(total, interval);
             long now = System.nanoTime();
             long errorsNow = errors.values().stream().mapToLong(LongAdder::sum).sum();
+            boolean any = interval.getTotalCount() > 0;
             timeline.add(new Second(System.currentTimeMillis(), interval.getTotalCount() * 1e9 / (now - pointStart),
-                    interval.getTotalCount() == 0 ? 0 : interval.getValueAtPercentile(99) / 1e3,
-                    errorsNow - errorsSoFar));
+                    any ? interval.getValueAtPercentile(99) / 1e3 : 0, errorsNow - errorsSoFar,
+                    any ? interval.getValueAtPercentile(50) / 1e3 : 0, any ? interval.getValueAtPercentile(90) / 1e3 : 0,
+                    any ? interval.getValueAtPercentile(99.9) / 1e3 : 0, any ? interval.getMaxValue() / 1e3 : 0,
+                    active.get()));
             errorsSoFar = errorsNow;
             pointStart = now;
             if (measured && !quiet) {
@@ -114,6 +139,10 @@ final class LevelRunner {
                         scenario, n, interval.getTotalCount() * 1e9 / Math.max(1, interval.getEndTimeStamp() * 1e6
                                 - interval.getStartTimeStamp() * 1e6),
                         interval.getValueAtPercentile(99) / 1e3, errorsNow);
+            }
+            if (rule != null && now - start >= rule.min().toNanos() && rule.steady(timeline)) {
+                steady = true;
+                break;
             }
         }
         stop.set(true);
@@ -125,7 +154,7 @@ final class LevelRunner {
         Map<String, Long> errorCounts = new LinkedHashMap<>();
         errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
         return new Slice(total, errorCounts, seconds, startMillis, Slice.Costs.UNKNOWN, Slice.Costs.UNKNOWN,
-                List.copyOf(timeline));
+                List.copyOf(timeline), steady);
     }
 
     private static Histogram add(Histogram total, Histogram interval) {

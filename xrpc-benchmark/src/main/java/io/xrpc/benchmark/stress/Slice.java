@@ -21,9 +21,11 @@ import org.HdrHistogram.Histogram;
  * @param startMillis when the slice began, in {@link System#currentTimeMillis()} (comparable across JVMs)
  * @param start       the cost counters read as the slice began
  * @param end         and as it ended
+ * @param steady      for a warm-up, whether it ended because the level was steady (not at its
+ *                    maximum); true for a measured slice
  */
 record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long startMillis, Costs start,
-             Costs end, List<Second> timeline) {
+             Costs end, List<Second> timeline, boolean steady) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -51,7 +53,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
     }
 
     Slice withCosts(Costs start, Costs end) {
-        return new Slice(latencies, errors, seconds, startMillis, start, end, timeline);
+        return new Slice(latencies, errors, seconds, startMillis, start, end, timeline, steady);
     }
 
     /** One line of JSON, the histogram compressed in base64: how an agent JVM answers the tool. */
@@ -66,6 +68,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         o.set("start", JSON.valueToTree(start.values()));
         o.set("end", JSON.valueToTree(end.values()));
         o.set("timeline", JSON.valueToTree(timeline));
+        o.put("steady", steady);
         return o.toString();
     }
 
@@ -78,6 +81,6 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         return new Slice(h, errors, o.get("seconds").asDouble(), o.get("startMillis").asLong(),
                 Costs.of(JSON.treeToValue(o.get("start"), long[].class)),
                 Costs.of(JSON.treeToValue(o.get("end"), long[].class)),
-                List.of(JSON.treeToValue(o.get("timeline"), Second[].class)));
+                List.of(JSON.treeToValue(o.get("timeline"), Second[].class)), o.get("steady").asBoolean());
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -22,7 +23,7 @@ final class StressReport {
     }
 
     static void write(Path out, Map<String, Object> header, List<Level> results, Path compare) throws Exception {
-        List<HtmlReport.Before> before = compare == null ? null : HtmlReport.read(compare);
+        List<Comparison.Before> before = compare == null ? null : Comparison.read(compare);
         Files.createDirectories(out);
         Map<String, Object> doc = new LinkedHashMap<>(header);
         if (compare != null) {
@@ -37,6 +38,7 @@ final class StressReport {
                 .filter(e -> !e.getKey().equals("levels"))
                 .collect(LinkedHashMap::new, (m, e) -> m.put(e.getKey(), e.getValue()), Map::putAll), results, before),
                 StandardCharsets.UTF_8);
+        System.out.print("\n" + console(results));
         System.out.println("results: " + out.toAbsolutePath().resolve("results.{json,md,png}") + " and "
                 + out.toAbsolutePath().resolve("report.html"));
     }
@@ -65,55 +67,104 @@ final class StressReport {
         write(out, header, levels, compare);
     }
 
-    /** Each level beside the previous run's: throughput and every percentile, before, after and the change. */
-    static String comparison(List<Level> results, List<HtmlReport.Before> before) {
-        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s before | after | change"
-                + " | p50 us before | after | change | p90 change | p99 us before | after | change | p99.9 change |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Level l : results) {
-            HtmlReport.Before b = HtmlReport.match(l, before, results);
-            if (b == null) {
-                continue;
-            }
-            sb.append(String.format(java.util.Locale.ROOT, "| %s | %s | %d | %.0f | %.0f | %s | %.1f | %.1f | %s | %s"
-                            + " | %.1f | %.1f | %s | %s |%n", l.contender(), l.scenario(), l.threads(), b.throughput(),
-                    l.throughput(), pct(b.throughput(), l.throughput()), b.p50(), l.p50Micros(), pct(b.p50(), l.p50Micros()),
-                    pct(b.p90(), l.p90Micros()), b.p99(), l.p99Micros(), pct(b.p99(), l.p99Micros()),
-                    pct(b.p999(), l.p999Micros())));
+    /** Each level beside the previous run's: throughput and every percentile, the change with its noise, a verdict. */
+    static String comparison(List<Level> results, List<Comparison.Before> before) {
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("contender", "scenario", "threads", "calls/s before", "after", "change ±noise", "p50 us before",
+                "after", "change ±noise", "p90 change", "p99 us before", "after", "change ±noise", "p99.9 change",
+                "verdict"));
+        for (Comparison.Row r : Comparison.rows(results, before)) {
+            Level l = r.after();
+            Comparison.Before b = r.before();
+            rows.add(List.of(l.contender(), l.scenario(), Integer.toString(l.threads()), f0(b.throughput()),
+                    f0(l.throughput()), r.change("calls/s").text(), f1(b.p50()), f1(l.p50Micros()), r.change("p50").text(),
+                    r.change("p90").text(), f1(b.p99()), f1(l.p99Micros()), r.change("p99").text(),
+                    r.change("p99.9").text(), r.verdict()));
         }
-        return sb.toString();
+        return table(rows, false) + "\nchange ±noise: the change in percent of before, and the half-width of a 99%"
+                + " confidence interval of the difference of the level's per-second values (a change within it is"
+                + " noise); a level not steady in either run is not judged.\n";
     }
 
-    private static String pct(double before, double after) {
-        return before > 0 ? String.format(java.util.Locale.ROOT, "%+.1f%%", HtmlReport.changePercent(before, after))
-                : "-";
-    }
-
-    /** The table, with each level's throughput and p50 as a ratio to raw Netty's in the same run. */
+    /**
+     * The table: each level's count, errors, throughput and latency summary, how it warmed up, and
+     * where the run has them, ratios to raw Netty and the JVMs' cost per call; columns that no
+     * level has a value for are left out.
+     */
     static String markdown(List<Level> results) {
-        StringBuilder sb = new StringBuilder("| contender | scenario | threads | calls/s | vs raw (rounds) | p50 us | vs raw | p90 us"
-                + " | p99 us | p99.9 us | max us | errors | provider CPU us/call | vs raw | client CPU us/call"
-                + " | provider B/call | vs raw | client B/call |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("contender", "scenario", "threads", "rate asked /s", "warm-up s", "steady", "OK", "KO",
+                "calls/s", "vs raw (rounds)", "min us", "mean us", "p50 us", "vs raw", "p90 us", "p95 us", "p99 us",
+                "p99.9 us", "max us", "provider CPU us/call", "vs raw", "client CPU us/call", "provider B/call",
+                "vs raw", "client B/call"));
         for (Level l : results) {
             Level base = results.stream().filter(b -> b.contender().equals(HtmlReport.BASELINE)
                     && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
-            sb.append(String.format("| %s | %s | %d | %.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s | %s"
-                            + " | %s | %s | %s |%n",
-                    l.contender(), l.scenario(), l.threads(), l.throughput(),
-                    base == null ? "-" : ratio(l, base), l.p50Micros(),
-                    base == null ? "-" : String.format("%.2fx", l.p50Micros() / base.p50Micros()), l.p90Micros(),
-                    l.p99Micros(), l.p999Micros(), l.maxMicros(), l.errorCount(),
+            boolean other = base != null && base != l;
+            rows.add(List.of(l.contender(), l.scenario(), Integer.toString(l.threads()), l.rate() > 0 ? f0(l.rate()) : "-",
+                    f1(l.warmupSeconds()), l.steady() ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%)", l.drift()),
+                    Long.toString(l.calls()), Long.toString(l.errorCount()), f0(l.throughput()),
+                    other ? ratio(l, base) : "-", f1(l.minMicros()), f1(l.meanMicros()), f1(l.p50Micros()),
+                    other ? String.format(Locale.ROOT, "%.2fx", l.p50Micros() / base.p50Micros()) : "-",
+                    f1(l.p90Micros()), f1(l.p95Micros()), f1(l.p99Micros()), f1(l.p999Micros()), f1(l.maxMicros()),
                     cpu(l.providerCpuMicrosPerCall()),
-                    base == null || l.providerCpuMicrosPerCall() < 0 || base.providerCpuMicrosPerCall() <= 0 ? "-"
-                            : String.format("%.2fx", l.providerCpuMicrosPerCall() / base.providerCpuMicrosPerCall()),
-                    cpu(l.clientCpuMicrosPerCall()),
-                    bytes(l.providerAllocBytesPerCall()),
-                    base == null || l.providerAllocBytesPerCall() < 0 || base.providerAllocBytesPerCall() <= 0 ? "-"
-                            : String.format("%.2fx", l.providerAllocBytesPerCall() / base.providerAllocBytesPerCall()),
+                    !other || l.providerCpuMicrosPerCall() < 0 || base.providerCpuMicrosPerCall() <= 0 ? "-"
+                            : String.format(Locale.ROOT, "%.2fx", l.providerCpuMicrosPerCall() / base.providerCpuMicrosPerCall()),
+                    cpu(l.clientCpuMicrosPerCall()), bytes(l.providerAllocBytesPerCall()),
+                    !other || l.providerAllocBytesPerCall() < 0 || base.providerAllocBytesPerCall() <= 0 ? "-"
+                            : String.format(Locale.ROOT, "%.2fx", l.providerAllocBytesPerCall() / base.providerAllocBytesPerCall()),
                     bytes(l.clientAllocBytesPerCall())));
         }
+        return table(rows, true);
+    }
+
+    /** A markdown table of {@code rows} (the first is the header), numbers right-aligned; {@code drop}: without all-"-" columns. */
+    static String table(List<List<String>> rows, boolean drop) {
+        int width = rows.get(0).size();
+        List<Integer> keep = new ArrayList<>();
+        for (int c = 0; c < width; c++) {
+            int col = c;
+            if (!drop || rows.size() == 1 || rows.stream().skip(1).anyMatch(r -> !r.get(col).equals("-"))) {
+                keep.add(c);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < rows.size(); i++) {
+            List<String> r = rows.get(i);
+            sb.append('|');
+            keep.forEach(c -> sb.append(' ').append(r.get(c)).append(" |"));
+            sb.append('\n');
+            if (i == 0) {
+                sb.append('|');
+                keep.forEach(c -> sb.append(c < 2 || c == width - 1 && !drop ? "---|" : "---:|"));
+                sb.append('\n');
+            }
+        }
         return sb.toString();
+    }
+
+    /**
+     * The console's last words: a row per level, aligned, with what a reader checks first (throughput,
+     * p50, p99, errors, whether it was steady).
+     */
+    static String console(List<Level> results) {
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-16s %-12s %7s %11s %10s %10s %8s  %s%n",
+                "contender", "scenario", "threads", "calls/s", "p50 us", "p99 us", "errors", "steady"));
+        for (Level l : results) {
+            sb.append(String.format(Locale.ROOT, "%-16s %-12s %7d %11.0f %10.1f %10.1f %8d  %s%n", l.contender(),
+                    l.scenario(), l.threads(), l.throughput(), l.p50Micros(), l.p99Micros(), l.errorCount(),
+                    l.steady() ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%, warmed %.0f s)", l.drift(),
+                            l.warmupSeconds())));
+        }
+        return sb.toString();
+    }
+
+    private static String f0(double v) {
+        return String.format(Locale.ROOT, "%.0f", v);
+    }
+
+    private static String f1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
     }
 
     /**
@@ -121,7 +172,7 @@ final class StressReport {
      * one round's slices, which shows how far the machine's drift could move it.
      */
     private static String ratio(Level l, Level base) {
-        String total = String.format("%.2fx", l.throughput() / base.throughput());
+        String total = String.format(Locale.ROOT, "%.2fx", l.throughput() / base.throughput());
         List<Double> mine = l.roundThroughputs();
         List<Double> theirs = base.roundThroughputs();
         if (l == base || mine == null || theirs == null || mine.size() < 2 || mine.size() != theirs.size()) {
@@ -137,15 +188,15 @@ final class StressReport {
             low = Math.min(low, r);
             high = Math.max(high, r);
         }
-        return String.format("%s (%.2f-%.2f)", total, low, high);
+        return String.format(Locale.ROOT, "%s (%.2f-%.2f)", total, low, high);
     }
 
     private static String bytes(double perCall) {
-        return perCall < 0 ? "-" : String.format("%.0f", perCall);
+        return perCall < 0 ? "-" : String.format(Locale.ROOT, "%.0f", perCall);
     }
 
     private static String cpu(double micros) {
-        return micros < 0 ? "-" : String.format("%.1f", micros);
+        return micros < 0 ? "-" : String.format(Locale.ROOT, "%.1f", micros);
     }
 
     /**
@@ -173,6 +224,7 @@ final class StressReport {
                 c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
                 c.getStyler().setXAxisLogarithmic(log);
                 c.getStyler().setYAxisDecimalPattern("#,###");
+                c.getStyler().setYAxisMin(0.0); // from zero, so that a small difference does not look steep
                 c.getStyler().setXAxisDecimalPattern("#");
             }
             for (String contender : contenders) {

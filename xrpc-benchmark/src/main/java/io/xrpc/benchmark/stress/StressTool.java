@@ -49,8 +49,23 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--duration", converter = DurationConverter.class, description = "Measured time per level (default: 10s).")
     Duration duration = Duration.ofSeconds(10);
 
-    @Option(names = "--warmup", converter = DurationConverter.class, description = "Unmeasured calls before each level (default: 3s).")
+    @Option(names = "--warmup", converter = DurationConverter.class, description = "Unmeasured calls before each"
+            + " level, at least this long and then until its throughput is steady, see --steady (default: 3s).")
     Duration warmup = Duration.ofSeconds(3);
+
+    @Option(names = "--forks", description = "With --client fork: callers' JVMs per contender, each warmed and"
+            + " measured for --duration (their slices taking turns with the others'), as JMH forks: with two or more"
+            + " a side, --compare takes its noise from the spread between JVMs, which one JVM cannot show (default: 1).")
+    int forks = 1;
+
+    @Option(names = "--max-warmup", converter = DurationConverter.class, description = "The longest a level warms up;"
+            + " one not steady by then is measured and marked not steady (default: 30s).")
+    Duration maxWarmup = Duration.ofSeconds(30);
+
+    @Option(names = "--steady", description = "Percent: a level is warm when the calls per second of its last five"
+            + " one-second points show no trend larger than this of their mean, and steady when its measured"
+            + " throughput then moves no more (default: 10).")
+    double steadyPercent = 10;
 
     @Option(names = "--calls", description = "Stop a level (with --client fork, each of its slices) after this many"
             + " calls even before its time is up (0: no limit).")
@@ -85,8 +100,24 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--registry", description = "embedded (ZooKeeper in this JVM) or direct (default: ${DEFAULT-VALUE}).")
     String registry = "embedded";
 
-    @Option(names = "--rate", description = "Calls per second for a fixed-rate (open-loop) run; 0 = closed loop (default).")
+    @Option(names = "--rate", converter = RateConverter.class, description = "Calls per second, such as 5000 or"
+            + " 5000/s, for an open-model run: calls start at that fixed rate over all --threads callers whether or"
+            + " not the earlier ones have answered, and each latency counts from when its call was due (coordinated"
+            + " omission accounted for, as wrk2 and Gatling's open injection do); 0 = closed loop (default).")
     double rate = 0;
+
+    /** Reads {@code 5000} or {@code 5000/s}. */
+    static final class RateConverter implements CommandLine.ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            String v = value.strip();
+            double r = Double.parseDouble(v.endsWith("/s") ? v.substring(0, v.length() - 2).strip() : v);
+            if (!(r >= 0) || Double.isInfinite(r)) {
+                throw new CommandLine.TypeConversionException("'" + value + "': expected calls per second, such as 5000/s");
+            }
+            return r;
+        }
+    }
 
     @Option(names = "--timeout", converter = DurationConverter.class, description = "Deadline of each call (default: 3s).")
     Duration timeout = Duration.ofSeconds(3);
@@ -179,6 +210,9 @@ public final class StressTool implements Callable<Integer> {
         return tool.results;
     }
 
+    /** When the run began, for the report. */
+    private final java.time.Instant began = java.time.Instant.now();
+
     @Override
     public Integer call() throws Exception {
         serializer = serializers.get(0);
@@ -265,6 +299,7 @@ public final class StressTool implements Callable<Integer> {
         long rounds = slice.isZero() ? 1 : Math.max(1, (duration.toMillis() + slice.toMillis() - 1) / slice.toMillis());
         Duration length = duration.dividedBy(rounds);
         List<Agent> agents = new ArrayList<>();
+        Map<Agent, String> variantOf = new LinkedHashMap<>();
         try {
             for (Variant v : variants()) {
                 Map<String, String> secrets = new java.util.HashMap<>();
@@ -274,12 +309,18 @@ public final class StressTool implements Callable<Integer> {
                 if (target != null) {
                     secrets.put(TARGET_VARIABLE, target);
                 }
-                agents.add(Agent.start(v.name(), agentCommand(v), secrets, v.serializer(), v.dispatch(), timeout, quiet));
+                for (int f = 1; f <= forks; f++) {
+                    Agent a = Agent.start(v.name() + (forks > 1 ? " fork " + f : ""), agentCommand(v), secrets,
+                            v.serializer(), v.dispatch(), timeout, quiet);
+                    agents.add(a);
+                    variantOf.put(a, v.name());
+                }
             }
             for (String scenario : scenarios) {
                 for (int n : threads) {
+                    Map<Agent, Slice> warm = new LinkedHashMap<>();
                     for (Agent a : agents) {
-                        a.slice(scenario, n, warmup, false);
+                        warm.put(a, a.slice(scenario, n, maxWarmup, false));
                     }
                     Map<Agent, List<Slice>> slices = new LinkedHashMap<>();
                     for (int r = 0; r < rounds; r++) {
@@ -288,8 +329,10 @@ public final class StressTool implements Callable<Integer> {
                             slices.computeIfAbsent(a, k -> new ArrayList<>()).add(a.slice(scenario, n, length, true));
                         }
                     }
-                    for (Agent a : agents) {
-                        record(Level.of(a.name, scenario, n, slices.get(a)));
+                    for (String name : new java.util.LinkedHashSet<>(variantOf.values())) {
+                        List<Agent> mine = agents.stream().filter(a -> variantOf.get(a).equals(name)).toList();
+                        record(Level.of(name, scenario, n, mine.stream().map(warm::get).toList(), warmupRule(), rate,
+                                mine.stream().map(slices::get).toList()));
                     }
                 }
             }
@@ -298,6 +341,11 @@ public final class StressTool implements Callable<Integer> {
                 a.close();
             }
         }
+    }
+
+    /** When a level is warm (see {@link Warmup}). */
+    Warmup warmupRule() {
+        return new Warmup(warmup, maxWarmup, steadyPercent / 100);
     }
 
     private void record(Level l) {
@@ -324,7 +372,9 @@ public final class StressTool implements Callable<Integer> {
         cmd.addAll(List.of("--agent", "--contender", v.contender(), "--provider", provider,
                 "--registry", registry, "--serializer", v.serializer(), "--compressor", compressor,
                 "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
-                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch()));
+                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch(),
+                "--warmup", warmup.toMillis() + "ms", "--max-warmup", maxWarmup.toMillis() + "ms",
+                "--steady", Double.toString(steadyPercent)));
         if (target != null) {
             cmd.addAll(List.of("--target", io.xrpc.registry.RegistryConfig.mask(target), "--call", targetCall, "--types=" + String.join(",", targetTypes)));
             if (targetArgsFile != null) {
@@ -360,7 +410,7 @@ public final class StressTool implements Callable<Integer> {
                 int n = Integer.parseInt(w[2]);
                 Duration length = Duration.ofMillis(Long.parseLong(w[3]));
                 Slice s = w[4].equals("1") ? measuredSlice(levels, contender, w[1], n, call, length)
-                        : levels.measure(contender, w[1], n, call, length, false);
+                        : levels.warm(contender, w[1], n, call, warmupRule());
                 out.println("SLICE " + s.encode());
                 out.flush();
             }
@@ -385,9 +435,9 @@ public final class StressTool implements Callable<Integer> {
                     Map<String, Call> calls = start(v.contender(), zk, resources);
                     for (String scenario : scenarios) {
                         for (int n : threads) {
-                            levels.measure(v.name(), scenario, n, calls.get(scenario), warmup, false);
+                            Slice warm = levels.warm(v.name(), scenario, n, calls.get(scenario), warmupRule());
                             Slice s = measuredSlice(levels, v.name(), scenario, n, calls.get(scenario), duration);
-                            record(Level.of(v.name(), scenario, n, List.of(s)));
+                            record(Level.of(v.name(), scenario, n, List.of(warm), warmupRule(), rate, List.of(List.of(s))));
                         }
                     }
                 } finally {
@@ -602,6 +652,14 @@ public final class StressTool implements Callable<Integer> {
 
     private void write() throws Exception {
         Map<String, Object> header = new LinkedHashMap<>();
+        header.put("date", began.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+        header.put("duration", Duration.between(began, java.time.Instant.now()).toSeconds() + " s in all");
+        header.put("run", (rate > 0 ? "" : "caller threads ") + threads.stream().map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(", ")) + (rate > 0 ? " callers" : "") + " for each of "
+                + String.join(", ", scenarios) + "; " + DurationConverter.text(duration) + " measured each"
+                + (client.equals("fork") && !slice.isZero() && contenders.size() > 1 ? " in slices of "
+                + DurationConverter.text(slice) + " taken in turns" : ""));
+        header.put("warm-up", warmupRule().describe());
         header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         header.put("cores", Runtime.getRuntime().availableProcessors());
         if (target != null) {
@@ -616,7 +674,9 @@ public final class StressTool implements Callable<Integer> {
         }
         header.put("compressor", compressor);
         header.put("client", client);
-        header.put("mode", rate > 0 ? "fixed rate " + rate + "/s (coordinated omission corrected)" : "closed loop");
+        header.put("mode", rate > 0 ? String.format(java.util.Locale.ROOT, "open model: calls start at %.0f/s,"
+                + " latency counted from when each was due (coordinated omission accounted for)", rate)
+                : "closed loop: each caller starts its next call when the last answers");
         StressReport.write(out, header, results, compare);
     }
 }

@@ -32,6 +32,8 @@ final class SvgChart {
     /** Labels of evenly spaced x positions 0, 1, 2...; null for a linear x axis. */
     private final List<String> categories;
     private final List<Series> series = new ArrayList<>();
+    /** Labelled x positions ({@link #mark}), drawn as dotted vertical lines. */
+    private final List<Object[]> marks = new ArrayList<>();
 
     SvgChart(String title, String xLabel, String yLabel, List<String> categories) {
         this.title = title;
@@ -44,6 +46,22 @@ final class SvgChart {
         if (s.points().stream().anyMatch(p -> !Double.isNaN(p[1]))) {
             series.add(s);
         }
+        return this;
+    }
+
+    /** The x axis's range, when several charts share it (a linear axis only); NaN: from the points. */
+    private double fromX = Double.NaN;
+    private double toX = Double.NaN;
+
+    SvgChart xRange(double from, double to) {
+        fromX = from;
+        toX = to;
+        return this;
+    }
+
+    /** Labels the x position {@code x} (of a linear axis): where a level of the run began, say. */
+    SvgChart mark(double x, String label) {
+        marks.add(new Object[] {x, label});
         return this;
     }
 
@@ -72,6 +90,10 @@ final class SvgChart {
                 yMax = Math.max(yMax, p[1]);
             }
         }
+        if (categories == null && !Double.isNaN(fromX)) {
+            xMin = fromX;
+            xMax = toX;
+        }
         if (xMax <= xMin) {
             xMax = xMin + 1;
         }
@@ -94,7 +116,8 @@ final class SvgChart {
         }
         // X ticks.
         if (categories != null) {
-            for (int i = 0; i < categories.size(); i++) {
+            int every = Math.max(1, (categories.size() + 7) / 8); // at most about 8 labels, so that none overlap
+            for (int i = 0; i < categories.size(); i += every) {
                 double x = xPos(i, xMin, xMax, plotW);
                 svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
                         x, TOP + plotH + 16, esc(categories.get(i))));
@@ -115,6 +138,14 @@ final class SvgChart {
                 LEFT + plotW / 2.0, HEIGHT - 8, esc(xLabel)));
         svg.append(String.format(Locale.ROOT, "<text transform=\"translate(14 %.1f) rotate(-90)\" class=\"label\""
                 + " text-anchor=\"middle\">%s</text>", TOP + plotH / 2.0, esc(yLabel)));
+        if (categories == null) {
+            for (Object[] m : marks) {
+                double x = xPos(Math.max(xMin, Math.min(xMax, (double) m[0])), xMin, xMax, plotW);
+                svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" class=\"mark\""
+                        + " stroke=\"#999\" stroke-dasharray=\"2 3\"/><text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>", x, x,
+                        TOP, TOP + plotH, x + 2, TOP + 9, esc((String) m[1])));
+            }
+        }
         // Lines and points.
         for (Series s : series) {
             StringBuilder path = new StringBuilder();

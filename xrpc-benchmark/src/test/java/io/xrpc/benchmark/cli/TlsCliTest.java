@@ -78,7 +78,7 @@ class TlsCliTest {
         var levels = StressTool.run("--target", provider.endpoint().toString(), "--call",
                 UserService.class.getName() + "/getUser", "--args", "[2]", "--tls-trust", trust.toString(),
                 "--tls-cert", cert.toString(), "--tls-key", key.toString(), "--threads", "2", "--duration", "1s",
-                "--warmup", "200ms", "--quiet", "--out", out.toString());
+                "--warmup", "200ms", "--max-warmup", "200ms", "--quiet", "--out", out.toString());
         assertThat(levels).singleElement().satisfies(l -> {
             assertThat(l.calls()).isPositive();
             assertThat(l.errorCount()).as(l.errors().toString()).isZero();

@@ -34,17 +34,22 @@ class ReportBrowserTest {
                 .service(UserService.class, new UserServiceImpl()).build().start()) {
             Path previous = out.resolve("before");
             StressTool.run("--target", provider.endpoint().toString(), "--call", UserService.class.getName()
-                    + "/listUser", "--args", "[1]", "--threads", "1,2,4", "--duration", "1s", "--warmup", "200ms",
+                    + "/listUser", "--args", "[1]", "--threads", "1,2,4", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms",
                     "--client", "inproc", "--quiet", "--out", previous.toString());
             StressTool.run("--target", provider.endpoint().toString(), "--call", UserService.class.getName()
-                    + "/listUser", "--args", "[1]", "--threads", "1,2,4", "--duration", "1s", "--warmup", "200ms",
+                    + "/listUser", "--args", "[1]", "--threads", "1,2,4", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms",
                     "--client", "inproc", "--quiet", "--compare", previous.resolve("results.json").toString(),
                     "--out", out.toString());
         }
         Path report = out.resolve("report.html").toAbsolutePath();
         String html = Files.readString(report);
         int drawn = count(html, "<figure class=\"chart\"");
-        assertThat(drawn).as("charts in the page").isGreaterThanOrEqualTo(6);
+        assertThat(drawn).as("charts in the page").isGreaterThanOrEqualTo(10);
+        // What a Gatling user looks for: the run's facts, a summary per level, the course of the run.
+        assertThat(html).contains("<th>date</th>", "<th>duration</th>", "<th>warm-up</th>", "<h2>Summary</h2>",
+                "<th>calls OK</th><th>KO</th>", "<th>p95 us</th>", "<th>p99.9 us</th>", "Latency distribution",
+                "Latency percentiles over the run", "Calls under way over the run", "Failed calls over the run",
+                "class=\"mark\"", "warm-up</span>", "change ±noise").doesNotContain("No ratio");
 
         Chromium dom = chromium(out, "--dump-dom", report.toUri().toString());
         assertThat(dom.exit()).as(dom.err()).isZero();

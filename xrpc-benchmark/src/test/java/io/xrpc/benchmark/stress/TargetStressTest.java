@@ -71,7 +71,7 @@ class TargetStressTest {
     void aRunningServiceIsMeasuredFromJsonArgumentsAloneAndComparedWithTheRunBefore(@TempDir Path dir) throws Exception {
         Path first = dir.resolve("first");
         List<Level> before = StressTool.run("--target", provider.endpoint().toString(), "--call", call(),
-                "--args", "[1]", "--threads", "1,2", "--duration", "1s", "--warmup", "200ms", "--client", "inproc",
+                "--args", "[1]", "--threads", "1,2", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms", "--client", "inproc",
                 "--quiet", "--out", first.toString());
         assertThat(before).hasSize(2).allSatisfy(l -> {
             assertThat(l.contender()).isEqualTo("target");
@@ -87,7 +87,7 @@ class TargetStressTest {
         Path second = dir.resolve("second");
         asked.clear();
         List<Level> after = StressTool.run("--target", provider.endpoint().toString(), "--call", call(),
-                "--args-file", sets.toString(), "--threads", "1,2", "--duration", "1s", "--warmup", "200ms",
+                "--args-file", sets.toString(), "--threads", "1,2", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms",
                 "--client", "inproc", "--quiet", "--compare", first.resolve("results.json").toString(),
                 "--out", second.toString());
         assertThat(after).hasSize(2).allSatisfy(l -> assertThat(l.calls()).isPositive());
@@ -102,12 +102,15 @@ class TargetStressTest {
     }
 
     @Test
-    void theCallersRunInAJvmOfTheirOwnByDefault(@TempDir Path dir) throws Exception {
+    void theCallersRunInAJvmOfTheirOwnByDefaultAndInSeveralWithForks(@TempDir Path dir) throws Exception {
         List<Level> levels = StressTool.run("--target", provider.endpoint().toString(), "--call", call(),
-                "--args", "[5]", "--threads", "2", "--duration", "1s", "--warmup", "200ms", "--quiet",
-                "--out", dir.toString());
+                "--args", "[5]", "--threads", "2", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms", "--quiet",
+                "--forks", "2", "--out", dir.toString());
         assertThat(levels).singleElement().satisfies(l -> {
             assertThat(l.calls()).isPositive();
+            assertThat(l.forks()).as("one result per callers' JVM").hasSize(2)
+                    .allSatisfy(f -> assertThat(f.throughput()).isPositive());
+            assertThat(l.roundThroughputs()).as("each JVM measured for --duration").hasSize(2);
             assertThat(l.errorCount()).isZero();
             assertThat(l.clientCpuMicrosPerCall()).as("the callers' CPU per call").isPositive();
             assertThat(l.providerCpuMicrosPerCall()).as("not ours to measure").isEqualTo(-1);
@@ -128,7 +131,7 @@ class TargetStressTest {
                      .service(UserService.class, new UserServiceImpl())
                      .build().start()) {
             List<Level> levels = StressTool.run("--target", "zookeeper://reader:s3cret@" + zk.connectString(), "--call",
-                    call(), "--args", "[5]", "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--quiet",
+                    call(), "--args", "[5]", "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms", "--quiet",
                     "--out", dir.toString());
             assertThat(levels).singleElement().satisfies(l -> assertThat(l.errorCount()).isZero());
             for (String file : List.of("results.json", "results.md", "report.html")) {
@@ -147,7 +150,7 @@ class TargetStressTest {
                         io.xrpc.config.ServiceOptions.builder().version("2").group("eu").build()).build().start()) {
             List<Level> levels = StressTool.run("--target", gate.endpoint().toString(), "--call",
                     io.xrpc.testing.GateService.class.getName() + "/whoAmI", "--service-version", "2", "--group", "eu",
-                    "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--quiet", "--out", dir.toString());
+                    "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms", "--quiet", "--out", dir.toString());
             assertThat(levels).singleElement().satisfies(l -> {
                 assertThat(l.calls()).isPositive();
                 assertThat(l.errorCount()).as(l.errors().toString()).isZero();
