@@ -38,6 +38,17 @@ public interface ServiceDiscovery extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getName() + " cannot list the services registered in it");
     }
 
+    /**
+     * The keys (version and group) under which providers of {@code interfaceName} are registered
+     * now, sorted: what an error names when a consumer asked for another one, as Dubbo's "no
+     * provider" names the versions it found.
+     *
+     * @throws UnsupportedOperationException where this registry cannot list them (the default)
+     */
+    default List<io.xrpc.common.ServiceKey> keysOf(String interfaceName) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot list the keys registered in it");
+    }
+
     @Override
     void close();
 

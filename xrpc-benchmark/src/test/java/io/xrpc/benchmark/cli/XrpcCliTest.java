@@ -101,10 +101,18 @@ class XrpcCliTest {
         // It accepts any serializer: before, that showed as an empty list.
         assertThat(list.json().get(0).get("serializers").toString()).contains("\"json\"", "\"kryo\"");
 
+        Run schema = xrpc("describe", shop(), "--address", open.endpoint().toString(), "--schema");
+        assertThat(schema.exit()).as(schema.err()).isZero();
+        JsonNode item = schema.json().get("types").get(Item.class.getName());
+        assertThat(item.get("properties").get("quantity").get("type").asText()).isEqualTo("integer");
+
+        // Before: 150 lines for 4 methods. A line per method and a field list per type.
         Run describe = xrpc("describe", shop(), "--address", open.endpoint().toString());
         assertThat(describe.exit()).as(describe.err()).isZero();
-        JsonNode item = describe.json().get("types").get(Item.class.getName());
-        assertThat(item.get("properties").get("quantity").get("type").asText()).isEqualTo("integer");
+        assertThat(describe.json().get("methods").toString()).contains("\"" + Item.class.getName() + " find(long")
+                .contains("int total(List<" + Item.class.getName() + ">");
+        assertThat(describe.json().get("types").get(Item.class.getName()).get("quantity").asText()).isEqualTo("int");
+        assertThat(describe.out().lines().count()).as(describe.out()).isLessThan(schema.out().lines().count() / 2);
     }
 
     @Test
@@ -215,6 +223,27 @@ class XrpcCliTest {
             assertThat(r.json().get("message").asText()).contains("exported as " + shop() + ":1.0");
             Run right = xrpc("call", shop() + "/find", "[1]", "--address", versioned.endpoint().toString(),
                     "--service-version", "1.0");
+            assertThat(right.exit()).as(right.out()).isZero();
+        }
+    }
+
+    /**
+     * Before: through a registry the same call failed UNAVAILABLE, "no provider of ...Shop", and
+     * --wait would have waited for ever for a version nobody registers.
+     */
+    @Test
+    void aRegistryWithAnotherVersionNamesIt() throws Exception {
+        try (io.xrpc.registry.zookeeper.EmbeddedZooKeeper zk = io.xrpc.registry.zookeeper.EmbeddedZooKeeper.start();
+             RpcServer versioned = RpcServer.builder().host("127.0.0.1").port(0)
+                     .registry("zookeeper://" + zk.connectString())
+                     .service(Shop.class, new ShopImpl(), io.xrpc.config.ServiceOptions.builder().version("1.0").build())
+                     .build().start()) {
+            String registry = "zookeeper://" + zk.connectString();
+            Run r = xrpc("call", shop() + "/find", "[1]", "--registry", registry, "--wait", "20s");
+            assertThat(r.exit()).as(r.out()).isEqualTo(14);
+            assertThat(r.json().get("message").asText()).contains("no provider of " + shop() + " in")
+                    .contains("registered: " + shop() + ":1.0");
+            Run right = xrpc("call", shop() + "/find", "[1]", "--registry", registry, "--service-version", "1.0");
             assertThat(right.exit()).as(right.out()).isZero();
         }
     }

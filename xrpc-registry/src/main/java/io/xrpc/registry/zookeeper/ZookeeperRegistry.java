@@ -413,6 +413,60 @@ public final class ZookeeperRegistry implements Registry {
         return List.copyOf(names);
     }
 
+    /** Applications and revisions {@link #keysOf} reads at most: it names keys in an error, it does not list a fleet. */
+    private static final int KEYS_OF_READS = 32;
+
+    /**
+     * The keys {@code interfaceName} has providers under, in both layouts: per service
+     * ({@code {root}/{interface}/{group}/{version}/providers}), and per instance (the applications
+     * its mapping names, the revisions their live instances serve). At most
+     * {@value #KEYS_OF_READS} applications and revisions are read, each reply bounded by
+     * ZooKeeper's; nothing is watched or kept.
+     */
+    @Override
+    public List<ServiceKey> keysOf(String interfaceName) {
+        java.util.Set<ServiceKey> keys = new java.util.TreeSet<>(java.util.Comparator.comparing(ServiceKey::toString));
+        String base = root + "/" + interfaceName;
+        try {
+            for (String group : childrenOrNone(base)) {
+                for (String version : childrenOrNone(base + "/" + group)) {
+                    if (!childrenOrNone(base + "/" + group + "/" + version + "/providers").isEmpty()) {
+                        keys.add(new ServiceKey(interfaceName, NodeCodec.EMPTY.equals(version) ? "" : version,
+                                NodeCodec.EMPTY.equals(group) ? "" : group));
+                    }
+                }
+            }
+            int reads = 0;
+            for (String app : childrenOrNone(NodeCodec.mappingPath(root, interfaceName))) {
+                if (!NodeCodec.isApplicationName(app) || ++reads > KEYS_OF_READS) {
+                    continue;
+                }
+                java.util.Set<String> revisions = new java.util.TreeSet<>();
+                for (String instance : childrenOrNone(NodeCodec.instancesPath(root, app))) {
+                    if (NodeCodec.instanceEndpoint(instance) != null) {
+                        revisions.add(NodeCodec.instanceRevision(instance));
+                    }
+                }
+                for (String revision : revisions) {
+                    if (++reads > KEYS_OF_READS) {
+                        break;
+                    }
+                    try {
+                        byte[] content = client.getData().forPath(NodeCodec.revisionPath(root, app, revision));
+                        NodeCodec.decodeRevision(revision, content).services().keySet().stream()
+                                .filter(k -> k.interfaceName().equals(interfaceName)).forEach(keys::add);
+                    } catch (KeeperException.NoNodeException | IllegalArgumentException gone) {
+                        // deregistered meanwhile, or a revision that does not hash to its name: not a key
+                    }
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot list the keys of " + interfaceName + " in " + connectString + root
+                    + ": " + e, e);
+        }
+        return List.copyOf(keys);
+    }
+
     private List<String> childrenOrNone(String path) throws Exception {
         try {
             return client.getChildren().forPath(path);
