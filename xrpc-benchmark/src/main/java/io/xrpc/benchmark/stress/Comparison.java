@@ -118,7 +118,7 @@ final class Comparison {
 
         /** Whether both runs were steady at this level (an unrecorded before counts as not known to be). */
         boolean steady() {
-            return after.steady() && Boolean.TRUE.equals(before.steady());
+            return after.wasSteady() && Boolean.TRUE.equals(before.steady());
         }
 
         /**
@@ -127,8 +127,13 @@ final class Comparison {
          */
         String verdict() {
             if (!steady()) {
-                String which = before.steady() == null ? "before: not recorded" : !before.steady() && !after.steady()
-                        ? "both runs" : !after.steady() ? "this run" : "the earlier run";
+                if (before.steady() == null || after.steady() == null) {
+                    return "not judged: " + (before.steady() == null ? "the earlier" : "this") + " run's results.json"
+                            + " predates the warm-up rule";
+                }
+                boolean wasNot = !Boolean.TRUE.equals(before.steady());
+                String which = wasNot && !after.wasSteady() ? "both runs" : !after.wasSteady() ? "this run"
+                        : "the earlier run";
                 return "not steady (" + which + "): not judged";
             }
             List<String> moved = changes.stream().filter(Change::beyondNoise)
@@ -174,8 +179,9 @@ final class Comparison {
         double[] a;
         double[] b;
         if (betweenJvms) {
-            a = was.forks().stream().mapToDouble(perFork).toArray();
-            b = is.forks().stream().mapToDouble(perFork).toArray();
+            // A fork without a successful call has no latency.
+            a = was.forks().stream().filter(f -> higherIsBetter || f.throughput() > 0).mapToDouble(perFork).toArray();
+            b = is.forks().stream().filter(f -> higherIsBetter || f.throughput() > 0).mapToDouble(perFork).toArray();
         } else {
             a = values(was.timeline(), perSecond, !higherIsBetter);
             b = values(is.timeline() == null ? List.of() : is.timeline(), perSecond, !higherIsBetter);
@@ -190,6 +196,12 @@ final class Comparison {
     }
 
     /**
+     * The least noise stated, in percent: latencies are recorded to three significant digits, and a
+     * change under this is never named.
+     */
+    static final double FLOOR = 1;
+
+    /**
      * The half-width of the 99% confidence interval of {@code mean(b) - mean(a)} (Welch), in percent
      * of {@code reference}; NaN with fewer than two values on either side.
      */
@@ -201,10 +213,10 @@ final class Comparison {
         double vb = variance(b) / b.length;
         double se = Math.sqrt(va + vb);
         if (se == 0) {
-            return 0;
+            return FLOOR; // identical values: a histogram's bucket, not a measurement of no noise
         }
         double df = (va + vb) * (va + vb) / (va * va / (a.length - 1) + vb * vb / (b.length - 1));
-        return t99(df) * se / reference * 100;
+        return Math.max(FLOOR, t99(df) * se / reference * 100);
     }
 
     private static double variance(double[] x) {

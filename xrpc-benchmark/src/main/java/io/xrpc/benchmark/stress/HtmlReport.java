@@ -139,15 +139,19 @@ final class HtmlReport {
             long all = l.calls() + l.errorCount();
             h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
                     .append("</td><td>").append(l.threads()).append("</td>")
-                    .append(open ? cell(l.rate()) : "").append(cell(l.warmupSeconds()))
-                    .append(l.steady() ? "<td>yes</td>" : String.format(Locale.ROOT,
+                    .append(open ? cell(l.rate()) : "").append(latency(l.steady() != null, l.warmupSeconds()))
+                    .append(l.steady() == null ? "<td>-</td>" : l.wasSteady() ? "<td>yes</td>" : String.format(Locale.ROOT,
                             "<td class=\"down\">no (drift %+.0f%%)</td>", l.drift()))
                     .append("<td>").append(l.calls()).append("</td><td").append(l.errorCount() > 0 ? " class=\"down\">" : ">")
                     .append(l.errorCount()).append("</td>")
-                    .append(cell(all == 0 ? 0 : 100.0 * l.errorCount() / all)).append(cell(l.throughput()))
-                    .append(cell(l.minMicros())).append(cell(l.meanMicros())).append(cell(l.p50Micros()))
-                    .append(cell(l.p90Micros())).append(cell(l.p95Micros())).append(cell(l.p99Micros()))
-                    .append(cell(l.p999Micros())).append(cell(l.maxMicros())).append("</tr>");
+                    .append(cell(all == 0 ? 0 : 100.0 * l.errorCount() / all)).append(cell(l.throughput()));
+            // No latency without a successful call; no min, mean or p95 in a results.json older than them.
+            boolean any = l.calls() > 0;
+            boolean full = any && l.histogram() != null;
+            h.append(latency(full, l.minMicros())).append(latency(full, l.meanMicros())).append(latency(any, l.p50Micros()))
+                    .append(latency(any, l.p90Micros())).append(latency(full, l.p95Micros()))
+                    .append(latency(any, l.p99Micros())).append(latency(any, l.p999Micros()))
+                    .append(latency(any, l.maxMicros())).append("</tr>");
         }
         h.append("</table>\n<p class=\"note\">KO: calls that failed, by status below. Latency is of the calls that"
                 + " succeeded").append(open ? ", counted from when each call was due (open model)" : "")
@@ -187,9 +191,10 @@ final class HtmlReport {
             for (int i = 0; i < buckets; i++) {
                 p.add(new double[] {i, share[i]});
             }
-            String col = several ? colour.get(l.contender()) : SvgChart.COLOURS[shade++ % SvgChart.COLOURS.length];
+            // A colour per line; with several contenders the second and later contenders' lines dashed.
+            String col = SvgChart.COLOURS[shade++ % SvgChart.COLOURS.length];
             chart.add(new SvgChart.Series((several ? l.contender() + " " : "") + l.threads() + " threads", col,
-                    several && shade++ % 2 == 1, p));
+                    several && !l.contender().equals(drawn.get(0).contender()), p));
         }
         h.append("<div class=\"panels\">").append(chart.render()).append("</div>\n");
     }
@@ -200,11 +205,12 @@ final class HtmlReport {
      * where it began.
      */
     private static void overTime(StringBuilder h, List<Level> levels, List<String> contenders, Map<String, String> colour) {
-        long start = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
+        long first = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
                 .mapToLong(Second::atMillis).min().orElse(-1);
-        if (start < 0) {
+        if (first < 0) {
             return;
         }
+        long start = first - 1000; // a point is stamped as it ends, about a second after it began
         String x = "seconds since the scenario began";
         double end = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
                 .mapToLong(Second::atMillis).max().orElse(start) / 1.0;
@@ -235,22 +241,31 @@ final class HtmlReport {
                 pct.add(new SvgChart.Series(c + " p50", col, true, line(mine, start, Level::timeline, Second::p50Micros,
                         true)));
             }
+            // An older results.json has no callers count (0): left out as a latency is.
             active.add(new SvgChart.Series(prefix + "callers", col, false, line(mine, start, Level::timeline,
-                    s -> s.active(), false)));
+                    s -> s.active(), true)));
             errs.add(new SvgChart.Series(prefix + "failed", col, false, line(mine, start, Level::timeline,
                     s -> s.errors(), false)));
         }
-        // Each level labelled where its first point (warm-up or measured) is, once for all contenders.
-        Map<Integer, Double> begins = new java.util.TreeMap<>();
+        // Each level labelled where its first point (warm-up or measured) began; contenders that took
+        // turns share one label, contenders measured one after another (--client inproc) get their own.
+        List<double[]> begins = new ArrayList<>();
         for (Level l : levels) {
             java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())).mapToLong(Second::atMillis).min()
-                    .ifPresent(t -> begins.merge(l.threads(), (t - start) / 1e3 - 1, Math::min));
+                    .ifPresent(t -> begins.add(new double[] {(t - start) / 1e3 - 1, l.threads()}));
+        }
+        begins.sort(java.util.Comparator.comparingDouble(b -> b[0]));
+        List<double[]> marks = new ArrayList<>();
+        for (double[] b : begins) {
+            if (marks.stream().noneMatch(m -> m[1] == b[1] && Math.abs(m[0] - b[0]) < 60)) {
+                marks.add(b);
+            }
         }
         boolean open = levels.stream().anyMatch(l -> l.rate() > 0);
         h.append("<div class=\"panels\">");
         for (SvgChart chart : List.of(calls, pct, active, errs)) {
             chart.xRange(0, (end - start) / 1e3);
-            begins.forEach((threads, at) -> chart.mark(Math.max(0, at), threads + (open ? " callers" : " thr")));
+            marks.forEach(m -> chart.mark(Math.max(0, m[0]), (int) m[1] + (open ? " callers" : " thr")));
             if (!chart.isEmpty()) {
                 h.append(chart.render());
             }
@@ -263,7 +278,10 @@ final class HtmlReport {
         return points == null ? java.util.stream.Stream.empty() : points.stream();
     }
 
-    /** One line through the levels' points, broken between levels; latency points without calls left out. */
+    /**
+     * One line through the levels' points, broken between levels; with {@code latency}, points
+     * without a successful call or without the value are left out.
+     */
     private static List<double[]> line(List<Level> levels, long start, java.util.function.Function<Level, List<Second>> of,
                                        java.util.function.ToDoubleFunction<Second> value, boolean latency) {
         List<double[]> p = new ArrayList<>();
@@ -276,8 +294,9 @@ final class HtmlReport {
                 p.add(new double[] {0, Double.NaN}); // each level a stretch of its own
             }
             for (Second s : points) {
-                if (!latency || s.callsPerSecond() > 0) {
-                    p.add(new double[] {(s.atMillis() - start) / 1e3, value.applyAsDouble(s)});
+                double v = value.applyAsDouble(s);
+                if (!latency || s.callsPerSecond() > 0 && v > 0) { // an older results.json has 0 for what it lacked
+                    p.add(new double[] {(s.atMillis() - start) / 1e3, v});
                 }
             }
         }
@@ -309,10 +328,11 @@ final class HtmlReport {
                                    Map<String, String> colour) {
         h.append("<h2>Before and after</h2>\n<p class=\"note\">Before (dashed): the run given to --compare; after"
                 + " (solid): this run. Each change is given with its noise: the half-width of a 99% confidence"
-                + " interval of the difference of the level's per-second values in the two runs. A change within it is"
-                + " what the same build shows from run to run; a level that was not steady in either run is not"
-                + " judged. A noise marked * is of one JVM a side (its per-second points): what differs from one JVM"
-                + " to the next is not in it; --forks 3 on both runs measures that.</p>\n");
+                + " interval of the difference between the two runs, from the values of their callers' JVMs when both"
+                + " ran --forks 2 or more, else from their per-second values (marked *: what differs from one JVM to"
+                + " the next is then not in it). Only a change beyond its noise (and at least "
+                + SvgChart.number(Comparison.FLOOR) + "%) is named and coloured; a level that was not steady in either"
+                + " run is not judged.</p>\n");
         for (String scenario : scenarios) {
             List<Level> levels = results.stream().filter(l -> l.scenario().equals(scenario)).toList();
             List<Integer> threads = new ArrayList<>(new LinkedHashSet<>(levels.stream().map(Level::threads).sorted().toList()));
@@ -354,6 +374,10 @@ final class HtmlReport {
                     .append(SvgChart.esc(r.verdict())).append("</td></tr>");
         }
         h.append("</table>\n");
+    }
+
+    private static String latency(boolean known, double v) {
+        return known ? cell(v) : "<td>-</td>";
     }
 
     private static String cell(double v) {

@@ -21,8 +21,9 @@ import org.HdrHistogram.Histogram;
  *                   callers' own loop included, the same for every contender), when the provider
  *                   ran elsewhere; -1 otherwise
  * @param roundThroughputs calls per second of each slice, in the order of the run's rounds (one
- *                   element when the level ran as one stretch), so that a ratio to another
- *                   contender can be read round by round
+ *                   element when the level ran as one stretch; with {@code --forks}, each round's
+ *                   slices in fork order), so that a ratio to another contender can be read round
+ *                   by round
  * @param roundStartMillis when each slice began ({@link System#currentTimeMillis()})
  * @param timeline   the course of the measured slices, about a point a second, in the order they ran
  * @param minMicros  and {@code meanMicros}, {@code p95Micros}: more of the latency's summary
@@ -31,9 +32,10 @@ import org.HdrHistogram.Histogram;
  * @param warmup     the course of the warm-up before the measured slices, about a point a second
  * @param warmupSeconds how long the warm-up ran
  * @param drift      how far throughput moved while measured, in percent ({@link Warmup#drift})
- * @param steady     whether the warm-up ended steady and the measured throughput then moved by no
+ * @param steady     whether the warm-up ended steady and the measured points then moved by no
  *                   more than the rule's tolerance: a level that is not steady measured a
- *                   moving target, and a comparison with it says so
+ *                   moving target, and a comparison with it says so (null in a results.json older
+ *                   than the rule)
  * @param histogram  every successful call's latency in nanoseconds, an HdrHistogram compressed
  *                   in base64 ({@link #latencies()}): the distribution the report draws
  * @param forks      with {@code --forks} of two or more, what each callers' JVM measured; empty otherwise
@@ -45,7 +47,12 @@ public record Level(String contender, String scenario, int threads, long calls, 
                     double providerAllocBytesPerCall, double clientAllocBytesPerCall,
                     List<Double> roundThroughputs, List<Long> roundStartMillis, List<Second> timeline,
                     double minMicros, double meanMicros, double p95Micros, double rate, List<Second> warmup,
-                    double warmupSeconds, double drift, boolean steady, String histogram, List<Fork> forks) {
+                    double warmupSeconds, double drift, Boolean steady, String histogram, List<Fork> forks) {
+
+    /** Whether this level was steady; false when its results.json did not say (one older than the warm-up rule). */
+    boolean wasSteady() {
+        return Boolean.TRUE.equals(steady);
+    }
 
     /**
      * The sum of {@code slices}, in the order they ran: calls, errors and time added up, latencies
@@ -76,19 +83,27 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 }
             }
         }
-        // The slices in the order they ran, the forks' taking turns.
-        List<Slice> slices = byFork.stream().flatMap(List::stream)
-                .sorted(java.util.Comparator.comparingLong(Slice::startMillis)).toList();
+        // Round by round, each fork's slice of the round in fork order: another contender's list in the
+        // same order pairs the same round and fork (the ratio by rounds); the timeline goes by time.
+        List<Slice> rounds = new java.util.ArrayList<>();
+        for (int r = 0; r < byFork.get(0).size(); r++) {
+            for (List<Slice> f : byFork) {
+                if (r < f.size()) {
+                    rounds.add(f.get(r));
+                }
+            }
+        }
+        List<Slice> slices = rounds.stream().sorted(java.util.Comparator.comparingLong(Slice::startMillis)).toList();
         long calls = latencies.getTotalCount();
         long errorCount = errors.values().stream().mapToLong(Long::longValue).sum();
         List<Second> timeline = slices.stream().flatMap(s -> s.timeline().stream()).toList();
-        double drift = Warmup.drift(timeline);
-
+        boolean fixedRate = rate > 0;
+        double drift = Warmup.drift(timeline, fixedRate);
         boolean warmed = warms.stream().allMatch(Slice::steady);
         // A fork's drift is its own: JVMs that settled at different speeds are the spread, not a trend.
         double worst = 0;
         for (List<Slice> f : byFork) {
-            double d = Warmup.drift(f.stream().flatMap(s -> s.timeline().stream()).toList());
+            double d = Warmup.drift(f.stream().flatMap(s -> s.timeline().stream()).toList(), fixedRate);
             worst = Math.abs(d) > Math.abs(worst) ? d : worst;
         }
         drift = byFork.size() > 1 ? worst : drift;
@@ -99,14 +114,17 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 latencies.getValueAtPercentile(99) / 1e3, latencies.getValueAtPercentile(99.9) / 1e3,
                 latencies.getMaxValue() / 1e3, perCall(cost[0], calls, 1e3), perCall(cost[1], calls, 1e3),
                 perCall(cost[2], calls, 1), perCall(cost[3], calls, 1),
-                slices.stream().map(Slice::throughput).toList(), slices.stream().map(Slice::startMillis).toList(),
+                rounds.stream().map(Slice::throughput).toList(), rounds.stream().map(Slice::startMillis).toList(),
                 timeline, calls == 0 ? 0 : latencies.getMinValue() / 1e3, calls == 0 ? 0 : latencies.getMean() / 1e3,
                 latencies.getValueAtPercentile(95) / 1e3, rate,
                 warms.stream().flatMap(w -> w.timeline().stream()).toList(),
                 warms.stream().mapToDouble(Slice::seconds).max().orElse(0), drift, steady, encode(latencies), forks);
     }
 
-    /** What one JVM of callers measured at this level ({@code --forks}): the spread between them is the noise of a run. */
+    /**
+     * What one JVM of callers measured at this level ({@code --forks}): the spread between them is
+     * the noise of a run. Latencies are 0 when the fork had no successful call (and are then not used).
+     */
     public record Fork(double throughput, double p50Micros, double p90Micros, double p99Micros, double p999Micros) {
         static Fork of(List<Slice> slices) {
             Histogram h = slices.get(0).latencies().copy();
@@ -152,7 +170,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
         return String.format(java.util.Locale.ROOT, "%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %s%s,"
                         + " warmed %.0f s%s", contender, scenario, threads, throughput, p50Micros, p99Micros,
                 errorCount == 0 ? "no errors" : errorCount + " errors", failed.isEmpty() ? "" : failed + ")",
-                warmupSeconds, steady ? "" : ", NOT STEADY (drift " + String.format(java.util.Locale.ROOT, "%+.0f%%",
+                warmupSeconds, wasSteady() ? "" : ", NOT STEADY (drift " + String.format(java.util.Locale.ROOT, "%+.0f%%",
                         drift) + ")");
     }
 }

@@ -90,7 +90,8 @@ final class LevelRunner {
                         try {
                             call.run();
                             recorder.recordValue(Math.min(System.nanoTime() - begin, TimeUnit.SECONDS.toNanos(60)));
-                            if (maxCalls > 0 && calls.incrementAndGet() >= maxCalls) {
+                            // --calls bounds the measured slices; --max-warmup bounds a warm-up.
+                            if (measured && maxCalls > 0 && calls.incrementAndGet() >= maxCalls) {
                                 stop.set(true);
                             }
                         } catch (Exception e) {
@@ -140,9 +141,14 @@ final class LevelRunner {
                                 - interval.getStartTimeStamp() * 1e6),
                         interval.getValueAtPercentile(99) / 1e3, errorsNow);
             }
-            if (rule != null && now - start >= rule.min().toNanos() && rule.steady(timeline)) {
-                steady = true;
-                break;
+            if (rule != null && now - start >= rule.min().toNanos()) {
+                if (rule.steady(timeline, rate > 0)) {
+                    steady = true;
+                    break;
+                }
+                if (rule.hopeless(timeline)) {
+                    break; // nothing has succeeded for a whole window: there is nothing to warm
+                }
             }
         }
         stop.set(true);

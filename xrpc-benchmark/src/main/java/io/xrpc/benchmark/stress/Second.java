@@ -9,9 +9,9 @@ package io.xrpc.benchmark.stress;
  * @param p99Micros      their 99th percentile latency in microseconds (0 when none succeeded)
  * @param errors         calls that failed in it
  * @param p50Micros      and the other percentiles of the calls that succeeded in it
- * @param active         calls under way as it ended: the callers busy (in a closed loop, every
- *                       caller between two calls' bookkeeping; at a fixed rate, how many calls
- *                       overlap)
+ * @param active         calls under way as it ended: the callers waiting for an answer (in a
+ *                       closed loop nearly all of them; at a fixed rate, how many of the callers
+ *                       the rate keeps busy, at most their number)
  */
 public record Second(long atMillis, double callsPerSecond, double p99Micros, long errors, double p50Micros,
                      double p90Micros, double p999Micros, double maxMicros, int active) {

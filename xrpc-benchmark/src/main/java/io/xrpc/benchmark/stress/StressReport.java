@@ -82,8 +82,10 @@ final class StressReport {
                     r.change("p99.9").text(), r.verdict()));
         }
         return table(rows, false) + "\nchange ±noise: the change in percent of before, and the half-width of a 99%"
-                + " confidence interval of the difference of the level's per-second values (a change within it is"
-                + " noise); a level not steady in either run is not judged.\n";
+                + " confidence interval of the difference between the runs, from their callers' JVMs when both ran"
+                + " --forks 2 or more, else from their per-second values (marked *: the spread between JVMs is then"
+                + " not in it). A change beyond its noise is named in the verdict; a level not steady in either run"
+                + " is not judged.\n";
     }
 
     /**
@@ -101,12 +103,16 @@ final class StressReport {
             Level base = results.stream().filter(b -> b.contender().equals(HtmlReport.BASELINE)
                     && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
             boolean other = base != null && base != l;
+            boolean any = l.calls() > 0; // no latency without a successful call
+            boolean full = any && l.histogram() != null; // min, mean and p95 are not in an older results.json
             rows.add(List.of(l.contender(), l.scenario(), Integer.toString(l.threads()), l.rate() > 0 ? f0(l.rate()) : "-",
-                    f1(l.warmupSeconds()), l.steady() ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%)", l.drift()),
-                    Long.toString(l.calls()), Long.toString(l.errorCount()), f0(l.throughput()),
-                    other ? ratio(l, base) : "-", f1(l.minMicros()), f1(l.meanMicros()), f1(l.p50Micros()),
-                    other ? String.format(Locale.ROOT, "%.2fx", l.p50Micros() / base.p50Micros()) : "-",
-                    f1(l.p90Micros()), f1(l.p95Micros()), f1(l.p99Micros()), f1(l.p999Micros()), f1(l.maxMicros()),
+                    l.steady() == null ? "-" : f1(l.warmupSeconds()), steady(l), Long.toString(l.calls()), Long.toString(l.errorCount()),
+                    f0(l.throughput()), other && base.throughput() > 0 ? ratio(l, base) : "-",
+                    full ? f1(l.minMicros()) : "-", full ? f1(l.meanMicros()) : "-", any ? f1(l.p50Micros()) : "-",
+                    other && any && base.calls() > 0
+                            ? String.format(Locale.ROOT, "%.2fx", l.p50Micros() / base.p50Micros()) : "-",
+                    any ? f1(l.p90Micros()) : "-", full ? f1(l.p95Micros()) : "-", any ? f1(l.p99Micros()) : "-",
+                    any ? f1(l.p999Micros()) : "-", any ? f1(l.maxMicros()) : "-",
                     cpu(l.providerCpuMicrosPerCall()),
                     !other || l.providerCpuMicrosPerCall() < 0 || base.providerCpuMicrosPerCall() <= 0 ? "-"
                             : String.format(Locale.ROOT, "%.2fx", l.providerCpuMicrosPerCall() / base.providerCpuMicrosPerCall()),
@@ -153,10 +159,15 @@ final class StressReport {
         for (Level l : results) {
             sb.append(String.format(Locale.ROOT, "%-16s %-12s %7d %11.0f %10.1f %10.1f %8d  %s%n", l.contender(),
                     l.scenario(), l.threads(), l.throughput(), l.p50Micros(), l.p99Micros(), l.errorCount(),
-                    l.steady() ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%, warmed %.0f s)", l.drift(),
-                            l.warmupSeconds())));
+                    l.steady() == null ? "-" : l.wasSteady() ? "yes" : String.format(Locale.ROOT,
+                            "no (drift %+.0f%%, warmed %.0f s)", l.drift(), l.warmupSeconds())));
         }
         return sb.toString();
+    }
+
+    private static String steady(Level l) {
+        return l.steady() == null ? "-" : l.wasSteady() ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%)",
+                l.drift());
     }
 
     private static String f0(double v) {
@@ -169,7 +180,8 @@ final class StressReport {
 
     /**
      * Throughput over raw Netty's; after an interleaved run, with the lowest and highest ratio of
-     * one round's slices, which shows how far the machine's drift could move it.
+     * one round's slices (with --forks, of each fork's slice of a round), which shows how far the machine's drift
+     * (and with --forks, the difference between JVMs) could move it.
      */
     private static String ratio(Level l, Level base) {
         String total = String.format(Locale.ROOT, "%.2fx", l.throughput() / base.throughput());

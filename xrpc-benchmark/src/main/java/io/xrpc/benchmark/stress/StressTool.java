@@ -50,7 +50,8 @@ public final class StressTool implements Callable<Integer> {
     Duration duration = Duration.ofSeconds(10);
 
     @Option(names = "--warmup", converter = DurationConverter.class, description = "Unmeasured calls before each"
-            + " level, at least this long and then until its throughput is steady, see --steady (default: 3s).")
+            + " level, at least this long and then until it is steady (five one-second points without a trend, see"
+            + " --steady), at most --max-warmup (default: 3s).")
     Duration warmup = Duration.ofSeconds(3);
 
     @Option(names = "--forks", description = "With --client fork: callers' JVMs per contender, each warmed and"
@@ -101,9 +102,11 @@ public final class StressTool implements Callable<Integer> {
     String registry = "embedded";
 
     @Option(names = "--rate", converter = RateConverter.class, description = "Calls per second, such as 5000 or"
-            + " 5000/s, for an open-model run: calls start at that fixed rate over all --threads callers whether or"
-            + " not the earlier ones have answered, and each latency counts from when its call was due (coordinated"
-            + " omission accounted for, as wrk2 and Gatling's open injection do); 0 = closed loop (default).")
+            + " 5000/s, for a fixed-rate run: the --threads callers share the rate, each on a fixed schedule, and"
+            + " each latency counts from when its call was due, so a call that starts late because its caller was"
+            + " still waiting for an answer carries that wait (coordinated omission accounted for, as wrk2 does;"
+            + " give enough --threads that callers are seldom all busy: the report shows how many are); 0 = closed"
+            + " loop (default).")
     double rate = 0;
 
     /** Reads {@code 5000} or {@code 5000/s}. */
@@ -215,6 +218,10 @@ public final class StressTool implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (forks < 1 || forks > 1 && client.equals("inproc")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--forks " + forks + ": expected 1 or more,"
+                    + " and more than 1 only with --client fork (callers in JVMs of their own)");
+        }
         serializer = serializers.get(0);
         dispatch = dispatches.get(0);
         if (reportFrom != null) {
@@ -320,7 +327,7 @@ public final class StressTool implements Callable<Integer> {
                 for (int n : threads) {
                     Map<Agent, Slice> warm = new LinkedHashMap<>();
                     for (Agent a : agents) {
-                        warm.put(a, a.slice(scenario, n, maxWarmup, false));
+                        warm.put(a, a.slice(scenario, n, warmupRule().max(), false)); // the agent's own bound
                     }
                     Map<Agent, List<Slice>> slices = new LinkedHashMap<>();
                     for (int r = 0; r < rounds; r++) {

@@ -35,14 +35,17 @@ class SteadyStateTest {
     void aLevelIsWarmWhenItsThroughputStopsRisingNotWhenItPauses() {
         Warmup rule = new Warmup(Duration.ofSeconds(3), Duration.ofSeconds(30), 0.1);
         // Seen here at 1 thread in a new callers' JVM: a plateau, then another climb.
-        assertThat(rule.steady(points(4452, 4756, 5031, 5151, 5300))).as("still climbing 4-6% a second").isFalse();
-        assertThat(rule.steady(points(3000, 4000, 5000, 6000, 7000))).isFalse();
-        assertThat(rule.steady(points(9000, 8000, 7000, 6000, 5000))).as("falling is not steady either").isFalse();
-        assertThat(rule.steady(points(10_800, 11_300, 10_700, 11_400, 11_000))).as("scattered, no trend").isTrue();
-        assertThat(rule.steady(points(11_000, 11_000, 11_000, 11_000))).as("five points at least").isFalse();
-        assertThat(rule.steady(points(0, 0, 0, 0, 0))).as("nothing answered").isFalse();
-        assertThat(Warmup.drift(points(4309, 5082, 8257, 9310, 8680, 9122))).isGreaterThan(50);
-        assertThat(Warmup.drift(points(9786, 9830, 10157, 10027, 9305, 9496))).isBetween(-10.0, 10.0);
+        assertThat(rule.steady(points(4452, 4756, 5031, 5151, 5300), false)).as("still climbing 4-6% a second").isFalse();
+        assertThat(rule.steady(points(3000, 4000, 5000, 6000, 7000), false)).isFalse();
+        assertThat(rule.steady(points(9000, 8000, 7000, 6000, 5000), false)).as("falling is not steady either").isFalse();
+        assertThat(rule.steady(points(10_800, 11_300, 10_700, 11_400, 11_000), false)).as("scattered, no trend").isTrue();
+        assertThat(rule.steady(points(11_000, 11_000, 11_000, 11_000), false)).as("five points at least").isFalse();
+        assertThat(rule.steady(points(0, 0, 0, 0, 0), false)).as("nothing answered").isFalse();
+        assertThat(Warmup.drift(points(4309, 5082, 8257, 9310, 8680, 9122), false)).isGreaterThan(50);
+        assertThat(Warmup.drift(points(9786, 9830, 10157, 10027, 9305, 9496), false)).isBetween(-10.0, 10.0);
+        assertThat(Warmup.drift(points(0, 0, 0, 900, 1000, 950), false)).as("failing, then answering").isEqualTo(100);
+        assertThat(rule.hopeless(points(0, 0, 0, 0, 0))).isTrue();
+        assertThat(rule.hopeless(points(0, 0, 0, 0, 10))).isFalse();
     }
 
     /** getUser answering after {@code delay.applyAsLong(call number)} milliseconds. */
