@@ -136,11 +136,17 @@ class XrpcWalkthroughIT {
         return readme.subList(begin + 1, end).stream().filter(l -> !l.startsWith("```")).toList();
     }
 
-    /** The README's paragraph after the block. */
+    /** The README's paragraph after the block: its lines up to the first blank one after some text. */
     static String readmeAfterBlock() throws Exception {
         List<String> readme = Files.readAllLines(ROOT.resolve("README.md"));
-        int end = indexOf(readme, "<!-- walkthrough:end");
-        return String.join("\n", readme.subList(end + 1, Math.min(readme.size(), end + 6)));
+        StringBuilder paragraph = new StringBuilder();
+        for (String l : readme.subList(indexOf(readme, "<!-- walkthrough:end") + 1, readme.size())) {
+            if (l.isBlank() && !paragraph.isEmpty()) {
+                break;
+            }
+            paragraph.append(l).append('\n');
+        }
+        return paragraph.toString();
     }
 
     private static int indexOf(List<String> lines, String prefix) {
