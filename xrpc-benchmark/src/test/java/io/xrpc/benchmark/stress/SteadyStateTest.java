@@ -2,10 +2,7 @@ package io.xrpc.benchmark.stress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.xrpc.benchmark.model.Page;
-import io.xrpc.benchmark.model.User;
 import io.xrpc.benchmark.model.UserService;
-import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.server.RpcServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,28 +45,10 @@ class SteadyStateTest {
         assertThat(rule.hopeless(points(0, 0, 0, 0, 10))).isFalse();
     }
 
-    /** getUser answering after {@code delay.applyAsLong(call number)} milliseconds. */
-    static final class PacedUsers implements UserService {
-        private final UserServiceImpl real = new UserServiceImpl();
-        private final AtomicLong calls = new AtomicLong();
-        private final LongUnaryOperator delay;
-
-        PacedUsers(LongUnaryOperator delay) {
-            this.delay = delay;
-        }
-
-        @Override
-        public boolean existUser(String email) {
-            return real.existUser(email);
-        }
-
-        @Override
-        public boolean createUser(User user) {
-            return real.createUser(user);
-        }
-
-        @Override
-        public User getUser(long id) {
+    /** The demo UserService whose getUser answers after {@code delay.applyAsLong(call number)} milliseconds. */
+    private static HookedUsers paced(LongUnaryOperator delay) {
+        AtomicLong calls = new AtomicLong();
+        return new HookedUsers(id -> {
             long ms = delay.applyAsLong(calls.incrementAndGet());
             if (ms > 0) {
                 try {
@@ -78,13 +57,7 @@ class SteadyStateTest {
                     Thread.currentThread().interrupt();
                 }
             }
-            return real.getUser(id);
-        }
-
-        @Override
-        public Page<User> listUser(int pageNo) {
-            return real.listUser(pageNo);
-        }
+        });
     }
 
     /**
@@ -96,7 +69,7 @@ class SteadyStateTest {
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aLevelWarmsUntilItsThroughputStopsRising(@TempDir Path dir) throws Exception {
         long[] first = {0};
-        PacedUsers users = new PacedUsers(n -> {
+        HookedUsers users = paced(n -> {
             synchronized (first) {
                 if (first[0] == 0) {
                     first[0] = System.nanoTime();
@@ -127,7 +100,7 @@ class SteadyStateTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void anOpenModelRunCountsEachLatencyFromWhenItsCallWasDue(@TempDir Path dir) throws Exception {
-        PacedUsers users = new PacedUsers(n -> n % 400 == 0 ? 300 : 0);
+        HookedUsers users = paced(n -> n % 400 == 0 ? 300 : 0);
         try (RpcServer provider = RpcServer.builder().host("127.0.0.1").port(0).service(UserService.class, users)
                 .build().start()) {
             List<Level> levels = StressTool.run("--target", provider.endpoint().toString(), "--call",

@@ -3,8 +3,6 @@ package io.xrpc.benchmark.stress;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.xrpc.benchmark.model.Page;
-import io.xrpc.benchmark.model.User;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.common.RpcException;
@@ -25,36 +23,11 @@ class TargetStressTest {
     /** The ids getUser was asked for, to see the argument sets taken in turn. */
     static final Set<Long> asked = ConcurrentHashMap.newKeySet();
 
-    static final class CountingUsers implements UserService {
-        private final UserServiceImpl real = new UserServiceImpl();
-
-        @Override
-        public boolean existUser(String email) {
-            return real.existUser(email);
-        }
-
-        @Override
-        public boolean createUser(User user) {
-            return real.createUser(user);
-        }
-
-        @Override
-        public User getUser(long id) {
-            asked.add(id);
-            return real.getUser(id);
-        }
-
-        @Override
-        public Page<User> listUser(int pageNo) {
-            return real.listUser(pageNo);
-        }
-    }
-
     static RpcServer provider;
 
     @BeforeAll
     static void start() {
-        provider = RpcServer.builder().host("127.0.0.1").port(0).service(UserService.class, new CountingUsers())
+        provider = RpcServer.builder().host("127.0.0.1").port(0).service(UserService.class, new HookedUsers(asked::add))
                 .build().start();
     }
 
