@@ -78,14 +78,12 @@ final class CallPath {
 
     /**
      * Blocks until {@code f} ends and returns its value, or throws what it failed with on the
-     * caller's thread (a declared exception as itself). Each failover attempt has its own
-     * deadline: waits for all of them, then a little more.
+     * caller's thread (a declared exception as itself). The call's deadline holds across its
+     * attempts: waits until it, then a little more.
      */
-    static Object await(CompletableFuture<Object> f, ClientMethod m, long deadline, int retries) throws Throwable {
+    static Object await(CompletableFuture<Object> f, ClientMethod m, long deadline) throws Throwable {
         try {
-            long bound = TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()) * (1L + retries) + GRACE_NANOS;
-            return f.get(deadline - System.nanoTime() + bound - TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis()),
-                    TimeUnit.NANOSECONDS);
+            return f.get(deadline - System.nanoTime() + GRACE_NANOS, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw onCallerThread(e.getCause(), m);
         } catch (TimeoutException e) {

@@ -37,7 +37,6 @@ final class ClientProxy implements InvocationHandler {
     /** Credentials, interceptors and the cluster strategy, joined once. */
     private final CallPath path;
     private final ClientTransport transport;
-    private final int retries;
 
     ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
                 ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
@@ -49,7 +48,6 @@ final class ClientProxy implements InvocationHandler {
         this.compressor = compressor;
         this.transport = transport;
         this.methods = ClientMethod.modelOf(iface, key, timeout, methodTimeouts, allowList);
-        this.retries = retrying.retries();
         Map<MethodDescriptor, Attempts> byMethod = new java.util.IdentityHashMap<>();
         methods.values().forEach(cm -> byMethod.put(cm.descriptor(), new ReferenceAttempts(key, directory, serializer,
                 compressor, transport, loadBalancer, retrying, cm)));
@@ -78,7 +76,7 @@ final class ClientProxy implements InvocationHandler {
                     + " would block the loop that must read its response; call it from another thread or use a"
                     + " method returning CompletableFuture");
         }
-        return CallPath.await(path.call(m, inv), m, deadline, retries);
+        return CallPath.await(path.call(m, inv), m, deadline);
     }
 
     private Object invokeLocally(Object proxy, Method method, Object[] args) throws Throwable {

@@ -56,7 +56,6 @@ public final class GenericService {
     private final LoadBalancer loadBalancer;
     private final Duration timeout;
     private final Map<String, Duration> methodTimeouts;
-    private final int retries;
     private final CallPath path;
     private final Retrying retrying;
     /** Each method called so far, by signature; its attempts found again by the descriptor's identity. */
@@ -80,7 +79,6 @@ public final class GenericService {
         this.loadBalancer = loadBalancer;
         this.timeout = timeout;
         this.methodTimeouts = methodTimeouts;
-        this.retries = retrying.retries();
         this.retrying = retrying;
         this.path = new CallPath(key.interfaceName(), interceptors, credentials, credentialsRefusal, cluster,
                 attempts::get);
@@ -110,7 +108,7 @@ public final class GenericService {
         Method m = method(method, parameterTypes, arguments);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
         try {
-            return CallPath.await(call(m, arguments, deadline), m.model(), deadline, retries);
+            return CallPath.await(call(m, arguments, deadline), m.model(), deadline);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -109,8 +109,18 @@ final class ReferenceAttempts implements Attempts {
     }
 
     @Override
-    public Invocation nextAttempt(Invocation inv) {
-        return copy(inv, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(method.timeoutMillis()));
+    public long attemptDeadline(long callDeadlineNanos) {
+        long perAttempt = retrying.attemptTimeoutNanos();
+        if (perAttempt <= 0) {
+            return callDeadlineNanos;
+        }
+        long own = System.nanoTime() + perAttempt;
+        return own - callDeadlineNanos < 0 ? own : callDeadlineNanos;
+    }
+
+    @Override
+    public Invocation nextAttempt(Invocation inv, long deadlineNanos) {
+        return copy(inv, deadlineNanos);
     }
 
     /** The same call, its credentials included, under {@code deadlineNanos}. */

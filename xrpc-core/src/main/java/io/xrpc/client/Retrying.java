@@ -9,15 +9,17 @@ import java.util.function.Supplier;
 
 /**
  * What the methods of one reference share for retrying: how many retries, the retry budget, the
- * counters, the hedging the options ask for, and the client's timer that sends hedges.
+ * counters, the hedging the options ask for, the client's timer that sends hedges, and the bound
+ * of one attempt ({@code attemptTimeoutNanos}, 0 for none).
  */
 record Retrying(int retries, RetryBudget budget, CallCounters counters, ReferenceOptions options,
-                Supplier<ScheduledExecutorService> timer) {
+                Supplier<ScheduledExecutorService> timer, long attemptTimeoutNanos) {
 
     static Retrying of(ReferenceOptions options, Supplier<ScheduledExecutorService> timer) {
         RetryBudget budget = options.retryBudgetTokens() == 0 ? RetryBudget.UNLIMITED
                 : new RetryBudget(options.retryBudgetTokens(), options.retryBudgetRatio());
-        return new Retrying(options.retries(), budget, new CallCounters(), options, timer);
+        return new Retrying(options.retries(), budget, new CallCounters(), options, timer,
+                options.attemptTimeout() == null ? 0 : options.attemptTimeout().toNanos());
     }
 
     /** The hedging of a method, or {@code null}: only {@code @Idempotent} methods are ever hedged. */

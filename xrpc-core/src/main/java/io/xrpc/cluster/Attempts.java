@@ -22,8 +22,15 @@ public interface Attempts {
     /** Sends one attempt to {@code target}. */
     CompletableFuture<Object> send(Invocation invocation, ServiceInstance target);
 
-    /** The same call with a fresh deadline, for another attempt. */
-    Invocation nextAttempt(Invocation invocation);
+    /**
+     * When an attempt that starts now must end: the call's deadline ({@code callDeadlineNanos},
+     * which holds across all its attempts), or sooner when the reference bounds each attempt
+     * ({@link io.xrpc.config.ReferenceOptions#attemptTimeout()}).
+     */
+    long attemptDeadline(long callDeadlineNanos);
+
+    /** The same call under {@code deadlineNanos}, for another attempt. */
+    Invocation nextAttempt(Invocation invocation, long deadlineNanos);
 
     /** How many times a failed call may be tried again. */
     int retries();

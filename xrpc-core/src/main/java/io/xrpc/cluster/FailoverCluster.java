@@ -16,7 +16,9 @@ import java.util.concurrent.Future;
 /**
  * {@code failover}: when an attempt fails in a way that proves the request did not run (connection
  * refused or closed before sending, server busy or shutting down), try another provider, up to
- * {@link Attempts#retries()} more times. A timeout or a connection lost mid-call is retried only
+ * {@link Attempts#retries()} more times, while the call's deadline lasts: it holds across all the
+ * attempts (as gRPC's does), each of which may be bounded sooner
+ * ({@link io.xrpc.config.ReferenceOptions#attemptTimeout()}). A timeout or a connection lost mid-call is retried only
  * for {@link io.xrpc.common.Idempotent} methods. Each retry goes to a provider not yet tried; when
  * none is left the last error stands, so a failing provider is never hammered in a loop. Every
  * retry spends a token of the reference's {@link RetryBudget}; with the budget spent, the call
@@ -43,17 +45,22 @@ public final class FailoverCluster implements Cluster {
             new Hedged(invocation, attempts, hedgeDelay, result).start();
             return result;
         }
+        // The call's deadline holds across every attempt; an attempt may be bounded sooner.
+        long deadline = invocation.deadlineNanos();
+        long first = attempts.attemptDeadline(deadline);
+        Invocation inv = first == deadline ? invocation : attempts.nextAttempt(invocation, first);
         // No set of tried providers until a retry needs one: the common call succeeds first time.
-        attempt(invocation, attempts, Set.of(), 0, null, result);
+        attempt(inv, deadline, attempts, Set.of(), 0, null, result);
         return result;
     }
 
     /**
      * Never throws and always completes {@code result} in the end, whatever a balancer or send
-     * throws. A retry ({@code n > 0}) spends a token only once a provider to send it to was found.
+     * throws. A retry ({@code n > 0}) spends a token only once a provider to send it to was found,
+     * and is made only while the call's {@code deadline} leaves time for it.
      */
-    private void attempt(Invocation inv, Attempts attempts, Set<Endpoint> tried, int n, RpcException last,
-                         CompletableFuture<Object> result) {
+    private void attempt(Invocation inv, long deadline, Attempts attempts, Set<Endpoint> tried, int n,
+                         RpcException last, CompletableFuture<Object> result) {
         try {
             ServiceInstance target;
             try {
@@ -84,10 +91,11 @@ public final class FailoverCluster implements Cluster {
                     if (result.isDone()) {
                         return; // the caller gave up (cancelled): no further attempt
                     }
-                    if (n < attempts.retries() && retryable(e, inv, attempts)) {
+                    if (n < attempts.retries() && retryable(e, inv, attempts) && deadline - System.nanoTime() > 0) {
                         Set<Endpoint> next = tried.isEmpty() ? new HashSet<>(4) : tried;
                         next.add(target.endpoint());
-                        attempt(attempts.nextAttempt(inv), attempts, next, n + 1, e, result);
+                        attempt(attempts.nextAttempt(inv, attempts.attemptDeadline(deadline)), deadline, attempts, next,
+                                n + 1, e, result);
                     } else {
                         result.completeExceptionally(e);
                     }

@@ -32,6 +32,7 @@ public final class ReferenceOptions {
     private final String loadBalancer;
     private final String cluster;
     private final int retries;
+    private final Duration attemptTimeout;
     private final int[] hashArguments;
     private final int retryBudgetTokens;
     private final double retryBudgetRatio;
@@ -49,6 +50,7 @@ public final class ReferenceOptions {
         this.loadBalancer = b.loadBalancer;
         this.cluster = b.cluster;
         this.retries = b.retries;
+        this.attemptTimeout = b.attemptTimeout;
         this.hashArguments = b.hashArguments.clone();
         this.retryBudgetTokens = b.retryBudgetTokens;
         this.retryBudgetRatio = b.retryBudgetRatio;
@@ -63,7 +65,8 @@ public final class ReferenceOptions {
     /** Equal when every option is: what {@code RpcClient.generic} shares a reference by. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof ReferenceOptions r && retries == r.retries && retryBudgetTokens == r.retryBudgetTokens
+        return o instanceof ReferenceOptions r && retries == r.retries
+                && java.util.Objects.equals(attemptTimeout, r.attemptTimeout) && retryBudgetTokens == r.retryBudgetTokens
                 && Double.compare(retryBudgetRatio, r.retryBudgetRatio) == 0 && java.util.Objects.equals(version, r.version)
                 && java.util.Objects.equals(group, r.group) && java.util.Objects.equals(timeout, r.timeout)
                 && methodTimeouts.equals(r.methodTimeouts) && java.util.Objects.equals(serializer, r.serializer)
@@ -76,7 +79,7 @@ public final class ReferenceOptions {
     @Override
     public int hashCode() {
         return java.util.Objects.hash(version, group, timeout, methodTimeouts, serializer, compressor, addresses,
-                loadBalancer, cluster, retries, java.util.Arrays.hashCode(hashArguments), retryBudgetTokens,
+                loadBalancer, cluster, retries, attemptTimeout, java.util.Arrays.hashCode(hashArguments), retryBudgetTokens,
                 retryBudgetRatio, hedging, methodHedging);
     }
 
@@ -135,6 +138,15 @@ public final class ReferenceOptions {
         return retries;
     }
 
+    /**
+     * The longest one attempt of a call may take, or {@code null} (the default) when an attempt may
+     * take what is left of the call's deadline. The call's deadline ({@link #timeout()}) holds
+     * across all its attempts either way.
+     */
+    public Duration attemptTimeout() {
+        return attemptTimeout;
+    }
+
     /** Argument positions that key {@code consistent-hash}: default the first. */
     public int[] hashArguments() {
         return hashArguments.clone();
@@ -176,6 +188,7 @@ public final class ReferenceOptions {
         private String loadBalancer = "p2c";
         private String cluster = "failover";
         private int retries = 2;
+        private Duration attemptTimeout;
         private int[] hashArguments = {0};
         private int retryBudgetTokens = DEFAULT_RETRY_BUDGET_TOKENS;
         private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
@@ -254,7 +267,23 @@ public final class ReferenceOptions {
             return this;
         }
 
-        /** Deadline of every call of this reference; default: the client's (3 s unless changed). */
+        /**
+         * Bounds each attempt of a call (the first, and each failover retry) to {@code timeout}, so
+         * that a provider that does not answer leaves time for a retry to another; the call's own
+         * deadline ({@link #timeout}) still ends all of them. Default: none, an attempt may take
+         * what is left of the call's deadline (as gRPC's). Dubbo's {@code timeout} is this per-attempt
+         * one: a Dubbo reference with timeout 1 s and 2 retries is {@code timeout(3s)} with
+         * {@code attemptTimeout(1s)}. A timed-out attempt is retried only for {@code @Idempotent} methods.
+         */
+        public Builder attemptTimeout(Duration timeout) {
+            this.attemptTimeout = Checks.checkPositive("attemptTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Deadline of every call of this reference, across all its attempts (failover retries and
+         * hedges); default: the client's (3 s unless changed).
+         */
         public Builder timeout(Duration timeout) {
             this.timeout = Checks.checkPositive("timeout", timeout);
             return this;

@@ -71,8 +71,10 @@ class ClusterTest {
         GateServiceImpl fine = new GateServiceImpl("fine");
         fine.gate.countDown();
         try (RpcServer p1 = provider(stuck); RpcServer p2 = provider(fine); RpcClient client = RpcClient.builder().build()) {
+            // Each attempt bounded to 300 ms within the call's 10 s, so that a timed-out attempt leaves time to retry.
             ReferenceOptions.Builder options = ReferenceOptions.builder().address(p1.endpoint()).address(p2.endpoint())
-                    .loadBalancer("round-robin").retries(1).timeout(Duration.ofMillis(300));
+                    .loadBalancer("round-robin").retries(1).attemptTimeout(Duration.ofMillis(300))
+                    .timeout(Duration.ofSeconds(10));
             GateService s = client.proxy(GateService.class, options.build());
             // Round robin starts with the first address: the stuck provider.
             assertThat(s.passIdempotent("x")).isEqualTo("x@fine");
@@ -81,6 +83,45 @@ class ClusterTest {
                     e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
             assertThat(fine.runsOf("y")).as("a non-idempotent call is not run twice").isZero();
             stuck.gate.countDown();
+        }
+    }
+
+    /**
+     * Before: each retry got a fresh deadline, so a "600 ms" call to three stuck providers ran on
+     * all three and its caller waited 1.8 s (and up to timeout x (1 + retries) + 1 s). The call's
+     * deadline now holds across its attempts, as gRPC's does: one attempt uses it up, and no retry
+     * is sent with no time left.
+     */
+    @Test
+    void aCallsDeadlineHoldsAcrossItsRetries() throws Exception {
+        List<GateServiceImpl> stuck = List.of(new GateServiceImpl("a"), new GateServiceImpl("b"), new GateServiceImpl("c"));
+        List<RpcServer> providers = stuck.stream().map(ClusterTest::provider).toList();
+        try (RpcClient client = RpcClient.builder().build()) {
+            ReferenceOptions.Builder options = ReferenceOptions.builder().loadBalancer("round-robin").retries(2)
+                    .timeout(Duration.ofMillis(600));
+            providers.forEach(p -> options.address(p.endpoint()));
+            GateService s = client.proxy(GateService.class, options.build());
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> s.passIdempotent("x")).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(stuck.stream().mapToInt(g -> g.entered.availablePermits()).sum()).as("attempts sent").isEqualTo(1);
+            assertThat(millis).as("the caller waited about its deadline, not three of them").isLessThan(1_200);
+
+            // With each attempt bounded, the same call tries all three within its deadline.
+            GateService bounded = client.proxy(GateService.class, options.attemptTimeout(Duration.ofMillis(150))
+                    .timeout(Duration.ofSeconds(20)).build());
+            start = System.nanoTime();
+            assertThatThrownBy(() -> bounded.passIdempotent("y")).isInstanceOfSatisfying(RpcException.class,
+                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+            millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(stuck.stream().mapToInt(g -> g.entered.availablePermits()).sum()).as("1 before, 3 now").isEqualTo(4);
+            assertThat(stuck).as("each provider tried").allSatisfy(g -> assertThat(g.entered.availablePermits())
+                    .isPositive());
+            assertThat(millis).as("three attempts of 150 ms, not the call's 20 s").isLessThan(10_000);
+        } finally {
+            stuck.forEach(g -> g.gate.countDown());
+            providers.forEach(RpcServer::close);
         }
     }
 

@@ -20,8 +20,15 @@ public @interface RpcReference {
 
     String group() default "";
 
-    /** Deadline of each call in milliseconds; -1 for {@code xrpc.client.timeout}. */
+    /** Deadline of each call, across all its attempts, in milliseconds; -1 for {@code xrpc.client.timeout}. */
     long timeoutMillis() default -1;
+
+    /**
+     * The longest one attempt of a call may take, in milliseconds, so that a failover retry has time
+     * left; -1 for {@code xrpc.client.attempt-timeout} (none unless set: an attempt may take what is
+     * left of the call's deadline).
+     */
+    long attemptTimeoutMillis() default -1;
 
     /** Further attempts of the failover cluster; -1 for {@code xrpc.client.retries}. */
     int retries() default -1;

@@ -361,9 +361,10 @@ class StarterTest {
     void propertiesBindAndABadValueStopsStartUpNamingTheProperty() {
         try (ConfigurableApplicationContext consumer = start(Apps.Consumer.class, "xrpc.client.timeout=1500ms",
                 "xrpc.client.load-balancer=round-robin", "xrpc.max-frame-length=2MB",
-                "xrpc.allowed-packages=com.acme.dto")) {
+                "xrpc.allowed-packages=com.acme.dto", "xrpc.client.attempt-timeout=500ms")) {
             XrpcProperties p = consumer.getBean(XrpcProperties.class);
             assertThat(p.client().timeout()).isEqualTo(Duration.ofMillis(1500));
+            assertThat(p.client().attemptTimeout()).isEqualTo(Duration.ofMillis(500));
             assertThat(p.client().loadBalancer()).isEqualTo("round-robin");
             assertThat(p.maxFrameLength().toMegabytes()).isEqualTo(2);
             assertThat(consumer.getBean(RpcClient.class).allowList().isAllowed("com.acme.dto.Order")).isTrue();
@@ -373,6 +374,8 @@ class StarterTest {
                 .hasStackTraceContaining("expected one of [fory, hessian, json, kryo, protostuff"); // and the tests' own
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
                 .hasStackTraceContaining("xrpc.server.port");
+        assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.attempt-timeout=0s"))
+                .hasStackTraceContaining("xrpc.client.attempt-timeout").hasStackTraceContaining("expected a duration > 0");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-depth=0"))
                 .hasStackTraceContaining("xrpc.max-depth").hasStackTraceContaining("expected >= 1");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.write-buffer.low-water-mark=2MB"))

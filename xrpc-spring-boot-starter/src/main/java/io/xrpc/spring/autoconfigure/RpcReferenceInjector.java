@@ -38,12 +38,12 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
     private final Map<Key, Object> proxies = new ConcurrentHashMap<>();
     private ConfigurableBeanFactory beanFactory;
 
-    private record Key(Class<?> type, String version, String group, long timeoutMillis, int retries,
-                       String loadBalancer, String cluster, String serializer, String compressor, String url,
-                       String hedging) {
+    private record Key(Class<?> type, String version, String group, long timeoutMillis, long attemptTimeoutMillis,
+                       int retries, String loadBalancer, String cluster, String serializer, String compressor,
+                       String url, String hedging) {
         static Key of(Class<?> type, RpcReference r) {
-            return new Key(type, r.version(), r.group(), r.timeoutMillis(), r.retries(), r.loadBalancer(),
-                    r.cluster(), r.serializer(), r.compressor(), r.url(), r.hedging());
+            return new Key(type, r.version(), r.group(), r.timeoutMillis(), r.attemptTimeoutMillis(), r.retries(),
+                    r.loadBalancer(), r.cluster(), r.serializer(), r.compressor(), r.url(), r.hedging());
         }
     }
 
@@ -132,6 +132,10 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 .cluster(r.cluster().isEmpty() ? c.cluster() : r.cluster())
                 .serializer(r.serializer().isEmpty() ? c.serializer() : r.serializer())
                 .compressor(r.compressor().isEmpty() ? c.compressor() : r.compressor());
+        Duration attempt = r.attemptTimeoutMillis() > 0 ? Duration.ofMillis(r.attemptTimeoutMillis()) : c.attemptTimeout();
+        if (attempt != null) {
+            b.attemptTimeout(attempt);
+        }
         if (c.retryBudget().maxTokens() == 0) {
             b.noRetryBudget();
         } else {

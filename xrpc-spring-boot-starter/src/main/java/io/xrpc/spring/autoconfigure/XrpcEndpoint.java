@@ -117,6 +117,9 @@ public class XrpcEndpoint {
         client.put("outlierBaseEjectionMillis", c.outlierDetection().baseEjection().toMillis());
         client.put("outlierMaxEjectionMillis", c.outlierDetection().maxEjection().toMillis());
         client.put("pingTimeoutMillis", c.pingTimeout().toMillis());
+        if (c.attemptTimeout() != null) {
+            client.put("attemptTimeoutMillis", c.attemptTimeout().toMillis());
+        }
         l.put("client", client);
         return l;
     }

@@ -231,7 +231,7 @@ public record XrpcProperties(
     /**
      * @param serializer                Default serializer: kryo, hessian, protostuff, fory or json.
      * @param compressor                Default compressor: none or gzip.
-     * @param timeout                   Default deadline of a call.
+     * @param timeout                   Default deadline of a call, across all its attempts (retries and hedges).
      * @param retries                   Further attempts of the failover cluster.
      * @param loadBalancer              Default load balancer: p2c (latency-aware), random, round-robin,
      *                                  least-active or consistent-hash.
@@ -255,6 +255,9 @@ public record XrpcProperties(
      *                                  connection on it.
      * @param pingTimeout               How long a provider silent while calls wait on it has to answer a ping
      *                                  before it is set aside and those calls fail at once; 0 turns it off.
+     * @param attemptTimeout            The longest one attempt of a call may take, so that a failover retry
+     *                                  has time left within the call's timeout; unset (the default): an
+     *                                  attempt may take what is left of the call's deadline.
      */
     public record Client(
             @DefaultValue("kryo") String serializer,
@@ -272,7 +275,8 @@ public record XrpcProperties(
             @DefaultValue RetryBudget retryBudget,
             @DefaultValue("") String hedging,
             @DefaultValue("true") boolean cancelOnProvider,
-            @DefaultValue("100ms") Duration pingTimeout) {
+            @DefaultValue("100ms") Duration pingTimeout,
+            Duration attemptTimeout) {
 
         /** The consumer's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcClient.Builder b) {
@@ -332,6 +336,9 @@ public record XrpcProperties(
         oneOf("xrpc.client.load-balancer", client.loadBalancer, Extensions.loadBalancers());
         oneOf("xrpc.client.cluster", client.cluster, Extensions.clusters());
         positive("xrpc.client.timeout", client.timeout);
+        if (client.attemptTimeout != null) {
+            positive("xrpc.client.attempt-timeout", client.attemptTimeout);
+        }
         atLeast("xrpc.client.retries", client.retries, 0);
         if (client.retryBudget.maxTokens() != 0) {
             try {
