@@ -1,6 +1,7 @@
 package io.xrpc.benchmark.stress;
 
-import io.xrpc.benchmark.cli.XrpcCli;
+import io.xrpc.benchmark.cli.Arguments;
+import io.xrpc.benchmark.cli.Providers;
 import io.xrpc.client.GenericService;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.ServiceKey;
@@ -46,7 +47,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
                 line++;
                 if (!l.isBlank()) {
                     try {
-                        sets.add(XrpcCli.Arguments.parse(l.trim(), cl));
+                        sets.add(Arguments.parse(l.trim(), cl));
                     } catch (CommandLine.ParameterException e) {
                         throw new CommandLine.ParameterException(cl, argsFile + " line " + line + ": " + e.getMessage());
                     }
@@ -57,7 +58,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
                         + " array a line)");
             }
         } else {
-            sets.add(XrpcCli.Arguments.parse(args == null ? "[]" : args, cl));
+            sets.add(Arguments.parse(args == null ? "[]" : args, cl));
         }
         ServiceKey key = access.key(call.substring(0, slash));
         String method = call.substring(slash + 1);
@@ -70,8 +71,8 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
         }
         List<String> resolved = types;
         if (resolved == null) {
-            String address = isRegistry(target) ? XrpcCli.providerOf(target, key) : target;
-            resolved = XrpcCli.Arguments.typesOf(XrpcCli.describe(client, address, key, timeout), method, count, cl);
+            String address = isRegistry(target) ? Providers.providerOf(target, key) : target;
+            resolved = Arguments.typesOf(Providers.describe(client, address, key, timeout), method, count, cl);
         }
         return new TargetCall(target, key, method, List.copyOf(resolved), List.copyOf(sets));
     }
@@ -82,7 +83,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
 
     /** The client that calls the target: through its registry, or straight to its address; TLS and token as given. */
     static RpcClient client(String target, io.xrpc.benchmark.cli.Access access, Duration timeout) throws Exception {
-        return XrpcCli.client(isRegistry(target) ? target : null, isRegistry(target) ? null : target, access, timeout);
+        return Providers.client(isRegistry(target) ? target : null, isRegistry(target) ? null : target, access, timeout);
     }
 
     /**
