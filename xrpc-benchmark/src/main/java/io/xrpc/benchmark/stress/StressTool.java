@@ -1,19 +1,10 @@
 package io.xrpc.benchmark.stress;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.xrpc.benchmark.model.Payloads;
 import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.client.RpcClient;
-import io.xrpc.compress.CompressorRegistry;
-import io.xrpc.config.ReferenceOptions;
 
-import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
-import io.xrpc.serialize.Serializer;
-import io.xrpc.serialize.SerializerRegistry;
-import io.xrpc.server.RpcServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -25,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -186,20 +176,13 @@ public final class StressTool implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     /** The resolved --target call; null when the built-in model is measured. */
-    private TargetCall resolvedTarget;
+    TargetCall resolvedTarget;
 
     @Option(names = "--agent", hidden = true, description = "Serve one contender's callers to the tool that started"
             + " this JVM (see Agent).")
     boolean agent;
 
     private final List<Level> results = new ArrayList<>();
-    /** The forked provider of the contender being measured, or -1 when it runs in this JVM. */
-    private long providerPid = -1;
-    /** Its standard input, where the tool asks for its allocation; null when it runs in this JVM. */
-    private java.io.Writer providerInput;
-    /** Its answers to those questions. */
-    private final java.util.concurrent.BlockingQueue<Long> providerAllocations =
-            new java.util.concurrent.LinkedBlockingQueue<>();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new StressTool()).setExpandAtFiles(false).execute(args));
@@ -271,7 +254,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     /** A client for the --target: its registry or none, its TLS, its token. */
-    private io.xrpc.client.RpcClient targetClient() throws Exception {
+    io.xrpc.client.RpcClient targetClient() throws Exception {
         return TargetCall.client(target, access, timeout);
     }
 
@@ -363,7 +346,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     /** {@code java}, this JVM's flags and class path, and {@code main}: a JVM like this one. */
-    private static List<String> javaCommand(Class<?> main) {
+    static List<String> javaCommand(Class<?> main) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -405,9 +388,8 @@ public final class StressTool implements Callable<Integer> {
         String contender = contenders.get(0);
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
         LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, true);
-        List<AutoCloseable> resources = new ArrayList<>();
-        try {
-            Map<String, Call> calls = start(contender, zk, resources);
+        try (Rig rig = Rig.start(this, contender, serializer, dispatch, zk)) {
+            Map<String, Call> calls = rig.calls;
             out.println("READY " + serializer + " " + dispatch);
             out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
@@ -416,13 +398,12 @@ public final class StressTool implements Callable<Integer> {
                 Call call = calls.get(w[1]);
                 int n = Integer.parseInt(w[2]);
                 Duration length = Duration.ofMillis(Long.parseLong(w[3]));
-                Slice s = w[4].equals("1") ? measuredSlice(levels, contender, w[1], n, call, length)
+                Slice s = w[4].equals("1") ? measuredSlice(levels, rig, contender, w[1], n, call, length)
                         : levels.warm(contender, w[1], n, call, warmupRule());
                 out.println("SLICE " + s.encode());
                 out.flush();
             }
         } finally {
-            closeAll(resources);
             if (zk != null) {
                 zk.close();
             }
@@ -437,18 +418,15 @@ public final class StressTool implements Callable<Integer> {
                 serializer = v.serializer();
                 dispatch = v.dispatch();
                 LevelRunner levels = new LevelRunner(rate, maxCalls, timeout, quiet);
-                List<AutoCloseable> resources = new ArrayList<>();
-                try {
-                    Map<String, Call> calls = start(v.contender(), zk, resources);
+                try (Rig rig = Rig.start(this, v.contender(), serializer, dispatch, zk)) {
                     for (String scenario : scenarios) {
                         for (int n : threads) {
-                            Slice warm = levels.warm(v.name(), scenario, n, calls.get(scenario), warmupRule());
-                            Slice s = measuredSlice(levels, v.name(), scenario, n, calls.get(scenario), duration);
+                            Call call = rig.calls.get(scenario);
+                            Slice warm = levels.warm(v.name(), scenario, n, call, warmupRule());
+                            Slice s = measuredSlice(levels, rig, v.name(), scenario, n, call, duration);
                             record(Level.of(v.name(), scenario, n, List.of(warm), warmupRule(), rate, List.of(List.of(s))));
                         }
                     }
-                } finally {
-                    closeAll(resources);
                 }
             }
         } finally {
@@ -458,203 +436,24 @@ public final class StressTool implements Callable<Integer> {
         }
     }
 
-    /** Starts the contender's provider and one caller per scenario; what to close goes to {@code resources}. */
-    private Map<String, Call> start(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources)
-            throws Exception {
-        providerPid = -1; // set by fork() when this contender's provider gets a JVM of its own
-        providerInput = null;
-        int port = startProvider(contender, zk, resources);
-        Map<String, Call> calls = new LinkedHashMap<>();
-        for (String scenario : scenarios) {
-            calls.put(scenario, caller(contender, scenario, port, zk, resources));
-        }
-        return calls;
-    }
-
-    private static void closeAll(List<AutoCloseable> resources) throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-    }
-
     /**
      * A measured slice with the cost counters of both JVMs read as it began and ended: this JVM's CPU
      * and heap allocation, and when the provider runs in a JVM of its own, that JVM's (its
      * allocation asked on its input). Unknown when the provider runs here: one JVM then does both.
      */
-    private Slice measuredSlice(LevelRunner levels, String contender, String scenario, int n, Call call,
+    private Slice measuredSlice(LevelRunner levels, Rig rig, String contender, String scenario, int n, Call call,
                                 Duration length) throws Exception {
-        Slice.Costs before = costs();
+        Slice.Costs before = rig.costs();
         Slice s = levels.measure(contender, scenario, n, call, length, true);
-        Slice.Costs after = costs();
+        Slice.Costs after = rig.costs();
         // A provider in this JVM makes this JVM's counters both sides'; a --target's is elsewhere.
-        return providerPid < 0 && target == null ? s : s.withCosts(before, after);
-    }
-
-    private Slice.Costs costs() throws Exception {
-        return new Slice.Costs(ProcessCpu.nanos(providerPid), ProcessCpu.nanos(ProcessHandle.current().pid()),
-                providerAllocation(), HeapAllocation.total());
+        return !rig.providerApart() && target == null ? s : s.withCosts(before, after);
     }
 
     /** One call of the scenario; throws on any failure. */
     @FunctionalInterface
     public interface Call {
         void run() throws Exception;
-    }
-
-    private int startProvider(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources) throws Exception {
-        if (contender.equals("target")) {
-            return -1; // the user's own provider, running already
-        }
-        if (provider.equals("fork")) {
-            return fork(contender, zk, resources);
-        }
-        Contender peer = peerOrNull(contender);
-        if (peer != null) {
-            int[] port = new int[1];
-            resources.add(peer.startServer(port));
-            return port[0];
-        }
-        if (contender.equals("raw-netty")) {
-            RawNetty.Server s = new RawNetty.Server(0, Runtime.getRuntime().availableProcessors());
-            resources.add(s);
-            return s.port();
-        }
-        RpcServer.Builder b = ProviderMain.xrpcProvider(dispatch);
-        if (zk != null) {
-            b.registry("zookeeper://" + zk.connectString());
-        }
-        RpcServer s = b.build().start();
-        resources.add(s);
-        return s.port();
-    }
-
-    private int fork(String contender, EmbeddedZooKeeper zk, List<AutoCloseable> resources) throws Exception {
-        List<String> cmd = javaCommand(ProviderMain.class);
-        cmd.add(contender);
-        cmd.add(zk != null && contender.equals("xrpc") ? zk.connectString() : "-");
-        cmd.add(dispatch);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        providerPid = p.pid();
-        providerInput = new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII);
-        providerAllocations.clear();
-        resources.add(() -> {
-            p.getOutputStream().close();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-        });
-        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (String line; (line = in.readLine()) != null && System.nanoTime() < deadline; ) {
-            if (line.startsWith("READY ")) {
-                Thread drain = new Thread(() -> in.lines().forEach(l -> {
-                    if (l.startsWith("ALLOC ")) {
-                        providerAllocations.add(Long.parseLong(l.substring(6).trim()));
-                    }
-                }), "provider-output");
-                drain.setDaemon(true);
-                drain.start();
-                return Integer.parseInt(line.substring(6).trim());
-            }
-        }
-        throw new IllegalStateException("forked " + contender + " provider did not start");
-    }
-
-    /** Heap bytes the forked provider has allocated so far, or -1 (in this JVM, or no answer). */
-    private long providerAllocation() throws java.io.IOException, InterruptedException {
-        if (providerInput == null) {
-            return -1;
-        }
-        providerInput.write("alloc\n");
-        providerInput.flush();
-        Long bytes = providerAllocations.poll(10, TimeUnit.SECONDS);
-        return bytes == null ? -1 : bytes;
-    }
-
-    private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
-                        List<AutoCloseable> resources) throws Exception {
-        if (contender.equals("target")) {
-            io.xrpc.client.RpcClient c = targetClient();
-            resources.add(c);
-            return resolvedTarget.caller(c);
-        }
-        Contender peer = peerOrNull(contender);
-        if (peer != null) {
-            return peer.caller(scenario, port, resources);
-        }
-        if (contender.equals("raw-netty")) {
-            int[] sizes = frameSizes(scenario);
-            RawNetty.Client c = new RawNetty.Client(port, Math.min(4, Runtime.getRuntime().availableProcessors()));
-            resources.add(c);
-            long t = timeout.toMillis();
-            return () -> c.call(sizes[0], sizes[1], t);
-        }
-        RpcClient.Builder b = RpcClient.builder().serializer(serializer).compressor(compressor).timeout(timeout);
-        if (zk != null) {
-            b.registry("zookeeper://" + zk.connectString());
-        }
-        RpcClient client = b.build();
-        resources.add(client);
-        ReferenceOptions.Builder o = ReferenceOptions.builder();
-        if (zk == null) {
-            o.address("127.0.0.1:" + port);
-        }
-        Runnable call = Scenarios.call(client.proxy(UserService.class, o.build()), scenario);
-        return call::run;
-    }
-
-    private static Contender peerOrNull(String contender) {
-        if (contender.equals("xrpc") || contender.equals("raw-netty") || contender.equals("target")) {
-            return null;
-        }
-        Contender peer = Contender.peer(contender);
-        if (peer == null) {
-            throw new IllegalArgumentException("contender: " + contender + " (expected: xrpc, raw-netty; grpc needs"
-                    + " the jar built with -Ppeers)");
-        }
-        return peer;
-    }
-
-    /** Bytes of XRpc's request and response frames for the scenario, which raw Netty then carries. */
-    private int[] frameSizes(String scenario) throws Exception {
-        Serializer s = SerializerRegistry.load(Scenarios.allowList(), io.xrpc.serialize.ReadLimits.defaults()).get(serializer);
-        var comp = CompressorRegistry.load().get(compressor);
-        Object[] args;
-        Object result;
-        String sig;
-        switch (scenario) {
-            case "existUser" -> {
-                args = new Object[] {"dong.lea@gmail.com"};
-                result = true;
-                sig = "existUser(java.lang.String)";
-            }
-            case "createUser" -> {
-                args = new Object[] {Payloads.user(1)};
-                result = true;
-                sig = "createUser(io.xrpc.benchmark.model.User)";
-            }
-            case "getUser" -> {
-                args = new Object[] {1L};
-                result = Payloads.user(1);
-                sig = "getUser(long)";
-            }
-            default -> {
-                args = new Object[] {1};
-                result = Payloads.page(1);
-                sig = "listUser(int)";
-            }
-        }
-        ByteBuf req = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, 1, 3000, RpcCodec.clockMillis(), s, comp, 1024,
-                Integer.MAX_VALUE, io.xrpc.protocol.WireStrings.shortStringBytes(UserService.class.getName()), io.xrpc.protocol.WireStrings.shortStringBytes(sig), null, args);
-        ByteBuf resp = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 1, s, comp, 1024, Integer.MAX_VALUE, result);
-        try {
-            // Raw frames add 4 + 8 (+4) bytes of their own; pad to XRpc's whole frame size.
-            return new int[] {Math.max(0, req.readableBytes() - 16), Math.max(0, resp.readableBytes() - 12)};
-        } finally {
-            req.release();
-            resp.release();
-        }
     }
 
     private void write() throws Exception {
