@@ -17,4 +17,14 @@ public interface SerializerProvider extends Extension {
      * message than {@code limits} allow (see {@link Serializer} for the whole reading contract).
      */
     Serializer create(ClassAllowList allowList, ReadLimits limits);
+
+    /**
+     * The Maven coordinates of the library this serializer needs beyond xrpc-core's own, such as
+     * {@code org.apache.dubbo:hessian-lite}, or {@code null}: xrpc-core depends on the libraries of
+     * its default serializers only (kryo, json), so that an application pulls in what it uses.
+     * When the library is missing, choosing this serializer fails naming it.
+     */
+    default String dependency() {
+        return null;
+    }
 }

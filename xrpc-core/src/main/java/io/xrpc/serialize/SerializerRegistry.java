@@ -13,13 +13,24 @@ public final class SerializerRegistry {
     private final NamedExtensions<Serializer> byName;
     private final Serializer[] byId = new Serializer[256];
     private final ClassAllowList allowList;
+    /** Serializers whose library is not on the class path, by name: the dependency each needs. */
+    private final java.util.Map<String, String> missing = new java.util.TreeMap<>();
 
     private SerializerRegistry(ClassAllowList allowList, ReadLimits limits,
                                NamedExtensions<SerializerProvider> providers) {
         this.allowList = allowList;
         List<Serializer> created = new ArrayList<>();
         for (SerializerProvider p : providers.all()) {
-            Serializer s = p.create(allowList, limits);
+            Serializer s;
+            try {
+                s = p.create(allowList, limits);
+            } catch (LinkageError absent) {
+                if (p.dependency() == null) {
+                    throw absent; // not a library left out on purpose: a broken class path
+                }
+                missing.put(p.name(), p.dependency());
+                continue;
+            }
             Serializer clash = byId[s.id() & 0xFF];
             if (clash != null) {
                 throw new IllegalStateException("serializer id " + s.id() + " is used by both " + clash.name() + " ("
@@ -37,9 +48,22 @@ public final class SerializerRegistry {
         return new SerializerRegistry(allowList, limits, NamedExtensions.load("serializer", SerializerProvider.class));
     }
 
-    /** The serializer called {@code name}; an unknown name fails with the list of known ones. */
+    /**
+     * The serializer called {@code name}; an unknown name fails with the list of known ones, and
+     * one whose library is not on the class path fails naming the dependency to add.
+     */
     public Serializer get(String name) {
+        String dependency = missing.get(name);
+        if (dependency != null) {
+            throw new IllegalArgumentException("serializer: " + name + " needs " + dependency + " on the class path"
+                    + " (add it as a dependency; xrpc-core brings only kryo's and json's)");
+        }
         return byName.get(name);
+    }
+
+    /** The serializers known by name whose library is not on the class path, with the dependency each needs. */
+    public java.util.Map<String, String> missing() {
+        return java.util.Collections.unmodifiableMap(missing);
     }
 
     /** The serializer with header id {@code id}, or {@code null}. */

@@ -13,6 +13,11 @@ public final class ForySerializerProvider implements SerializerProvider {
     }
 
     @Override
+    public String dependency() {
+        return "org.apache.fory:fory-core";
+    }
+
+    @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
         return new ForySerializer(allowList, limits);
     }

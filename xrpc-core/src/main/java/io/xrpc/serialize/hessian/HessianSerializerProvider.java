@@ -14,6 +14,11 @@ public final class HessianSerializerProvider implements SerializerProvider {
 
 
     @Override
+    public String dependency() {
+        return "org.apache.dubbo:hessian-lite";
+    }
+
+    @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
         return new HessianSerializer(allowList, limits);
     }

@@ -14,6 +14,11 @@ public final class ProtostuffSerializerProvider implements SerializerProvider {
 
 
     @Override
+    public String dependency() {
+        return "io.protostuff:protostuff-core and io.protostuff:protostuff-runtime";
+    }
+
+    @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
         return new ProtostuffSerializer(allowList, limits);
     }
