@@ -18,7 +18,8 @@ import java.util.concurrent.Future;
  * refused or closed before sending, server busy or shutting down), try another provider, up to
  * {@link Attempts#retries()} more times, while the call's deadline lasts: it holds across all the
  * attempts (as gRPC's does), each of which may be bounded sooner
- * ({@link io.xrpc.config.ReferenceOptions#attemptTimeout()}). A timeout or a connection lost mid-call is retried only
+ * ({@link io.xrpc.config.ReferenceOptions#attemptTimeout()}; not for a hedged call, whose hedging
+ * delay plays that part and whose attempts all share the call's deadline). A timeout or a connection lost mid-call is retried only
  * for {@link io.xrpc.common.Idempotent} methods. Each retry goes to a provider not yet tried; when
  * none is left the last error stands, so a failing provider is never hammered in a loop. Every
  * retry spends a token of the reference's {@link RetryBudget}; with the budget spent, the call
@@ -30,6 +31,8 @@ import java.util.concurrent.Future;
  * and the attempts still waiting are cancelled.
  */
 public final class FailoverCluster implements Cluster {
+    /** The least of the call's deadline left for a retry to be sent. */
+    private static final long MIN_RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1);
 
     @Override
     public String name() {
@@ -50,7 +53,7 @@ public final class FailoverCluster implements Cluster {
         long first = attempts.attemptDeadline(deadline);
         Invocation inv = first == deadline ? invocation : attempts.nextAttempt(invocation, first);
         // No set of tried providers until a retry needs one: the common call succeeds first time.
-        attempt(inv, deadline, attempts, Set.of(), 0, null, result);
+        attempt(invocation, inv, deadline, attempts, Set.of(), 0, null, result);
         return result;
     }
 
@@ -59,8 +62,8 @@ public final class FailoverCluster implements Cluster {
      * throws. A retry ({@code n > 0}) spends a token only once a provider to send it to was found,
      * and is made only while the call's {@code deadline} leaves time for it.
      */
-    private void attempt(Invocation inv, long deadline, Attempts attempts, Set<Endpoint> tried, int n,
-                         RpcException last, CompletableFuture<Object> result) {
+    private void attempt(Invocation call, Invocation inv, long deadline, Attempts attempts, Set<Endpoint> tried,
+                         int n, RpcException last, CompletableFuture<Object> result) {
         try {
             ServiceInstance target;
             try {
@@ -77,7 +80,13 @@ public final class FailoverCluster implements Cluster {
                 }
                 attempts.counters().retry();
             }
-            attempts.send(inv, target).whenComplete((v, t) -> {
+            CompletableFuture<Object> sent = attempts.send(inv, target);
+            if (inv != call && n == 0) {
+                // A bounded first attempt is a copy: what the caller's interceptors see is the first attempt's.
+                call.remote(inv.remote());
+                call.requestBytes(inv.requestBytes());
+            }
+            sent.whenComplete((v, t) -> {
                 try {
                     if (t == null) {
                         attempts.budget().answered();
@@ -91,11 +100,13 @@ public final class FailoverCluster implements Cluster {
                     if (result.isDone()) {
                         return; // the caller gave up (cancelled): no further attempt
                     }
-                    if (n < attempts.retries() && retryable(e, inv, attempts) && deadline - System.nanoTime() > 0) {
+                    // A retry needs time to be worth sending (a wire budget is at least 1 ms).
+                    if (n < attempts.retries() && retryable(e, inv, attempts)
+                            && deadline - System.nanoTime() > MIN_RETRY_NANOS) {
                         Set<Endpoint> next = tried.isEmpty() ? new HashSet<>(4) : tried;
                         next.add(target.endpoint());
-                        attempt(attempts.nextAttempt(inv, attempts.attemptDeadline(deadline)), deadline, attempts, next,
-                                n + 1, e, result);
+                        attempt(call, attempts.nextAttempt(inv, attempts.attemptDeadline(deadline)), deadline, attempts,
+                                next, n + 1, e, result);
                     } else {
                         result.completeExceptionally(e);
                     }

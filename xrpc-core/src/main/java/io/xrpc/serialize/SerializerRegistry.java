@@ -15,6 +15,8 @@ public final class SerializerRegistry {
     private final ClassAllowList allowList;
     /** Serializers whose library is not on the class path, by name: the dependency each needs. */
     private final java.util.Map<String, String> missing = new java.util.TreeMap<>();
+    /** The class each of those found missing first. */
+    private final java.util.Map<String, String> absentClasses = new java.util.HashMap<>();
 
     private SerializerRegistry(ClassAllowList allowList, ReadLimits limits,
                                NamedExtensions<SerializerProvider> providers) {
@@ -24,11 +26,14 @@ public final class SerializerRegistry {
             Serializer s;
             try {
                 s = p.create(allowList, limits);
-            } catch (LinkageError absent) {
+            } catch (NoClassDefFoundError absent) {
+                // Only a missing class means the optional library was left out; any other linkage
+                // error (a wrong version, a failed initializer) is a broken class path, and is thrown.
                 if (p.dependency() == null) {
-                    throw absent; // not a library left out on purpose: a broken class path
+                    throw absent;
                 }
                 missing.put(p.name(), p.dependency());
+                absentClasses.put(p.name(), String.valueOf(absent.getMessage()));
                 continue;
             }
             Serializer clash = byId[s.id() & 0xFF];
@@ -56,7 +61,8 @@ public final class SerializerRegistry {
         String dependency = missing.get(name);
         if (dependency != null) {
             throw new IllegalArgumentException("serializer: " + name + " needs " + dependency + " on the class path"
-                    + " (add it as a dependency; xrpc-core brings only kryo's and json's)");
+                    + " (add it as a dependency; xrpc-core brings only kryo's and json's; missing: "
+                    + absentClasses.get(name) + ")");
         }
         return byName.get(name);
     }

@@ -37,6 +37,17 @@ final class Registration {
         this.unregisterDelay = c.unregisterDelay;
     }
 
+    /**
+     * The serializers a service that names none is registered as accepting, or an empty list
+     * ("any"): set by the server when some serializer's library is not on its class path, so that
+     * consumers choosing that serializer pick another provider instead of failing here.
+     */
+    private volatile java.util.List<String> present = java.util.List.of();
+
+    void presentSerializers(java.util.List<String> names) {
+        present = java.util.List.copyOf(names);
+    }
+
     void register(ServiceKey key, ServiceOptions options, Endpoint advertised) {
         registerAll(Map.of(key, options), advertised);
     }
@@ -48,7 +59,7 @@ final class Registration {
         }
         java.util.List<ServiceInstance> instances = new java.util.ArrayList<>();
         services.forEach((key, options) -> instances.add(new ServiceInstance(key, advertised, options.weight(),
-                options.serializers(), options.metadata())));
+                options.serializers().isEmpty() ? present : options.serializers(), options.metadata())));
         // Recorded first: a registry that fails now may still create them on reconnecting, and
         // close() must then withdraw them.
         instances.forEach(i -> registered.put(i.serviceKey(), i));

@@ -70,6 +70,10 @@ public final class RpcServer implements AutoCloseable {
         this.allowList = allowList;
         this.dispatcher = new ServiceDispatcher(c.interceptors, allowList);
         this.serializers = SerializerRegistry.load(allowList, c.readLimits);
+        if (!serializers.missing().isEmpty()) {
+            log.info("Serializers {}; without their libraries: {}", serializers.all().stream().map(
+                    io.xrpc.serialize.Serializer::name).toList(), serializers.missing());
+        }
         for (Export<?> e : exports) {
             exportChecked(e);
         }
@@ -81,6 +85,9 @@ public final class RpcServer implements AutoCloseable {
                 c.errorDetails), serializers, CompressorRegistry.load());
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
         this.registration = new Registration(c);
+        if (!serializers.missing().isEmpty()) {
+            registration.presentSerializers(serializers.all().stream().map(io.xrpc.serialize.Serializer::name).toList());
+        }
     }
 
     /** Checks a service against the serializers, exports it and logs it; returns its key. */

@@ -96,7 +96,13 @@ class ClusterTest {
     void aCallsDeadlineHoldsAcrossItsRetries() throws Exception {
         List<GateServiceImpl> stuck = List.of(new GateServiceImpl("a"), new GateServiceImpl("b"), new GateServiceImpl("c"));
         List<RpcServer> providers = stuck.stream().map(ClusterTest::provider).toList();
-        try (RpcClient client = RpcClient.builder().build()) {
+        java.util.concurrent.atomic.AtomicReference<io.xrpc.common.Invocation> seen =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        io.xrpc.client.ClientInterceptor watch = (inv, next) -> {
+            seen.set(inv);
+            return next.proceed(inv);
+        };
+        try (RpcClient client = RpcClient.builder().interceptor(watch).build()) {
             ReferenceOptions.Builder options = ReferenceOptions.builder().loadBalancer("round-robin").retries(2)
                     .timeout(Duration.ofMillis(600));
             providers.forEach(p -> options.address(p.endpoint()));
@@ -112,8 +118,13 @@ class ClusterTest {
             GateService bounded = client.proxy(GateService.class, options.attemptTimeout(Duration.ofMillis(150))
                     .timeout(Duration.ofSeconds(20)).build());
             start = System.nanoTime();
+            // An attempt's timeout names its own bound: before, "timed out after 20000 ms" after 150 ms.
             assertThatThrownBy(() -> bounded.passIdempotent("y")).isInstanceOfSatisfying(RpcException.class,
-                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED))
+                    .hasMessageContaining("(the call's timeout is 20000 ms)");
+            // The first attempt, a bounded copy, is what the caller's interceptors see (its provider, its size).
+            assertThat(seen.get().remote()).as("the first attempt's provider").isNotNull();
+            assertThat(seen.get().requestBytes()).as("the first attempt's size").isPositive();
             millis = (System.nanoTime() - start) / 1_000_000;
             assertThat(stuck.stream().mapToInt(g -> g.entered.availablePermits()).sum()).as("1 before, 3 now").isEqualTo(4);
             assertThat(stuck).as("each provider tried").allSatisfy(g -> assertThat(g.entered.availablePermits())

@@ -33,6 +33,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final String description;
     final Endpoint endpoint;
     final long timeoutMillis;
+    /** When this attempt was sent: a retry's or a bounded attempt's deadline is not its start plus the timeout. */
+    private final long sentNanos;
     final Serializer serializer;
     /** The method's result type and what rebuilds an exception it declares. */
     final CallTarget target;
@@ -56,7 +58,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     boolean sent;
 
     ClientCall(NettyClientTransport transport, long id, CallTarget target, Endpoint endpoint,
-               long timeoutMillis, Serializer serializer, long deadlineNanos, ByteBuf frame) {
+               long timeoutMillis, Serializer serializer, long deadlineNanos, long sentNanos, ByteBuf frame) {
         this.transport = transport;
         this.deadlineNanos = deadlineNanos;
         this.frameBytes = frame.readableBytes();
@@ -64,6 +66,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         this.description = target.description();
         this.endpoint = endpoint;
         this.timeoutMillis = timeoutMillis;
+        this.sentNanos = sentNanos;
         this.serializer = serializer;
         this.target = target;
         this.frame = frame;
@@ -129,7 +132,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
             p.health.failed(); // sent and no answer in time: the provider may be frozen or overloaded
         }
         RpcException e = new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint
-                + " timed out after " + timeoutMillis + " ms");
+                + " timed out after " + timedOutAfter());
         onEventLoop(() -> fail(e));
     }
 
@@ -232,18 +235,27 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         if (p != null) {
             LatencyEstimate l = p.latency;
             if (l != null) {
-                long budget = timeoutMillis * 1_000_000L;
                 long now = System.nanoTime();
-                long waited = Math.min(budget, now - (deadlineNanos - budget));
+                long waited = Math.min(deadlineNanos - sentNanos, now - sentNanos);
                 if (how == ANSWERED) {
                     l.recordAnswer(waited, now);
                 } else {
-                    l.record(how == WAITED ? waited : budget, now);
+                    l.record(how == WAITED ? waited : timeoutMillis * 1_000_000L, now); // a failure counts as the whole timeout
                 }
             }
             p.active.decrementAndGet();
         }
         transport.callEnded();
         return true;
+    }
+
+    /**
+     * {@code 3000 ms}, or for an attempt that had less than the call's timeout (a retry, a bounded
+     * attempt) {@code 500 ms (the call's timeout is 3000 ms)}.
+     */
+    String timedOutAfter() {
+        long attemptMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadlineNanos - sentNanos);
+        return attemptMillis >= timeoutMillis - 1 ? timeoutMillis + " ms"
+                : attemptMillis + " ms (the call's timeout is " + timeoutMillis + " ms)";
     }
 }

@@ -134,7 +134,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
         } catch (ReadDeadlineException t) {
             call.answered(null);
             call.fail(new RpcException(RpcStatus.DEADLINE_EXCEEDED, call.description + " to " + call.endpoint
-                    + " timed out after " + call.timeoutMillis + " ms while its response was read", t));
+                    + " timed out after " + call.timedOutAfter() + " while its response was read", t));
         } catch (Throwable t) {
             // Any failure to read a response, an Error included, ends that call now and no other.
             call.answered(null);

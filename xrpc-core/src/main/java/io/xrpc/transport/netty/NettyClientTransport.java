@@ -153,7 +153,7 @@ public final class NettyClientTransport implements ClientTransport {
         invocation.requestBytes(
                 frame.readableBytes() - ProtocolConstants.HEADER_LENGTH - ProtocolConstants.TIMESTAMP_LENGTH);
         ClientCall call = new ClientCall(this, id, target, endpoint, timeoutMillis, serializer,
-                invocation.deadlineNanos(), frame);
+                invocation.deadlineNanos(), now, frame);
         EndpointPool pool;
         for (;;) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));

@@ -132,7 +132,9 @@ final class ServerCall implements Runnable, ServerExchange {
         deadline = received + TimeUnit.MILLISECONDS.toNanos(budget - waitedMillis);
         serializer = server.serializers().byId(serializerId);
         if (serializer == null) {
-            refuse(RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId);
+            java.util.Map<String, String> absent = server.serializers().missing();
+            refuse(RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId + (absent.isEmpty() ? ""
+                    : " (" + server.endpoint() + " has no library for " + absent.keySet() + ")"));
             malformed("unknown serializer id " + serializerId);
             return false;
         }
