@@ -274,6 +274,9 @@ public final class ReferenceOptions {
          * what is left of the call's deadline (as gRPC's). Dubbo's {@code timeout} is this per-attempt
          * one: a Dubbo reference with timeout 1 s and 2 retries is {@code timeout(3s)} with
          * {@code attemptTimeout(1s)}. A timed-out attempt is retried only for {@code @Idempotent} methods.
+         * It bounds the {@code failover} cluster's attempts of methods that are not hedged: a hedged
+         * method's attempts share the call's deadline (the hedging delay decides when the next is
+         * sent), and {@code failfast} and {@code failsafe} make one attempt, under the call's deadline.
          */
         public Builder attemptTimeout(Duration timeout) {
             this.attemptTimeout = Checks.checkPositive("attemptTimeout", timeout);
