@@ -30,23 +30,20 @@ final class Registration {
      */
     static final Duration SETTLE = Duration.ofSeconds(1);
 
-    /** Opens the registry the settings name (and owns it), takes the one given, or none. */
-    Registration(ServerConfig c) {
+    /**
+     * Opens the registry the settings name (and owns it), takes the one given, or none.
+     * {@code anySerializer} is what a service that names no serializers is registered as
+     * accepting: empty ("any"), or the server's serializers when some library is absent, so that
+     * consumers choosing an absent one pick another provider instead of failing here.
+     */
+    Registration(ServerConfig c, java.util.List<String> anySerializer) {
+        this.anySerializer = java.util.List.copyOf(anySerializer);
         this.owned = c.registry == null && c.registryAddress != null;
         this.registry = c.registry != null ? c.registry : owned ? Registries.create(c.registryAddress) : null;
         this.unregisterDelay = c.unregisterDelay;
     }
 
-    /**
-     * The serializers a service that names none is registered as accepting, or an empty list
-     * ("any"): set by the server when some serializer's library is not on its class path, so that
-     * consumers choosing that serializer pick another provider instead of failing here.
-     */
-    private volatile java.util.List<String> present = java.util.List.of();
-
-    void presentSerializers(java.util.List<String> names) {
-        present = java.util.List.copyOf(names);
-    }
+    private final java.util.List<String> anySerializer;
 
     void register(ServiceKey key, ServiceOptions options, Endpoint advertised) {
         registerAll(Map.of(key, options), advertised);
@@ -59,7 +56,7 @@ final class Registration {
         }
         java.util.List<ServiceInstance> instances = new java.util.ArrayList<>();
         services.forEach((key, options) -> instances.add(new ServiceInstance(key, advertised, options.weight(),
-                options.serializers().isEmpty() ? present : options.serializers(), options.metadata())));
+                options.serializers().isEmpty() ? anySerializer : options.serializers(), options.metadata())));
         // Recorded first: a registry that fails now may still create them on reconnecting, and
         // close() must then withdraw them.
         instances.forEach(i -> registered.put(i.serviceKey(), i));

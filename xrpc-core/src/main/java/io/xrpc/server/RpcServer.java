@@ -70,24 +70,22 @@ public final class RpcServer implements AutoCloseable {
         this.allowList = allowList;
         this.dispatcher = new ServiceDispatcher(c.interceptors, allowList);
         this.serializers = SerializerRegistry.load(allowList, c.readLimits);
+        List<String> serializerNames = serializers.all().stream().map(io.xrpc.serialize.Serializer::name).toList();
         if (!serializers.missing().isEmpty()) {
-            log.info("Serializers {}; without their libraries: {}", serializers.all().stream().map(
-                    io.xrpc.serialize.Serializer::name).toList(), serializers.missing());
+            log.info("Serializers {}; without their libraries: {}", serializerNames, serializers.missing());
         }
         for (Export<?> e : exports) {
             exportChecked(e);
         }
         if (c.reflection) { // served, not registered: a tool asks the provider it is talking to
-            dispatcher.export(ServerReflection.class, new Reflection(dispatcher,
-                    serializers.all().stream().map(io.xrpc.serialize.Serializer::name).toList()), ServiceOptions.builder().build(), false);
+            dispatcher.export(ServerReflection.class, new Reflection(dispatcher, serializerNames),
+                    ServiceOptions.builder().build(), false);
         }
         this.transport = new NettyServerTransport(c.transport, new CallPolicy(dispatcher, c.authenticator,
                 c.errorDetails), serializers, CompressorRegistry.load());
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
-        this.registration = new Registration(c);
-        if (!serializers.missing().isEmpty()) {
-            registration.presentSerializers(serializers.all().stream().map(io.xrpc.serialize.Serializer::name).toList());
-        }
+        // "Any serializer" is registered as the ones present when some library is absent.
+        this.registration = new Registration(c, serializers.missing().isEmpty() ? List.of() : serializerNames);
     }
 
     /** Checks a service against the serializers, exports it and logs it; returns its key. */

@@ -71,7 +71,7 @@ final class HtmlReport {
                 List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
                 String col = colour.get(c);
                 tp.add(new SvgChart.Series(c, col, false, points(mine, threads, Level::throughput)));
-                List<Level> answered = mine.stream().filter(l -> l.calls() > 0).toList(); // no latency without calls
+                List<Level> answered = mine.stream().filter(Level::hasLatency).toList();
                 lat.add(new SvgChart.Series(c + " p99", col, false, points(answered, threads, Level::p99Micros)));
                 lat.add(new SvgChart.Series(c + " p50", col, true, points(answered, threads, Level::p50Micros)));
                 cpu.add(new SvgChart.Series(c + " callers", col, false, points(mine, threads, Level::clientCpuMicrosPerCall)));
@@ -140,14 +140,14 @@ final class HtmlReport {
             h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
                     .append("</td><td>").append(l.threads()).append("</td>")
                     .append(open ? cell(l.rate()) : "").append(latency(l.steady() != null, l.warmupSeconds()))
-                    .append(l.steady() == null ? "<td>-</td>" : l.wasSteady() ? "<td>yes</td>" : String.format(Locale.ROOT,
-                            "<td class=\"down\">no (drift %+.0f%%)</td>", l.drift()))
+                    .append(l.steady() != null && !l.wasSteady() ? "<td class=\"down\">" : "<td>")
+                    .append(l.steadyText()).append("</td>")
                     .append("<td>").append(l.calls()).append("</td><td").append(l.errorCount() > 0 ? " class=\"down\">" : ">")
                     .append(l.errorCount()).append("</td>")
                     .append(cell(all == 0 ? 0 : 100.0 * l.errorCount() / all)).append(cell(l.throughput()));
             // No latency without a successful call; no min, mean or p95 in a results.json older than them.
-            boolean any = l.calls() > 0;
-            boolean full = any && l.histogram() != null;
+            boolean any = l.hasLatency();
+            boolean full = l.hasFullLatency();
             h.append(latency(full, l.minMicros())).append(latency(full, l.meanMicros())).append(latency(any, l.p50Micros()))
                     .append(latency(any, l.p90Micros())).append(latency(full, l.p95Micros()))
                     .append(latency(any, l.p99Micros())).append(latency(any, l.p999Micros()))
@@ -164,7 +164,7 @@ final class HtmlReport {
      * between the scenario's fastest and slowest call, so that every level is drawn on the same ones.
      */
     private static void distribution(StringBuilder h, List<Level> levels, Map<String, String> colour) {
-        List<Level> drawn = levels.stream().filter(l -> l.calls() > 0 && l.latencies() != null).toList();
+        List<Level> drawn = levels.stream().filter(Level::hasFullLatency).toList();
         if (drawn.isEmpty()) {
             return;
         }
@@ -205,14 +205,14 @@ final class HtmlReport {
      * where it began.
      */
     private static void overTime(StringBuilder h, List<Level> levels, List<String> contenders, Map<String, String> colour) {
-        long first = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
+        long first = levels.stream().flatMap(HtmlReport::course)
                 .mapToLong(Second::atMillis).min().orElse(-1);
         if (first < 0) {
             return;
         }
         long start = first - 1000; // a point is stamped as it ends, about a second after it began
         String x = "seconds since the scenario began";
-        double end = levels.stream().flatMap(l -> java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())))
+        double end = levels.stream().flatMap(HtmlReport::course)
                 .mapToLong(Second::atMillis).max().orElse(start) / 1.0;
         SvgChart calls = new SvgChart("Calls per second over the run (warm-up dashed)", x, "calls per second", null);
         SvgChart pct = new SvgChart("Latency percentiles over the run", x, "microseconds", null);
@@ -251,7 +251,7 @@ final class HtmlReport {
         // turns share one label, contenders measured one after another (--client inproc) get their own.
         List<double[]> begins = new ArrayList<>();
         for (Level l : levels) {
-            java.util.stream.Stream.concat(stream(l.warmup()), stream(l.timeline())).mapToLong(Second::atMillis).min()
+            course(l).mapToLong(Second::atMillis).min()
                     .ifPresent(t -> begins.add(new double[] {(t - start) / 1e3 - 1, l.threads()}));
         }
         begins.sort(java.util.Comparator.comparingDouble(b -> b[0]));
@@ -274,8 +274,10 @@ final class HtmlReport {
                 + " then its measured points. With several contenders their slices take turns.</p>\n");
     }
 
-    private static java.util.stream.Stream<Second> stream(List<Second> points) {
-        return points == null ? java.util.stream.Stream.empty() : points.stream();
+    /** A level's points in the order they ran: its warm-up, then its measured slices (either may be absent). */
+    private static java.util.stream.Stream<Second> course(Level l) {
+        return java.util.stream.Stream.concat(l.warmup() == null ? java.util.stream.Stream.empty() : l.warmup().stream(),
+                l.timeline() == null ? java.util.stream.Stream.empty() : l.timeline().stream());
     }
 
     /**

@@ -54,6 +54,22 @@ public record Level(String contender, String scenario, int threads, long calls, 
         return Boolean.TRUE.equals(steady);
     }
 
+    /** {@code yes}, {@code no (drift +40%)}, or {@code -} where the results.json did not say. */
+    String steadyText() {
+        return steady == null ? "-" : steady ? "yes"
+                : String.format(java.util.Locale.ROOT, "no (drift %+.0f%%)", drift);
+    }
+
+    /** Whether it has latencies: none without a successful call. */
+    boolean hasLatency() {
+        return calls > 0;
+    }
+
+    /** Whether it has min, mean and p95 too: a results.json older than them has not. */
+    boolean hasFullLatency() {
+        return calls > 0 && histogram != null;
+    }
+
     /**
      * The sum of {@code slices}, in the order they ran: calls, errors and time added up, latencies
      * merged. A slice's cost runs from its start to the next slice's start (the last one's, to its
@@ -118,7 +134,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 timeline, calls == 0 ? 0 : latencies.getMinValue() / 1e3, calls == 0 ? 0 : latencies.getMean() / 1e3,
                 latencies.getValueAtPercentile(95) / 1e3, rate,
                 warms.stream().flatMap(w -> w.timeline().stream()).toList(),
-                warms.stream().mapToDouble(Slice::seconds).max().orElse(0), drift, steady, encode(latencies), forks);
+                warms.stream().mapToDouble(Slice::seconds).max().orElse(0), drift, steady, Slice.text(latencies), forks);
     }
 
     /**
@@ -146,17 +162,10 @@ public record Level(String contender, String scenario, int threads, long calls, 
             return null;
         }
         try {
-            return Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(
-                    java.util.Base64.getDecoder().decode(histogram)), 0);
+            return Slice.histogram(histogram);
         } catch (java.util.zip.DataFormatException | IllegalArgumentException e) {
             throw new IllegalArgumentException("a level's histogram does not read: " + e, e);
         }
-    }
-
-    private static String encode(Histogram h) {
-        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
-        int n = h.encodeIntoCompressedByteBuffer(buf);
-        return java.util.Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
     }
 
     private static double perCall(long cost, long calls, double unit) {
@@ -170,7 +179,6 @@ public record Level(String contender, String scenario, int threads, long calls, 
         return String.format(java.util.Locale.ROOT, "%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %s%s,"
                         + " warmed %.0f s%s", contender, scenario, threads, throughput, p50Micros, p99Micros,
                 errorCount == 0 ? "no errors" : errorCount + " errors", failed.isEmpty() ? "" : failed + ")",
-                warmupSeconds, wasSteady() ? "" : ", NOT STEADY (drift " + String.format(java.util.Locale.ROOT, "%+.0f%%",
-                        drift) + ")");
+                warmupSeconds, wasSteady() ? "" : ", NOT STEADY: " + steadyText());
     }
 }

@@ -56,12 +56,22 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         return new Slice(latencies, errors, seconds, startMillis, start, end, timeline, steady);
     }
 
+    /** A histogram as text: compressed, in base64 (how slices travel and levels are kept in results.json). */
+    static String text(Histogram h) {
+        ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        int n = h.encodeIntoCompressedByteBuffer(buf);
+        return Base64.getEncoder().encodeToString(Arrays.copyOf(buf.array(), n));
+    }
+
+    /** The histogram {@link #text} wrote. */
+    static Histogram histogram(String text) throws java.util.zip.DataFormatException {
+        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(text)), 0);
+    }
+
     /** One line of JSON, the histogram compressed in base64: how an agent JVM answers the tool. */
     String encode() {
-        ByteBuffer buf = ByteBuffer.allocate(latencies.getNeededByteBufferCapacity());
-        int n = latencies.encodeIntoCompressedByteBuffer(buf);
         ObjectNode o = JSON.createObjectNode();
-        o.put("latencies", Base64.getEncoder().encodeToString(Arrays.copyOf(buf.array(), n)));
+        o.put("latencies", text(latencies));
         o.set("errors", JSON.valueToTree(errors));
         o.put("seconds", seconds);
         o.put("startMillis", startMillis);
@@ -74,8 +84,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
 
     static Slice decode(String line) throws Exception {
         JsonNode o = JSON.readTree(line);
-        Histogram h = Histogram.decodeFromCompressedByteBuffer(
-                ByteBuffer.wrap(Base64.getDecoder().decode(o.get("latencies").asText())), 0);
+        Histogram h = histogram(o.get("latencies").asText());
         Map<String, Long> errors = new LinkedHashMap<>();
         o.get("errors").fields().forEachRemaining(e -> errors.put(e.getKey(), e.getValue().asLong()));
         return new Slice(h, errors, o.get("seconds").asDouble(), o.get("startMillis").asLong(),

@@ -103,10 +103,10 @@ final class StressReport {
             Level base = results.stream().filter(b -> b.contender().equals(HtmlReport.BASELINE)
                     && b.scenario().equals(l.scenario()) && b.threads() == l.threads()).findFirst().orElse(null);
             boolean other = base != null && base != l;
-            boolean any = l.calls() > 0; // no latency without a successful call
-            boolean full = any && l.histogram() != null; // min, mean and p95 are not in an older results.json
+            boolean any = l.hasLatency();
+            boolean full = l.hasFullLatency();
             rows.add(List.of(l.contender(), l.scenario(), Integer.toString(l.threads()), l.rate() > 0 ? f0(l.rate()) : "-",
-                    l.steady() == null ? "-" : f1(l.warmupSeconds()), steady(l), Long.toString(l.calls()), Long.toString(l.errorCount()),
+                    l.steady() == null ? "-" : f1(l.warmupSeconds()), l.steadyText(), Long.toString(l.calls()), Long.toString(l.errorCount()),
                     f0(l.throughput()), other && base.throughput() > 0 ? ratio(l, base) : "-",
                     full ? f1(l.minMicros()) : "-", full ? f1(l.meanMicros()) : "-", any ? f1(l.p50Micros()) : "-",
                     other && any && base.calls() > 0
@@ -159,15 +159,10 @@ final class StressReport {
         for (Level l : results) {
             sb.append(String.format(Locale.ROOT, "%-16s %-12s %7d %11.0f %10.1f %10.1f %8d  %s%n", l.contender(),
                     l.scenario(), l.threads(), l.throughput(), l.p50Micros(), l.p99Micros(), l.errorCount(),
-                    l.steady() == null ? "-" : l.wasSteady() ? "yes" : String.format(Locale.ROOT,
-                            "no (drift %+.0f%%, warmed %.0f s)", l.drift(), l.warmupSeconds())));
+                    l.steadyText() + (l.steady() != null && !l.wasSteady()
+                            ? String.format(Locale.ROOT, ", warmed %.0f s", l.warmupSeconds()) : "")));
         }
         return sb.toString();
-    }
-
-    private static String steady(Level l) {
-        return l.steady() == null ? "-" : l.wasSteady() ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%)",
-                l.drift());
     }
 
     private static String f0(double v) {
