@@ -32,4 +32,14 @@ class BenchmarkBoundariesTest {
                 .should().dependOnClassesThat().resideInAPackage("io.xrpc.transport.netty..")
                 .check(CLASSES);
     }
+
+    @Test
+    void theRegistryScaleToolUsesTheRegistrysApiAlone() {
+        assertThat(CLASSES.contain("io.xrpc.benchmark.registry.RegistryScaleTool")).isTrue();
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.xrpc.registry.zookeeper.session..",
+                        "io.xrpc.registry.zookeeper.layout..", "io.xrpc.registry.zookeeper.publish..",
+                        "io.xrpc.registry.zookeeper.discover..")
+                .because("it measures ZookeeperRegistry as an application gets it")
+                .check(CLASSES);
+    }
 }

@@ -2,6 +2,8 @@ package io.xrpc.registry.zookeeper;
 
 import io.xrpc.internal.Checks;
 import io.xrpc.registry.RegistryConfig;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
+import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -69,7 +71,7 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     public static final String MODE = RegistryConfig.MODE;
     public static final String APPLICATION = RegistryConfig.APPLICATION;
     /** Whom a consumer believes providers from ({@link #trust()}). */
-    public static final String TRUST = "trust";
+    public static final String TRUST = ZookeeperAcl.TRUST;
     /** The application of instances whose provider names none. */
     public static final String DEFAULT_APPLICATION = "default";
     /** Every parameter whose name starts with this is a ZooKeeper client property. */

@@ -7,6 +7,7 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -178,42 +179,6 @@ class InstanceLayoutTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> legacy.instances().size() == 2);
             moving.close();
             await().atMost(Duration.ofSeconds(10)).until(() -> all.instances().size() == 2);
-        }
-    }
-
-    /**
-     * ZooKeeper keeps about one revision per live deployment, and the one before: a new revision's
-     * first instance deletes the application's revisions no instance serves (older than the keep
-     * time, 0 here). Before, one stayed for every deployment ever made.
-     */
-    @Test
-    void aNewDeploymentDeletesTheRevisionsNoInstanceServes() throws Exception {
-        long keep = ZookeeperRegistry.revisionKeepMillis;
-        ZookeeperRegistry.revisionKeepMillis = 0;
-        try (ZookeeperRegistry first = registry(ZookeeperSettings.Mode.INSTANCE);
-             CuratorFramework look = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
-            look.start();
-            String revisions = "/xrpc/apps/shop/revisions";
-            first.registerAll(services(1, 20041));
-            String one = NodeCodec.revisionOf(NodeCodec.encodeRevision(services(1, 20041)));
-            String three = NodeCodec.revisionOf(NodeCodec.encodeRevision(services(3, 20041)));
-            // Three deployments of the same process, each serving one more service. A sweep runs as
-            // a new revision is written, while the previous one is still served: that one stays
-            // until the next deployment (a rollback finds it).
-            first.register(services(2, 20041).get(1));
-            first.register(services(3, 20041).get(2));
-            await().atMost(Duration.ofSeconds(10)).until(() -> !look.getChildren().forPath(revisions).contains(one));
-            assertThat(look.getChildren().forPath(revisions)).hasSize(2).contains(three);
-            try (ZookeeperRegistry second = registry(ZookeeperSettings.Mode.INSTANCE)) {
-                second.registerAll(services(4, 20042));
-                // The first process's and the second's, both served; the second deployment's went.
-                String four = NodeCodec.revisionOf(NodeCodec.encodeRevision(services(4, 20042)));
-                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                        assertThat(look.getChildren().forPath(revisions)).containsExactlyInAnyOrder(three, four));
-            }
-            assertThat(look.getChildren().forPath("/xrpc/apps/shop/instances")).hasSize(1);
-        } finally {
-            ZookeeperRegistry.revisionKeepMillis = keep;
         }
     }
 }

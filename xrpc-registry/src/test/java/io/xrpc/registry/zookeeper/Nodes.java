@@ -1,6 +1,7 @@
 package io.xrpc.registry.zookeeper;
 
 import io.xrpc.registry.ServiceInstance;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.util.List;
 
 /** Where the registry keeps an instance, for tests that look at ZooKeeper directly. */

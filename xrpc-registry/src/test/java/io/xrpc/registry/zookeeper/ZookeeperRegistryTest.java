@@ -20,6 +20,7 @@ import io.xrpc.server.RpcServer;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

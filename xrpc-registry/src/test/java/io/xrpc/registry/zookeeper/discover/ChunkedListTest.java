@@ -1,4 +1,4 @@
-package io.xrpc.registry.zookeeper;
+package io.xrpc.registry.zookeeper.discover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

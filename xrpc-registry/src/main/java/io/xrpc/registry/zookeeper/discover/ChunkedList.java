@@ -1,4 +1,4 @@
-package io.xrpc.registry.zookeeper;
+package io.xrpc.registry.zookeeper.discover;
 
 import java.util.AbstractList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.xrpc.registry.zookeeper;
+package io.xrpc.registry.zookeeper.layout;
 
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
@@ -25,17 +25,17 @@ import java.util.Map;
  * group or version written as {@code _}; the data is a URL-encoded query string such as
  * {@code weight=100&serializers=kryo,hessian&meta.zone=eu}.
  */
-final class NodeCodec {
-    static final String EMPTY = "_";
+public final class NodeCodec {
+    public static final String EMPTY = "_";
 
     private NodeCodec() {
     }
 
-    static String providersPath(String root, ServiceKey key) {
+    public static String providersPath(String root, ServiceKey key) {
         return root + "/" + key.interfaceName() + "/" + orEmpty(key.group()) + "/" + orEmpty(key.version()) + "/providers";
     }
 
-    static String instancePath(String root, ServiceInstance instance) {
+    public static String instancePath(String root, ServiceInstance instance) {
         return providersPath(root, instance.serviceKey()) + "/" + instance.endpoint();
     }
 
@@ -43,7 +43,7 @@ final class NodeCodec {
         return s.isEmpty() ? EMPTY : s;
     }
 
-    static byte[] encode(ServiceInstance instance) {
+    public static byte[] encode(ServiceInstance instance) {
         return query(instance).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -58,7 +58,7 @@ final class NodeCodec {
     }
 
     /** The instance a provider node describes; {@code nodeName} is its {@code host:port}. */
-    static ServiceInstance decode(ServiceKey key, String nodeName, byte[] data) {
+    public static ServiceInstance decode(ServiceKey key, String nodeName, byte[] data) {
         return instance(key, Endpoint.parse(nodeName), pairs(data == null ? "" : new String(data, StandardCharsets.UTF_8)));
     }
 
@@ -100,40 +100,40 @@ final class NodeCodec {
     private static final java.util.regex.Pattern APPLICATION = java.util.regex.Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}");
 
     /** Whether {@code name} may name an application: 1-100 letters, digits, '.', '_' or '-', not starting with '.'. */
-    static boolean isApplicationName(String name) {
+    public static boolean isApplicationName(String name) {
         return APPLICATION.matcher(name).matches();
     }
 
-    static String appPath(String root, String app) {
+    public static String appPath(String root, String app) {
         return root + "/apps/" + app;
     }
 
-    static String instancesPath(String root, String app) {
+    public static String instancesPath(String root, String app) {
         return appPath(root, app) + "/instances";
     }
 
-    static String revisionsPath(String root, String app) {
+    public static String revisionsPath(String root, String app) {
         return appPath(root, app) + "/revisions";
     }
 
-    static String revisionPath(String root, String app, String revision) {
+    public static String revisionPath(String root, String app, String revision) {
         return revisionsPath(root, app) + "/" + revision;
     }
 
-    static String mappingPath(String root, String interfaceName) {
+    public static String mappingPath(String root, String interfaceName) {
         return root + "/mapping/" + interfaceName;
     }
 
     /** An instance node's name: its address and the revision of what it serves. */
-    static String instanceName(Endpoint endpoint, String revision) {
+    public static String instanceName(Endpoint endpoint, String revision) {
         return endpoint + "@" + revision;
     }
 
     /** Hex digits of a revision. */
-    static final int REVISION_LENGTH = 32;
+    public static final int REVISION_LENGTH = 32;
 
     /** The address part of an instance node's name; {@code null} when it is not one. */
-    static Endpoint instanceEndpoint(String name) {
+    public static Endpoint instanceEndpoint(String name) {
         int at = name.lastIndexOf('@');
         if (at <= 0 || at != name.length() - REVISION_LENGTH - 1) {
             return null;
@@ -152,7 +152,7 @@ final class NodeCodec {
     }
 
     /** The revision part of an instance node's name (valid only when {@link #instanceEndpoint} is not null). */
-    static String instanceRevision(String name) {
+    public static String instanceRevision(String name) {
         return name.substring(name.length() - REVISION_LENGTH);
     }
 
@@ -160,7 +160,7 @@ final class NodeCodec {
      * A revision's content: one line per service, sorted, each the service's key and what a
      * consumer reads of it (weight, serializers, metadata). The same services give the same bytes.
      */
-    static byte[] encodeRevision(java.util.Collection<ServiceInstance> services) {
+    public static byte[] encodeRevision(java.util.Collection<ServiceInstance> services) {
         List<String> lines = new ArrayList<>();
         for (ServiceInstance i : services) {
             ServiceKey k = i.serviceKey();
@@ -172,7 +172,7 @@ final class NodeCodec {
     }
 
     /** The revision of {@code content}: 32 hex digits of its SHA-256. */
-    static String revisionOf(byte[] content) {
+    public static String revisionOf(byte[] content) {
         try {
             byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(content);
             return java.util.HexFormat.of().formatHex(d, 0, REVISION_LENGTH / 2);
@@ -186,7 +186,7 @@ final class NodeCodec {
      * {@code endpoint} filled in by {@link Revision#instance}. Fails when the content does not
      * hash to {@code revision}: nobody can make a consumer believe other services under a name.
      */
-    static Revision decodeRevision(String revision, byte[] content) {
+    public static Revision decodeRevision(String revision, byte[] content) {
         if (!revisionOf(content).equals(revision)) {
             throw new IllegalArgumentException("content does not hash to revision " + revision);
         }
@@ -209,9 +209,9 @@ final class NodeCodec {
      * The services one revision serves, each as an instance at a placeholder address: an instance's
      * entry is this with its own address, sharing the lists and maps.
      */
-    record Revision(String id, Map<ServiceKey, ServiceInstance> services) {
+    public record Revision(String id, Map<ServiceKey, ServiceInstance> services) {
         /** {@code endpoint}'s instance of {@code key}, or {@code null} when this revision does not serve it. */
-        ServiceInstance instance(ServiceKey key, Endpoint endpoint) {
+        public ServiceInstance instance(ServiceKey key, Endpoint endpoint) {
             ServiceInstance t = services.get(key);
             return t == null ? null : new ServiceInstance(key, endpoint, t.weight(), t.serializers(), t.metadata());
         }

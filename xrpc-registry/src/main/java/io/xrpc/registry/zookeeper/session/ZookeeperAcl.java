@@ -1,5 +1,6 @@
-package io.xrpc.registry.zookeeper;
+package io.xrpc.registry.zookeeper.session;
 
+import io.xrpc.registry.RegistryConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -8,16 +9,18 @@ import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 
 /**
- * The ACL XRpc gives every node it creates ({@link ZookeeperSettings#acl()}), and how it reads the
+ * The ACL XRpc gives every node it creates (the registry's {@code acl} setting), and how it reads the
  * ACL of a node it did not create. Entries are written as ZooKeeper's {@code setAcl} takes them,
  * {@code scheme:id:perms} with perms from {@code cdrwa}; {@code auth::cdrwa} means every identity
  * the creating session authenticated as (a digest user, a SASL principal).
  */
-final class ZookeeperAcl {
+public final class ZookeeperAcl {
     /** Creator-all and read for everyone when the client authenticates; open otherwise. */
-    static final String AUTO = "auto";
+    public static final String AUTO = "auto";
     /** {@code world:anyone:cdrwa}: anyone who reaches ZooKeeper may change anything. */
-    static final String OPEN = "open";
+    public static final String OPEN = "open";
+    /** The setting naming whom consumers believe ({@link #trust}). */
+    public static final String TRUST = "trust";
 
     // Not List.of: ZooKeeper's client asks the list whether it contains null, which List.of refuses.
     private static final List<ACL> CREATOR_ALL_ANYONE_READ = java.util.Collections.unmodifiableList(
@@ -28,7 +31,7 @@ final class ZookeeperAcl {
     }
 
     /** Fails, saying what is wrong, unless {@code spec} is {@code auto}, {@code open} or a list of entries. */
-    static void check(String spec) {
+    public static void check(String spec) {
         if (!spec.equals(AUTO) && !spec.equals(OPEN)) {
             parse(spec);
         }
@@ -38,7 +41,7 @@ final class ZookeeperAcl {
      * The ACL of new nodes for a session that does ({@code authenticated}) or does not present an
      * identity; an ACL naming {@code auth} without one fails, as ZooKeeper would refuse every node.
      */
-    static List<ACL> resolve(String spec, boolean authenticated) {
+    public static List<ACL> resolve(String spec, boolean authenticated) {
         if (spec.equals(AUTO)) {
             return authenticated ? CREATOR_ALL_ANYONE_READ : ZooDefs.Ids.OPEN_ACL_UNSAFE;
         }
@@ -47,7 +50,7 @@ final class ZookeeperAcl {
         }
         List<ACL> acl = parse(spec);
         if (!authenticated && acl.stream().anyMatch(a -> a.getId().getScheme().equals("auth"))) {
-            throw new IllegalArgumentException(ZookeeperSettings.ACL + ": '" + spec + "' gives rights to the creator"
+            throw new IllegalArgumentException(RegistryConfig.ACL + ": '" + spec + "' gives rights to the creator"
                     + " (auth), but this registry client presents no identity: give it user:password@ in the"
                     + " address, or a SASL login (JAAS section Client)");
         }
@@ -60,7 +63,7 @@ final class ZookeeperAcl {
      * this client's own identity: its digest id, or any SASL principal, since a principal is
      * proved by a KDC while a digest is self-asserted by whoever knows the password).
      */
-    static List<Id> trustedIds(List<ACL> configured, String username, String password, boolean sasl) {
+    public static List<Id> trustedIds(List<ACL> configured, String username, String password, boolean sasl) {
         List<Id> ids = new ArrayList<>();
         for (ACL a : configured) {
             Id id = a.getId();
@@ -88,7 +91,7 @@ final class ZookeeperAcl {
      * {@code trusted} identities add children to it or change who may: then everything under it was
      * written by them. A node whose ACL was changed may have been open, and written to, before.
      */
-    static boolean onlyTrustedMayWrite(List<ACL> acl, int aversion, List<Id> trusted) {
+    public static boolean onlyTrustedMayWrite(List<ACL> acl, int aversion, List<Id> trusted) {
         if (aversion != 0) {
             return false;
         }
@@ -112,7 +115,7 @@ final class ZookeeperAcl {
     }
 
     /** Whether an unauthenticated session may add children under a node with this ACL. */
-    static boolean anyoneMayCreate(List<ACL> acl) {
+    public static boolean anyoneMayCreate(List<ACL> acl) {
         for (ACL a : acl) {
             // ADMIN too: whoever may change the ACL may open it, add a node and close it again.
             if ((a.getPerms() & (ZooDefs.Perms.CREATE | ZooDefs.Perms.ADMIN)) != 0 && isAnyone(a.getId())) {
@@ -126,7 +129,7 @@ final class ZookeeperAcl {
      * Whether {@code id} stands for everyone: {@code world:anyone}, or an {@code ip} range of prefix
      * length 0 ({@code 0.0.0.0/0}, {@code ::/0}), which every address matches.
      */
-    static boolean isAnyone(Id id) {
+    public static boolean isAnyone(Id id) {
         String scheme = id.getScheme();
         if (scheme.equals("world")) {
             return id.getId().equals("anyone");
@@ -144,7 +147,7 @@ final class ZookeeperAcl {
      * digest:user:hash}, {@code sasl:*}, {@code sasl:name}, {@code ip:10.0.0.0/8}); empty for none.
      * An id that stands for everyone is refused: trusting it is trusting no one in particular.
      */
-    static List<Id> trust(String spec) {
+    public static List<Id> trust(String spec) {
         List<Id> ids = new ArrayList<>();
         if (spec.isBlank()) {
             return ids;
@@ -153,18 +156,18 @@ final class ZookeeperAcl {
             String e = entry.trim();
             int colon = e.indexOf(':');
             if (colon <= 0 || colon == e.length() - 1) {
-                throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "' is not scheme:id (such as"
+                throw new IllegalArgumentException(TRUST + ": '" + e + "' is not scheme:id (such as"
                         + " sasl:xrpc, x509:CN=xrpc or ip:10.1.0.0/16)");
             }
             Id id = new Id(e.substring(0, colon).toLowerCase(Locale.ROOT), e.substring(colon + 1));
             if (id.getScheme().equals("digest")) {
-                throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "': ZooKeeper shows a digest's"
+                throw new IllegalArgumentException(TRUST + ": '" + e + "': ZooKeeper shows a digest's"
                         + " hash only to a session with admin rights on the node, so a consumer cannot tell that identity"
                         + " from anyone naming himself so; trust a sasl, x509 or ip identity, or give the consumer the"
                         + " providers' credentials");
             }
             if (isAnyone(id) || id.getScheme().equals("auth")) {
-                throw new IllegalArgumentException(ZookeeperSettings.TRUST + ": '" + e + "' stands for "
+                throw new IllegalArgumentException(TRUST + ": '" + e + "' stands for "
                         + (id.getScheme().equals("auth") ? "no one in particular" : "everyone")
                         + " (expected: the identity that creates the provider nodes)");
             }
@@ -178,7 +181,7 @@ final class ZookeeperAcl {
      * ({@code user:x}) only to a session with admin rights on the node, so a consumer without them
      * cannot tell the providers' identity from anyone who names himself so.
      */
-    static String hiddenDigests(List<ACL> acl) {
+    public static String hiddenDigests(List<ACL> acl) {
         for (ACL a : acl) {
             if (a.getId().getScheme().equals("digest") && a.getId().getId().endsWith(":x")) {
                 return " (ZooKeeper shows a digest's hash only to a session with admin rights on the node, so this"
@@ -190,7 +193,7 @@ final class ZookeeperAcl {
     }
 
     /** The ACL as {@code scheme:id:perms} entries, a digest's password hash left out. */
-    static String describe(List<ACL> acl) {
+    public static String describe(List<ACL> acl) {
         StringBuilder sb = new StringBuilder();
         for (ACL a : acl) {
             if (sb.length() > 0) {
@@ -263,7 +266,7 @@ final class ZookeeperAcl {
     }
 
     private static IllegalArgumentException bad(String spec, String why) {
-        return new IllegalArgumentException(ZookeeperSettings.ACL + ": '" + spec + "' (" + why
+        return new IllegalArgumentException(RegistryConfig.ACL + ": '" + spec + "' (" + why
                 + "; expected auto, open, or entries such as auth::cdrwa,world:anyone:r)");
     }
 }

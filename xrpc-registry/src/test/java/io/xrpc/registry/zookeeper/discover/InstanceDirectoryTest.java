@@ -1,4 +1,4 @@
-package io.xrpc.registry.zookeeper;
+package io.xrpc.registry.zookeeper.discover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +7,9 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
+import io.xrpc.registry.zookeeper.ZookeeperRegistry;
+import io.xrpc.registry.zookeeper.ZookeeperSettings;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
