@@ -6,9 +6,9 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.internal.Futures;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.serialize.RemoteExceptions;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -35,14 +35,13 @@ final class CallPath {
     /** Each method's attempts, found by the descriptor's identity; null for one the reference does not have. */
     private final Function<MethodDescriptor, Attempts> attempts;
 
-    CallPath(String serviceName, List<ClientInterceptor> interceptors, CallCredentials credentials,
-             String credentialsRefusal, Cluster cluster, Function<MethodDescriptor, Attempts> attempts) {
+    CallPath(String serviceName, ClientConfig config, Cluster cluster, Function<MethodDescriptor, Attempts> attempts) {
         this.serviceName = serviceName;
-        this.credentials = credentials;
-        this.credentialsRefusal = credentialsRefusal;
+        this.credentials = config.credentials;
+        this.credentialsRefusal = config.credentialsRefusal;
         this.cluster = cluster;
         this.attempts = attempts;
-        this.chain = new InterceptorChain<ClientInterceptor, ClientInterceptor.Chain>(interceptors,
+        this.chain = new InterceptorChain<ClientInterceptor, ClientInterceptor.Chain>(config.interceptors,
                 ClientInterceptor::intercept, next -> next::apply, "client").link(this::send);
     }
 
@@ -124,7 +123,7 @@ final class CallPath {
             if (e == null) {
                 out.complete(v);
             } else {
-                out.completeExceptionally(declaredOr(io.xrpc.internal.Futures.cause(e)));
+                out.completeExceptionally(declaredOr(Futures.cause(e)));
             }
         });
         return out;

@@ -1,5 +1,7 @@
 package io.xrpc.client;
 
+import io.xrpc.cluster.Attempts;
+import io.xrpc.cluster.Providers;
 import io.xrpc.common.Idempotent;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
@@ -14,6 +16,11 @@ import java.util.Map;
 
 /** One method of a reference, resolved once: its model, routing, timeout and whether it may be retried. */
 record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeoutMillis, boolean idempotent) {
+
+    /** This method's attempts among the reference's {@code providers}. */
+    Attempts attemptsOf(Providers providers) {
+        return providers.attempts(descriptor.name(), target, timeoutMillis, idempotent);
+    }
 
     /** The remote methods of {@code iface} (default and static ones run locally). */
     static Map<Method, ClientMethod> modelOf(Class<?> iface, ServiceKey key, Duration timeout,

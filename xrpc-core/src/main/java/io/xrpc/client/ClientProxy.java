@@ -2,18 +2,15 @@ package io.xrpc.client;
 
 import io.xrpc.cluster.Attempts;
 import io.xrpc.cluster.Cluster;
+import io.xrpc.cluster.Providers;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
-import io.xrpc.compress.Compressor;
-import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.Serializer;
-import io.xrpc.transport.ClientTransport;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.List;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,36 +20,28 @@ import java.util.concurrent.TimeUnit;
  * blocks a synchronous caller until the answer (rethrowing a declared exception as itself) or
  * hands back the future of an asynchronous method, and adds the call's credentials before the
  * interceptors run. The method model is {@link ClientMethod} (every interface method is parsed
- * once, when the proxy is made), provider choice and sending are {@link ReferenceAttempts}, and
- * the cluster strategy sits between them. {@code Object} methods are answered locally and default
+ * once, when the proxy is made); the cluster strategy chooses providers and sends through each
+ * method's {@link Attempts}. {@code Object} methods are answered locally and default
  * methods run locally.
  */
 final class ClientProxy implements InvocationHandler {
     private final Class<?> iface;
     private final ServiceKey key;
     private final Map<Method, ClientMethod> methods;
-    private final Directory directory;
-    private final Serializer serializer;
-    private final Compressor compressor;
+    private final Providers providers;
     /** Credentials, interceptors and the cluster strategy, joined once. */
     private final CallPath path;
-    private final ClientTransport transport;
 
-    ClientProxy(Class<?> iface, ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
-                ClassAllowList allowList, Duration timeout, Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                CallCredentials credentials, String credentialsRefusal, ClientTransport transport, LoadBalancer loadBalancer, Cluster cluster, Retrying retrying) {
+    ClientProxy(Class<?> iface, Providers providers, ClassAllowList allowList, Duration timeout,
+                Map<String, Duration> methodTimeouts, ClientConfig config, Cluster cluster) {
         this.iface = iface;
-        this.key = key;
-        this.directory = directory;
-        this.serializer = serializer;
-        this.compressor = compressor;
-        this.transport = transport;
+        this.key = providers.key();
+        this.providers = providers;
         this.methods = ClientMethod.modelOf(iface, key, timeout, methodTimeouts, allowList);
-        Map<MethodDescriptor, Attempts> byMethod = new java.util.IdentityHashMap<>();
-        methods.values().forEach(cm -> byMethod.put(cm.descriptor(), new ReferenceAttempts(key, directory, serializer,
-                compressor, transport, loadBalancer, retrying, cm)));
+        Map<MethodDescriptor, Attempts> byMethod = new IdentityHashMap<>();
+        methods.values().forEach(cm -> byMethod.put(cm.descriptor(), cm.attemptsOf(providers)));
         // Each method's attempts, which carry its model; found once per call, by the descriptor's identity.
-        this.path = new CallPath(iface.getName(), interceptors, credentials, credentialsRefusal, cluster, byMethod::get);
+        this.path = new CallPath(iface.getName(), config, cluster, byMethod::get);
     }
 
     @Override
@@ -63,7 +52,7 @@ final class ClientProxy implements InvocationHandler {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
         Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
-        inv.serializer(serializer.name());
+        inv.serializer(providers.serializer().name());
         if (m.descriptor().isAsync()) {
             CompletableFuture<Object> f = path.call(m, inv);
             if (m.target().declaredExceptions() == null) {
@@ -71,7 +60,7 @@ final class ClientProxy implements InvocationHandler {
             }
             return CallPath.declaredAsItself(f);
         }
-        if (transport.isTransportThread()) {
+        if (providers.onTransportThread()) {
             throw new IllegalStateException("synchronous call " + m.descriptor() + " made on an XRpc event-loop thread"
                     + " would block the loop that must read its response; call it from another thread or use a"
                     + " method returning CompletableFuture");
@@ -87,7 +76,7 @@ final class ClientProxy implements InvocationHandler {
                 case "hashCode":
                     return System.identityHashCode(proxy);
                 case "toString":
-                    return "XRpcProxy[" + key + " -> " + directory + ", " + serializer.name() + "/" + compressor.name() + "]";
+                    return "XRpcProxy[" + key + " -> " + providers + "]";
                 default:
                     throw new UnsupportedOperationException(method.toString());
             }

@@ -18,7 +18,7 @@ import java.util.Objects;
  *
  * @param <B> the builder itself, so that setters chain
  */
-public abstract class ClientSettings<B extends ClientSettings<B>> extends EndpointBuilder<B> {
+abstract class ClientSettings<B extends ClientSettings<B>> extends EndpointBuilder<B> {
     CallCredentials credentials;
     boolean credentialsOverPlaintext;
     String serializer = "kryo";

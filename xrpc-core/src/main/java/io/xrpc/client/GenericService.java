@@ -2,18 +2,14 @@ package io.xrpc.client;
 
 import io.xrpc.cluster.Attempts;
 import io.xrpc.cluster.Cluster;
+import io.xrpc.cluster.Providers;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
-import io.xrpc.compress.Compressor;
-import io.xrpc.loadbalance.LoadBalancer;
-import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
-import io.xrpc.transport.ClientTransport;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -49,15 +45,10 @@ public final class GenericService {
 
     private final ServiceKey key;
     private final String serviceKey;
-    private final Directory directory;
-    private final Serializer serializer;
-    private final Compressor compressor;
-    private final ClientTransport transport;
-    private final LoadBalancer loadBalancer;
+    private final Providers providers;
     private final Duration timeout;
     private final Map<String, Duration> methodTimeouts;
     private final CallPath path;
-    private final Retrying retrying;
     /** Each method called so far, by signature; its attempts found again by the descriptor's identity. */
     private final Map<String, Method> methods = new ConcurrentHashMap<>();
     private final Map<MethodDescriptor, Attempts> attempts = new ConcurrentHashMap<>();
@@ -66,22 +57,14 @@ public final class GenericService {
     private record Method(ClientMethod model, Attempts attempts, boolean remembered) {
     }
 
-    GenericService(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor, Duration timeout,
-                   Map<String, Duration> methodTimeouts, List<ClientInterceptor> interceptors,
-                   CallCredentials credentials, String credentialsRefusal, ClientTransport transport,
-                   LoadBalancer loadBalancer, Cluster cluster, Retrying retrying) {
-        this.key = key;
+    GenericService(Providers providers, Duration timeout, Map<String, Duration> methodTimeouts, ClientConfig config,
+                   Cluster cluster) {
+        this.key = providers.key();
         this.serviceKey = key.toString();
-        this.directory = directory;
-        this.serializer = serializer;
-        this.compressor = compressor;
-        this.transport = transport;
-        this.loadBalancer = loadBalancer;
+        this.providers = providers;
         this.timeout = timeout;
         this.methodTimeouts = methodTimeouts;
-        this.retrying = retrying;
-        this.path = new CallPath(key.interfaceName(), interceptors, credentials, credentialsRefusal, cluster,
-                attempts::get);
+        this.path = new CallPath(key.interfaceName(), config, cluster, attempts::get);
     }
 
     /** The service this reference calls. */
@@ -101,7 +84,7 @@ public final class GenericService {
      * @throws RpcException     for every other failure, with its status
      */
     public Object invoke(String method, List<String> parameterTypes, List<?> arguments) throws GenericException {
-        if (transport.isTransportThread()) {
+        if (providers.onTransportThread()) {
             throw new IllegalStateException("synchronous generic call of " + method + " made on an XRpc event-loop"
                     + " thread would block the loop that must read its response; use invokeAsync");
         }
@@ -130,7 +113,7 @@ public final class GenericService {
 
     private CompletableFuture<Object> call(Method m, List<?> arguments, long deadline) {
         Invocation inv = new Invocation(key, m.model().descriptor(), arguments.toArray(), null, null, deadline);
-        inv.serializer(serializer.name());
+        inv.serializer(providers.serializer().name());
         if (m.remembered()) {
             return path.call(m.model(), inv);
         }
@@ -156,8 +139,7 @@ public final class GenericService {
         long millis = methodTimeouts.getOrDefault(name, timeout).toMillis();
         ClientMethod model = new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), Object.class,
                 GenericException::of), millis, false);
-        Attempts a = new ReferenceAttempts(key, directory, serializer, compressor, transport, loadBalancer, retrying,
-                model);
+        Attempts a = model.attemptsOf(providers);
         if (methods.size() >= MAX_METHODS) {
             return new Method(model, a, false);
         }
@@ -178,7 +160,6 @@ public final class GenericService {
 
     @Override
     public String toString() {
-        return "GenericService[" + serviceKey + " -> " + directory + ", " + Arrays.asList(serializer.name(),
-                compressor.name()) + "]";
+        return "GenericService[" + serviceKey + " -> " + providers + "]";
     }
 }

@@ -1,6 +1,8 @@
 package io.xrpc.client;
 
 import io.xrpc.cluster.Cluster;
+import io.xrpc.cluster.Directory;
+import io.xrpc.cluster.Providers;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
@@ -79,8 +81,8 @@ public final class RpcClient implements AutoCloseable {
     private volatile boolean closed;
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
-    private record Made(Directory directory, String type, String source, String loadBalancer, String cluster,
-                        String serializer, String compressor, Duration timeout, Retrying retrying) {
+    private record Made(Providers providers, String type, String source, String loadBalancer, String cluster,
+                        String serializer, String compressor, Duration timeout) {
     }
 
     /** Sends hedged attempts (and encodes them); made when the first hedge is scheduled. */
@@ -116,7 +118,7 @@ public final class RpcClient implements AutoCloseable {
         compressors.get(c.compressor);
         this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class);
         this.clusters = NamedExtensions.load("cluster", Cluster.class);
-        this.transport = new NettyClientTransport(c.transport, compressors);
+        this.transport = new NettyClientTransport(c, compressors);
         this.ownsDiscovery = c.discovery == null && c.registryAddress != null;
         try {
             this.discovery = ownsDiscovery ? Registries.create(c.registryAddress) : c.discovery;
@@ -156,10 +158,8 @@ public final class RpcClient implements AutoCloseable {
             problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
         }
         Reference r = reference(key, serviceInterface.getName(), options, serializer);
-        ClientProxy handler = new ClientProxy(serviceInterface, key, r.directory, serializer,
-                r.compressor, allowList, r.timeout, options.methodTimeouts(),
-                config.interceptors, config.credentials, r.refusal, transport, r.balancer, r.cluster,
-                r.retrying);
+        ClientProxy handler = new ClientProxy(serviceInterface, r.providers, allowList, r.timeout,
+                options.methodTimeouts(), config, r.cluster);
         return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
                 new Class<?>[] {serviceInterface}, handler));
     }
@@ -212,9 +212,8 @@ public final class RpcClient implements AutoCloseable {
             Serializer serializer = serializers.get(io.xrpc.serialize.json.JsonSerializer.NAME);
             ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
             Reference r = reference(key, serviceInterface, options, serializer);
-            GenericService made = new GenericService(key, r.directory, serializer, r.compressor, r.timeout,
-                    options.methodTimeouts(), config.interceptors, config.credentials, r.refusal, transport, r.balancer,
-                    r.cluster, r.retrying);
+            GenericService made = new GenericService(r.providers, r.timeout, options.methodTimeouts(), config,
+                    r.cluster);
             generics.put(k, made);
             return made;
         }
@@ -229,8 +228,7 @@ public final class RpcClient implements AutoCloseable {
     }
 
     /** What a typed and a generic reference share, made as {@link #reference} makes it. */
-    private record Reference(Directory directory, Compressor compressor, Cluster cluster, LoadBalancer balancer,
-                             Duration timeout, String refusal, Retrying retrying) {
+    private record Reference(Providers providers, Cluster cluster, Duration timeout) {
     }
 
     /**
@@ -267,9 +265,10 @@ public final class RpcClient implements AutoCloseable {
         }
         Duration timeout = options.timeout() != null ? options.timeout() : config.timeout;
         String source = options.addresses().isEmpty() ? "registry" : options.addresses().toString();
-        Retrying retrying = Retrying.of(options, this::hedgeTimer);
-        made.add(new Made(directory, typeName, source, options.loadBalancer(), options.cluster(),
-                serializer.name(), compressor.name(), timeout, retrying));
+        Providers providers = new Providers(key, directory, serializer, compressor, transport, balancer, options,
+                this::hedgeTimer);
+        made.add(new Made(providers, typeName, source, options.loadBalancer(), options.cluster(),
+                serializer.name(), compressor.name(), timeout));
         log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
                 key, options.addresses().isEmpty() ? "the registry" : source, serializer.name(), compressor.name(),
                 options.loadBalancer(), options.cluster(), timeout.toMillis(), directory.instances().size());
@@ -277,24 +276,10 @@ public final class RpcClient implements AutoCloseable {
             log.warn("Referencing {}: hedging is done by the failover cluster; the {} cluster does not hedge", key,
                     cluster.name());
         }
-        String refusal = credentialsRefusal();
-        if (refusal != null) {
-            log.warn("Referencing {}: {}; its calls fail UNAUTHENTICATED", key, refusal);
+        if (config.credentialsRefusal != null) {
+            log.warn("Referencing {}: {}; its calls fail UNAUTHENTICATED", key, config.credentialsRefusal);
         }
-        return new Reference(directory, compressor, cluster, balancer, timeout, refusal, retrying);
-    }
-
-    /**
-     * Why calls may not carry this client's credentials, or {@code null}: as gRPC's
-     * {@code CallCredentials} require privacy, a token is never written in plaintext, where anyone
-     * between the client and the provider (or a provider that is not the one meant) reads it.
-     */
-    private String credentialsRefusal() {
-        if (config.credentials == null || config.transport.transport().tls() != null || config.credentialsOverPlaintext) {
-            return null;
-        }
-        return "call credentials are sent only over TLS and this client has no TLS: give it tls(...), or"
-                + " credentialsOverPlaintext(true) for development on loopback";
+        return new Reference(providers, cluster, timeout);
     }
 
     /** The classes this client's serializers may construct from responses. */
@@ -323,7 +308,7 @@ public final class RpcClient implements AutoCloseable {
     public List<Map.Entry<String, Integer>> providerCounts() {
         List<Map.Entry<String, Integer>> counts = new ArrayList<>();
         for (Made m : made) {
-            counts.add(Map.entry(m.directory().key().toString(), m.directory().instances().size()));
+            counts.add(Map.entry(m.providers().key().toString(), m.providers().directory().instances().size()));
         }
         return counts;
     }
@@ -338,7 +323,7 @@ public final class RpcClient implements AutoCloseable {
         java.time.Instant wall = java.time.Instant.now();
         for (Made m : made) {
             List<ReferenceView.Provider> providers = new ArrayList<>();
-            for (ServiceInstance i : m.directory().instances()) {
+            for (ServiceInstance i : m.providers().directory().instances()) {
                 io.xrpc.transport.ProviderState s = transport.providerState(i.endpoint());
                 ReferenceView.State state = s.setAsideNanos() > 0 ? ReferenceView.State.SET_ASIDE
                         : s.openConnections() > 0 ? ReferenceView.State.CONNECTED
@@ -347,9 +332,10 @@ public final class RpcClient implements AutoCloseable {
                         s.setAsideNanos() > 0 ? wall.plusNanos(s.setAsideNanos()) : null,
                         List.copyOf(i.serializers())));
             }
-            views.add(new ReferenceView(m.directory().key(), m.type(), m.source(), m.loadBalancer(),
-                    m.cluster(), m.serializer(), m.compressor(), m.timeout(), m.retrying().retries(),
-                    m.retrying().budget().tokens(), m.retrying().counters().snapshot(), List.copyOf(providers)));
+            Providers p = m.providers();
+            views.add(new ReferenceView(p.key(), m.type(), m.source(), m.loadBalancer(),
+                    m.cluster(), m.serializer(), m.compressor(), m.timeout(), p.retries(),
+                    p.budget().tokens(), p.counters().snapshot(), List.copyOf(providers)));
         }
         return views;
     }
@@ -386,7 +372,7 @@ public final class RpcClient implements AutoCloseable {
     private boolean pruneConnections() {
         Set<Endpoint> keep = new HashSet<>();
         for (Made m : made) {
-            for (ServiceInstance i : m.directory().instances()) {
+            for (ServiceInstance i : m.providers().directory().instances()) {
                 keep.add(i.endpoint());
             }
         }
@@ -401,7 +387,7 @@ public final class RpcClient implements AutoCloseable {
     public void close() {
         closed = true;
         for (Made m : made) {
-            m.directory().close();
+            m.providers().directory().close();
         }
         transport.close();
         synchronized (this) {

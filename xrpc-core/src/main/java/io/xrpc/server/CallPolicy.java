@@ -11,6 +11,7 @@ import io.xrpc.internal.Texts;
 import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.ReadDeadlineException;
 import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerExchange;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -19,15 +20,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's side of a request, from its head to its answer: routing it to an exported method
- * (the transport asks {@link #find} as the head arrives), then, from a thread of the call executor:
+ * The server's side of a routed request, entered once per request from a thread of the call
+ * executor (the transport found its route in the {@link ServiceDispatcher} as its head arrived):
  * the deadline (checked when a thread takes the call and again after its arguments are read: a
  * call whose budget ran out never runs), authentication before the arguments are read, reading
  * and checking the arguments, running the interceptors and the implementation, a deadline for an
  * asynchronous result, and turning every outcome into a status: a declared exception carried as
  * itself, any other as text, and a downstream call's retry-safe status never passed on as if
- * this call had not run. The transport ({@link ServerExchange}) does the bytes; the table of
- * exports is {@link ServiceDispatcher}.
+ * this call had not run. The transport ({@link ServerExchange}) does the bytes.
  */
 final class CallPolicy implements RequestHandler {
     private static final Logger log = LoggerFactory.getLogger(CallPolicy.class);
@@ -37,36 +37,19 @@ final class CallPolicy implements RequestHandler {
     private static final io.xrpc.internal.LogLimiter errorLog = new io.xrpc.internal.LogLimiter(log,
             "service exceptions");
 
-    private final ServiceDispatcher exports;
     /** Null when every call is admitted. */
     private final Authenticator authenticator;
     /** How much of a service's exception its callers receive. */
     private final ErrorDetails errorDetails;
 
-    CallPolicy(ServiceDispatcher exports, Authenticator authenticator, ErrorDetails errorDetails) {
-        this.exports = exports;
+    CallPolicy(Authenticator authenticator, ErrorDetails errorDetails) {
         this.authenticator = authenticator;
         this.errorDetails = errorDetails;
     }
 
     @Override
-    public Route find(String serviceKey, String signature) {
-        return exports.find(serviceKey, signature);
-    }
-
-    @Override
-    public boolean hasService(String serviceKey) {
-        return exports.hasService(serviceKey);
-    }
-
-    @Override
-    public java.util.List<String> exportedAs(String serviceKey) {
-        return exports.exportedAs(serviceKey);
-    }
-
-    @Override
     public void handle(ServerExchange ex) {
-        ServerMethod method = (ServerMethod) ex.route(); // routes come from find()
+        ServerMethod method = (ServerMethod) ex.route(); // routes come from the ServiceDispatcher
         if (expired(ex)) {
             ex.discardArguments();
             ex.answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
@@ -181,7 +164,7 @@ final class CallPolicy implements RequestHandler {
     }
 
     private void failed(ServerExchange ex, Throwable cause) {
-        Route method = ex.route();
+        Routes.Route method = ex.route();
         if (cause instanceof RpcException r && r.status() != RpcStatus.APPLICATION_ERROR) {
             RpcStatus status = r.status();
             String message = r.getMessage();
@@ -240,7 +223,7 @@ final class CallPolicy implements RequestHandler {
      */
     private static String logUnderReference(ServerExchange ex, Throwable cause) {
         String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
-        Route method = ex.route();
+        Routes.Route method = ex.route();
         if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
                 method.descriptor(), cause.getClass().getName(), ex.peer(), reference, cause)) {
             return "(stack trace not sent: the provider logged it as error " + reference + ")";

@@ -81,8 +81,8 @@ public final class RpcServer implements AutoCloseable {
             dispatcher.export(ServerReflection.class, new Reflection(dispatcher, serializerNames),
                     ServiceOptions.builder().build(), false);
         }
-        this.transport = new NettyServerTransport(c.transport, new CallPolicy(dispatcher, c.authenticator,
-                c.errorDetails), serializers, CompressorRegistry.load());
+        this.transport = new NettyServerTransport(c, dispatcher, new CallPolicy(c.authenticator, c.errorDetails),
+                serializers, CompressorRegistry.load());
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
         // "Any serializer" is registered as the ones present when some library is absent.
         this.registration = new Registration(c, serializers.missing().isEmpty() ? List.of() : serializerNames);

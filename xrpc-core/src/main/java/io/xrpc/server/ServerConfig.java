@@ -6,16 +6,18 @@ import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
-import io.xrpc.transport.netty.NettyServerTransport;
+import io.xrpc.transport.ServerTransport;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 
 /**
- * A server's settings as {@link RpcServer.Builder#build()} checked and froze them, copied from the
- * builder so that building twice gives two independent servers. What the transport needs is
- * gathered in {@link #transport}. Immutable.
+ * A server's settings as {@link RpcServer.Builder#build()} checked and froze them: the one
+ * immutable value every part of the server reads what it needs from, the transport included
+ * (through {@link ServerTransport.Settings}), so a setting is copied once, from the builder.
+ * Building twice gives two independent servers.
  */
-final class ServerConfig {
+final class ServerConfig implements ServerTransport.Settings {
     final String host;
     final int port;
     final String advertisedHost;
@@ -29,7 +31,18 @@ final class ServerConfig {
     final List<ServerInterceptor> interceptors;
     final RegistryConfig registryAddress;
     final ServiceRegistry registry;
-    final NettyServerTransport.Settings transport;
+    private final int ioThreads;
+    private final int executorThreads;
+    private final int executorQueue;
+    private final ThreadFactory callThreads;
+    private final Duration frameTimeout;
+    private final int maxConnections;
+    private final int maxConnectionsPerAddress;
+    private final Duration authenticationTimeout;
+    private final int maxAuthenticationFailures;
+    private final long maxRequestMemory;
+    private final TransportConfig transport;
+    private final boolean adaptiveConcurrency;
 
     ServerConfig(ServerSettings<?> b, ReadLimits readLimits, TypeCheck.Mode typeCheck, int ioThreads,
                  TransportConfig connection) {
@@ -53,9 +66,92 @@ final class ServerConfig {
         this.interceptors = List.copyOf(b.interceptors);
         this.registryAddress = b.registryAddress;
         this.registry = b.registry;
-        this.transport = new NettyServerTransport.Settings(b.host, b.port, ioThreads, b.executorThreads,
-                b.executorQueue, b.callThreads.factory("xrpc-server-call"), b.frameTimeout, b.maxConnections,
-                b.maxConnectionsPerAddress, b.authenticator != null, b.authenticationTimeout,
-                b.maxAuthenticationFailures, requestMemory, connection, b.adaptiveConcurrency);
+        this.ioThreads = ioThreads;
+        this.executorThreads = b.executorThreads;
+        this.executorQueue = b.executorQueue;
+        this.callThreads = b.callThreads.factory("xrpc-server-call");
+        this.frameTimeout = b.frameTimeout;
+        this.maxConnections = b.maxConnections;
+        this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
+        this.authenticationTimeout = b.authenticationTimeout;
+        this.maxAuthenticationFailures = b.maxAuthenticationFailures;
+        this.maxRequestMemory = requestMemory;
+        this.transport = connection;
+        this.adaptiveConcurrency = b.adaptiveConcurrency;
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    @Override
+    public int executorThreads() {
+        return executorThreads;
+    }
+
+    @Override
+    public int executorQueue() {
+        return executorQueue;
+    }
+
+    @Override
+    public ThreadFactory callThreads() {
+        return callThreads;
+    }
+
+    @Override
+    public Duration frameTimeout() {
+        return frameTimeout;
+    }
+
+    @Override
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    @Override
+    public int maxConnectionsPerAddress() {
+        return maxConnectionsPerAddress;
+    }
+
+    @Override
+    public boolean authenticates() {
+        return authenticator != null;
+    }
+
+    @Override
+    public Duration authenticationTimeout() {
+        return authenticationTimeout;
+    }
+
+    @Override
+    public int maxAuthenticationFailures() {
+        return maxAuthenticationFailures;
+    }
+
+    @Override
+    public long maxRequestMemory() {
+        return maxRequestMemory;
+    }
+
+    @Override
+    public TransportConfig transport() {
+        return transport;
+    }
+
+    @Override
+    public boolean adaptiveConcurrency() {
+        return adaptiveConcurrency;
     }
 }

@@ -5,7 +5,7 @@ import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.internal.Types;
-import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.Routes;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
@@ -17,7 +17,7 @@ import java.util.function.Function;
  * declared by the exported interface exist here, so a peer cannot reach any other public method
  * of the implementation class.
  */
-final class ServerMethod implements RequestHandler.Route {
+final class ServerMethod implements Routes.Route {
     private final ServiceKey serviceKey;
     private final MethodDescriptor descriptor;
     private final Object implementation;
@@ -81,7 +81,7 @@ final class ServerMethod implements RequestHandler.Route {
         return direct;
     }
 
-    /** The transport's, opaque here: see {@link RequestHandler.Route#transportState}. */
+    /** The transport's, opaque here: see {@link Routes.Route#transportState}. */
     private final java.util.concurrent.atomic.AtomicReference<Object> transportState =
             new java.util.concurrent.atomic.AtomicReference<>();
 

@@ -18,7 +18,7 @@ import java.util.Objects;
  *
  * @param <B> the builder itself, so that setters chain
  */
-public abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuilder<B> {
+abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuilder<B> {
     String host = "0.0.0.0";
     int port;
     String advertisedHost;

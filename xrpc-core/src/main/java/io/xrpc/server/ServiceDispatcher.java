@@ -7,7 +7,7 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerExchange;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -21,9 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The table of the services a server exports: each method as a {@link ServerMethod}, which runs a
  * call through the server interceptors to the implementation. Lookups are two hash probes;
- * exporting may happen while the server runs. {@link CallPolicy} routes requests through it.
+ * exporting may happen while the server runs. The transport finds each request's route here
+ * ({@link Routes}) and hands it to the {@link CallPolicy}.
  */
-final class ServiceDispatcher {
+final class ServiceDispatcher implements Routes {
     private final Map<String, Exported> services = new ConcurrentHashMap<>();
 
     /**
@@ -80,12 +81,14 @@ final class ServiceDispatcher {
         return services.remove(key.toString()) != null;
     }
 
-    boolean hasService(String serviceKey) {
+    @Override
+    public boolean hasService(String serviceKey) {
         return services.containsKey(serviceKey);
     }
 
     /** The keys (at most ten) that the interface named in {@code serviceKey} ([group/]name[:version]) is exported under. */
-    List<String> exportedAs(String serviceKey) {
+    @Override
+    public List<String> exportedAs(String serviceKey) {
         String name = serviceKey.substring(serviceKey.indexOf('/') + 1);
         int colon = name.indexOf(':');
         String iface = colon < 0 ? name : name.substring(0, colon);
@@ -98,7 +101,8 @@ final class ServiceDispatcher {
         return keys;
     }
 
-    ServerMethod find(String serviceKey, String signature) {
+    @Override
+    public ServerMethod find(String serviceKey, String signature) {
         Exported s = services.get(serviceKey);
         return s == null ? null : s.methods().get(signature);
     }

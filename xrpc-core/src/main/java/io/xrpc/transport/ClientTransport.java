@@ -1,5 +1,7 @@
 package io.xrpc.transport;
 
+import io.xrpc.config.TransportConfig;
+import java.time.Duration;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.compress.Compressor;
@@ -12,6 +14,47 @@ import java.util.concurrent.CompletableFuture;
  * {@code io.xrpc.transport.netty} has the one implementation.
  */
 public interface ClientTransport extends AutoCloseable {
+
+    /**
+     * What a client transport is set up with, read from the client's one frozen configuration
+     * (built by {@code RpcClient.Builder}, whose setters document each): no copy of it is made.
+     */
+    interface Settings {
+        /** Event-loop threads. */
+        int ioThreads();
+
+        /** Multiplexed connections per provider address. */
+        int connectionsPerEndpoint();
+
+        Duration connectTimeout();
+
+        /** Calls that may be pending at once, over every provider. */
+        int maxPendingCalls();
+
+        /** Bytes of encoded requests that may wait to be written to one provider. */
+        long maxPendingRequestBytes();
+
+        /** First wait after a failed connect, doubled per failure up to {@link #maxReconnectBackoff()}. */
+        Duration reconnectBackoff();
+
+        Duration maxReconnectBackoff();
+
+        /** Failures in a row that set a provider aside; 0 turns outlier detection off. */
+        int outlierFailures();
+
+        Duration outlierBaseEjection();
+
+        Duration outlierMaxEjection();
+
+        /** The connection settings both sides share: frame limit, heartbeat, compression threshold, water marks, TLS. */
+        TransportConfig transport();
+
+        /** Whether a cancelled call that was sent is cancelled on its provider too (a CANCEL frame). */
+        boolean cancelOnProvider();
+
+        /** How long a silent provider has to answer a ping; zero turns the silence watch off. */
+        Duration pingTimeout();
+    }
 
     /**
      * Sends one call to {@code endpoint}; the future completes with the result or fails with an

@@ -17,7 +17,7 @@ import java.util.Map;
 public interface ServerExchange {
 
     /** The exported method the request names. */
-    RequestHandler.Route route();
+    Routes.Route route();
 
     /** The request's attachments; empty, never {@code null}. */
     Map<String, String> attachments();

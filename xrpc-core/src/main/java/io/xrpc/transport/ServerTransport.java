@@ -1,5 +1,7 @@
 package io.xrpc.transport;
 
+import io.xrpc.config.TransportConfig;
+import java.util.concurrent.ThreadFactory;
 import io.xrpc.common.Endpoint;
 import java.time.Duration;
 
@@ -9,6 +11,54 @@ import java.time.Duration;
  * implementation.
  */
 public interface ServerTransport {
+
+    /**
+     * What a server transport is set up with, read from the server's one frozen configuration
+     * (built by {@code RpcServer.Builder}, whose setters document each): no copy of it is made.
+     */
+    interface Settings {
+        /** The address to bind. */
+        String host();
+
+        /** The port to bind; 0 for any free one. */
+        int port();
+
+        /** Event-loop threads. */
+        int ioThreads();
+
+        /** Call threads, and the calls that may wait for one. */
+        int executorThreads();
+
+        int executorQueue();
+
+        /** Makes the call executor's threads, or {@code null} for the transport's own platform threads. */
+        ThreadFactory callThreads();
+
+        /** How long one frame may take to arrive once begun; zero for no limit. */
+        Duration frameTimeout();
+
+        /** Connections open at once, and from one address (0: no own limit). */
+        int maxConnections();
+
+        int maxConnectionsPerAddress();
+
+        /** Whether an authenticator decides calls: then connections must authenticate in time. */
+        boolean authenticates();
+
+        Duration authenticationTimeout();
+
+        /** Refusals in a row that close a connection which never authenticated; 0 for none. */
+        int maxAuthenticationFailures();
+
+        /** Bytes of large requests held at once, over every connection. */
+        long maxRequestMemory();
+
+        /** The connection settings both sides share: frame limit, heartbeat, compression threshold, water marks, TLS. */
+        TransportConfig transport();
+
+        /** Whether each method's calls are admitted under an adaptive concurrency limit. */
+        boolean adaptiveConcurrency();
+    }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */
     Endpoint start() throws InterruptedException;

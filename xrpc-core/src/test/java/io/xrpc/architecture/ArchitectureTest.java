@@ -101,12 +101,36 @@ class ArchitectureTest {
         noClasses().that().resideOutsideOfPackage("io.xrpc.transport.netty..")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.client.RpcClient")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.client.RpcClient$Builder")
-                .and().doNotHaveFullyQualifiedName("io.xrpc.client.ClientConfig")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.server.RpcServer")
                 .and().doNotHaveFullyQualifiedName("io.xrpc.server.RpcServer$Builder")
-                .and().doNotHaveFullyQualifiedName("io.xrpc.server.ServerConfig")
                 .should().dependOnClassesThat().resideInAPackage("io.xrpc.transport.netty..")
                 .because("everything else programs against io.xrpc.transport")
+                .check(classes);
+    }
+
+    /**
+     * A call walks down once: the client runs the interceptors and hands the call to its cluster,
+     * which chooses a provider through the balancer and sends through the transport; nothing below
+     * the client calls back into it (as Dubbo's cluster invoker owns its directory and balancer).
+     */
+    @Test
+    void aCallNeverClimbsBackToTheClient() {
+        noClasses().that().resideInAnyPackage("io.xrpc.cluster..", "io.xrpc.loadbalance..", "io.xrpc.transport..",
+                        "io.xrpc.registry..")
+                .should().dependOnClassesThat().resideInAPackage("io.xrpc.client..")
+                .because("the cluster owns choosing and sending: a request never climbs back a floor")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.xrpc.loadbalance..", "io.xrpc.transport..")
+                .should().dependOnClassesThat().resideInAPackage("io.xrpc.cluster..")
+                .because("the balancer and the transport are the floors below the cluster")
+                .check(classes);
+    }
+
+    /** On the server, the transport finds the route in the table of exports and hands the call to the policy once. */
+    @Test
+    void theServerPolicyIsEnteredOnlyThroughTheTransportSeam() {
+        noClasses().that().resideInAPackage("io.xrpc.transport..")
+                .should().dependOnClassesThat().resideInAPackage("io.xrpc.server..")
                 .check(classes);
     }
 }

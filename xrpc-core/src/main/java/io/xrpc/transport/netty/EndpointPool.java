@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import io.xrpc.common.Endpoint;
+import io.xrpc.transport.ClientTransport;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ final class EndpointPool {
 
     private final Endpoint endpoint;
     private final Bootstrap bootstrap;
-    private final NettyClientTransport.Settings settings;
+    private final ClientTransport.Settings settings;
     private final Slot[] slots;
     private final AtomicInteger next = new AtomicInteger();
     /** Calls to this provider in flight, for the least-active and p2c balancers. */
@@ -198,7 +199,7 @@ final class EndpointPool {
         return sending;
     }
 
-    EndpointPool(Endpoint endpoint, Bootstrap bootstrap, NettyClientTransport.Settings settings) {
+    EndpointPool(Endpoint endpoint, Bootstrap bootstrap, ClientTransport.Settings settings) {
         this.endpoint = endpoint;
         this.bootstrap = bootstrap;
         this.settings = settings;

@@ -38,23 +38,16 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The Netty side of a client: a small pool of multiplexed connections per provider address,
  * opened on first use, a request id counter, and one timer wheel for every call's deadline.
- * Created and driven by {@link io.xrpc.client.RpcClient}.
+ * Created and driven by {@code RpcClient}, through the {@link ClientTransport} contract.
  */
 public final class NettyClientTransport implements ClientTransport {
-
-    /** What the transport needs from the client's configuration. */
-    public record Settings(int ioThreads, int connectionsPerEndpoint, Duration connectTimeout, int maxPendingCalls,
-                           long maxPendingRequestBytes, Duration reconnectBackoff, Duration maxReconnectBackoff,
-                           int outlierFailures, Duration outlierBaseEjection, Duration outlierMaxEjection,
-                           TransportConfig transport, boolean cancelOnProvider, Duration pingTimeout) {
-    }
 
     /** Whether a cancelled call that was sent is cancelled on its provider too (a CANCEL frame). */
     boolean cancelsOnProvider() {
         return settings.cancelOnProvider();
     }
 
-    private final Settings settings;
+    private final ClientTransport.Settings settings;
     /** The client's TLS, or null for plaintext. */
     private final SslContext tls;
     private final CompressorRegistry compressors;
@@ -66,7 +59,7 @@ public final class NettyClientTransport implements ClientTransport {
     private final AtomicInteger pendingCalls = new AtomicInteger();
     private volatile boolean closed;
 
-    public NettyClientTransport(Settings settings, CompressorRegistry compressors) {
+    public NettyClientTransport(ClientTransport.Settings settings, CompressorRegistry compressors) {
         this.settings = settings;
         this.tls = settings.transport().tls() == null ? null : NettyTls.clientContext(settings.transport().tls());
         this.compressors = compressors;

@@ -19,6 +19,7 @@ import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerTransport;
 import io.xrpc.config.TransportConfig;
 import java.net.InetSocketAddress;
@@ -37,18 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NettyServerTransport implements ServerTransport {
 
-    /**
-     * What the transport needs from the server's configuration.
-     *
-     * @param callThreads makes the call executor's threads, or {@code null} for the transport's
-     *                    own platform threads
-     */
-    public record Settings(String host, int port, int ioThreads, int executorThreads, int executorQueue,
-                           java.util.concurrent.ThreadFactory callThreads, Duration frameTimeout, int maxConnections, int maxConnectionsPerAddress,
-                           boolean authenticates, Duration authenticationTimeout, int maxAuthenticationFailures,
-                           long maxRequestMemory, TransportConfig transport, boolean adaptiveConcurrency) {
-    }
-
     /** Whether each method's calls are admitted under an {@link AdaptiveLimit}. */
     boolean adaptiveConcurrency() {
         return settings.adaptiveConcurrency();
@@ -56,15 +45,18 @@ public final class NettyServerTransport implements ServerTransport {
 
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
 
-    private final Settings settings;
+    private final ServerTransport.Settings settings;
     /** The server's TLS, or null for plaintext. */
     private final SslContext tls;
+    private final Routes routes;
     private final RequestHandler requestHandler;
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
     private final ThreadPoolExecutor executor;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConnectionLimits limits;
+    private final RequestRouter router = new RequestRouter(this);
+    private final Authentications authentications = new Authentications();
     private final LogLimiter closeLog = new LogLimiter(log, "connections closed on an error");
     /** Bytes of large requests arriving or waiting to run, over all connections. */
     private final MemoryBudget memoryBudget;
@@ -84,9 +76,11 @@ public final class NettyServerTransport implements ServerTransport {
     private ChannelGroup children;
     private volatile Endpoint endpoint;
 
-    public NettyServerTransport(Settings settings, RequestHandler requestHandler, SerializerRegistry serializers,
+    public NettyServerTransport(ServerTransport.Settings settings, Routes routes, RequestHandler requestHandler,
+                                SerializerRegistry serializers,
                                 CompressorRegistry compressors) {
         this.settings = settings;
+        this.routes = routes;
         this.requestHandler = requestHandler;
         this.serializers = serializers;
         this.compressors = compressors;
@@ -118,8 +112,8 @@ public final class NettyServerTransport implements ServerTransport {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        String refusal = limits.admit(ch, settings.authenticates() ? () -> evictUnauthenticated(ch)
-                                : null);
+                        String refusal = limits.admit(ch, settings.authenticates()
+                                ? () -> authentications.evictOldest(ch, settings.maxConnections()) : null);
                         if (refusal != null) {
                             refuse(ch, refusal);
                             return;
@@ -132,7 +126,7 @@ public final class NettyServerTransport implements ServerTransport {
                                         settings.frameTimeout().toMillis(),
                                         settings.authenticates() ? unauthenticatedBudget : memoryBudget))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
-                                .addLast("requests", new ServerChannelHandler(NettyServerTransport.this));
+                                .addLast("requests", new ServerChannelHandler(NettyServerTransport.this, router));
                     }
                 });
         try {
@@ -322,73 +316,25 @@ public final class NettyServerTransport implements ServerTransport {
         });
     }
 
-    /**
-     * Connections that have not carried an admitted call yet, each with the order it opened in
-     * (with an authenticator only). Added on the event loop of each, removed when one
-     * authenticates, closes or is evicted.
-     */
-    private final java.util.concurrent.ConcurrentHashMap<ServerChannelHandler, Long> unauthenticated =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong opened = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.LongAdder authenticationRefusals = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder authenticationClosures = new java.util.concurrent.atomic.LongAdder();
-    private final LogLimiter authLog = new LogLimiter(log, "refused authentications");
-
-    void awaitingAuthentication(ServerChannelHandler connection) {
-        unauthenticated.put(connection, opened.incrementAndGet());
+    /** The connections waiting to authenticate, and the counts of refusals and closures. */
+    Authentications authentications() {
+        return authentications;
     }
 
-    void authenticatedOrClosed(ServerChannelHandler connection) {
-        unauthenticated.remove(connection);
-    }
-
-    /**
-     * At the connection cap: closes the oldest connection that has not authenticated, so that
-     * peers without credentials cannot hold every slot. Returns whether one was closed.
-     */
-    private boolean evictUnauthenticated(Channel newcomer) {
-        // The oldest idle one (one with a call being decided stays): one pass, and only at the cap.
-        ServerChannelHandler oldest = null;
-        long oldestSeq = Long.MAX_VALUE;
-        for (java.util.Map.Entry<ServerChannelHandler, Long> e : unauthenticated.entrySet()) {
-            if (e.getValue() < oldestSeq && e.getKey().evictable()) {
-                oldest = e.getKey();
-                oldestSeq = e.getValue();
-            }
-        }
-        if (oldest != null && oldest.closeUnauthenticated("it had carried no authenticated call when "
-                + newcomer.remoteAddress() + " needed its slot at the connection limit (" + settings.maxConnections()
-                + ")")) {
-            unauthenticated.remove(oldest);
-            return true;
-        }
-        return false;
-    }
-
-    Settings settings() {
+    ServerTransport.Settings settings() {
         return settings;
-    }
-
-    /** A call's credentials were refused; the count and a limited log line. */
-    void authenticationRefused(Endpoint peer, String method, String reason, int inARow) {
-        authenticationRefusals.increment();
-        authLog.warn("Refused {} from {}: {} ({} in a row on its connection)", method, peer, reason, inARow);
-    }
-
-    void closedForAuthentication() {
-        authenticationClosures.increment();
     }
 
     /** Calls refused by the authenticator since start. */
     @Override
     public long authenticationRefusals() {
-        return authenticationRefusals.sum();
+        return authentications.refusals();
     }
 
     /** Connections closed since start for carrying no authenticated call (timeout, refusals, eviction). */
     @Override
     public long authenticationClosures() {
-        return authenticationClosures.sum();
+        return authentications.closures();
     }
 
     MemoryBudget memoryBudget() {
@@ -449,6 +395,11 @@ public final class NettyServerTransport implements ServerTransport {
         return inFlight.get();
     }
 
+    /** The table of exports each request's route is found in. */
+    Routes routes() {
+        return routes;
+    }
+
     RequestHandler requestHandler() {
         return requestHandler;
     }
@@ -466,7 +417,7 @@ public final class NettyServerTransport implements ServerTransport {
      * queue of {@code executorQueue} (a hand-off when 0); a call that fits neither is answered
      * {@code SERVER_BUSY}.
      */
-    private static ThreadPoolExecutor callExecutor(Settings s) {
+    private static ThreadPoolExecutor callExecutor(ServerTransport.Settings s) {
         java.util.concurrent.BlockingQueue<Runnable> queue = s.executorQueue() == 0
                 ? new java.util.concurrent.SynchronousQueue<>()
                 : new java.util.concurrent.ArrayBlockingQueue<>(s.executorQueue());

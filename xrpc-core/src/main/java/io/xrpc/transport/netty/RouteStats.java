@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What the transport learns about one exported method while serving it: about how large its
  * responses are, which admission of a connection's later requests uses, and whether two problems
  * of the method were logged already. Each route holds the transport's as an opaque
- * {@link io.xrpc.transport.RequestHandler.Route#transportState}, so that the server knows nothing
+ * {@link io.xrpc.transport.Routes.Route#transportState}, so that the server knows nothing
  * of what is in it, and it lives and goes with the route.
  */
 final class RouteStats {

@@ -6,14 +6,11 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
-import io.xrpc.compress.IdentityCompressor;
-import io.xrpc.internal.Texts;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
-import io.xrpc.protocol.codec.ShortStringCache;
 import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.transport.RequestHandler;
+import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerExchange;
 import java.io.IOException;
 import java.util.Map;
@@ -35,8 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerCall implements Runnable, ServerExchange {
     private static final Logger log = LoggerFactory.getLogger(ServerCall.class);
-    /** Longest piece of a peer's service key or signature quoted back in an error. */
-    private static final int MAX_QUOTE = 200;
     /** Largest request body read on the event loop for a NonBlocking method; larger ones go to a call thread. */
     static final int DIRECT_MAX_BODY = 64 * 1024;
 
@@ -45,8 +40,6 @@ final class ServerCall implements Runnable, ServerExchange {
     private final long id;
     private final byte serializerId;
     private final byte compressorId;
-    private final long received;
-    private final int waitedMillis;
     private final AtomicBoolean answered = new AtomicBoolean();
     /** Set when the client cancelled it: not run if not started, and never answered. */
     private volatile boolean cancelled;
@@ -62,13 +55,13 @@ final class ServerCall implements Runnable, ServerExchange {
     /** Set when a thread took it: only calls that ran are samples of the method's latency. */
     private volatile boolean started;
     private Frame frame;
-    private long deadline;
-    private Serializer serializer;
-    private Compressor compressor = IdentityCompressor.INSTANCE;
-    private RequestHandler.Route method;
+    private final long deadline;
+    private final Serializer serializer;
+    private final Compressor compressor;
+    private final Routes.Route method;
     /** What the transport learned of {@link #method} so far. */
-    private RouteStats stats;
-    private RpcCodec.RequestHead head;
+    private final RouteStats stats;
+    private final RpcCodec.RequestHead head;
     private boolean dispatched;
     private long reserved;
     private Object result;
@@ -78,111 +71,35 @@ final class ServerCall implements Runnable, ServerExchange {
     private final int requestBytes;
     /**
      * Whether reading it may cost much (a compressed body, or one over
-     * {@link ServerChannelHandler#CHEAP_BODY}): counted against its connection's expensive reads
+     * {@link Admission#CHEAP_BODY}): counted against its connection's expensive reads
      * from dispatch until its body is released.
      */
     final boolean expensiveRead;
 
-    ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, long received,
-               int waitedMillis) {
+    /** A routed request ({@link RequestRouter} found its method); it owns {@code frame} from here. */
+    ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, int requestBytes,
+               long deadline, Serializer serializer, Compressor compressor, RpcCodec.RequestHead head,
+               Routes.Route method, RouteStats stats) {
         this.server = server;
         this.connection = connection;
         this.frame = frame;
         this.id = frame.requestId();
         this.serializerId = frame.serializerId();
         this.compressorId = frame.compressorId();
-        this.received = received;
-        this.waitedMillis = waitedMillis;
-        this.requestBytes = frame.body().readableBytes();
-        this.expensiveRead = frame.isCompressed() || requestBytes > ServerChannelHandler.CHEAP_BODY;
+        this.requestBytes = requestBytes;
+        this.expensiveRead = frame.isCompressed() || requestBytes > Admission.CHEAP_BODY;
+        this.deadline = deadline;
+        this.serializer = serializer;
+        this.compressor = compressor;
+        this.head = head;
+        this.method = method;
+        this.stats = stats;
         server.callStarted();
-    }
-
-    /**
-     * The checks that need no deserializing, on the event loop: shutting down, budget, and for an
-     * uncompressed body the route. Returns false when the request is answered already.
-     */
-    boolean routeOnEventLoop() {
-        if (frame.isOverBudget()) {
-            server.memoryBudgetFull();
-            refuse(RpcStatus.SERVER_BUSY, connection.isAuthenticated()
-                    ? "server " + server.endpoint() + " holds its memory budget for requests in transit ("
-                            + server.memoryBudget().limit() + " bytes) in other requests; request " + id + " was not read"
-                    : "server " + server.endpoint() + " holds the share of its memory budget for connections that have"
-                            + " not authenticated (" + server.unauthenticatedBudget().limit() + " bytes) in other"
-                            + " requests; request " + id + " was not read (a connection that has carried an"
-                            + " authenticated call uses the whole budget)");
-            return false;
-        }
-        if (server.isDraining()) {
-            refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is shutting down");
-            return false;
-        }
-        int budget = frame.budgetMillis();
-        if (budget <= 0) {
-            refuse(RpcStatus.DEADLINE_EXCEEDED, "deadline of request " + id + " passed before it reached "
-                    + server.endpoint());
-            return false;
-        }
-        if (waitedMillis >= budget) {
-            refuse(RpcStatus.DEADLINE_EXCEEDED, "request " + id + " waited " + waitedMillis + " ms before "
-                    + server.endpoint() + " read it, longer than its budget of " + budget + " ms; not run");
-            return false;
-        }
-        deadline = received + TimeUnit.MILLISECONDS.toNanos(budget - waitedMillis);
-        serializer = server.serializers().byId(serializerId);
-        if (serializer == null) {
-            java.util.Map<String, String> absent = server.serializers().missing();
-            refuse(RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId + (absent.isEmpty() ? ""
-                    : " (" + server.endpoint() + " has no library for " + absent.keySet() + ")"));
-            malformed("unknown serializer id " + serializerId);
-            return false;
-        }
-        return findRoute(connection.names); // a compressed request's head is plain: only its arguments inflate
-    }
-
-    /** Reads the request head and finds the method; answers and returns false when it cannot. */
-    private boolean findRoute(ShortStringCache names) {
-        int bodyLength = frame.body().readableBytes();
-        try {
-            head = RpcCodec.readRequestHead(frame.body(), names);
-        } catch (RuntimeException e) {
-            boolean compressed = frame.isCompressed();
-            refuse(RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of " + bodyLength + " bytes"
-                    + (compressed ? " (a compressed request keeps its head plain: is the client of an older"
-                    + " XRpc, which compressed it?)" : ""));
-            malformed("malformed request head");
-            return false;
-        }
-        method = server.requestHandler().find(head.serviceKey(), head.signature());
-        if (method == null) {
-            boolean known = server.requestHandler().hasService(head.serviceKey());
-            java.util.List<String> others = known ? java.util.List.of() : server.requestHandler().exportedAs(head.serviceKey());
-            refuse(known ? RpcStatus.METHOD_NOT_FOUND : RpcStatus.SERVICE_NOT_FOUND, known
-                    ? "service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " has no method "
-                    + Texts.cut(head.signature(), MAX_QUOTE)
-                    : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint()
-                    + (others.isEmpty() ? "" : "; that interface is exported as " + String.join(", ", others)
-                    + " (a caller names the version and group, as [group/]interface[:version] reads)"));
-            return false;
-        }
-        stats = (RouteStats) method.transportState(RouteStats::new);
-        if (!method.accepts(serializer.name())) {
-            refuse(RpcStatus.SERIALIZATION_ERROR, method.serviceKey() + " accepts only the serializers "
-                    + method.acceptedSerializers() + " (the request used " + serializer.name() + ")");
-            return false;
-        }
-        if (frame.compressorId() != IdentityCompressor.ID) {
-            Compressor c = server.compressors().byId(compressorId);
-            compressor = c == null ? IdentityCompressor.INSTANCE : c;
-        }
-        return true;
     }
 
     /** The usual response size of the method. */
     long expectedResponseBytes() {
-        RouteStats s = stats;
-        return s == null ? 0 : s.responseSize.get(); // null only before the call was routed
+        return stats.responseSize.get();
     }
 
     /** What the transport learned of the method so far. */
@@ -283,7 +200,7 @@ final class ServerCall implements Runnable, ServerExchange {
             server.requestHandler().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
             releaseFrame();
-            log.error("Failed to serve {} from {}", method != null ? method.descriptor() : "request " + id,
+            log.error("Failed to serve {} from {}", method.descriptor(),
                     connection.peer, t);
             answerError(RpcStatus.INTERNAL, "server failed: " + t);
         }
@@ -292,7 +209,7 @@ final class ServerCall implements Runnable, ServerExchange {
     // ServerExchange: what the server's policy (io.xrpc.server.CallPolicy) sees of this request.
 
     @Override
-    public RequestHandler.Route route() {
+    public Routes.Route route() {
         return method;
     }
 
@@ -350,17 +267,17 @@ final class ServerCall implements Runnable, ServerExchange {
     /** Counted after its answer was queued, so that the answer goes out before a GOAWAY for it. */
     @Override
     public void malformed(String why) {
-        connection.malformed(why);
+        connection.strikes.malformed(why);
     }
 
     @Override
     public void authenticated() {
-        connection.authenticated();
+        connection.auth.admitted();
     }
 
     @Override
     public void authenticationRefused(String reason) {
-        connection.authenticationRefused(method.descriptor().toString(), reason);
+        connection.auth.refused(method.descriptor().toString(), reason);
     }
 
     @Override
@@ -377,7 +294,7 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void invocation(Invocation invocation) {
         this.invocation = invocation;
-        connection.wellFormed(); // its arguments were read and checked
+        connection.strikes.wellFormed(); // its arguments were read and checked
     }
 
     /** The result goes to the connection, which has it encoded once there is room ({@link #encodeAndAnswer}). */
@@ -385,7 +302,7 @@ final class ServerCall implements Runnable, ServerExchange {
     public void answer(Object value) {
         releaseLimit(true);
         result = value;
-        connection.deliver(this);
+        connection.pump.deliver(this);
     }
 
     /** The connection is gone: the call is done, its result is not encoded. */
@@ -480,7 +397,7 @@ final class ServerCall implements Runnable, ServerExchange {
         releaseLimit(false); // refused or cancelled before it answered: not a sample
         server.callFinished();
         if (dispatched) {
-            connection.callDone(reserved);
+            connection.admission.callDone(reserved);
         }
     }
 
@@ -508,7 +425,7 @@ final class ServerCall implements Runnable, ServerExchange {
     /** The server or the connection dropped this call without running it. */
     void abandon() {
         refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " shut down before running "
-                + (method != null ? method.descriptor() : "request " + id));
+                + method.descriptor());
     }
 
     private void releaseFrame() {
@@ -517,7 +434,7 @@ final class ServerCall implements Runnable, ServerExchange {
             frame = null;
             f.release();
             if (expensiveRead && dispatched) {
-                connection.expensiveReadDone();
+                connection.admission.expensiveReadDone();
             }
         }
     }

@@ -107,7 +107,7 @@ class ExpensiveRequestsTest {
      */
     @Test
     void oneConnectionsExpensiveReadsTakeTheirShareAndNoMore() throws Exception {
-        int share = ServerChannelHandler.MAX_EXPENSIVE_READS;
+        int share = Admission.MAX_EXPENSIVE_READS;
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).compressThreshold(0)
                 .service(GateService.class, new GateServiceImpl("g")).build().start();
              RpcClient heavy = RpcClient.builder().compressThreshold(0).build();
@@ -152,7 +152,7 @@ class ExpensiveRequestsTest {
              RawPeer peer = new RawPeer(server.endpoint().port());
              RpcClient good = RpcClient.builder().build()) {
             byte[] garbage = {(byte) 0xFF, (byte) 0xFE, 0x01, 0x02};
-            for (int i = 1; i <= ServerChannelHandler.MAX_MALFORMED_IN_A_ROW; i++) {
+            for (int i = 1; i <= MalformedStrikes.MAX_IN_A_ROW; i++) {
                 peer.send(RawPeer.request(i, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", garbage));
             }
             List<RawPeer.Reply> replies = new ArrayList<>();
@@ -161,7 +161,7 @@ class ExpensiveRequestsTest {
                 r = peer.read();
                 replies.add(r);
             } while (r.type() != MessageType.GOAWAY.code());
-            assertThat(replies).hasSize(ServerChannelHandler.MAX_MALFORMED_IN_A_ROW + 1);
+            assertThat(replies).hasSize(MalformedStrikes.MAX_IN_A_ROW + 1);
             assertThat(replies.subList(0, replies.size() - 1)).allSatisfy(reply ->
                     assertThat(reply.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code()));
             assertThat(r.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code());
@@ -182,7 +182,7 @@ class ExpensiveRequestsTest {
             ByteArrayOutputStream ok = new ByteArrayOutputStream();
             new KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults(), io.xrpc.serialize.ReadLimits.defaults())
                     .writeArguments(new Object[] {"fine"}, ok);
-            for (int i = 1; i <= 3 * ServerChannelHandler.MAX_MALFORMED_IN_A_ROW; i++) {
+            for (int i = 1; i <= 3 * MalformedStrikes.MAX_IN_A_ROW; i++) {
                 byte[] args = i % 5 == 0 ? ok.toByteArray() : garbage;
                 peer.send(RawPeer.request(i, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", args));
                 RawPeer.Reply reply = peer.read();

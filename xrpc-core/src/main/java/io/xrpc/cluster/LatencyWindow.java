@@ -1,4 +1,4 @@
-package io.xrpc.client;
+package io.xrpc.cluster;
 
 import io.xrpc.config.Hedging;
 import java.util.Arrays;

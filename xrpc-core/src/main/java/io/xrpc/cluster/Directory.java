@@ -1,4 +1,4 @@
-package io.xrpc.client;
+package io.xrpc.cluster;
 
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
@@ -6,10 +6,20 @@ import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The providers of one reference: fixed addresses, or a registry subscription's last known list. */
-interface Directory extends AutoCloseable {
-    org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RpcClient.class);
+/**
+ * The providers of one reference: fixed addresses, or a registry subscription's last known list.
+ * A reference's {@link Providers} reads it on every call; made by the client with the reference.
+ */
+public interface Directory extends AutoCloseable {
+    /**
+     * Where the two moments an operator needs are logged, a reference's last provider gone and one
+     * back: the client's logger, where every line about references is (docs/OBSERVABILITY.md).
+     */
+    Logger LOG = LoggerFactory.getLogger("io.xrpc.client.RpcClient");
 
     /** The current providers; an immutable list, replaced (not changed) when providers change. */
     List<ServiceInstance> instances();
@@ -23,6 +33,7 @@ interface Directory extends AutoCloseable {
     @Override
     void close();
 
+    /** The providers at {@code addresses}, which never change. */
     static Directory fixed(ServiceKey key, List<Endpoint> addresses) {
         List<ServiceInstance> list = new ArrayList<>();
         for (Endpoint e : addresses) {
@@ -65,7 +76,7 @@ interface Directory extends AutoCloseable {
      */
     static Directory discovered(ServiceKey key, ServiceDiscovery discovery, Runnable onShrink) {
         // The provider count last seen; -1 until the subscription's first list is known.
-        java.util.concurrent.atomic.AtomicInteger last = new java.util.concurrent.atomic.AtomicInteger(-1);
+        AtomicInteger last = new AtomicInteger(-1);
         ServiceDiscovery.Subscription sub = discovery.subscribe(key, list -> {
             int before = last.getAndSet(list.size());
             if (before > 0 && list.isEmpty()) {
