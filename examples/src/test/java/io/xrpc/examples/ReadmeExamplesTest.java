@@ -17,6 +17,8 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Every Java block of README.md compiles as printed, imports included (a new user once found the
@@ -40,9 +42,9 @@ public class ReadmeExamplesTest {
             boolean accepts(String credentials);
         }
 
-        protected javax.net.ssl.KeyManagerFactory keyManagerFactory;
-        protected javax.net.ssl.KeyManagerFactory clientKeyManagerFactory;
-        protected javax.net.ssl.TrustManagerFactory trustManagerFactory;
+        protected KeyManagerFactory keyManagerFactory;
+        protected KeyManagerFactory clientKeyManagerFactory;
+        protected TrustManagerFactory trustManagerFactory;
         protected Tokens tokens;
         protected Verifier verifier;
     }

@@ -18,6 +18,7 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.annotations.Mode;
 
 /**
  * Keeps the tools working in CI: one short JMH iteration and a two-second stress run. Asserts
@@ -30,7 +31,7 @@ class BenchmarkSmokeTest {
         Options options = new OptionsBuilder()
                 .include(SerializerBenchmark.class.getSimpleName() + ".serialize")
                 .param("serializer", "kryo").param("compressor", "none").param("payload", "user").param("api", "xrpc")
-                .mode(org.openjdk.jmh.annotations.Mode.Throughput)
+                .mode(Mode.Throughput)
                 .forks(0).warmupIterations(0).measurementIterations(1)
                 .measurementTime(TimeValue.milliseconds(300)).shouldFailOnError(true)
                 .build();

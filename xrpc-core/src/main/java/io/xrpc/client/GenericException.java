@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.io.IOException;
 
 /**
  * An exception a remote method declares and threw, as a {@link GenericService} caller receives it
@@ -75,7 +76,7 @@ public final class GenericException extends RuntimeException {
                     String shortName = n.substring(n.lastIndexOf('.') + 1);
                     fields.put(fields.containsKey(shortName) ? n : shortName, values[i]);
                 }
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 fields.clear();
                 fields.put("(not carried)", "its fields could not be read: " + e.getMessage());
             }

@@ -5,6 +5,7 @@ import io.xrpc.common.ServiceKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import io.xrpc.cluster.CallCounters;
 
 /**
  * One reference made by {@link RpcClient#proxy} as an operator sees it at one moment: how it calls
@@ -27,7 +28,7 @@ import java.util.List;
  */
 public record ReferenceView(ServiceKey key, String serviceInterface, String source, String loadBalancer,
                             String cluster, String serializer, String compressor, Duration timeout, int retries,
-                            double retryBudget, io.xrpc.cluster.CallCounters.Snapshot counters,
+                            double retryBudget, CallCounters.Snapshot counters,
                             List<Provider> providers) {
 
     /** How a reference sees one provider. */

@@ -33,6 +33,15 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.xrpc.serialize.json.JsonSerializer;
+import io.xrpc.transport.ProviderState;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Makes proxies that call remote services. One client holds the event loops, connections and
@@ -77,7 +86,7 @@ public final class RpcClient implements AutoCloseable {
     private final List<Made> made = new CopyOnWriteArrayList<>();
     /** How long a departure waits for others before connections are pruned. */
     private static final long PRUNE_DELAY_MILLIS = 100;
-    private final java.util.concurrent.atomic.AtomicBoolean pruneQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean pruneQueued = new AtomicBoolean();
     private volatile boolean closed;
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
@@ -86,16 +95,16 @@ public final class RpcClient implements AutoCloseable {
     }
 
     /** Sends hedged attempts (and encodes them); made when the first hedge is scheduled. */
-    private volatile java.util.concurrent.ScheduledThreadPoolExecutor hedgeTimer;
+    private volatile ScheduledThreadPoolExecutor hedgeTimer;
 
-    private java.util.concurrent.ScheduledExecutorService hedgeTimer() {
-        java.util.concurrent.ScheduledThreadPoolExecutor t = hedgeTimer;
+    private ScheduledExecutorService hedgeTimer() {
+        ScheduledThreadPoolExecutor t = hedgeTimer;
         return t != null ? t : makeHedgeTimer();
     }
 
-    private synchronized java.util.concurrent.ScheduledExecutorService makeHedgeTimer() {
+    private synchronized ScheduledExecutorService makeHedgeTimer() {
         if (hedgeTimer == null) {
-            hedgeTimer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            hedgeTimer = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "xrpc-hedge-timer");
                 t.setDaemon(true);
                 return t;
@@ -190,7 +199,7 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException("serviceInterface: blank (expected: an interface name such as"
                     + " com.acme.Orders)");
         }
-        if (options.serializer() != null && !options.serializer().equals(io.xrpc.serialize.json.JsonSerializer.NAME)) {
+        if (options.serializer() != null && !options.serializer().equals(JsonSerializer.NAME)) {
             throw new IllegalArgumentException("serializer: " + options.serializer() + " (generic calls travel in"
                     + " json, which the provider reads as its declared types)");
         }
@@ -209,7 +218,7 @@ public final class RpcClient implements AutoCloseable {
                         + MAX_GENERIC_REFERENCES + " already, each with its providers until the client closes (equal"
                         + " options share one: build the options once, or use another client for passing services)");
             }
-            Serializer serializer = serializers.get(io.xrpc.serialize.json.JsonSerializer.NAME);
+            Serializer serializer = serializers.get(JsonSerializer.NAME);
             ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
             Reference r = reference(key, serviceInterface, options, serializer);
             GenericService made = new GenericService(r.providers, r.timeout, options.methodTimeouts(), config,
@@ -222,7 +231,7 @@ public final class RpcClient implements AutoCloseable {
     /** Distinct generic references one client holds at most ({@link #generic}). */
     public static final int MAX_GENERIC_REFERENCES = 1024;
     /** Generic references by interface and options, shared. */
-    private final Map<GenericKey, GenericService> generics = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<GenericKey, GenericService> generics = new ConcurrentHashMap<>();
 
     private record GenericKey(String serviceInterface, ReferenceOptions options) {
     }
@@ -320,11 +329,11 @@ public final class RpcClient implements AutoCloseable {
      */
     public List<ReferenceView> references() {
         List<ReferenceView> views = new ArrayList<>(made.size());
-        java.time.Instant wall = java.time.Instant.now();
+        Instant wall = Instant.now();
         for (Made m : made) {
             List<ReferenceView.Provider> providers = new ArrayList<>();
             for (ServiceInstance i : m.providers().directory().instances()) {
-                io.xrpc.transport.ProviderState s = transport.providerState(i.endpoint());
+                ProviderState s = transport.providerState(i.endpoint());
                 ReferenceView.State state = s.setAsideNanos() > 0 ? ReferenceView.State.SET_ASIDE
                         : s.openConnections() > 0 ? ReferenceView.State.CONNECTED
                         : s.connecting() ? ReferenceView.State.CONNECTING : ReferenceView.State.IDLE;
@@ -355,7 +364,7 @@ public final class RpcClient implements AutoCloseable {
 
     private void pruneAfter(long millis) {
         if (pruneQueued.compareAndSet(false, true)) {
-            java.util.concurrent.CompletableFuture.delayedExecutor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)
+            CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS)
                     .execute(() -> {
                         pruneQueued.set(false); // first: a change during the walk queues another
                         if (pruneConnections() && !closed) {

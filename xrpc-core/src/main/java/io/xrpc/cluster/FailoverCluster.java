@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code failover}: when an attempt fails in a way that proves the request did not run (connection
@@ -32,7 +34,7 @@ import java.util.concurrent.Future;
  */
 public final class FailoverCluster implements Cluster {
     /** The least of the call's deadline left for a retry to be sent. */
-    private static final long MIN_RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     @Override
     public String name() {
@@ -296,7 +298,7 @@ public final class FailoverCluster implements Cluster {
             }
             try {
                 timer = attempts.schedule(() -> send(Kind.HEDGE), delayNanos);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
+            } catch (RejectedExecutionException closing) {
                 // the client is closing: the attempts sent end with it
             }
         }

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Collection;
 
 /**
  * {@code failsafe}: one attempt; on failure log a warning and return the result type's empty value
@@ -64,7 +65,7 @@ public final class FailsafeCluster implements Cluster {
         if (type == double.class) {
             return 0d;
         }
-        if (type == List.class || type == java.util.Collection.class) {
+        if (type == List.class || type == Collection.class) {
             return Collections.emptyList();
         }
         if (type == Set.class) {

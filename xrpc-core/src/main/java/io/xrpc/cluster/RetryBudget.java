@@ -1,6 +1,7 @@
 package io.xrpc.cluster;
 
 import java.util.concurrent.atomic.AtomicLong;
+import io.xrpc.internal.Checks;
 
 /**
  * Retry throttling for one reference, as gRPC's {@code retryThrottling}: a bucket of
@@ -34,7 +35,7 @@ public final class RetryBudget {
      * @param tokenRatio what an answered attempt puts back, more than 0 and at most 1
      */
     public RetryBudget(int maxTokens, double tokenRatio) {
-        io.xrpc.internal.Checks.retryBudget(maxTokens, tokenRatio);
+        Checks.retryBudget(maxTokens, tokenRatio);
         this.max = maxTokens * 1000L;
         this.half = max / 2;
         this.refill = Math.max(1, Math.round(tokenRatio * 1000));

@@ -4,6 +4,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * One call as interceptors see it, on the client before it is sent and on the server before the
@@ -24,12 +27,12 @@ public final class Invocation {
     private Endpoint remote;
     private final long deadlineNanos;
     private String serializer;
-    private java.util.List<java.security.cert.X509Certificate> peerCertificates = java.util.List.of();
+    private List<X509Certificate> peerCertificates = List.of();
     private int requestBytes = -1;
     /** Null, the listeners (a Consumer) waiting for the answer, or the RpcStatus answered. */
     private volatile Object answer;
-    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Invocation, Object> ANSWER =
-            java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Invocation.class, Object.class, "answer");
+    private static final AtomicReferenceFieldUpdater<Invocation, Object> ANSWER =
+            AtomicReferenceFieldUpdater.newUpdater(Invocation.class, Object.class, "answer");
 
     public Invocation(ServiceKey serviceKey, MethodDescriptor method, Object[] arguments,
                       Map<String, String> attachments, Endpoint remote, long deadlineNanos) {
@@ -85,13 +88,13 @@ public final class Invocation {
      * none. It says which trusted client this is, where {@link #remote()} says only where it
      * connected from. Empty on the client.
      */
-    public java.util.List<java.security.cert.X509Certificate> peerCertificates() {
+    public List<X509Certificate> peerCertificates() {
         return peerCertificates;
     }
 
     /** Set by the framework; see {@link #peerCertificates()}. */
-    public void peerCertificates(java.util.List<java.security.cert.X509Certificate> chain) {
-        this.peerCertificates = chain == null ? java.util.List.of() : chain;
+    public void peerCertificates(List<X509Certificate> chain) {
+        this.peerCertificates = chain == null ? List.of() : chain;
     }
 
     /**

@@ -6,6 +6,7 @@ import java.lang.reflect.Type;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
+import java.util.Arrays;
 
 /**
  * One remotely callable method, parsed once from its {@link Method} and cached by client and server.
@@ -56,7 +57,7 @@ public final class MethodDescriptor {
         this.declaringName = declaringName;
         this.exceptionTypes = new Class<?>[0];
         this.parameterTypes = new Class<?>[parameterTypeNames.size()];
-        java.util.Arrays.fill(parameterTypes, Object.class);
+        Arrays.fill(parameterTypes, Object.class);
         this.genericParameterTypes = parameterTypes;
         StringJoiner j = new StringJoiner(",", name + "(", ")");
         parameterTypeNames.forEach(j::add);

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Arrays;
 
 /**
  * How a client calls one service: which version and group, through which serializer and
@@ -66,20 +67,20 @@ public final class ReferenceOptions {
     @Override
     public boolean equals(Object o) {
         return o instanceof ReferenceOptions r && retries == r.retries
-                && java.util.Objects.equals(attemptTimeout, r.attemptTimeout) && retryBudgetTokens == r.retryBudgetTokens
-                && Double.compare(retryBudgetRatio, r.retryBudgetRatio) == 0 && java.util.Objects.equals(version, r.version)
-                && java.util.Objects.equals(group, r.group) && java.util.Objects.equals(timeout, r.timeout)
-                && methodTimeouts.equals(r.methodTimeouts) && java.util.Objects.equals(serializer, r.serializer)
-                && java.util.Objects.equals(compressor, r.compressor) && addresses.equals(r.addresses)
-                && java.util.Objects.equals(loadBalancer, r.loadBalancer) && java.util.Objects.equals(cluster, r.cluster)
-                && java.util.Arrays.equals(hashArguments, r.hashArguments) && java.util.Objects.equals(hedging, r.hedging)
+                && Objects.equals(attemptTimeout, r.attemptTimeout) && retryBudgetTokens == r.retryBudgetTokens
+                && Double.compare(retryBudgetRatio, r.retryBudgetRatio) == 0 && Objects.equals(version, r.version)
+                && Objects.equals(group, r.group) && Objects.equals(timeout, r.timeout)
+                && methodTimeouts.equals(r.methodTimeouts) && Objects.equals(serializer, r.serializer)
+                && Objects.equals(compressor, r.compressor) && addresses.equals(r.addresses)
+                && Objects.equals(loadBalancer, r.loadBalancer) && Objects.equals(cluster, r.cluster)
+                && Arrays.equals(hashArguments, r.hashArguments) && Objects.equals(hedging, r.hedging)
                 && methodHedging.equals(r.methodHedging);
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(version, group, timeout, methodTimeouts, serializer, compressor, addresses,
-                loadBalancer, cluster, retries, attemptTimeout, java.util.Arrays.hashCode(hashArguments), retryBudgetTokens,
+        return Objects.hash(version, group, timeout, methodTimeouts, serializer, compressor, addresses,
+                loadBalancer, cluster, retries, attemptTimeout, Arrays.hashCode(hashArguments), retryBudgetTokens,
                 retryBudgetRatio, hedging, methodHedging);
     }
 

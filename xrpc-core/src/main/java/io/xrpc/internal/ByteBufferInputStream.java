@@ -2,6 +2,7 @@ package io.xrpc.internal;
 
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * The bytes from a buffer's position to its limit as a stream whose {@link #available()} is
@@ -21,7 +22,7 @@ public final class ByteBufferInputStream extends InputStream {
 
     @Override
     public int read(byte[] b, int off, int len) {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        Objects.checkFromIndexSize(off, len, b.length);
         if (len == 0) {
             return 0;
         }

@@ -11,6 +11,9 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
+import java.security.CodeSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads the implementations of one extension point with {@link ServiceLoader} and keeps, for each
@@ -72,14 +75,14 @@ public final class NamedExtensions<T> {
         return new NamedExtensions<>(kind, Map.copyOf(byName));
     }
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NamedExtensions.class);
+    private static final Logger log = LoggerFactory.getLogger(NamedExtensions.class);
 
     /** An extension's class and where it was loaded from, so that two of one name can be told apart. */
     public static String describe(Object extension) {
         Class<?> c = extension.getClass();
         String from = null;
         try {
-            java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
+            CodeSource source = c.getProtectionDomain().getCodeSource();
             if (source != null && source.getLocation() != null) {
                 from = source.getLocation().toString();
             }

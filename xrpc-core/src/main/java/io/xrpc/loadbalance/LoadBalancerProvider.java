@@ -1,6 +1,7 @@
 package io.xrpc.loadbalance;
 
 import io.xrpc.common.Extension;
+import io.xrpc.common.Endpoint;
 
 /**
  * Creates {@link LoadBalancer}s of one strategy, chosen by {@link #name()}; found with
@@ -16,7 +17,7 @@ public interface LoadBalancerProvider extends Extension {
     /** What a balancer may know of its reference and client. */
     interface Context {
         /** Calls to {@code instance}'s address now in flight from this client. */
-        int activeCalls(io.xrpc.common.Endpoint endpoint);
+        int activeCalls(Endpoint endpoint);
 
         /**
          * A decaying estimate of the provider's latency from this client's calls, in nanoseconds:
@@ -24,7 +25,7 @@ public interface LoadBalancerProvider extends Extension {
          * without an answer counts as its whole timeout, and it fades while the provider has no
          * call in flight. 0 before its first answer.
          */
-        default long latencyNanos(io.xrpc.common.Endpoint endpoint) {
+        default long latencyNanos(Endpoint endpoint) {
             return 0;
         }
 

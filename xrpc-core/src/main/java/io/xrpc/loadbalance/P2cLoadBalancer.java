@@ -3,6 +3,7 @@ package io.xrpc.loadbalance;
 import io.xrpc.registry.ServiceInstance;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import io.xrpc.common.Invocation;
 
 /**
  * {@code p2c}: the power of two choices over a latency estimate, as Finagle and Linkerd balance.
@@ -32,7 +33,7 @@ public final class P2cLoadBalancer implements LoadBalancerProvider {
             private volatile Weights last = new Weights(List.of(), true);
 
             @Override
-            public ServiceInstance select(List<ServiceInstance> candidates, io.xrpc.common.Invocation invocation) {
+            public ServiceInstance select(List<ServiceInstance> candidates, Invocation invocation) {
                 Weights w = last;
                 if (w.list != candidates) {
                     w = new Weights(candidates, equalWeights(candidates));

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Locale;
 
 /**
  * Which registry, and its settings as strings: {@code scheme://address?name=value&...}, such as
@@ -116,7 +117,7 @@ public final class RegistryConfig {
 
     /** Whether a parameter's value is a secret, by its name (a trust store's password, say). */
     static boolean isSecret(String name) {
-        String n = name.toLowerCase(java.util.Locale.ROOT);
+        String n = name.toLowerCase(Locale.ROOT);
         return n.contains("password") || n.contains("secret");
     }
 

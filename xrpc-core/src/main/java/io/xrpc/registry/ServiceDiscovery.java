@@ -2,6 +2,7 @@ package io.xrpc.registry;
 
 import io.xrpc.common.ServiceKey;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where consumers find providers. A subscription keeps the last known list in memory: while the
@@ -23,8 +24,8 @@ public interface ServiceDiscovery extends AutoCloseable {
      * What an operator should know of this registry now (its address, connection, session), as
      * name and value pairs for an endpoint to show. The default says only whether it is connected.
      */
-    default java.util.Map<String, Object> describe() {
-        return java.util.Map.of("connected", isConnected());
+    default Map<String, Object> describe() {
+        return Map.of("connected", isConnected());
     }
 
     /**
@@ -45,7 +46,7 @@ public interface ServiceDiscovery extends AutoCloseable {
      *
      * @throws UnsupportedOperationException where this registry cannot list them (the default)
      */
-    default List<io.xrpc.common.ServiceKey> keysOf(String interfaceName) {
+    default List<ServiceKey> keysOf(String interfaceName) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot list the keys registered in it");
     }
 

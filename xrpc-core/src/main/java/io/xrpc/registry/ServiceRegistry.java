@@ -1,5 +1,7 @@
 package io.xrpc.registry;
 
+import java.util.List;
+
 /**
  * Where providers announce themselves. A server registers each exported service only after it
  * listens, and unregisters it first when it shuts down. Implementations keep a registration alive
@@ -15,7 +17,7 @@ public interface ServiceRegistry extends AutoCloseable {
      * (ZooKeeper's per-instance layout) writes it once rather than once per service; the default
      * registers each.
      */
-    default void registerAll(java.util.List<ServiceInstance> instances) {
+    default void registerAll(List<ServiceInstance> instances) {
         instances.forEach(this::register);
     }
 
@@ -23,7 +25,7 @@ public interface ServiceRegistry extends AutoCloseable {
     void unregister(ServiceInstance instance);
 
     /** Withdraws several at once (a server stopping); the default withdraws each. */
-    default void unregisterAll(java.util.List<ServiceInstance> instances) {
+    default void unregisterAll(List<ServiceInstance> instances) {
         instances.forEach(this::unregister);
     }
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Collections;
 
 /**
  * The classes a serializer may construct when it reads a payload. Anything else is refused with
@@ -226,7 +227,7 @@ public final class ClassAllowList {
      * found by the thread's class loader. A live view.
      */
     public Set<Class<?>> knownClasses() {
-        return java.util.Collections.unmodifiableSet(known);
+        return Collections.unmodifiableSet(known);
     }
 
     /**

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import io.xrpc.internal.ByteBufferInputStream;
+import java.lang.reflect.Type;
 
 /**
  * Turns call arguments and results into bytes and back.
@@ -65,7 +67,7 @@ public interface Serializer {
      * implementation keeps no reference to it.
      */
     default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
-        return readArguments(new io.xrpc.internal.ByteBufferInputStream(in), parameterTypes, deadlineNanos);
+        return readArguments(new ByteBufferInputStream(in), parameterTypes, deadlineNanos);
     }
 
     /**
@@ -74,7 +76,7 @@ public interface Serializer {
      * that write each value's class ignore them (the default); one that reads by declared type
      * (json) needs them to build a list's elements as what the method declares.
      */
-    default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, java.lang.reflect.Type[] genericTypes,
+    default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, Type[] genericTypes,
                                    long deadlineNanos) throws IOException {
         return readArguments(in, parameterTypes, deadlineNanos);
     }
@@ -105,14 +107,14 @@ public interface Serializer {
      * {@link #readArguments(ByteBuffer, Class[], long)}.
      */
     default Object readResult(ByteBuffer in, Class<?> type, long deadlineNanos) throws IOException {
-        return readResult(new io.xrpc.internal.ByteBufferInputStream(in), type, deadlineNanos);
+        return readResult(new ByteBufferInputStream(in), type, deadlineNanos);
     }
 
     /**
      * Reads a result as {@link #readResult(ByteBuffer, Class, long)} does, given also its generic
      * type; see {@link #readArguments(ByteBuffer, Class[], java.lang.reflect.Type[], long)}.
      */
-    default Object readResult(ByteBuffer in, Class<?> type, java.lang.reflect.Type genericType, long deadlineNanos)
+    default Object readResult(ByteBuffer in, Class<?> type, Type genericType, long deadlineNanos)
             throws IOException {
         return readResult(in, type, deadlineNanos);
     }

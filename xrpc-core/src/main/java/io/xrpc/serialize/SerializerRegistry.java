@@ -3,6 +3,11 @@ package io.xrpc.serialize;
 import io.xrpc.internal.NamedExtensions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The serializers of one client or server, by name (configuration) and by id (the wire). Each
@@ -14,9 +19,9 @@ public final class SerializerRegistry {
     private final Serializer[] byId = new Serializer[256];
     private final ClassAllowList allowList;
     /** Serializers whose library is not on the class path, by name: the dependency each needs. */
-    private final java.util.Map<String, String> missing = new java.util.TreeMap<>();
+    private final Map<String, String> missing = new TreeMap<>();
     /** The class each of those found missing first. */
-    private final java.util.Map<String, String> absentClasses = new java.util.HashMap<>();
+    private final Map<String, String> absentClasses = new HashMap<>();
 
     private SerializerRegistry(ClassAllowList allowList, ReadLimits limits,
                                NamedExtensions<SerializerProvider> providers) {
@@ -68,8 +73,8 @@ public final class SerializerRegistry {
     }
 
     /** The serializers known by name whose library is not on the class path, with the dependency each needs. */
-    public java.util.Map<String, String> missing() {
-        return java.util.Collections.unmodifiableMap(missing);
+    public Map<String, String> missing() {
+        return Collections.unmodifiableMap(missing);
     }
 
     /** The serializer with header id {@code id}, or {@code null}. */
@@ -78,7 +83,7 @@ public final class SerializerRegistry {
     }
 
     /** Every serializer, in priority order. */
-    public java.util.Collection<Serializer> all() {
+    public Collection<Serializer> all() {
         return byName.all();
     }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.LinkedHashSet;
 
 /**
  * Walks what a service interface's methods exchange (parameters, results and, recursively, the
@@ -51,7 +52,7 @@ public final class TypeCheck {
             if (Modifier.isStatic(m.getModifiers()) || m.isDefault()) {
                 continue;
             }
-            Set<Class<?>> found = new java.util.LinkedHashSet<>();
+            Set<Class<?>> found = new LinkedHashSet<>();
             for (Type t : m.getGenericParameterTypes()) {
                 collect(t, seen, found);
             }

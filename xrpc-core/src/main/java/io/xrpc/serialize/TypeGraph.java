@@ -9,6 +9,7 @@ import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The classes a type reaches, as a payload can hold them: through generic arguments, array
@@ -82,7 +83,7 @@ final class TypeGraph {
 
     /** JDK classes in signatures that say nothing about what a payload holds. */
     private static boolean isJdkPlumbing(Class<?> c) {
-        return c == java.util.concurrent.CompletableFuture.class || c == Class.class
+        return c == CompletableFuture.class || c == Class.class
                 || c == Thread.class || c == ClassLoader.class;
     }
 }

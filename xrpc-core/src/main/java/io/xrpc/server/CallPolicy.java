@@ -18,6 +18,8 @@ import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.xrpc.internal.LogLimiter;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The server's side of a routed request, entered once per request from a thread of the call
@@ -34,7 +36,7 @@ final class CallPolicy implements RequestHandler {
     /** Longest explanation of a refused payload (it may quote the payload) sent back. */
     private static final int MAX_DETAIL = 1000;
     /** Exceptions whose traces the callers did not get: a caller can make many, so the lines are limited. */
-    private static final io.xrpc.internal.LogLimiter errorLog = new io.xrpc.internal.LogLimiter(log,
+    private static final LogLimiter errorLog = new LogLimiter(log,
             "service exceptions");
 
     /** Null when every call is admitted. */
@@ -222,7 +224,7 @@ final class CallPolicy implements RequestHandler {
      * its place: the reference, or, past the log's rate limit, that it went to DEBUG only.
      */
     private static String logUnderReference(ServerExchange ex, Throwable cause) {
-        String reference = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+        String reference = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
         Routes.Route method = ex.route();
         if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
                 method.descriptor(), cause.getClass().getName(), ex.peer(), reference, cause)) {

@@ -18,6 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import io.xrpc.internal.Texts;
+import java.lang.reflect.Parameter;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Date;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The server's {@link ServerReflection}: read from the dispatcher's table at each call, so it
@@ -33,12 +41,12 @@ final class Reflection implements ServerReflection {
     private final ServiceDispatcher dispatcher;
     /** Each export's description, made once: the table's entries are replaced, not changed, when exports change. */
     private final Map<ServiceDispatcher.Exported, Map<String, Object>> described =
-            new java.util.concurrent.ConcurrentHashMap<>();
+            new ConcurrentHashMap<>();
 
     /** The serializers of the server, sorted: what a service that accepts any accepts. */
     private final List<String> serverSerializers;
 
-    Reflection(ServiceDispatcher dispatcher, java.util.Collection<String> serverSerializers) {
+    Reflection(ServiceDispatcher dispatcher, Collection<String> serverSerializers) {
         this.dispatcher = dispatcher;
         this.serverSerializers = serverSerializers.stream().sorted().toList();
     }
@@ -82,7 +90,7 @@ final class Reflection implements ServerReflection {
         if (matches.size() != 1) {
             // Quoted, cut and escaped: the caller's text ends up in the provider's log.
             throw new IllegalArgumentException((matches.isEmpty() ? "no service " : "several services match ")
-                    + io.xrpc.internal.Texts.quote(service, 200) + " (exported: " + known + ")");
+                    + Texts.quote(service, 200) + " (exported: " + known + ")");
         }
         ServiceDispatcher.Exported e = matches.get(0);
         Map<String, Object> d = described.get(e);
@@ -104,9 +112,9 @@ final class Reflection implements ServerReflection {
             m.put("name", md.name());
             m.put("signature", md.signature());
             m.put("parameterTypes", Arrays.stream(md.parameterTypes()).map(Class::getTypeName).toList());
-            if (Arrays.stream(md.method().getParameters()).allMatch(java.lang.reflect.Parameter::isNamePresent)) {
+            if (Arrays.stream(md.method().getParameters()).allMatch(Parameter::isNamePresent)) {
                 m.put("parameterNames", Arrays.stream(md.method().getParameters())
-                        .map(java.lang.reflect.Parameter::getName).toList());
+                        .map(Parameter::getName).toList());
             }
             List<Object> parameters = new ArrayList<>();
             for (Type t : md.genericParameterTypes()) {
@@ -159,11 +167,11 @@ final class Reflection implements ServerReflection {
             if (c == long.class || c == Long.class) {
                 return Map.of("type", "integer", "format", "int64");
             }
-            if (c == java.math.BigInteger.class) {
+            if (c == BigInteger.class) {
                 return Map.of("type", "integer");
             }
             if (c == float.class || c == Float.class || c == double.class || c == Double.class
-                    || c == java.math.BigDecimal.class || c == Number.class) {
+                    || c == BigDecimal.class || c == Number.class) {
                 return Map.of("type", "number");
             }
             if (c == String.class || c == char.class || c == Character.class) {
@@ -172,10 +180,10 @@ final class Reflection implements ServerReflection {
             if (c == byte[].class) {
                 return Map.of("type", "string", "format", "byte");
             }
-            if (c == java.util.UUID.class) {
+            if (c == UUID.class) {
                 return Map.of("type", "string", "format", "uuid");
             }
-            if (c.getName().startsWith("java.time.") || java.util.Date.class.isAssignableFrom(c)) {
+            if (c.getName().startsWith("java.time.") || Date.class.isAssignableFrom(c)) {
                 return Map.of("type", "string", "format", timeFormat(c), "javaType", c.getName());
             }
             if (c.isEnum()) {
@@ -185,7 +193,7 @@ final class Reflection implements ServerReflection {
             if (c.isArray()) {
                 return array(of(c.getComponentType()));
             }
-            if (c == java.util.Optional.class) {
+            if (c == Optional.class) {
                 return args != null ? of(args[0]) : Map.of();
             }
             if (Collection.class.isAssignableFrom(c)) {

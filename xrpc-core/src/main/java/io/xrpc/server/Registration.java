@@ -12,6 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A server's presence in its registry: the instances it registered, and their withdrawal before it
@@ -36,14 +39,14 @@ final class Registration {
      * accepting: empty ("any"), or the server's serializers when some library is absent, so that
      * consumers choosing an absent one pick another provider instead of failing here.
      */
-    Registration(ServerConfig c, java.util.List<String> anySerializer) {
-        this.anySerializer = java.util.List.copyOf(anySerializer);
+    Registration(ServerConfig c, List<String> anySerializer) {
+        this.anySerializer = List.copyOf(anySerializer);
         this.owned = c.registry == null && c.registryAddress != null;
         this.registry = c.registry != null ? c.registry : owned ? Registries.create(c.registryAddress) : null;
         this.unregisterDelay = c.unregisterDelay;
     }
 
-    private final java.util.List<String> anySerializer;
+    private final List<String> anySerializer;
 
     void register(ServiceKey key, ServiceOptions options, Endpoint advertised) {
         registerAll(Map.of(key, options), advertised);
@@ -54,7 +57,7 @@ final class Registration {
         if (registry == null || services.isEmpty()) {
             return;
         }
-        java.util.List<ServiceInstance> instances = new java.util.ArrayList<>();
+        List<ServiceInstance> instances = new ArrayList<>();
         services.forEach((key, options) -> instances.add(new ServiceInstance(key, advertised, options.weight(),
                 options.serializers().isEmpty() ? anySerializer : options.serializers(), options.metadata())));
         // Recorded first: a registry that fails now may still create them on reconnecting, and
@@ -75,7 +78,7 @@ final class Registration {
 
     /** Unregisters everything, logging what fails; returns whether anything was registered. */
     boolean withdrawAll() {
-        java.util.List<ServiceInstance> all = java.util.List.copyOf(registered.values());
+        List<ServiceInstance> all = List.copyOf(registered.values());
         registered.clear();
         if (all.isEmpty()) {
             return false;
@@ -105,7 +108,7 @@ final class Registration {
         try {
             transport.awaitConnectionsClosed(unregisterDelay);
             Duration settle = SETTLE.compareTo(unregisterDelay) < 0 ? SETTLE : unregisterDelay;
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(settle.toNanos() - (System.nanoTime() - start));
+            TimeUnit.NANOSECONDS.sleep(settle.toNanos() - (System.nanoTime() - start));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Set;
 
 /**
  * Exports service implementations over XRpc.
@@ -70,7 +71,7 @@ public final class RpcServer implements AutoCloseable {
         this.allowList = allowList;
         this.dispatcher = new ServiceDispatcher(c.interceptors, allowList);
         this.serializers = SerializerRegistry.load(allowList, c.readLimits);
-        List<String> serializerNames = serializers.all().stream().map(io.xrpc.serialize.Serializer::name).toList();
+        List<String> serializerNames = serializers.all().stream().map(Serializer::name).toList();
         if (!serializers.missing().isEmpty()) {
             log.info("Serializers {}; without their libraries: {}", serializerNames, serializers.missing());
         }
@@ -190,8 +191,8 @@ public final class RpcServer implements AutoCloseable {
     }
 
     /** The services this server exports, in no particular order. */
-    public java.util.Set<ServiceKey> exportedServices() {
-        return java.util.Set.copyOf(exported.keySet());
+    public Set<ServiceKey> exportedServices() {
+        return Set.copyOf(exported.keySet());
     }
 
     /**

@@ -11,6 +11,11 @@ import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import io.xrpc.common.RpcStatus;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * One exported method bound to its implementation, resolved once at export time. Only methods
@@ -29,13 +34,13 @@ final class ServerMethod implements Routes.Route {
     /** The server's interceptors joined to this method's implementation, once. */
     private final Function<Invocation, CompletableFuture<Object>> call;
     /** The service's calls between entering the interceptors and being answered. */
-    private final java.util.concurrent.atomic.LongAdder running;
-    private final java.util.function.Consumer<io.xrpc.common.RpcStatus> leave;
+    private final LongAdder running;
+    private final Consumer<RpcStatus> leave;
 
     ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
                  Set<String> acceptedSerializers, boolean direct,
                  InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors,
-                 java.util.concurrent.atomic.LongAdder running) {
+                 LongAdder running) {
         this.running = running;
         this.leave = status -> running.decrement();
         this.direct = direct;
@@ -82,11 +87,11 @@ final class ServerMethod implements Routes.Route {
     }
 
     /** The transport's, opaque here: see {@link Routes.Route#transportState}. */
-    private final java.util.concurrent.atomic.AtomicReference<Object> transportState =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<Object> transportState =
+            new AtomicReference<>();
 
     @Override
-    public Object transportState(java.util.function.Supplier<?> make) {
+    public Object transportState(Supplier<?> make) {
         Object state = transportState.get();
         if (state == null) {
             Object fresh = make.get();

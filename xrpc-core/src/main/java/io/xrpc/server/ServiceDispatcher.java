@@ -17,6 +17,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The table of the services a server exports: each method as a {@link ServerMethod}, which runs a
@@ -33,7 +37,7 @@ final class ServiceDispatcher implements Routes {
      * the application's.
      */
     record Exported(ServiceKey key, Class<?> type, Map<String, ServerMethod> methods, Set<String> accepted,
-                    java.util.concurrent.atomic.LongAdder running, boolean listed) {
+                    LongAdder running, boolean listed) {
     }
     private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
     private final ClassAllowList allowList;
@@ -59,7 +63,7 @@ final class ServiceDispatcher implements Routes {
         ServiceKey key = ServiceKey.of(iface, options.version(), options.group());
         Set<String> accepted = Set.copyOf(options.serializers());
         Map<String, ServerMethod> methods = new HashMap<>();
-        java.util.concurrent.atomic.LongAdder running = new java.util.concurrent.atomic.LongAdder();
+        LongAdder running = new LongAdder();
         for (Method m : iface.getMethods()) {
             if (Modifier.isStatic(m.getModifiers())) {
                 continue;
@@ -92,7 +96,7 @@ final class ServiceDispatcher implements Routes {
         String name = serviceKey.substring(serviceKey.indexOf('/') + 1);
         int colon = name.indexOf(':');
         String iface = colon < 0 ? name : name.substring(0, colon);
-        List<String> keys = new java.util.ArrayList<>();
+        List<String> keys = new ArrayList<>();
         for (Exported e : exports()) {
             if (e.key().interfaceName().equals(iface) && keys.size() < 10) {
                 keys.add(e.key().toString());
@@ -109,31 +113,31 @@ final class ServiceDispatcher implements Routes {
 
     /** The application's services exported now ({@code listed}), sorted by key. */
     List<Exported> exports() {
-        List<Exported> all = new java.util.ArrayList<>(services.size());
+        List<Exported> all = new ArrayList<>(services.size());
         for (Exported e : services.values()) {
             if (e.listed()) {
                 all.add(e);
             }
         }
-        all.sort(java.util.Comparator.comparing(e -> e.key().toString()));
+        all.sort(Comparator.comparing(e -> e.key().toString()));
         return all;
     }
 
     /** The services exported now, as {@link RpcServer#services()} reports them. */
     List<ExportedService> describe() {
-        List<ExportedService> all = new java.util.ArrayList<>(services.size());
+        List<ExportedService> all = new ArrayList<>(services.size());
         for (Exported s : exports()) {
-            List<String> methods = new java.util.ArrayList<>(s.methods().keySet());
-            java.util.Collections.sort(methods);
-            List<String> nonBlocking = new java.util.ArrayList<>();
+            List<String> methods = new ArrayList<>(s.methods().keySet());
+            Collections.sort(methods);
+            List<String> nonBlocking = new ArrayList<>();
             for (ServerMethod m : s.methods().values()) {
                 if (m.direct()) {
                     nonBlocking.add(m.descriptor().signature());
                 }
             }
-            java.util.Collections.sort(nonBlocking);
-            List<String> accepted = new java.util.ArrayList<>(s.accepted());
-            java.util.Collections.sort(accepted);
+            Collections.sort(nonBlocking);
+            List<String> accepted = new ArrayList<>(s.accepted());
+            Collections.sort(accepted);
             all.add(new ExportedService(s.key(), s.type().getName(), List.copyOf(methods), List.copyOf(nonBlocking),
                     List.copyOf(accepted), s.running().sum()));
         }

@@ -3,6 +3,7 @@ package io.xrpc.transport;
 import io.xrpc.protocol.WireStrings;
 import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.Serializer;
+import java.lang.reflect.Type;
 
 /**
  * Per-method constants a caller prepares once: the routing strings, already encoded, the result
@@ -10,7 +11,7 @@ import io.xrpc.serialize.Serializer;
  * otherwise; it returns {@code null} for one it may not rebuild).
  */
 public record CallTarget(String description, byte[] serviceKey, byte[] signature, Class<?> resultType,
-                         java.lang.reflect.Type genericResultType, ExceptionRebuilder declaredExceptions) {
+                         Type genericResultType, ExceptionRebuilder declaredExceptions) {
 
     public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
                                 ExceptionRebuilder declaredExceptions) {
@@ -19,7 +20,7 @@ public record CallTarget(String description, byte[] serviceKey, byte[] signature
 
     /** With the result's generic type, which a serializer that reads by declared type (json) needs. */
     public static CallTarget of(String serviceKey, String signature, Class<?> resultType,
-                                java.lang.reflect.Type genericResultType, ExceptionRebuilder declaredExceptions) {
+                                Type genericResultType, ExceptionRebuilder declaredExceptions) {
         return new CallTarget(serviceKey + "#" + signature, WireStrings.shortStringBytes(serviceKey),
                 WireStrings.shortStringBytes(signature), resultType, genericResultType, declaredExceptions);
     }

@@ -7,6 +7,8 @@ import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.util.Map;
+import java.security.cert.X509Certificate;
+import java.util.List;
 
 /**
  * One routed request as the server's policy sees it ({@link RequestHandler#handle}): what it
@@ -29,8 +31,8 @@ public interface ServerExchange {
      * The certificate chain the client presented and the TLS handshake verified, its own first;
      * empty without TLS or when it presented none.
      */
-    default java.util.List<java.security.cert.X509Certificate> peerCertificates() {
-        return java.util.List.of();
+    default List<X509Certificate> peerCertificates() {
+        return List.of();
     }
 
     /** This server's address, for messages. */

@@ -20,6 +20,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.testing.CapturedErr;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 
 /**
  * Generic invocation end to end over loopback: JSON-shaped values in, the provider's declared
@@ -59,7 +65,7 @@ class GenericInvocationTest {
 
     /** Implements {@link Note} but no service names it. */
     public static class Stranger implements Note {
-        public static final java.util.concurrent.atomic.AtomicInteger CREATED = new java.util.concurrent.atomic.AtomicInteger();
+        public static final AtomicInteger CREATED = new AtomicInteger();
         public String text;
 
         public Stranger() {
@@ -73,7 +79,7 @@ class GenericInvocationTest {
     }
 
     /** Counts initialisations of {@link Gadget}, which only a payload naming it could cause. */
-    public static final java.util.concurrent.atomic.AtomicInteger GADGETS_INITIALISED = new java.util.concurrent.atomic.AtomicInteger();
+    public static final AtomicInteger GADGETS_INITIALISED = new AtomicInteger();
 
     /** Named by no service and never referenced by this test's code: its static initialiser must not run. */
     public static class Gadget {
@@ -210,7 +216,7 @@ class GenericInvocationTest {
                 });
         // The asynchronous form fails its future with the same.
         assertThat(orders.invokeAsync("reserve", List.of("java.lang.String", "int"), List.of("cup", 1)))
-                .failsWithin(java.time.Duration.ofSeconds(5)).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
                 .havingCause().isInstanceOf(GenericException.class).withMessageContaining("only 0 of cup left");
     }
 
@@ -266,7 +272,7 @@ class GenericInvocationTest {
     @Test
     void aMessageOfMoreTokensThanTheObjectLimitIsRefusedBeforeItIsBuilt() {
         try (RpcServer tight = RpcServer.builder().host("127.0.0.1").port(0)
-                .readLimits(io.xrpc.serialize.ReadLimits.of(1_000, 32)).service(Orders.class, new OrdersImpl())
+                .readLimits(ReadLimits.of(1_000, 32)).service(Orders.class, new OrdersImpl())
                 .build().start()) {
             GenericService orders = orders(tight);
             List<Object> many = new ArrayList<>();
@@ -302,7 +308,7 @@ class GenericInvocationTest {
             return next.proceed(inv);
         }).build()) {
             GenericService slow = c.generic(Orders.class.getName(), ReferenceOptions.builder()
-                    .address(server.endpoint()).timeout(java.time.Duration.ofMillis(300)).build());
+                    .address(server.endpoint()).timeout(Duration.ofMillis(300)).build());
             assertThatThrownBy(() -> slow.invoke("sleep", List.of("long"), List.of(5_000)))
                     .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
             assertThat(seen).containsExactly("json sleep(long) generic=true");
@@ -371,10 +377,10 @@ class GenericInvocationTest {
         // Before: the whole argument went into the provider's WARN line, forged lines included.
         String forged = "x\n12:00:00.000 ERROR [main] io.xrpc.Forged - the disk is on fire\n" + "y".repeat(1 << 20);
         String log;
-        try (io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr()) {
+        try (CapturedErr err = new CapturedErr()) {
             assertThatThrownBy(() -> reflection.describe(forged)).isInstanceOf(RpcException.class)
                     .hasMessageContaining("no service \"x\\u000a12:00");
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+            Awaitility.await().atMost(Duration.ofSeconds(5))
                     .until(() -> err.text().contains("describe"));
             log = err.text();
         }
@@ -392,7 +398,7 @@ class GenericInvocationTest {
             GenericService first = null;
             for (int i = 0; i < 5000; i++) {
                 GenericService g = tool.generic(Orders.class.getName(),
-                        ReferenceOptions.builder().address(server.endpoint()).timeout(java.time.Duration.ofSeconds(3)).build());
+                        ReferenceOptions.builder().address(server.endpoint()).timeout(Duration.ofSeconds(3)).build());
                 if (first == null) {
                     first = g;
                 }
@@ -401,7 +407,7 @@ class GenericInvocationTest {
             assertThat(first.invoke("add", List.of("int", "int"), List.of(2, 40))).isEqualTo(42);
             assertThat(tool.references()).hasSize(1);
             GenericService other = tool.generic(Orders.class.getName(),
-                    ReferenceOptions.builder().address(server.endpoint()).timeout(java.time.Duration.ofSeconds(4)).build());
+                    ReferenceOptions.builder().address(server.endpoint()).timeout(Duration.ofSeconds(4)).build());
             assertThat(other).isNotSameAs(first);
             assertThat(tool.references()).hasSize(2);
             for (int i = 2; i < RpcClient.MAX_GENERIC_REFERENCES; i++) {
@@ -411,7 +417,7 @@ class GenericInvocationTest {
                     ReferenceOptions.builder().address(server.endpoint()).build()))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("holds 1024 already");
             assertThat(tool.generic(Orders.class.getName(), ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(java.time.Duration.ofSeconds(3)).build())).as("an existing one is still shared").isSameAs(first);
+                    .timeout(Duration.ofSeconds(3)).build())).as("an existing one is still shared").isSameAs(first);
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.net.InetAddress;
 
 /**
  * What operators see (the snapshots behind the Actuator endpoint) and what interceptors see of a
@@ -112,7 +113,7 @@ class OperatorViewTest {
     @Test
     void aProviderThatRefusesConnectionsIsShownSetAsideUntilItsNextAttempt() throws Exception {
         int deadPort;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             deadPort = s.getLocalPort(); // closed again: nothing listens there
         }
         try (RpcClient client = RpcClient.builder().reconnectBackoff(Duration.ofSeconds(30), Duration.ofSeconds(60))

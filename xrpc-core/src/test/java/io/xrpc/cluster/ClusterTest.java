@@ -16,6 +16,10 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import io.xrpc.client.ClientInterceptor;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.ServiceKey;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** Cluster strategies over direct addresses; the registry module repeats failover through ZooKeeper. */
 class ClusterTest {
@@ -58,7 +62,7 @@ class ClusterTest {
         try (RpcServer pa = provider(a); RpcServer pb = provider(b); RpcClient client = RpcClient.builder().build()) {
             GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(pa.endpoint())
                     .address(pb.endpoint()).loadBalancer("round-robin").build());
-            assertThat(pa.unexport(io.xrpc.common.ServiceKey.of(GateService.class, "", ""))).isTrue();
+            assertThat(pa.unexport(ServiceKey.of(GateService.class, "", ""))).isTrue();
             for (int i = 0; i < 20; i++) {
                 assertThat(s.whoAmI()).isEqualTo("b");
             }
@@ -96,9 +100,9 @@ class ClusterTest {
     void aCallsDeadlineHoldsAcrossItsRetries() throws Exception {
         List<GateServiceImpl> stuck = List.of(new GateServiceImpl("a"), new GateServiceImpl("b"), new GateServiceImpl("c"));
         List<RpcServer> providers = stuck.stream().map(ClusterTest::provider).toList();
-        java.util.concurrent.atomic.AtomicReference<io.xrpc.common.Invocation> seen =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        io.xrpc.client.ClientInterceptor watch = (inv, next) -> {
+        AtomicReference<Invocation> seen =
+                new AtomicReference<>();
+        ClientInterceptor watch = (inv, next) -> {
             seen.set(inv);
             return next.proceed(inv);
         };

@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two providers in JVMs of their own, one healthy (5 ms a call) and one whose method throws at
@@ -29,8 +31,8 @@ class FailingProviderTest {
      * With the default balancer, and with the two that ignore latency: there it is failure accrual
      * alone (five failed answers in a row) that sets the failing provider aside.
      */
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"p2c", "round-robin", "random"})
+    @ParameterizedTest
+    @ValueSource(strings = {"p2c", "round-robin", "random"})
     @Timeout(120)
     void aProviderThatFailsFastGetsAtMostATenthOfTheCallsAfterItsFirstFifty(String balancer) throws Exception {
         try (ForkedJvm healthy = new ForkedJvm(ForkedProvider.class, "healthy");

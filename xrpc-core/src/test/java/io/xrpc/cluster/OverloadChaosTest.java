@@ -23,6 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 
 /**
  * Issue 25's overload figure in its short form: a provider in a JVM of its own whose method holds
@@ -59,7 +64,7 @@ class OverloadChaosTest {
         }
 
         private static String join(long[] a) {
-            return Arrays.stream(a).mapToObj(Long::toString).collect(java.util.stream.Collectors.joining(","));
+            return Arrays.stream(a).mapToObj(Long::toString).collect(Collectors.joining(","));
         }
 
         private static long[] split(String s) {
@@ -93,8 +98,8 @@ class OverloadChaosTest {
             String line;
             String run = null;
             StringBuilder all = new StringBuilder();
-            try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
-                    p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(
+                    p.getInputStream(), StandardCharsets.UTF_8))) {
                 while ((line = out.readLine()) != null) {
                     all.append(line).append('\n');
                     if (line.startsWith("RUN ")) {
@@ -153,7 +158,7 @@ class OverloadChaosTest {
         for (CompletableFuture<String> f : calls) {
             try {
                 f.get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException expected) {
+            } catch (ExecutionException expected) {
                 // counted above
             }
         }

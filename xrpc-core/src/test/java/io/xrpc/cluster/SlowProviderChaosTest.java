@@ -18,6 +18,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.testing.Loops;
+import io.xrpc.testing.Windows;
 
 /**
  * Issue 25's chaos figures in their short form: three providers, each in a JVM of its own, 16
@@ -32,19 +34,19 @@ class SlowProviderChaosTest {
 
     /** Callers in a loop, their answers counted per window and per provider. */
     private static final class Load implements AutoCloseable {
-        final io.xrpc.testing.Windows clock = new io.xrpc.testing.Windows();
-        final AtomicIntegerArray windows = io.xrpc.testing.Windows.counts();
+        final Windows clock = new Windows();
+        final AtomicIntegerArray windows = Windows.counts();
         final Map<String, AtomicIntegerArray> byProvider = new ConcurrentHashMap<>();
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-        final io.xrpc.testing.Loops loops;
+        final Loops loops;
 
         Load(GateService s) {
-            loops = new io.xrpc.testing.Loops(CALLERS, i -> () -> {
+            loops = new Loops(CALLERS, i -> () -> {
                 try {
                     String who = s.work(5);
                     int w = window();
                     windows.incrementAndGet(w);
-                    byProvider.computeIfAbsent(who, k -> io.xrpc.testing.Windows.counts()).incrementAndGet(w);
+                    byProvider.computeIfAbsent(who, k -> Windows.counts()).incrementAndGet(w);
                 } catch (RpcException e) {
                     errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
                             .incrementAndGet();
@@ -62,11 +64,11 @@ class SlowProviderChaosTest {
         }
 
         int sum(AtomicIntegerArray a, int from, int to) {
-            return io.xrpc.testing.Windows.sum(a, from, to);
+            return Windows.sum(a, from, to);
         }
 
         String line(int from, int to) {
-            return io.xrpc.testing.Windows.line(windows, from, to);
+            return Windows.line(windows, from, to);
         }
 
         @Override

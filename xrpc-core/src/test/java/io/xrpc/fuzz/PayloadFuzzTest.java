@@ -23,6 +23,21 @@ import io.xrpc.serialize.protostuff.ProtostuffSerializer;
 import io.xrpc.testing.Allocations;
 import io.xrpc.testing.Dtos;
 import java.io.ByteArrayInputStream;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.xrpc.compress.GzipCompressor;
+import io.xrpc.protocol.WireStrings;
+import io.xrpc.serialize.json.JsonSerializerProvider;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * Coverage-guided fuzz targets (Jazzer) for what a peer controls: the byte stream the frame
@@ -54,32 +69,32 @@ class PayloadFuzzTest {
     private static final Serializer HESSIAN = new HessianSerializer(ALLOW, LIMITS);
     private static final Serializer PROTOSTUFF = new ProtostuffSerializer(ALLOW, LIMITS);
     private static final Serializer FORY = new ForySerializer(ALLOW, LIMITS);
-    private static final Serializer JSON = new io.xrpc.serialize.json.JsonSerializerProvider().create(ALLOW, LIMITS);
+    private static final Serializer JSON = new JsonSerializerProvider().create(ALLOW, LIMITS);
     private static final Class<?>[] PARAMETERS = {String.class, int.class, Dtos.Person.class, Object.class};
 
     /** The types a fuzzed payload may build, besides the JDK defaults. */
     public interface Shapes {
-        Dtos.Person person(Dtos.Person p, Object any, int[] numbers, java.util.List<Dtos.Address> addresses);
+        Dtos.Person person(Dtos.Person p, Object any, int[] numbers, List<Dtos.Address> addresses);
     }
 
     /** As a stream, and from direct memory as a frame's body is read (fory reads that in place). */
     private static void arguments(Serializer s, byte[] data) {
         check(s, data, () -> s.readArguments(new ByteArrayInputStream(data), PARAMETERS, Serializer.NO_DEADLINE));
-        java.nio.ByteBuffer direct = direct(data);
+        ByteBuffer direct = direct(data);
         check(s, data, () -> s.readArguments(direct, PARAMETERS, Serializer.NO_DEADLINE));
     }
 
     private static void result(Serializer s, byte[] data) {
         check(s, data, () -> s.readResult(new ByteArrayInputStream(data), Object.class, Serializer.NO_DEADLINE));
-        java.nio.ByteBuffer direct = direct(data);
+        ByteBuffer direct = direct(data);
         check(s, data, () -> s.readResult(direct, Object.class, Serializer.NO_DEADLINE));
     }
 
-    private static java.nio.ByteBuffer direct(byte[] data) {
-        return java.nio.ByteBuffer.allocateDirect(data.length).put(data).flip();
+    private static ByteBuffer direct(byte[] data) {
+        return ByteBuffer.allocateDirect(data.length).put(data).flip();
     }
 
-    private static void check(Serializer s, byte[] data, java.util.concurrent.Callable<?> read) {
+    private static void check(Serializer s, byte[] data, Callable<?> read) {
         warmUp(s);
         // The same input once unmeasured: the classes its path loads (an error's, say) are loaded,
         // and when fuzzing instrumented, before the read that is measured. What a message costs is
@@ -98,14 +113,14 @@ class PayloadFuzzTest {
     /** A valid read first, so the thread's serializer state and classes are in place before measuring. */
     private static void warmUp(Serializer s) {
         try {
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            Object[] args = {"name", 7, new Dtos.Person(), java.util.List.of(1, 2)};
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            Object[] args = {"name", 7, new Dtos.Person(), List.of(1, 2)};
             s.writeArguments(args, out);
             s.readArguments(new ByteArrayInputStream(out.toByteArray()), PARAMETERS, Serializer.NO_DEADLINE);
             out.reset();
             s.writeResult(args[3], out);
             s.readResult(new ByteArrayInputStream(out.toByteArray()), Object.class, Serializer.NO_DEADLINE);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }
@@ -159,8 +174,8 @@ class PayloadFuzzTest {
         arguments(JSON, data);
     }
 
-    private static final Class<?>[] NUMBERS = {java.math.BigInteger.class, java.math.BigDecimal.class, long.class,
-        double.class, java.time.Instant.class, java.time.Duration.class};
+    private static final Class<?>[] NUMBERS = {BigInteger.class, BigDecimal.class, long.class,
+        double.class, Instant.class, Duration.class};
 
     /** json numbers read as every kind of numeric type: none may grow past its text (1E+100000). */
     @FuzzTest(maxDuration = FUZZ_FOR)
@@ -194,14 +209,14 @@ class PayloadFuzzTest {
     /** A gzip request of a real client, so decompression's first-use costs come before measuring. */
     private static byte[] warmUpFrame() {
         try {
-            io.netty.buffer.ByteBuf f = RpcCodec.encodeRequest(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 1000, RpcCodec.clockMillis(), KRYO,
-                    new io.xrpc.compress.GzipCompressor(), 0, 1 << 20, io.xrpc.protocol.WireStrings.shortStringBytes("a.B"),
-                    io.xrpc.protocol.WireStrings.shortStringBytes("m()"), java.util.Map.of("k", "v"), new Object[] {"x".repeat(100)});
+            ByteBuf f = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, 1, 1000, RpcCodec.clockMillis(), KRYO,
+                    new GzipCompressor(), 0, 1 << 20, WireStrings.shortStringBytes("a.B"),
+                    WireStrings.shortStringBytes("m()"), Map.of("k", "v"), new Object[] {"x".repeat(100)});
             byte[] b = new byte[f.readableBytes()];
             f.readBytes(b);
             f.release();
             return b;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }

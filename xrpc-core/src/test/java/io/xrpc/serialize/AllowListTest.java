@@ -19,6 +19,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.xrpc.testing.TypesService;
+import org.junit.jupiter.api.Test;
 
 /** A payload naming a class outside the allow-list is refused, and nothing of it is constructed. */
 class AllowListTest {
@@ -85,9 +87,9 @@ class AllowListTest {
         assertThat(proxy(serializer).describe(List.of(1, "two"))).isEqualTo("[1, two]");
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void typesOfServiceInterfacesAndArraysAreAllowed() {
-        ClassAllowList list = ClassAllowList.withDefaults().allowTypesOf(io.xrpc.testing.TypesService.class);
+        ClassAllowList list = ClassAllowList.withDefaults().allowTypesOf(TypesService.class);
         assertThat(list.isAllowed("io.xrpc.testing.Dtos$Person")).isTrue();
         assertThat(list.isAllowed("io.xrpc.testing.Dtos$Address")).as("field type, via List<Address>").isTrue();
         assertThat(list.isAllowed("[Lio.xrpc.testing.Dtos$Person;")).isTrue();

@@ -69,6 +69,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import io.xrpc.testing.UserJvm;
+import java.util.Objects;
 
 /**
  * Every class on the default allow-list goes through every serializer and compressor, as an
@@ -140,7 +142,7 @@ class DefaultAllowListRoundTripTest {
     @Test
     void theseTestsRunAsUsersDoWithNoPackageOpened() {
         // What passes here must pass for a user, who starts the JVM without --add-opens.
-        io.xrpc.testing.UserJvm.assertNoPackageOpened(DefaultAllowListRoundTripTest.class);
+        UserJvm.assertNoPackageOpened(DefaultAllowListRoundTripTest.class);
     }
 
     /** A sample of each default class, and how to compare it when its equals is identity or order-blind. */
@@ -259,7 +261,7 @@ class DefaultAllowListRoundTripTest {
     @MethodSource(Codecs.ALL)
     void everyDefaultClassRoundTripsEqual(String serializer, String compressor) {
         Echo echo = client.proxy(Echo.class, ReferenceOptions.builder().address(server.endpoint())
-                .serializer(serializer).compressor(compressor).timeout(java.time.Duration.ofSeconds(10)).build());
+                .serializer(serializer).compressor(compressor).timeout(Duration.ofSeconds(10)).build());
         List<String> failures = new ArrayList<>();
         Set<String> narrow = Set.of("java.lang.Byte", "java.lang.Short", "java.lang.Float", "java.lang.Character");
         samples().forEach((name, sample) -> {
@@ -283,7 +285,7 @@ class DefaultAllowListRoundTripTest {
                               List<String> failures) {
         try {
             Object back = echo.apply(value);
-            if (!java.util.Objects.equals(view.apply(value), back == null ? null : view.apply(back))) {
+            if (!Objects.equals(view.apply(value), back == null ? null : view.apply(back))) {
                 failures.add(name + ": sent " + value + ", got " + back + (back == null ? "" : " (" + back.getClass().getName() + ")"));
             }
         } catch (RuntimeException e) {

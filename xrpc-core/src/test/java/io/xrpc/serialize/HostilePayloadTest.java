@@ -28,6 +28,12 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.net.URL;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Payloads of a few bytes that claim gigabytes, nest without end or share sub-structure to make
@@ -74,12 +80,12 @@ class HostilePayloadTest {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof ValueLink v && java.util.Objects.equals(to, v.to) && java.util.Objects.equals(more, v.more);
+            return o instanceof ValueLink v && Objects.equals(to, v.to) && Objects.equals(more, v.more);
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(to, more);
+            return Objects.hash(to, more);
         }
     }
 
@@ -443,13 +449,13 @@ class HostilePayloadTest {
                     .hasMessageContaining("deadline passed")
                     .satisfies(e -> { // stopped while the set was filled, not after
                         if (s == FORY) { // fory is fed by the KiB, the clock read before each
-                            java.util.regex.Matcher b = java.util.regex.Pattern.compile("\\((\\d+) bytes so far\\)")
+                            Matcher b = Pattern.compile("\\((\\d+) bytes so far\\)")
                                     .matcher(e.getMessage());
                             assertThat(b.find()).as(e.getMessage()).isTrue();
                             assertThat(Long.parseLong(b.group(1))).isLessThan(payload.length);
                             return;
                         }
-                        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+) objects so far\\)")
+                        Matcher m = Pattern.compile("\\((\\d+) objects so far\\)")
                                 .matcher(e.getMessage());
                         assertThat(m.find()).as(e.getMessage()).isTrue();
                         // Fewer than the whole payload builds: kryo and hessian count about one
@@ -664,24 +670,24 @@ class HostilePayloadTest {
         Order order = new Order();
         order.attrs = new HashMap<>(Map.of("k", "v"));
         ForySerializer permissive = new ForySerializer(allow().allowClass(Order.class)
-                .allowClass(java.util.concurrent.atomic.AtomicReference.class)
-                .allowClass(java.util.concurrent.CopyOnWriteArrayList.class), ReadLimits.defaults());
+                .allowClass(AtomicReference.class)
+                .allowClass(CopyOnWriteArrayList.class), ReadLimits.defaults());
         refused(FORY, write(permissive, order), ClassNotAllowedException.class, Order.class.getName());
         // Registered inside Fory, written as a number, never shown to its type checker.
-        refused(FORY, write(permissive, new java.util.concurrent.atomic.AtomicReference<>("x")),
+        refused(FORY, write(permissive, new AtomicReference<>("x")),
                 ClassNotAllowedException.class, "java.util.concurrent.atomic.AtomicReference");
-        refused(FORY, write(permissive, new java.util.concurrent.CopyOnWriteArrayList<>(List.of("x"))),
+        refused(FORY, write(permissive, new CopyOnWriteArrayList<>(List.of("x"))),
                 ClassNotAllowedException.class, "java.util.concurrent.CopyOnWriteArrayList");
         // A class Fory carries through writeReplace travels as Fory's own stand-in, which is refused.
         refused(FORY, write(new ForySerializer(allow().allowPackage("java.net").allowPackage("org.apache.fory"),
-                ReadLimits.defaults()), new java.net.URL("http://127.0.0.1/")), ClassNotAllowedException.class,
+                ReadLimits.defaults()), new URL("http://127.0.0.1/")), ClassNotAllowedException.class,
                 "ReplaceStub");
         // Allowed later, carried then: each thread's Fory is built again when the list grows.
         ClassAllowList growing = allow();
         ForySerializer later = new ForySerializer(growing, ReadLimits.defaults());
-        byte[] atomic = write(permissive, new java.util.concurrent.atomic.AtomicReference<>("x"));
+        byte[] atomic = write(permissive, new AtomicReference<>("x"));
         assertThatThrownBy(() -> read(later, atomic, Object.class)).isInstanceOf(ClassNotAllowedException.class);
-        growing.allowClass(java.util.concurrent.atomic.AtomicReference.class);
+        growing.allowClass(AtomicReference.class);
         assertThat(read(later, atomic, Object.class)[0]).asString().isEqualTo("x");
     }
 

@@ -7,6 +7,21 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.config.TlsConfig;
 import javax.net.ssl.KeyManagerFactory;
 import org.junit.jupiter.api.Test;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.SerializerProvider;
+import io.xrpc.serialize.json.JsonSerializerProvider;
+import io.xrpc.testing.CapturedErr;
+import io.xrpc.testing.ForwardingSerializer;
+import io.xrpc.testing.JacksonSerializerProvider;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A builder's build() freezes its settings: what is built shares nothing mutable with it or its siblings. */
 class BuilderTest {
@@ -48,12 +63,12 @@ class BuilderTest {
                 .hasMessage("tls: a server's configuration (expected: TlsConfig.client())");
         // and each takes its own, chaining as its own builder
         assertThat(RpcServer.builder().tls(server).host("127.0.0.1")).isInstanceOf(RpcServer.Builder.class);
-        assertThat(RpcClient.builder().tls(client).timeout(java.time.Duration.ofSeconds(1)))
+        assertThat(RpcClient.builder().tls(client).timeout(Duration.ofSeconds(1)))
                 .isInstanceOf(RpcClient.Builder.class);
     }
 
     /** An application's serializer that takes the built-in json's name, at a priority given by the test. */
-    public static final class ImpostorJson implements io.xrpc.serialize.SerializerProvider {
+    public static final class ImpostorJson implements SerializerProvider {
         static volatile int priority;
 
         @Override
@@ -67,10 +82,10 @@ class BuilderTest {
         }
 
         @Override
-        public io.xrpc.serialize.Serializer create(io.xrpc.serialize.ClassAllowList allowList,
-                                                   io.xrpc.serialize.ReadLimits limits) {
-            io.xrpc.serialize.Serializer jackson = new io.xrpc.testing.JacksonSerializerProvider().create(allowList, limits);
-            return new io.xrpc.testing.ForwardingSerializer("json", (byte) 5, jackson); // the built-in's id, which it replaces
+        public Serializer create(ClassAllowList allowList,
+                                                   ReadLimits limits) {
+            Serializer jackson = new JacksonSerializerProvider().create(allowList, limits);
+            return new ForwardingSerializer("json", (byte) 5, jackson); // the built-in's id, which it replaces
         }
     }
 
@@ -79,13 +94,13 @@ class BuilderTest {
     }
 
     /** Runs {@code body} with {@link ImpostorJson} on the class path, as an application's jar would put it. */
-    private static void withImpostor(java.nio.file.Path dir, org.junit.jupiter.api.function.Executable body) throws Throwable {
-        java.nio.file.Path services = dir.resolve("META-INF/services");
-        java.nio.file.Files.createDirectories(services);
-        java.nio.file.Files.writeString(services.resolve(io.xrpc.serialize.SerializerProvider.class.getName()),
+    private static void withImpostor(Path dir, Executable body) throws Throwable {
+        Path services = dir.resolve("META-INF/services");
+        Files.createDirectories(services);
+        Files.writeString(services.resolve(SerializerProvider.class.getName()),
                 ImpostorJson.class.getName() + "\n");
         ClassLoader before = Thread.currentThread().getContextClassLoader();
-        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {dir.toUri().toURL()},
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()},
                 BuilderTest.class.getClassLoader())) {
             Thread.currentThread().setContextClassLoader(loader);
             body.execute();
@@ -99,7 +114,7 @@ class BuilderTest {
      * the class path's order had it): a new user's custom serializer never ran.
      */
     @Test
-    void twoSerializersOfOneNameAndPriorityStopStartUpNamingBoth(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void twoSerializersOfOneNameAndPriorityStopStartUpNamingBoth(@TempDir Path dir)
             throws Throwable {
         withImpostor(dir, () -> {
             ImpostorJson.priority = 0;
@@ -107,7 +122,7 @@ class BuilderTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("serializer 'json' is provided by both")
                     .hasMessageContaining(ImpostorJson.class.getName())
-                    .hasMessageContaining(io.xrpc.serialize.json.JsonSerializerProvider.class.getName())
+                    .hasMessageContaining(JsonSerializerProvider.class.getName())
                     .hasMessageContaining("priority()");
             assertThatThrownBy(() -> RpcClient.builder().build()).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("serializer 'json' is provided by both");
@@ -115,16 +130,16 @@ class BuilderTest {
     }
 
     @Test
-    void aHigherPriorityReplacesABuiltInAndSaysSo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Throwable {
+    void aHigherPriorityReplacesABuiltInAndSaysSo(@TempDir Path dir) throws Throwable {
         withImpostor(dir, () -> {
             ImpostorJson.priority = 10;
             String log;
-            try (io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr();
+            try (CapturedErr err = new CapturedErr();
                  RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Echo.class, s -> s).build()) {
                 log = err.text();
             }
             assertThat(log).contains("serializer 'json': " + ImpostorJson.class.getName())
-                    .contains("is used in place of " + io.xrpc.serialize.json.JsonSerializerProvider.class.getName());
+                    .contains("is used in place of " + JsonSerializerProvider.class.getName());
         });
     }
 }

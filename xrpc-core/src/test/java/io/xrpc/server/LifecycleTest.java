@@ -21,6 +21,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.MethodDescriptor;
+import io.xrpc.testing.XrpcThreads;
+import java.util.Set;
 
 class LifecycleTest {
 
@@ -135,8 +139,8 @@ class LifecycleTest {
 
     @Test
     void anInterceptorThatPassesOnACallOfAnotherMethodFailsThatCallNamingIt() throws Exception {
-        io.xrpc.common.MethodDescriptor other = io.xrpc.common.MethodDescriptor.of(Runnable.class.getMethod("run"));
-        ClientInterceptor swap = (inv, next) -> next.proceed(new io.xrpc.common.Invocation(inv.serviceKey(), other,
+        MethodDescriptor other = MethodDescriptor.of(Runnable.class.getMethod("run"));
+        ClientInterceptor swap = (inv, next) -> next.proceed(new Invocation(inv.serviceKey(), other,
                 new Object[0], null, null, inv.deadlineNanos()));
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(GateService.class, new GateServiceImpl())
                 .build().start();
@@ -153,13 +157,13 @@ class LifecycleTest {
     void aSecondServerOnATakenPortFailsNamingTheAddressAndLeavesNoThreadBehind() {
         RpcServer first = RpcServer.builder().host("127.0.0.1").port(0).build().start();
         try {
-            java.util.Set<Thread> before = io.xrpc.testing.XrpcThreads.snapshot();
+            Set<Thread> before = XrpcThreads.snapshot();
             assertThatThrownBy(() -> RpcServer.builder().host("127.0.0.1").port(first.port()).build().start())
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("127.0.0.1:" + first.port())
                     .hasMessageContaining("already in use");
             // Nothing of the failed server may keep the JVM alive.
-            io.xrpc.testing.XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
+            XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
         } finally {
             first.close();
         }

@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Server answers that must come exactly once whatever the implementation does. */
 class ServerEdgeTest {
@@ -187,7 +189,7 @@ class ServerEdgeTest {
             server.close();
             impl.gate.countDown();
             // Never run, so safe to send elsewhere: UNAVAILABLE, not "connection closed, may have run".
-            for (CompletableFuture<String> f : java.util.List.of(queued1, queued2)) {
+            for (CompletableFuture<String> f : List.of(queued1, queued2)) {
                 assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
                         .havingCause().isInstanceOfSatisfying(RpcException.class, e -> {
                             assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
@@ -211,7 +213,7 @@ class ServerEdgeTest {
                     .timeout(Duration.ofSeconds(30)).retries(0).build());
             CompletableFuture<String> running = s.passAsync("running");
             assertThat(impl.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
-            java.util.List<CompletableFuture<String>> waiting = new java.util.ArrayList<>();
+            List<CompletableFuture<String>> waiting = new ArrayList<>();
             for (int i = 0; i < queued; i++) {
                 waiting.add(s.passAsync("q" + i));
             }

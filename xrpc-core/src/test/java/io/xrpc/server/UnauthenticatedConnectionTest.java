@@ -17,6 +17,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.serialize.kryo.KryoSerializer;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * With an authenticator, a connection has to earn its place. Before: peers whose calls were all
@@ -39,7 +51,7 @@ class UnauthenticatedConnectionTest {
     }
 
     /** The next frame that is not a heartbeat's answer. */
-    private static RawPeer.Reply next(RawPeer peer) throws java.io.IOException {
+    private static RawPeer.Reply next(RawPeer peer) throws IOException {
         RawPeer.Reply r;
         do {
             r = peer.read();
@@ -155,7 +167,7 @@ class UnauthenticatedConnectionTest {
      */
     @Test
     void refusalsOnAnAuthenticatedConnectionDoNotCloseIt() throws Exception {
-        java.util.concurrent.atomic.AtomicReference<String> token = new java.util.concurrent.atomic.AtomicReference<>(
+        AtomicReference<String> token = new AtomicReference<>(
                 "Bearer good");
         try (RpcServer server = server().build().start();
              RpcClient gateway = RpcClient.builder().credentials(inv -> token.get()).credentialsOverPlaintext(true)
@@ -182,14 +194,14 @@ class UnauthenticatedConnectionTest {
     void aConnectionClosedForAuthenticationClosesEvenIfThePeerNeverReads() throws Exception {
         try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(500)).build().start();
              RawPeer stuck = new RawPeer(server.endpoint().port(), 4096)) {
-            byte[] unknown = RawPeer.request(1, io.xrpc.serialize.kryo.KryoSerializer.ID, 5000, "no.Such", "x()",
+            byte[] unknown = RawPeer.request(1, KryoSerializer.ID, 5000, "no.Such", "x()",
                     new byte[0]);
             Thread flood = new Thread(() -> {
                 try {
                     for (int i = 0; i < 50_000; i++) {
                         stuck.send(unknown); // answered SERVICE_NOT_FOUND, never read
                     }
-                } catch (java.io.IOException closed) {
+                } catch (IOException closed) {
                     // the server closed it: what this test waits for
                 }
             }, "flood");
@@ -208,15 +220,15 @@ class UnauthenticatedConnectionTest {
         byte[] ping = ping();
         Thread t = new Thread(() -> {
             try {
-                peer.send(java.util.Arrays.copyOf(ping, 12));
+                peer.send(Arrays.copyOf(ping, 12));
                 for (int i = 0; i < 100; i++) {
                     Thread.sleep(300); // the peer's pace, not a wait for the server
-                    byte[] rest = java.util.Arrays.copyOfRange(ping, 12, ping.length);
-                    byte[] both = java.util.Arrays.copyOf(rest, rest.length + 12);
+                    byte[] rest = Arrays.copyOfRange(ping, 12, ping.length);
+                    byte[] both = Arrays.copyOf(rest, rest.length + 12);
                     System.arraycopy(ping, 0, both, rest.length, 12);
                     peer.send(both);
                 }
-            } catch (java.io.IOException | InterruptedException closed) {
+            } catch (IOException | InterruptedException closed) {
                 // closed by the server: what the tests wait for
             }
         }, "trickle");
@@ -279,9 +291,9 @@ class UnauthenticatedConnectionTest {
             GateService gate = proxy(good, server);
             assertThat(gate.whoAmI()).isEqualTo("guarded"); // its connection has authenticated
             int body = 3 << 19; // 1.5 MiB claimed, all but the last 10 bytes sent
-            byte[] frame = RawPeer.frame(MessageType.REQUEST, io.xrpc.serialize.kryo.KryoSerializer.ID, 1, 60_000,
+            byte[] frame = RawPeer.frame(MessageType.REQUEST, KryoSerializer.ID, 1, 60_000,
                     RawPeer.requestBody(GateService.class.getName(), "quick(java.lang.String)", new byte[body]));
-            byte[] almost = java.util.Arrays.copyOf(frame, frame.length - 10);
+            byte[] almost = Arrays.copyOf(frame, frame.length - 10);
             List<RawPeer> holders = new ArrayList<>();
             int refused = 0;
             try {
@@ -289,11 +301,11 @@ class UnauthenticatedConnectionTest {
                     RawPeer p = new RawPeer(server.endpoint().port());
                     holders.add(p);
                     long before = server.requestMemoryBytes();
-                    java.util.concurrent.CompletableFuture<RawPeer.Reply> reply = java.util.concurrent.CompletableFuture
+                    CompletableFuture<RawPeer.Reply> reply = CompletableFuture
                             .supplyAsync(() -> {
                                 try {
                                     return next(p);
-                                } catch (java.io.IOException e) {
+                                } catch (IOException e) {
                                     return null;
                                 }
                             });
@@ -326,22 +338,22 @@ class UnauthenticatedConnectionTest {
      */
     @Test
     void theAdaptiveLimitAdmitsOnlyWhatTheAuthenticatorAdmitted() throws Exception {
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicInteger deciding = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger deciding = new AtomicInteger();
         Authenticator slowToRefuse = (credentials, service, method, peer) -> {
             if ("Bearer good".equals(credentials)) {
                 return null;
             }
             deciding.incrementAndGet();
             try {
-                release.await(20, java.util.concurrent.TimeUnit.SECONDS);
+                release.await(20, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             return "a valid bearer token is required";
         };
         int strangers = 30; // more than the limit's first value (20)
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(strangers);
+        ExecutorService callers = Executors.newFixedThreadPool(strangers);
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).authenticator(slowToRefuse)
                 .adaptiveConcurrency(true).service(GateService.class, new GateServiceImpl("guarded")).build().start();
              RpcClient stranger = RpcClient.builder().credentials(inv -> "Bearer bad").credentialsOverPlaintext(true)
@@ -349,7 +361,7 @@ class UnauthenticatedConnectionTest {
              RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
                      .build()) {
             GateService bad = proxy(stranger, server);
-            List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
+            List<Future<?>> calls = new ArrayList<>();
             for (int i = 0; i < strangers; i++) {
                 calls.add(callers.submit(() -> {
                     try {
@@ -362,8 +374,8 @@ class UnauthenticatedConnectionTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> deciding.get() == strangers);
             assertThat(proxy(good, server).whoAmI()).isEqualTo("guarded");
             release.countDown();
-            for (java.util.concurrent.Future<?> f : calls) {
-                f.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            for (Future<?> f : calls) {
+                f.get(20, TimeUnit.SECONDS);
             }
         } finally {
             release.countDown();
@@ -385,8 +397,8 @@ class UnauthenticatedConnectionTest {
             }
             return "a valid bearer token is required";
         };
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(4);
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        ExecutorService callers = Executors.newFixedThreadPool(4);
+        AtomicBoolean stop = new AtomicBoolean();
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).authenticator(slowToRefuse)
                 .maxAuthenticationFailures(0).authenticationTimeout(Duration.ofMillis(500))
                 .service(GateService.class, new GateServiceImpl("guarded")).build().start();

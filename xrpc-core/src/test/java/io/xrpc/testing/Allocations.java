@@ -2,11 +2,12 @@ package io.xrpc.testing;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.Callable;
+import com.sun.management.ThreadMXBean;
 
 /** How many bytes the current thread allocates while a piece of code runs (HotSpot's per-thread counter). */
 public final class Allocations {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS =
+            (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     static {
         // Without the counter every measure would read -1 and every allocation bound would hold.

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Arrays;
 
 /** Value types the test services exchange. */
 public final class Dtos {
@@ -64,7 +65,7 @@ public final class Dtos {
                     && Objects.equals(balance, p.balance) && Objects.equals(birthday, p.birthday)
                     && Objects.equals(updated, p.updated) && Objects.equals(created, p.created)
                     && Objects.equals(home, p.home) && Objects.equals(others, p.others)
-                    && Objects.equals(scores, p.scores) && java.util.Arrays.equals(lucky, p.lucky);
+                    && Objects.equals(scores, p.scores) && Arrays.equals(lucky, p.lucky);
         }
 
         @Override

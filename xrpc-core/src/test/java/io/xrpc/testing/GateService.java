@@ -1,6 +1,7 @@
 package io.xrpc.testing;
 
 import java.util.concurrent.CompletableFuture;
+import io.xrpc.common.Idempotent;
 
 /** Calls that block on the server until the test opens the gate. */
 public interface GateService {
@@ -10,18 +11,18 @@ public interface GateService {
     CompletableFuture<String> passAsync(String tag);
 
     /** Like {@link #pass} but safe to run twice, so failover may retry it after a timeout. */
-    @io.xrpc.common.Idempotent
+    @Idempotent
     String passIdempotent(String tag);
 
     /** Works (sleeps) for {@code millis}, then names the provider that ran it; safe to run twice. */
-    @io.xrpc.common.Idempotent
+    @Idempotent
     String work(int millis);
 
     /**
      * Works {@code millis} holding one of the provider's four "database connections", waiting for
      * one when all are taken: a method whose latency rises with its concurrency beyond four.
      */
-    @io.xrpc.common.Idempotent
+    @Idempotent
     CompletableFuture<String> pooled(int millis);
 
     /** Returns a tag naming the provider that ran it. */
@@ -43,7 +44,7 @@ public interface GateService {
     }
 
     /** Names the provider, or throws the declared {@link Refused} where the provider fails fast. */
-    @io.xrpc.common.Idempotent
+    @Idempotent
     String checked(int millis) throws Refused;
 
     String quick(String s);

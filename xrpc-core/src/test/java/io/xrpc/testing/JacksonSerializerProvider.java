@@ -26,6 +26,9 @@ import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
+import java.util.Optional;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.databind.DefaultTyping;
 
 /**
  * A serializer as an application would write one through the SPI: Jackson 3 (the JSON library
@@ -92,7 +95,7 @@ public class JacksonSerializerProvider implements SerializerProvider {
                     .build();
             JsonMapper.Builder b = JsonMapper.builder(json);
             if (typed) {
-                b.activateDefaultTyping(new AllowListValidator(allowList), tools.jackson.databind.DefaultTyping.NON_FINAL);
+                b.activateDefaultTyping(new AllowListValidator(allowList), DefaultTyping.NON_FINAL);
             }
             this.mapper = b.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
                     .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
@@ -185,8 +188,8 @@ public class JacksonSerializerProvider implements SerializerProvider {
             if (value == null || type == Object.class || type.isInstance(value)) {
                 return value;
             }
-            if (type == java.util.Optional.class) {
-                return java.util.Optional.of(value); // written as its content, type id and all
+            if (type == Optional.class) {
+                return Optional.of(value); // written as its content, type id and all
             }
             JavaType target = mapper.constructType(type);
             if (target.isPrimitive() || Number.class.isAssignableFrom(target.getRawClass())
@@ -209,7 +212,7 @@ public class JacksonSerializerProvider implements SerializerProvider {
                     throw c;
                 }
             }
-            if (e instanceof tools.jackson.core.exc.StreamConstraintsException) {
+            if (e instanceof StreamConstraintsException) {
                 throw new PayloadLimitException("jackson: " + e.getOriginalMessage());
             }
             return new SerializationException("jackson: " + e.getOriginalMessage(), e);

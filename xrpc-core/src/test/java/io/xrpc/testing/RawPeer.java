@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
 
 /** A client that speaks the wire protocol by hand over a plain socket: what an attacker would use. */
 public final class RawPeer implements AutoCloseable {
@@ -19,19 +20,19 @@ public final class RawPeer implements AutoCloseable {
     public record Reply(byte type, byte status, long requestId, byte[] body) {
         /** The message of an error body (class, message, stack as long strings). */
         public String message() {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(body);
+            ByteBuffer b = ByteBuffer.wrap(body);
             skipLongString(b);
             return readLongString(b);
         }
 
-        private static void skipLongString(java.nio.ByteBuffer b) {
+        private static void skipLongString(ByteBuffer b) {
             int n = b.getInt();
             if (n > 0) {
                 b.position(b.position() + n);
             }
         }
 
-        private static String readLongString(java.nio.ByteBuffer b) {
+        private static String readLongString(ByteBuffer b) {
             int n = b.getInt();
             if (n < 0) {
                 return null;
@@ -113,7 +114,7 @@ public final class RawPeer implements AutoCloseable {
         for (;;) {
             byte[] header = new byte[ProtocolConstants.HEADER_LENGTH];
             in.readFully(header);
-            java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(header);
+            ByteBuffer h = ByteBuffer.wrap(header);
             byte[] body = new byte[h.getInt(ProtocolConstants.OFFSET_BODY_LENGTH)];
             in.readFully(body);
             byte type = h.get(ProtocolConstants.OFFSET_TYPE);

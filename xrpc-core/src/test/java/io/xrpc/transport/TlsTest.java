@@ -14,6 +14,16 @@ import io.xrpc.server.RpcServer;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.xrpc.server.Authenticator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * TLS and mutual TLS between a real server and client on loopback, with certificates made here
@@ -73,9 +83,9 @@ class TlsTest {
                 .build()) {
             assertThat(proxy(client, server).echo("secret")).isEqualTo("echo secret");
             // A generic call (no interface on the caller's side) goes the same way.
-            assertThat(client.generic(Echo.class.getName(), io.xrpc.config.ReferenceOptions.builder()
-                    .address(server.endpoint()).build()).invoke("echo", java.util.List.of("java.lang.String"),
-                    java.util.List.of("plain"))).isEqualTo("echo plain");
+            assertThat(client.generic(Echo.class.getName(), ReferenceOptions.builder()
+                    .address(server.endpoint()).build()).invoke("echo", List.of("java.lang.String"),
+                    List.of("plain"))).isEqualTo("echo plain");
         } finally {
             server.close();
         }
@@ -154,11 +164,11 @@ class TlsTest {
     void theAuthenticatorAndInterceptorsSeeWhichTrustedClientCalls() throws Exception {
         X509Bundle otherClient = new CertificateBuilder().subject("CN=reporting").addExtendedKeyUsageClientAuth()
                 .ecp256().buildIssuedBy(ca);
-        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> seen = new CopyOnWriteArrayList<>();
         RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
                 .tls(TlsConfig.server(serverCert.toKeyManagerFactory()).trust(ca.toTrustManagerFactory())
                         .clientAuth(TlsConfig.ClientAuth.OPTIONAL).build())
-                .authenticator(io.xrpc.server.Authenticator.withPeerCertificates((credentials, service, method, peer,
+                .authenticator(Authenticator.withPeerCertificates((credentials, service, method, peer,
                         chain) -> !chain.isEmpty() && chain.get(0).getSubjectX500Principal().getName().equals("CN=checkout")
                         ? null : "only the checkout service may call; this client presented "
                         + (chain.isEmpty() ? "no certificate" : chain.get(0).getSubjectX500Principal().getName())))
@@ -194,7 +204,7 @@ class TlsTest {
         RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).frameTimeout(Duration.ofMillis(300))
                 .tls(TlsConfig.server(serverCert.toKeyManagerFactory()).build())
                 .service(Echo.class, s -> s).build().start();
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(20_000);
             socket.getOutputStream().write(new byte[] {0x16, 0x03}); // two bytes, then silence
             socket.getOutputStream().flush();
@@ -237,7 +247,7 @@ class TlsTest {
      */
     @Test
     void callCredentialsAreNeverWrittenInPlaintext() throws Exception {
-        String token = "Bearer tok-" + java.util.UUID.randomUUID();
+        String token = "Bearer tok-" + UUID.randomUUID();
         RpcServer tlsServer = server(TlsConfig.server(serverCert.toKeyManagerFactory()).build());
         RpcServer plainServer = server(null);
         try (Relay toTls = new Relay(tlsServer.endpoint().port());
@@ -246,7 +256,7 @@ class TlsTest {
              RpcClient overTls = RpcClient.builder().credentials(inv -> token)
                      .tls(TlsConfig.client().trust(ca.toTrustManagerFactory()).build()).build();
              RpcClient optedOut = RpcClient.builder().credentials(inv -> token).credentialsOverPlaintext(true).build()) {
-            for (Relay relay : java.util.List.of(toTls, toPlain)) {
+            for (Relay relay : List.of(toTls, toPlain)) {
                 Echo echo = plaintext.proxy(Echo.class, ReferenceOptions.builder().address("127.0.0.1:" + relay.port())
                         .timeout(Duration.ofSeconds(20)).retries(0).build());
                 assertThatThrownBy(() -> echo.echo("x")).isInstanceOfSatisfying(RpcException.class, e -> {
@@ -273,22 +283,22 @@ class TlsTest {
 
     /** A TCP relay on loopback that passes bytes both ways and keeps what clients sent. */
     static final class Relay implements AutoCloseable {
-        private final java.net.ServerSocket listener;
-        private final java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
-        private final java.util.List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final ServerSocket listener;
+        private final ByteArrayOutputStream sent = new ByteArrayOutputStream();
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-        Relay(int targetPort) throws java.io.IOException {
-            listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        Relay(int targetPort) throws IOException {
+            listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
             daemon(() -> {
                 while (!listener.isClosed()) {
                     try {
-                        java.net.Socket in = listener.accept();
-                        java.net.Socket out = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), targetPort);
+                        Socket in = listener.accept();
+                        Socket out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                         sockets.add(in);
                         sockets.add(out);
                         daemon(() -> pump(in, out, true));
                         daemon(() -> pump(out, in, false));
-                    } catch (java.io.IOException closed) {
+                    } catch (IOException closed) {
                         return;
                     }
                 }
@@ -301,7 +311,7 @@ class TlsTest {
             t.start();
         }
 
-        private void pump(java.net.Socket from, java.net.Socket to, boolean record) {
+        private void pump(Socket from, Socket to, boolean record) {
             byte[] buf = new byte[8192];
             try {
                 int n;
@@ -313,12 +323,12 @@ class TlsTest {
                     }
                     to.getOutputStream().write(buf, 0, n);
                 }
-            } catch (java.io.IOException closed) {
+            } catch (IOException closed) {
                 // either side went away
             } finally {
                 try {
                     to.shutdownOutput();
-                } catch (java.io.IOException ignored) {
+                } catch (IOException ignored) {
                     // already closed
                 }
             }
@@ -331,14 +341,14 @@ class TlsTest {
         /** What clients sent through the relay, as ISO-8859-1 text so that any byte sequence is searchable. */
         String recorded() {
             synchronized (sent) {
-                return sent.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+                return sent.toString(StandardCharsets.ISO_8859_1);
             }
         }
 
         @Override
-        public void close() throws java.io.IOException {
+        public void close() throws IOException {
             listener.close();
-            for (java.net.Socket s : sockets) {
+            for (Socket s : sockets) {
                 s.close();
             }
         }

@@ -31,6 +31,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.xrpc.server.ErrorDetails;
+import io.xrpc.testing.CapturedErr;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 
 /** An exception the interface method declares comes back as itself; anything else stays an RpcException. */
 class DeclaredExceptionTest {
@@ -40,7 +44,7 @@ class DeclaredExceptionTest {
             return switch (sku) {
                 case "gone" -> throw new DiscontinuedException(sku, (short) 2019);
                 case "broken" -> throw new WarehouseException("shelf unreachable", new IllegalStateException(
-                        "robot stuck", new SQLException("deadlock", "40001", new java.io.IOException("disk"))));
+                        "robot stuck", new SQLException("deadlock", "40001", new IOException("disk"))));
                 case "npe" -> throw new NullPointerException("no sku " + sku);
                 default -> {
                     if (count > 3) {
@@ -79,7 +83,7 @@ class DeclaredExceptionTest {
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder().host("127.0.0.1").port(0).errorDetails(io.xrpc.server.ErrorDetails.FULL)
+        server = RpcServer.builder().host("127.0.0.1").port(0).errorDetails(ErrorDetails.FULL)
                 .service(Inventory.class, new Warehouse()).build().start();
         guarded = RpcServer.builder().host("127.0.0.1").port(0).service(Inventory.class, new Warehouse()).build()
                 .start();
@@ -147,7 +151,7 @@ class DeclaredExceptionTest {
         assertThat(((RpcException) sql).remoteMessage()).isEqualTo("deadlock");
         // A stand-in keeps its own cause (once, this failed the whole answer: initCause on a set cause).
         assertThat(sql.getCause()).isInstanceOfSatisfying(RpcException.class,
-                io -> assertThat(io.remoteClassName()).isEqualTo(java.io.IOException.class.getName()));
+                io -> assertThat(io.remoteClassName()).isEqualTo(IOException.class.getName()));
         StringWriter w = new StringWriter();
         t.printStackTrace(new PrintWriter(w));
         assertThat(w.toString()).contains("Caused by: java.lang.IllegalStateException: robot stuck")
@@ -187,7 +191,7 @@ class DeclaredExceptionTest {
     void byDefaultCallersGetTheClassAndMessageAndTheProviderLogsTheRest(String serializer) {
         Inventory inventory = client.proxy(Inventory.class, ReferenceOptions.builder().address(guarded.endpoint())
                 .serializer(serializer).retries(0).build());
-        try (io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr()) {
+        try (CapturedErr err = new CapturedErr()) {
             Throwable t = catchThrowable(() -> inventory.count("sql"));
             assertThat(t).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
@@ -291,7 +295,7 @@ class DeclaredExceptionTest {
     void aFieldThatDoesNotArriveIsNamedNotDropped() throws Exception {
         Class<?>[] declared = {OutOfStockException.class};
         ExceptionValue honest = RemoteExceptions.describe(new OutOfStockException("sku", 4), declared, true, KRYO);
-        java.io.ByteArrayOutputStream wrong = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream wrong = new ByteArrayOutputStream();
         KRYO.writeArguments(new Object[] {"four", "sku"}, wrong); // "available" is an int
         ExceptionValue skewed = new ExceptionValue(honest.className(), honest.message(), honest.fieldNames(),
                 wrong.toByteArray(), honest.stack(), null);

@@ -63,6 +63,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import java.util.Random;
 
 /**
  * The types a new user's first service exchanges, through every serializer with and without gzip,
@@ -157,7 +158,7 @@ class TypeMatrixTest {
         rows.add(Row.of(HOLDER_BY_NAME, "holder",
                 new Holder(new Catalog.Note("hello", Category.FOOD), null, List.of(), null)));
         byte[] big = new byte[1 << 20];
-        new java.util.Random(1).nextBytes(big);
+        new Random(1).nextBytes(big);
         rows.add(Row.of("record holding a 1 MiB byte[]", "blob", new Blob("big", big)));
         Item shared = item(6);
         rows.add(new Row(SHARED, "pair", new Pair(shared, shared),

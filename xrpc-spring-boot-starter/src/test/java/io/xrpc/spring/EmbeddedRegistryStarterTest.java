@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import java.io.IOException;
 
 /**
  * {@code embedded} from Spring properties: its port is {@code xrpc.registry.embedded-port}, and
@@ -54,7 +55,7 @@ class EmbeddedRegistryStarterTest {
         }
     }
 
-    private static int freePort() throws java.io.IOException {
+    private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

@@ -16,6 +16,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.servlet.client.RestTestClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import io.xrpc.spring.autoconfigure.RpcServiceExporter;
 
 /**
  * {@code /actuator/xrpc} and the {@code xrpc} health over HTTP, through Boot's web server and the
@@ -68,9 +69,9 @@ class EndpointTest {
                 "management.endpoint.health.show-details=always", "xrpc.client.load-balancer=round-robin");
         RestTestClient http = http(consumer);
         Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
-        String aAddress = a.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
+        String aAddress = a.getBean(RpcServiceExporter.class).server()
                 .advertisedEndpoint().toString();
-        String bAddress = b.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
+        String bAddress = b.getBean(RpcServiceExporter.class).server()
                 .advertisedEndpoint().toString();
         // Calls until both providers have answered: each then has an open connection.
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
@@ -129,7 +130,7 @@ class EndpointTest {
                 ch.qos.logback.classic.Level.WARN, "has no provider any more")).hasSize(2));
 
         ConfigurableApplicationContext c = start(Apps.Provider.class, WebApplicationType.NONE, "test.provider-name=c");
-        String cAddress = c.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
+        String cAddress = c.getBean(RpcServiceExporter.class).server()
                 .advertisedEndpoint().toString();
         Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(addresses(reference(get(http, "/actuator/xrpc")))).containsExactly(cAddress));

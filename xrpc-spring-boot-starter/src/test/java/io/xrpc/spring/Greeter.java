@@ -1,6 +1,7 @@
 package io.xrpc.spring;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.List;
 
 public interface Greeter {
     String hello(String name);
@@ -15,5 +16,5 @@ public interface Greeter {
     String slow(int millis);
 
     /** Returns a list that holds itself, which kryo cannot write: the method runs, its result fails. */
-    java.util.List<Object> unwritable();
+    List<Object> unwritable();
 }

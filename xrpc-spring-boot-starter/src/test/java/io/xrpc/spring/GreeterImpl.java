@@ -2,6 +2,8 @@ package io.xrpc.spring;
 
 import java.util.concurrent.CompletableFuture;
 import org.springframework.beans.factory.annotation.Value;
+import java.util.ArrayList;
+import java.util.List;
 
 @RpcService
 public class GreeterImpl implements Greeter {
@@ -24,8 +26,8 @@ public class GreeterImpl implements Greeter {
     }
 
     @Override
-    public java.util.List<Object> unwritable() {
-        java.util.List<Object> self = new java.util.ArrayList<>();
+    public List<Object> unwritable() {
+        List<Object> self = new ArrayList<>();
         self.add(self);
         return self;
     }

@@ -23,6 +23,28 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.ObservationRegistry;
+import io.xrpc.client.CallCredentials;
+import io.xrpc.server.Authenticator;
+import io.xrpc.server.CallThreads;
+import io.xrpc.spring.autoconfigure.RpcServiceExporter;
+import io.xrpc.spring.custom.ShoutingSerializerProvider;
+import io.xrpc.spring.observation.DefaultXrpcClientObservationConvention;
+import io.xrpc.spring.observation.XrpcClientContext;
+import io.xrpc.testing.XrpcThreads;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.awaitility.Awaitility;
 
 /** Provider and consumer Spring Boot contexts in one JVM against an in-process ZooKeeper. */
 class StarterTest {
@@ -64,7 +86,7 @@ class StarterTest {
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
             assertThat(health.health(true).getDetails().get("services").toString()).contains(Greeter.class.getName());
             Object references = consumer.getBean(XrpcHealthIndicator.class).health(true).getDetails().get("references");
-            assertThat(references).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+            assertThat(references).asInstanceOf(InstanceOfAssertFactories.MAP)
                     .containsEntry(Greeter.class.getName(), 1);
             assertThat(provider.getBeanFactory().containsSingleton("xrpcClient"))
                     .as("a provider-only app opens no client").isFalse();
@@ -92,10 +114,10 @@ class StarterTest {
                          ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry());
                          // The application's convention adds a tag to the default ones.
                          ctx.getBeanFactory().registerSingleton("convention",
-                                 new io.xrpc.spring.observation.DefaultXrpcClientObservationConvention() {
+                                 new DefaultXrpcClientObservationConvention() {
                                      @Override
-                                     public io.micrometer.common.KeyValues getLowCardinalityKeyValues(
-                                             io.xrpc.spring.observation.XrpcClientContext context) {
+                                     public KeyValues getLowCardinalityKeyValues(
+                                             XrpcClientContext context) {
                                          return super.getLowCardinalityKeyValues(context).and("region", "eu");
                                      }
                                  });
@@ -116,7 +138,7 @@ class StarterTest {
             assertThatThrownBy(() -> consumer.getBean(Apps.GreeterUser.class).greeter.unwritable())
                     .isInstanceOfSatisfying(RpcException.class,
                             e -> assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR));
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                     assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()")
                             .tag("status", "SERIALIZATION_ERROR").timers()).hasSize(1));
             assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()").tag("status", "OK")
@@ -149,7 +171,7 @@ class StarterTest {
                      .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
                              noObservations)
                      .run()) {
-            assertThat(consumer.getBeanNamesForType(io.micrometer.observation.ObservationRegistry.class)).isEmpty();
+            assertThat(consumer.getBeanNamesForType(ObservationRegistry.class)).isEmpty();
             consumer.getBean(Apps.GreeterUser.class).greeter.hello("meters only");
             assertThat(consumer.getBean(MeterRegistry.class).get("xrpc.client.calls").tag("status", "OK")
                     .tag("method", "hello(java.lang.String)").timer().count()).isEqualTo(1);
@@ -159,16 +181,16 @@ class StarterTest {
     @Test
     void aProviderOnATakenPortFailsNamingThePropertyAndLeavesNoThreadBehind() throws Exception {
         int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         try (ConfigurableApplicationContext first = start(Apps.Provider.class, "xrpc.server.port=" + port)) {
-            java.util.Set<Thread> before = io.xrpc.testing.XrpcThreads.snapshot();
+            Set<Thread> before = XrpcThreads.snapshot();
             assertThatThrownBy(() -> start(Apps.Provider.class, "xrpc.server.port=" + port))
                     .hasStackTraceContaining("xrpc.server.port=" + port)
                     .hasStackTraceContaining("already in use");
             // Spring's failure closed the second context; nothing of its server may keep the JVM up.
-            io.xrpc.testing.XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
+            XrpcThreads.awaitNoneNewKeepingTheJvmAlive(before);
         }
     }
 
@@ -188,7 +210,7 @@ class StarterTest {
              ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
             assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("virtual")).isEqualTo("hello virtual");
             assertThat(provider.getBean(XrpcProperties.class).server().callThreads())
-                    .isEqualTo(io.xrpc.server.CallThreads.VIRTUAL);
+                    .isEqualTo(CallThreads.VIRTUAL);
         }
     }
 
@@ -196,11 +218,11 @@ class StarterTest {
     void anApplicationsOwnSerializerAddedAsTheReadmeSaysIsAValidName() {
         // Before, the starter accepted only kryo, hessian and protostuff: this stopped start-up
         // with "expected one of [hessian, kryo, protostuff]".
-        int writes = io.xrpc.spring.custom.ShoutingSerializerProvider.WRITES.get();
+        int writes = ShoutingSerializerProvider.WRITES.get();
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
              ConfigurableApplicationContext consumer = start(Apps.Consumer.class, "xrpc.client.serializer=shouting")) {
             assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("custom")).isEqualTo("hello custom");
-            assertThat(io.xrpc.spring.custom.ShoutingSerializerProvider.WRITES.get() - writes)
+            assertThat(ShoutingSerializerProvider.WRITES.get() - writes)
                     .as("the request and its answer written by it").isGreaterThanOrEqualTo(2);
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=yaml"))
@@ -217,16 +239,16 @@ class StarterTest {
                      "xrpc.server.executor-queue=0", "test.provider-name=b");
              ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
             Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
-                java.util.Set<String> seen = new java.util.HashSet<>();
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+                Set<String> seen = new HashSet<>();
                 for (int i = 0; i < 20; i++) {
                     seen.add(greeter.whoAmI());
                 }
                 return seen.size() == 2; // the consumer sees both providers
             });
-            java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(20);
+            ExecutorService callers = Executors.newFixedThreadPool(20);
             try {
-                java.util.List<java.util.concurrent.Future<?>> calls = new java.util.ArrayList<>();
+                List<Future<?>> calls = new ArrayList<>();
                 for (int i = 0; i < 20; i++) {
                     calls.add(callers.submit(() -> {
                         try {
@@ -236,15 +258,15 @@ class StarterTest {
                         }
                     }));
                 }
-                for (java.util.concurrent.Future<?> f : calls) {
-                    f.get(20, java.util.concurrent.TimeUnit.SECONDS);
+                for (Future<?> f : calls) {
+                    f.get(20, TimeUnit.SECONDS);
                 }
             } finally {
                 callers.shutdownNow();
             }
-            io.micrometer.core.instrument.MeterRegistry meters =
-                    consumer.getBean(io.micrometer.core.instrument.MeterRegistry.class);
-            long retries = consumer.getBean(io.xrpc.client.RpcClient.class).references().stream()
+            MeterRegistry meters =
+                    consumer.getBean(MeterRegistry.class);
+            long retries = consumer.getBean(RpcClient.class).references().stream()
                     .mapToLong(r -> r.counters().retries()).sum();
             assertThat(retries).as("retries of the 20 calls").isPositive();
             assertThat(meters.get("xrpc.client.retries").functionCounter().count()).isEqualTo((double) retries);
@@ -253,7 +275,7 @@ class StarterTest {
 
     @Test
     void credentialsAndAnAuthenticatorAreTakenFromBeans() {
-        io.xrpc.server.Authenticator onlyGood = (credentials, service, method, peer) ->
+        Authenticator onlyGood = (credentials, service, method, peer) ->
                 "Bearer good".equals(credentials) ? null : "bearer token required";
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("auth", onlyGood))
@@ -263,14 +285,14 @@ class StarterTest {
                      .run();
              ConfigurableApplicationContext good = new SpringApplicationBuilder(Apps.Consumer.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
-                             (io.xrpc.client.CallCredentials) inv -> "Bearer good"))
+                             (CallCredentials) inv -> "Bearer good"))
                      .web(WebApplicationType.NONE)
                      .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
                              "xrpc.client.credentials-over-plaintext=true")
                      .run();
              ConfigurableApplicationContext plaintext = new SpringApplicationBuilder(Apps.Consumer.class)
                      .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
-                             (io.xrpc.client.CallCredentials) inv -> "Bearer good"))
+                             (CallCredentials) inv -> "Bearer good"))
                      .web(WebApplicationType.NONE)
                      .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
                      .run();
@@ -290,11 +312,11 @@ class StarterTest {
             // Refusals are counted, and the count is a metric. The server counts a refusal after
             // answering it (the answer goes out before any GOAWAY it causes), so the caller may
             // see its answer first: wait for the count.
-            io.micrometer.core.instrument.MeterRegistry meters =
-                    provider.getBean(io.micrometer.core.instrument.MeterRegistry.class);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() -> {
+            MeterRegistry meters =
+                    provider.getBean(MeterRegistry.class);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 assertThat(meters.get("xrpc.server.authentication.refusals").functionCounter().count()).isEqualTo(1.0);
-                assertThat(provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server()
+                assertThat(provider.getBean(RpcServiceExporter.class).server()
                         .authenticationRefusals()).isEqualTo(1);
             });
         }
@@ -308,7 +330,7 @@ class StarterTest {
                              "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0s",
                              "spring.application.name=order service", "spring.main.banner-mode=off")
                      .run();
-             org.apache.curator.framework.CuratorFramework inspector = zk.inspector()) {
+             CuratorFramework inspector = zk.inspector()) {
             // Before: the typed xrpc.registry.root-path default (/xrpc) replaced the address's.
             assertThat(inspector.checkExists().forPath("/shop")).isNotNull();
             assertThat(inspector.checkExists().forPath("/xrpc")).isNull();
@@ -388,13 +410,13 @@ class StarterTest {
     void theHostilePeerLimitsReachTheServer() throws Exception {
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.server.max-connections=1",
                 "xrpc.server.frame-timeout=2s", "xrpc.max-objects-per-message=5000");
-             java.net.Socket first = new java.net.Socket("127.0.0.1", port(provider))) {
+             Socket first = new Socket("127.0.0.1", port(provider))) {
             XrpcProperties p = provider.getBean(XrpcProperties.class);
             assertThat(p.server().frameTimeout()).isEqualTo(Duration.ofSeconds(2));
             assertThat(p.maxObjectsPerMessage()).isEqualTo(5000);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.getBean(
-                    io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server().connectionCount() == 1);
-            try (java.net.Socket second = new java.net.Socket("127.0.0.1", port(provider))) {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.getBean(
+                    RpcServiceExporter.class).server().connectionCount() == 1);
+            try (Socket second = new Socket("127.0.0.1", port(provider))) {
                 second.setSoTimeout(10_000);
                 byte[] h = second.getInputStream().readNBytes(24);
                 assertThat(h[3]).as("frame type GOAWAY").isEqualTo((byte) 5);
@@ -409,7 +431,7 @@ class StarterTest {
     }
 
     private static int port(ConfigurableApplicationContext provider) {
-        return provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class).server().port();
+        return provider.getBean(RpcServiceExporter.class).server().port();
     }
 
     @Test

@@ -10,13 +10,20 @@ import io.xrpc.config.TransportConfig;
 import io.xrpc.server.RpcServer;
 import io.xrpc.spring.autoconfigure.XrpcProperties;
 import org.junit.jupiter.api.Test;
+import io.xrpc.testing.UserJvm;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /** The properties' defaults, written out for the configuration metadata, are the core's. */
 class XrpcPropertiesTest {
     @Test
     void defaultsAreTheCoresDefaults() {
-        XrpcProperties p = new org.springframework.boot.context.properties.bind.Binder(
-                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource())
+        XrpcProperties p = new Binder(
+                new MapConfigurationPropertySource())
                 .bindOrCreate("xrpc", XrpcProperties.class);
         assertThat(p.maxFrameLength().toBytes()).isEqualTo(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH);
         assertThat(p.heartbeatInterval()).isEqualTo(TransportConfig.DEFAULT_HEARTBEAT_INTERVAL);
@@ -28,9 +35,9 @@ class XrpcPropertiesTest {
         assertThat(p.server().frameTimeout()).isEqualTo(RpcServer.DEFAULT_FRAME_TIMEOUT);
         assertThat(p.server().maxConnections()).isEqualTo(RpcServer.DEFAULT_MAX_CONNECTIONS);
         assertThat(p.server().reflection()).as("as RpcServer.Builder.reflection").isTrue();
-        assertThat(new org.springframework.boot.context.properties.bind.Binder(
-                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(
-                        java.util.Map.of("xrpc.server.reflection", "false")))
+        assertThat(new Binder(
+                new MapConfigurationPropertySource(
+                        Map.of("xrpc.server.reflection", "false")))
                 .bindOrCreate("xrpc", XrpcProperties.class).server().reflection()).isFalse();
         assertThat(p.client().maxPendingRequestBytes().toBytes())
                 .isEqualTo(RpcClient.DEFAULT_MAX_PENDING_REQUEST_BYTES);
@@ -53,11 +60,11 @@ class XrpcPropertiesTest {
     @Test
     void theMetadataGivesIdesNamesDefaultsAndPlainDescriptions() throws Exception {
         String json;
-        try (java.io.InputStream in = getClass().getClassLoader()
+        try (InputStream in = getClass().getClassLoader()
                 .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
-            json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        for (String name : java.util.List.of("xrpc.client.serializer", "xrpc.client.compressor",
+        for (String name : List.of("xrpc.client.serializer", "xrpc.client.compressor",
                 "xrpc.client.load-balancer", "xrpc.client.cluster")) {
             assertThat(json).as("hints for " + name).containsPattern("\\{\\s*\"name\"\\s*:\\s*\"" + name.replace(".", "\\.")
                     + "\"\\s*,\\s*\"values\"");
@@ -68,6 +75,6 @@ class XrpcPropertiesTest {
 
     @Test
     void theStarterTestsRunAsUsersDoWithNoPackageOpened() {
-        io.xrpc.testing.UserJvm.assertNoPackageOpened(XrpcPropertiesTest.class);
+        UserJvm.assertNoPackageOpened(XrpcPropertiesTest.class);
     }
 }

@@ -6,6 +6,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.util.Arrays;
 
 /**
  * How a tool reaches a user's service, the options the {@code xrpc} command line and the stress
@@ -54,12 +59,12 @@ public final class Access {
     public String token() {
         if (token == null && tokenFile != null) {
             try {
-                String first = java.nio.file.Files.readAllLines(tokenFile).stream().findFirst().orElse("").trim();
+                String first = Files.readAllLines(tokenFile).stream().findFirst().orElse("").trim();
                 if (first.isEmpty()) {
                     throw new IllegalArgumentException("--token-file " + tokenFile + ": empty");
                 }
                 token = first;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalArgumentException("--token-file " + tokenFile + ": cannot read it: " + e.getMessage(), e);
             }
         }
@@ -89,9 +94,9 @@ public final class Access {
                 : address.contains(":") ? address.substring(0, address.lastIndexOf(':')) : address;
         boolean loopback;
         try {
-            loopback = java.util.Arrays.stream(java.net.InetAddress.getAllByName(host))
-                    .allMatch(java.net.InetAddress::isLoopbackAddress);
-        } catch (java.net.UnknownHostException e) {
+            loopback = Arrays.stream(InetAddress.getAllByName(host))
+                    .allMatch(InetAddress::isLoopbackAddress);
+        } catch (UnknownHostException e) {
             loopback = false;
         }
         if (!loopback) {

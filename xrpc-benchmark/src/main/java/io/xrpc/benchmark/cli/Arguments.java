@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
+import com.fasterxml.jackson.core.JacksonException;
 
 /** Argument parsing and overload resolution, shared with the stress tool's {@code --target} mode. */
 public final class Arguments {
@@ -18,7 +19,7 @@ public final class Arguments {
         Object value;
         try {
             value = XrpcCli.JSON.readValue(json, Object.class);
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
+        } catch (JacksonException e) {
             throw new CommandLine.ParameterException(cl, "ARGS is not JSON: " + e.getOriginalMessage()
                     + " (expected: a JSON array of the arguments, such as '[42]')");
         }

@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import java.util.TreeMap;
 
 /** {@code xrpc describe}: one service's methods and types, briefly, or whole with {@code --schema}. */
 @Command(name = "describe", mixinStandardHelpOptions = true,
@@ -53,7 +54,7 @@ final class DescribeCommand implements Callable<Integer> {
                 b.put(k, v);
             }
         }
-        List<String> methods = new java.util.ArrayList<>();
+        List<String> methods = new ArrayList<>();
         for (Map<String, Object> m : (List<Map<String, Object>>) d.getOrDefault("methods", List.of())) {
             List<String> types = (List<String>) m.getOrDefault("parameterTypes", List.of());
             List<String> names = (List<String>) m.getOrDefault("parameterNames", List.of());
@@ -79,7 +80,7 @@ final class DescribeCommand implements Callable<Integer> {
             methods.add(line.toString());
         }
         b.put("methods", methods);
-        Map<String, Object> types = new java.util.TreeMap<>();
+        Map<String, Object> types = new TreeMap<>();
         ((Map<String, Object>) d.getOrDefault("types", Map.of())).forEach((name, schema) -> {
             Map<String, String> fields = new LinkedHashMap<>();
             Object props = schema instanceof Map<?, ?> s ? s.get("properties") : null;

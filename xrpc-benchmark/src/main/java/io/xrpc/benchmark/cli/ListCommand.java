@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import io.xrpc.registry.RegistryConfig;
 
 /** {@code xrpc list}: what a provider exports, or the interfaces a registry has providers of. */
 @Command(name = "list", mixinStandardHelpOptions = true,
@@ -30,7 +31,7 @@ final class ListCommand implements Callable<Integer> {
             // The registry knows the interfaces; what each exports, its providers' reflection says.
             try (Registry r = Registries.create(target.registry)) {
                 Map<String, Object> m = new LinkedHashMap<>();
-                m.put("registry", io.xrpc.registry.RegistryConfig.mask(target.registry));
+                m.put("registry", RegistryConfig.mask(target.registry));
                 m.put("interfaces", r.interfaceNames());
                 cl.getOut().println(XrpcCli.JSON.writeValueAsString(m));
                 return 0;

@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.Collection;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
+import java.security.spec.InvalidKeySpecException;
 
 /** TLS of the command line and the stress tool's --target, from PEM files: what to trust, and a chain and key to present. */
 public final class Pem {
@@ -77,7 +78,7 @@ public final class Pem {
         for (String algorithm : new String[] {"RSA", "EC", "Ed25519"}) {
             try {
                 return KeyFactory.getInstance(algorithm).generatePrivate(spec);
-            } catch (java.security.spec.InvalidKeySpecException e) {
+            } catch (InvalidKeySpecException e) {
                 // try the next
             }
         }

@@ -13,6 +13,7 @@ import io.xrpc.registry.ServiceInstance;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import io.xrpc.registry.RegistryConfig;
 
 /**
  * Finding a provider and asking it what it serves: shared by the {@code xrpc} commands and the
@@ -66,7 +67,7 @@ public final class Providers {
              })) {
             List<ServiceInstance> found = s.instances();
             if (found.isEmpty()) {
-                String where = io.xrpc.registry.RegistryConfig.mask(registry) + (r.isConnected() ? "" : " (not connected)");
+                String where = RegistryConfig.mask(registry) + (r.isConnected() ? "" : " (not connected)");
                 List<ServiceKey> others = List.of();
                 try {
                     others = r.keysOf(key.interfaceName());

@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import io.xrpc.benchmark.stress.DurationConverter;
 
 /** Where the provider is and how to reach it: the options every command shares. */
 final class Target {
@@ -20,11 +21,11 @@ final class Target {
             + " providers in (describe and call).")
     String registry;
 
-    @Option(names = "--timeout", converter = io.xrpc.benchmark.stress.DurationConverter.class,
+    @Option(names = "--timeout", converter = DurationConverter.class,
             description = "Deadline of the call (default: 3s).")
     Duration timeout = Duration.ofSeconds(3);
 
-    @Option(names = "--wait", converter = io.xrpc.benchmark.stress.DurationConverter.class,
+    @Option(names = "--wait", converter = DurationConverter.class,
             description = "Wait up to this long for a provider that is not reachable yet (starting, or not yet"
                     + " registered), such as 30s (default: 0s, fail at once).")
     Duration waitFor = Duration.ZERO;

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 
 /**
  * The {@code xrpc} command line: list what a provider exports, describe a service, and call any
@@ -48,8 +49,8 @@ import picocli.CommandLine.Command;
                 "  22  UNAUTHENTICATED"})
 public final class XrpcCli implements Runnable {
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

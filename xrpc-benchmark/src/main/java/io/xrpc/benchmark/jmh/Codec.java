@@ -26,6 +26,12 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import org.apache.fory.memory.MemoryBuffer;
 import org.objenesis.strategy.StdInstantiatorStrategy;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
+import org.apache.fory.Fory;
+import org.apache.fory.config.CompatibleMode;
+import org.apache.fory.config.Language;
+import org.apache.fory.io.ForyInputStream;
 
 /**
  * One way of turning a payload into bytes: through XRpc's serializer SPI, or the library called
@@ -49,7 +55,7 @@ public interface Codec {
 
     /** The bytes {@code in} holds as a stream whose {@code available()} is exact, as the SPI asks. */
     static InputStream stream(ByteBuffer in) {
-        return new io.netty.buffer.ByteBufInputStream(io.netty.buffer.Unpooled.wrappedBuffer(in));
+        return new ByteBufInputStream(Unpooled.wrappedBuffer(in));
     }
 
     /**
@@ -218,9 +224,9 @@ public interface Codec {
      * not registered), one instance, no allow-list, no guards, no SPI.
      */
     final class RawFory implements Codec {
-        private final org.apache.fory.Fory fory = org.apache.fory.Fory.builder()
-                .withLanguage(org.apache.fory.config.Language.JAVA)
-                .withCompatibleMode(org.apache.fory.config.CompatibleMode.SCHEMA_CONSISTENT)
+        private final Fory fory = Fory.builder()
+                .withLanguage(Language.JAVA)
+                .withCompatibleMode(CompatibleMode.SCHEMA_CONSISTENT)
                 .requireClassRegistration(false).suppressClassRegistrationWarnings(true)
                 .withRefTracking(false).withAsyncCompilation(false).build();
 
@@ -231,7 +237,7 @@ public interface Codec {
 
         @Override
         public Object read(InputStream in, Class<?> type) {
-            return fory.deserialize(new org.apache.fory.io.ForyInputStream(in));
+            return fory.deserialize(new ForyInputStream(in));
         }
 
         private final MemoryBuffer output = MemoryBuffer.newHeapBuffer(4096);

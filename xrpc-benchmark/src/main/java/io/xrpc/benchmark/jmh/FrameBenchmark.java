@@ -29,6 +29,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import io.xrpc.protocol.WireStrings;
 
 /** One whole request frame (createUser) encoded by the codec, then framed, decoded and read back. */
 @State(Scope.Thread)
@@ -48,8 +49,8 @@ public class FrameBenchmark {
     private Compressor comp;
     private CompressorRegistry compressors;
     private EmbeddedChannel channel;
-    private final byte[] service = io.xrpc.protocol.WireStrings.shortStringBytes("io.xrpc.benchmark.model.UserService");
-    private final byte[] method = io.xrpc.protocol.WireStrings.shortStringBytes("createUser(io.xrpc.benchmark.model.User)");
+    private final byte[] service = WireStrings.shortStringBytes("io.xrpc.benchmark.model.UserService");
+    private final byte[] method = WireStrings.shortStringBytes("createUser(io.xrpc.benchmark.model.User)");
     private final Object[] args = {Payloads.user(1)};
     private final Class<?>[] types = {User.class};
     private long id;

@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import java.util.Arrays;
 
 /**
  * Serialize, deserialize and round trip of each payload through each serializer, with and without
@@ -74,7 +75,7 @@ public class SerializerBenchmark {
         write(read());
         byte[] again = new byte[sink.readableBytes()];
         sink.getBytes(0, again);
-        if (!java.util.Arrays.equals(encoded, again)) {
+        if (!Arrays.equals(encoded, again)) {
             throw new IllegalStateException(api + " " + serializer + " does not read back what it wrote");
         }
     }

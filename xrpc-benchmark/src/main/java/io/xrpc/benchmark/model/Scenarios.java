@@ -1,6 +1,7 @@
 package io.xrpc.benchmark.model;
 
 import java.util.List;
+import io.xrpc.serialize.ClassAllowList;
 
 /** The four rpc-benchmark scenarios as calls on any {@link UserService}, each checking its answer. */
 public final class Scenarios {
@@ -28,7 +29,7 @@ public final class Scenarios {
     }
 
     /** What the benchmark's serializers may construct: the JDK defaults and this package. */
-    public static io.xrpc.serialize.ClassAllowList allowList() {
-        return io.xrpc.serialize.ClassAllowList.withDefaults().allowPackage(Scenarios.class.getPackageName());
+    public static ClassAllowList allowList() {
+        return ClassAllowList.withDefaults().allowPackage(Scenarios.class.getPackageName());
     }
 }

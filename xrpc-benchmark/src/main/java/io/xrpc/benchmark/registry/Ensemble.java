@@ -13,6 +13,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.net.InetAddress;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
 
 /**
  * A real ZooKeeper ensemble of separate JVMs on 127.0.0.1 (QuorumPeerMain, the class ZooKeeper's
@@ -139,9 +142,9 @@ final class Ensemble implements AutoCloseable {
     /** A four-letter word's answer; empty when the server does not answer. */
     private String fourLetter(int i, String word) {
         try {
-            return org.apache.zookeeper.client.FourLetterWordMain.send4LetterWord("127.0.0.1", clientPorts[i], word,
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", clientPorts[i], word,
                     false, 3000);
-        } catch (IOException | org.apache.zookeeper.common.X509Exception.SSLContextException e) {
+        } catch (IOException | X509Exception.SSLContextException e) {
             return "";
         }
     }
@@ -151,7 +154,7 @@ final class Ensemble implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.Locale;
 
 /**
  * The provider side of the scale tool, a JVM of its own: instance {@code k} is a
@@ -43,7 +44,7 @@ public final class ProviderFleet {
     public static void main(String[] args) throws Exception {
         String connect = args[0];
         int services = Integer.parseInt(args[1]);
-        ZookeeperSettings.Mode mode = ZookeeperSettings.Mode.valueOf(args[2].toUpperCase(java.util.Locale.ROOT));
+        ZookeeperSettings.Mode mode = ZookeeperSettings.Mode.valueOf(args[2].toUpperCase(Locale.ROOT));
         ZookeeperSettings settings = ZookeeperSettings.defaults().withMode(mode, "scale")
                 .withSessionTimeout(Duration.ofSeconds(Integer.parseInt(args[3])))
                 .withConnectTimeout(Duration.ofMinutes(5));

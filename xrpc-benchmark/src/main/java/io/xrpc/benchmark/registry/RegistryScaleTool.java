@@ -26,6 +26,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import java.io.IOException;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
+import java.util.stream.Stream;
 
 /**
  * Discovery at scale, measured: a real ZooKeeper ensemble of separate JVMs, P provider instances
@@ -42,7 +51,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "registry-scale", mixinStandardHelpOptions = true,
         description = "Measures ZooKeeper discovery with P instances x S services x C consumers.")
-public final class RegistryScaleTool implements java.util.concurrent.Callable<List<RegistryScaleTool.Row>> {
+public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.Row>> {
 
     @Option(names = "--instances", split = ",", defaultValue = "500", description = "provider instances, one run each")
     List<Integer> instances;
@@ -174,7 +183,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
                 progress("joins p50 %.0f ms, p99 %.0f ms; %.0f us CPU per join per consumer", pct(joinMs, 50),
                         pct(joinMs, 99), joined.cpuMicros());
                 Storm s = storm ? storm(zk, cs, p) : null;
-                return new Row(m.name().toLowerCase(java.util.Locale.ROOT), p, services, consumers,
+                return new Row(m.name().toLowerCase(Locale.ROOT), p, services, consumers,
                         num(mntr, "zk_znode_count"), watches, num(mntr, "zk_approximate_data_size"),
                         connections, pct(subscribe, 50), pct(subscribe, 99),
                         pct(joinMs, 50), pct(joinMs, 99), max(joinMs), pct(leaveMs, 50), pct(leaveMs, 99), max(leaveMs),
@@ -196,7 +205,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
      * idle in as long, per change and consumer.
      */
     private Phase phase(List<Consumer> cs, Fleet fleet, long idleCpuPerSecond, List<Double> delays,
-                        java.util.function.IntUnaryOperator size, java.util.function.IntFunction<String> command)
+                        IntUnaryOperator size, IntFunction<String> command)
             throws Exception {
         int unseen = 0;
         long cpu = 0;
@@ -213,9 +222,9 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
     }
 
     private static void deleteTree(Path dir) {
-        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (java.io.IOException e) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
             // a temporary directory: the system cleans it
         }
     }
@@ -345,7 +354,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
                 + " | leave seen p50 / p99 / max (ms) | consumer CPU per join (us) | heap per consumer (KB) |\n");
         sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(java.util.Locale.ROOT,
+            sb.append(String.format(Locale.ROOT,
                     "| %s | %,d x %d x %d | %,d | %,d | %.0f / %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | %,d |%n",
                     r.mode(), r.instances(), r.services(), r.consumers(), r.znodes(), r.watches(), r.subscribeP50(),
                     r.subscribeP99(), r.joinP50(), r.joinP99(), r.joinMax(), r.leaveP50(), r.leaveP99(), r.leaveMax(),
@@ -358,7 +367,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
             for (Row r : rows) {
                 if (r.storm() != null) {
                     Storm s = r.storm();
-                    sb.append(String.format(java.util.Locale.ROOT, "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
+                    sb.append(String.format(Locale.ROOT, "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
                             r.mode(), r.instances(), r.services(), r.consumers(), s.electionMillis(), s.minListSize(),
                             r.instances(), s.listsBelowTrueSize(), s.wholeAfterMillis()));
                 }
@@ -451,14 +460,14 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
     private final class Fleet implements AutoCloseable {
         private final Process process;
         private final PrintStream in;
-        private final java.util.concurrent.BlockingQueue<String> answers = new java.util.concurrent.LinkedBlockingQueue<>();
+        private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
 
         Fleet(String connect, ZookeeperSettings.Mode m) throws Exception {
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx" + providerHeap, "-Xss256k", "-XX:+UseParallelGC",
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
                     ProviderFleet.class.getName(), connect, Integer.toString(services),
-                    m.name().toLowerCase(java.util.Locale.ROOT), Integer.toString(sessionTimeout)));
+                    m.name().toLowerCase(Locale.ROOT), Integer.toString(sessionTimeout)));
             process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
             Thread reader = new Thread(() -> {
@@ -467,7 +476,7 @@ public final class RegistryScaleTool implements java.util.concurrent.Callable<Li
                     for (String line; (line = out.readLine()) != null; ) {
                         answers.add(line);
                     }
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     // the process ended
                 }
             }, "registry-scale-fleet");

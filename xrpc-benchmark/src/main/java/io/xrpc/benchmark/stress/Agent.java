@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.io.IOException;
 
 /**
  * One contender's callers in a JVM of their own ({@code StressTool --agent}), kept running for the
@@ -48,7 +49,7 @@ final class Agent implements AutoCloseable {
                         System.out.println("  [" + name + "] " + line);
                     }
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // the agent is gone: said below
             }
             answers.add(GONE);
@@ -84,7 +85,7 @@ final class Agent implements AutoCloseable {
         try {
             commands.write("run " + scenario + " " + threads + " " + length.toMillis() + " " + (measured ? 1 : 0) + "\n");
             commands.flush();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(gone(), e);
         }
         // Callers stop within twice the call deadline; the provider's allocation answer within 10 s.
@@ -119,7 +120,7 @@ final class Agent implements AutoCloseable {
     public void close() throws Exception {
         try {
             commands.close();
-        } catch (java.io.IOException gone) {
+        } catch (IOException gone) {
             // already exited
         }
         if (!process.waitFor(20, TimeUnit.SECONDS)) {

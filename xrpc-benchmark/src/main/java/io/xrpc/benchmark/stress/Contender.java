@@ -1,5 +1,7 @@
 package io.xrpc.benchmark.stress;
 
+import java.util.List;
+
 /**
  * A framework the stress tool can put beside XRpc. Built-ins are {@code xrpc} and
  * {@code raw-netty}; others ({@code grpc}) live in the {@code peers} Maven profile, so that their
@@ -12,7 +14,7 @@ public interface Contender {
     AutoCloseable startServer(int[] port) throws Exception;
 
     /** A client for {@code scenario} against {@code port}; closed by the tool. */
-    StressTool.Call caller(String scenario, int port, java.util.List<AutoCloseable> resources) throws Exception;
+    StressTool.Call caller(String scenario, int port, List<AutoCloseable> resources) throws Exception;
 
     /** The peer contender called {@code name}, or {@code null} when it is not on the class path. */
     static Contender peer(String name) {

@@ -1,6 +1,7 @@
 package io.xrpc.benchmark.stress;
 
 import java.lang.management.ManagementFactory;
+import com.sun.management.ThreadMXBean;
 
 /**
  * Bytes this JVM has allocated on the heap, over all its threads (those that ended included),
@@ -14,7 +15,7 @@ final class HeapAllocation {
 
     /** Bytes allocated since the JVM started, or -1 where the JVM does not measure it. */
     static long total() {
-        if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        if (ManagementFactory.getThreadMXBean() instanceof ThreadMXBean t
                 && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()) {
             return t.getTotalThreadAllocatedBytes();
         }

@@ -11,6 +11,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
+import java.util.Comparator;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * {@code report.html}: a run as small multiples a person reads, in one self-contained file (inline
@@ -180,9 +185,9 @@ final class HtmlReport {
         boolean several = drawn.stream().map(Level::contender).distinct().count() > 1;
         int shade = 0;
         for (Level l : drawn) {
-            org.HdrHistogram.Histogram hist = l.latencies();
+            Histogram hist = l.latencies();
             double[] share = new double[buckets];
-            for (org.HdrHistogram.HistogramIterationValue v : hist.recordedValues()) {
+            for (HistogramIterationValue v : hist.recordedValues()) {
                 double micros = hist.highestEquivalentValue(v.getValueIteratedTo()) / 1e3;
                 int i = (int) Math.floor(Math.log(Math.max(micros, low) / low) / Math.log(ratio));
                 share[Math.max(0, Math.min(buckets - 1, i))] += 100.0 * v.getCountAtValueIteratedTo() / hist.getTotalCount();
@@ -229,7 +234,7 @@ final class HtmlReport {
                     Second::callsPerSecond, false)));
             if (one) {
                 String[] names = {"p50", "p90", "p99", "p99.9"};
-                List<java.util.function.ToDoubleFunction<Second>> values = List.of(Second::p50Micros,
+                List<ToDoubleFunction<Second>> values = List.of(Second::p50Micros,
                         Second::p90Micros, Second::p99Micros, Second::p999Micros);
                 for (int i = 0; i < names.length; i++) {
                     pct.add(new SvgChart.Series(names[i], SvgChart.COLOURS[i], false, line(mine, start, Level::timeline,
@@ -254,7 +259,7 @@ final class HtmlReport {
             course(l).mapToLong(Second::atMillis).min()
                     .ifPresent(t -> begins.add(new double[] {(t - start) / 1e3 - 1, l.threads()}));
         }
-        begins.sort(java.util.Comparator.comparingDouble(b -> b[0]));
+        begins.sort(Comparator.comparingDouble(b -> b[0]));
         List<double[]> marks = new ArrayList<>();
         for (double[] b : begins) {
             if (marks.stream().noneMatch(m -> m[1] == b[1] && Math.abs(m[0] - b[0]) < 60)) {
@@ -275,17 +280,17 @@ final class HtmlReport {
     }
 
     /** A level's points in the order they ran: its warm-up, then its measured slices (either may be absent). */
-    private static java.util.stream.Stream<Second> course(Level l) {
-        return java.util.stream.Stream.concat(l.warmup() == null ? java.util.stream.Stream.empty() : l.warmup().stream(),
-                l.timeline() == null ? java.util.stream.Stream.empty() : l.timeline().stream());
+    private static Stream<Second> course(Level l) {
+        return Stream.concat(l.warmup() == null ? Stream.empty() : l.warmup().stream(),
+                l.timeline() == null ? Stream.empty() : l.timeline().stream());
     }
 
     /**
      * One line through the levels' points, broken between levels; with {@code latency}, points
      * without a successful call or without the value are left out.
      */
-    private static List<double[]> line(List<Level> levels, long start, java.util.function.Function<Level, List<Second>> of,
-                                       java.util.function.ToDoubleFunction<Second> value, boolean latency) {
+    private static List<double[]> line(List<Level> levels, long start, Function<Level, List<Second>> of,
+                                       ToDoubleFunction<Second> value, boolean latency) {
         List<double[]> p = new ArrayList<>();
         for (Level l : levels) {
             List<Second> points = of.apply(l);

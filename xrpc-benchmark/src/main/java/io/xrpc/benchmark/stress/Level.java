@@ -4,6 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.zip.DataFormatException;
 
 /**
  * The measured result of one contender, scenario and thread count: the sum of its {@link Slice}s.
@@ -57,7 +61,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
     /** {@code yes}, {@code no (drift +40%)}, or {@code -} where the results.json did not say. */
     String steadyText() {
         return steady == null ? "-" : steady ? "yes"
-                : String.format(java.util.Locale.ROOT, "no (drift %+.0f%%)", drift);
+                : String.format(Locale.ROOT, "no (drift %+.0f%%)", drift);
     }
 
     /** Whether it has latencies: none without a successful call. */
@@ -101,7 +105,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
         }
         // Round by round, each fork's slice of the round in fork order: another contender's list in the
         // same order pairs the same round and fork (the ratio by rounds); the timeline goes by time.
-        List<Slice> rounds = new java.util.ArrayList<>();
+        List<Slice> rounds = new ArrayList<>();
         for (int r = 0; r < byFork.get(0).size(); r++) {
             for (List<Slice> f : byFork) {
                 if (r < f.size()) {
@@ -109,7 +113,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 }
             }
         }
-        List<Slice> slices = rounds.stream().sorted(java.util.Comparator.comparingLong(Slice::startMillis)).toList();
+        List<Slice> slices = rounds.stream().sorted(Comparator.comparingLong(Slice::startMillis)).toList();
         long calls = latencies.getTotalCount();
         long errorCount = errors.values().stream().mapToLong(Long::longValue).sum();
         List<Second> timeline = slices.stream().flatMap(s -> s.timeline().stream()).toList();
@@ -163,7 +167,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
         }
         try {
             return Slice.histogram(histogram);
-        } catch (java.util.zip.DataFormatException | IllegalArgumentException e) {
+        } catch (DataFormatException | IllegalArgumentException e) {
             throw new IllegalArgumentException("a level's histogram does not read: " + e, e);
         }
     }
@@ -176,7 +180,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
     String summary() {
         StringBuilder failed = new StringBuilder();
         errors.forEach((k, v) -> failed.append(failed.isEmpty() ? " (" : ", ").append(v).append(' ').append(k));
-        return String.format(java.util.Locale.ROOT, "%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %s%s,"
+        return String.format(Locale.ROOT, "%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %s%s,"
                         + " warmed %.0f s%s", contender, scenario, threads, throughput, p50Micros, p99Micros,
                 errorCount == 0 ? "no errors" : errorCount + " errors", failed.isEmpty() ? "" : failed + ")",
                 warmupSeconds, wasSteady() ? "" : ", NOT STEADY: " + steadyText());

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import io.xrpc.client.GenericException;
+import java.util.ArrayList;
 
 /**
  * Measures one level: {@code n} caller threads running one call in a closed loop (or at a fixed
@@ -96,7 +98,7 @@ final class LevelRunner {
                             }
                         } catch (Exception e) {
                             String type = e instanceof RpcException r ? "RpcException " + r.status()
-                                    : e instanceof io.xrpc.client.GenericException g ? "APPLICATION_ERROR " + g.className()
+                                    : e instanceof GenericException g ? "APPLICATION_ERROR " + g.className()
                                     : e.getClass().getSimpleName();
                             errors.computeIfAbsent(type, k -> {
                                 System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
@@ -115,7 +117,7 @@ final class LevelRunner {
         }
         long end = start + length.toNanos();
         Histogram total = null;
-        List<Second> timeline = new java.util.ArrayList<>();
+        List<Second> timeline = new ArrayList<>();
         long errorsSoFar = 0;
         long pointStart = start;
         boolean steady = rule == null;

@@ -6,6 +6,9 @@ import io.xrpc.config.ServiceOptions;
 import io.xrpc.server.CallThreads;
 import io.xrpc.server.RpcServer;
 import java.util.List;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A provider in a JVM of its own, started by the stress tool:
@@ -55,8 +58,8 @@ public final class ProviderMain {
         }
         System.out.println("READY " + port);
         System.out.flush();
-        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
-                java.nio.charset.StandardCharsets.US_ASCII));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
+                StandardCharsets.US_ASCII));
         for (String line; (line = in.readLine()) != null; ) {
             if (line.equals("alloc")) {
                 System.out.println("ALLOC " + HeapAllocation.total());

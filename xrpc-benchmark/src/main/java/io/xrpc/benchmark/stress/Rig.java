@@ -22,6 +22,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import io.xrpc.protocol.WireStrings;
+import io.xrpc.serialize.ReadLimits;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * One contender's provider and callers, as a run starts them: the provider in this JVM or a JVM of
@@ -38,10 +45,10 @@ final class Rig implements AutoCloseable {
     /** The forked provider, or -1 when it runs in this JVM (or is a --target's). */
     private long providerPid = -1;
     /** Its standard input, where the tool asks for its allocation; null when it runs in this JVM. */
-    private java.io.Writer providerInput;
+    private Writer providerInput;
     /** Its answers to those questions. */
-    private final java.util.concurrent.BlockingQueue<Long> providerAllocations =
-            new java.util.concurrent.LinkedBlockingQueue<>();
+    private final BlockingQueue<Long> providerAllocations =
+            new LinkedBlockingQueue<>();
     /** One caller per scenario of the run. */
     final Map<String, Call> calls = new LinkedHashMap<>();
 
@@ -123,7 +130,7 @@ final class Rig implements AutoCloseable {
         cmd.add(dispatch);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         providerPid = p.pid();
-        providerInput = new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII);
+        providerInput = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII);
         providerAllocations.clear();
         resources.add(() -> {
             p.getOutputStream().close();
@@ -149,7 +156,7 @@ final class Rig implements AutoCloseable {
     }
 
     /** Heap bytes the forked provider has allocated so far, or -1 (in this JVM, or no answer). */
-    private long providerAllocation() throws java.io.IOException, InterruptedException {
+    private long providerAllocation() throws IOException, InterruptedException {
         if (providerInput == null) {
             return -1;
         }
@@ -162,7 +169,7 @@ final class Rig implements AutoCloseable {
     private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
                         List<AutoCloseable> resources) throws Exception {
         if (contender.equals("target")) {
-            io.xrpc.client.RpcClient c = o.targetClient();
+            RpcClient c = o.targetClient();
             resources.add(c);
             return o.resolvedTarget.caller(c);
         }
@@ -205,7 +212,7 @@ final class Rig implements AutoCloseable {
 
     /** Bytes of XRpc's request and response frames for the scenario, which raw Netty then carries. */
     private int[] frameSizes(String scenario) throws Exception {
-        Serializer s = SerializerRegistry.load(Scenarios.allowList(), io.xrpc.serialize.ReadLimits.defaults()).get(serializer);
+        Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
         var comp = CompressorRegistry.load().get(o.compressor);
         Object[] args;
         Object result;
@@ -233,7 +240,7 @@ final class Rig implements AutoCloseable {
             }
         }
         ByteBuf req = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, 1, 3000, RpcCodec.clockMillis(), s, comp, 1024,
-                Integer.MAX_VALUE, io.xrpc.protocol.WireStrings.shortStringBytes(UserService.class.getName()), io.xrpc.protocol.WireStrings.shortStringBytes(sig), null, args);
+                Integer.MAX_VALUE, WireStrings.shortStringBytes(UserService.class.getName()), WireStrings.shortStringBytes(sig), null, args);
         ByteBuf resp = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 1, s, comp, 1024, Integer.MAX_VALUE, result);
         try {
             // Raw frames add 4 + 8 (+4) bytes of their own; pad to XRpc's whole frame size.

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
+import java.util.zip.DataFormatException;
 
 /**
  * What one contender's callers did in one measured stretch, and the JVMs' cost counters when it
@@ -64,7 +65,7 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
     }
 
     /** The histogram {@link #text} wrote. */
-    static Histogram histogram(String text) throws java.util.zip.DataFormatException {
+    static Histogram histogram(String text) throws DataFormatException {
         return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(text)), 0);
     }
 

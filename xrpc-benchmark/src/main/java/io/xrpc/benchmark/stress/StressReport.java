@@ -13,6 +13,14 @@ import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.xrpc.registry.RegistryConfig;
+import java.awt.Color;
+import java.awt.Font;
+import java.util.Comparator;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
 
 /**
  * A run's results as results.json, results.md (ratios to raw Netty in the same run, and with
@@ -46,8 +54,8 @@ final class StressReport {
     /** The reports of an earlier run's results.json, written again (by this version of the tool) into {@code out}. */
     static void rewrite(Path resultsJson, Path out, Path compare) throws Exception {
         ObjectMapper json = new ObjectMapper().configure(
-                com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-        com.fasterxml.jackson.databind.JsonNode doc = json.readTree(resultsJson.toFile());
+                DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+        JsonNode doc = json.readTree(resultsJson.toFile());
         Map<String, Object> header = new LinkedHashMap<>();
         if (doc == null || !doc.path("levels").isArray()) {
             throw new IllegalArgumentException("--report-from " + resultsJson + ": no levels (expected: a results.json"
@@ -56,12 +64,12 @@ final class StressReport {
         doc.fields().forEachRemaining(e -> {
             if (!e.getKey().equals("levels") && !e.getKey().equals("comparedWith") && e.getValue().isValueNode()) {
                 // A results.json of an earlier version may hold a registry password in its target.
-                header.put(e.getKey(), e.getKey().equals("target") ? io.xrpc.registry.RegistryConfig.mask(e.getValue()
+                header.put(e.getKey(), e.getKey().equals("target") ? RegistryConfig.mask(e.getValue()
                         .asText()) : e.getValue().asText());
             }
         });
         List<Level> levels = new ArrayList<>();
-        for (com.fasterxml.jackson.databind.JsonNode l : doc.get("levels")) {
+        for (JsonNode l : doc.get("levels")) {
             levels.add(json.treeToValue(l, Level.class));
         }
         write(out, header, levels, compare);
@@ -213,7 +221,7 @@ final class StressReport {
     static void chart(Path file, List<Level> results) throws Exception {
         List<String> scenarios = results.stream().map(Level::scenario).distinct().toList();
         List<String> contenders = results.stream().map(Level::contender).distinct().toList();
-        List<org.knowm.xchart.internal.chartpart.Chart<?, ?>> charts = new ArrayList<>();
+        List<Chart<?, ?>> charts = new ArrayList<>();
         for (String scenario : scenarios) {
             boolean log = results.stream().mapToInt(Level::threads).max().orElse(1)
                     > 8 * results.stream().mapToInt(Level::threads).min().orElse(1);
@@ -223,12 +231,12 @@ final class StressReport {
             XYChart p99 = new XYChartBuilder().width(660).height(360).title(scenario + ": p99 latency")
                     .xAxisTitle(threadsAxis).yAxisTitle("microseconds").build();
             for (XYChart c : List.of(throughput, p99)) {
-                c.getStyler().setSeriesColors(contenders.stream().map(n -> java.awt.Color.decode(
-                        SvgChart.COLOURS[contenders.indexOf(n) % SvgChart.COLOURS.length])).toArray(java.awt.Color[]::new));
-                c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
-                c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
-                c.getStyler().setLegendFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN, 11));
-                c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+                c.getStyler().setSeriesColors(contenders.stream().map(n -> Color.decode(
+                        SvgChart.COLOURS[contenders.indexOf(n) % SvgChart.COLOURS.length])).toArray(Color[]::new));
+                c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+                c.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+                c.getStyler().setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+                c.getStyler().setChartBackgroundColor(Color.WHITE);
                 c.getStyler().setXAxisLogarithmic(log);
                 c.getStyler().setYAxisDecimalPattern("#,###");
                 c.getStyler().setYAxisMin(0.0); // from zero, so that a small difference does not look steep
@@ -236,7 +244,7 @@ final class StressReport {
             }
             for (String contender : contenders) {
                 List<Level> mine = results.stream().filter(l -> l.scenario().equals(scenario)
-                        && l.contender().equals(contender)).sorted(java.util.Comparator.comparingInt(Level::threads)).toList();
+                        && l.contender().equals(contender)).sorted(Comparator.comparingInt(Level::threads)).toList();
                 if (mine.isEmpty()) {
                     continue;
                 }

@@ -19,6 +19,15 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import io.xrpc.benchmark.cli.Access;
+import io.xrpc.registry.RegistryConfig;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * The invoke stress test, done right: every call's latency goes into an HdrHistogram, every error
@@ -156,7 +165,7 @@ public final class StressTool implements Callable<Integer> {
 
     /** With --target: the service's version and group, TLS and token, as the xrpc command line takes them. */
     @CommandLine.Mixin
-    io.xrpc.benchmark.cli.Access access = new io.xrpc.benchmark.cli.Access();
+    Access access = new Access();
 
     /** Where a callers' JVM finds --token. */
     static final String TOKEN_VARIABLE = "XRPC_STRESS_TOKEN";
@@ -197,7 +206,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     /** When the run began, for the report. */
-    private final java.time.Instant began = java.time.Instant.now();
+    private final Instant began = Instant.now();
 
     @Override
     public Integer call() throws Exception {
@@ -245,7 +254,7 @@ public final class StressTool implements Callable<Integer> {
         if (targetTypes != null) {
             targetTypes = targetTypes.stream().filter(t -> !t.isBlank()).toList(); // "" is no parameter
         }
-        try (io.xrpc.client.RpcClient c = targetClient()) {
+        try (RpcClient c = targetClient()) {
             resolvedTarget = TargetCall.resolve(target, targetCall, targetArgs, targetArgsFile, targetTypes, c, timeout,
                     access, spec.commandLine());
         }
@@ -254,7 +263,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     /** A client for the --target: its registry or none, its TLS, its token. */
-    io.xrpc.client.RpcClient targetClient() throws Exception {
+    RpcClient targetClient() throws Exception {
         return TargetCall.client(target, access, timeout);
     }
 
@@ -292,7 +301,7 @@ public final class StressTool implements Callable<Integer> {
         Map<Agent, String> variantOf = new LinkedHashMap<>();
         try {
             for (Variant v : variants()) {
-                Map<String, String> secrets = new java.util.HashMap<>();
+                Map<String, String> secrets = new HashMap<>();
                 if (access.token() != null) {
                     secrets.put(TOKEN_VARIABLE, access.token());
                 }
@@ -319,7 +328,7 @@ public final class StressTool implements Callable<Integer> {
                             slices.computeIfAbsent(a, k -> new ArrayList<>()).add(a.slice(scenario, n, length, true));
                         }
                     }
-                    for (String name : new java.util.LinkedHashSet<>(variantOf.values())) {
+                    for (String name : new LinkedHashSet<>(variantOf.values())) {
                         List<Agent> mine = agents.stream().filter(a -> variantOf.get(a).equals(name)).toList();
                         record(Level.of(name, scenario, n, mine.stream().map(warm::get).toList(), warmupRule(), rate,
                                 mine.stream().map(slices::get).toList()));
@@ -366,7 +375,7 @@ public final class StressTool implements Callable<Integer> {
                 "--warmup", warmup.toMillis() + "ms", "--max-warmup", maxWarmup.toMillis() + "ms",
                 "--steady", Double.toString(steadyPercent)));
         if (target != null) {
-            cmd.addAll(List.of("--target", io.xrpc.registry.RegistryConfig.mask(target), "--call", targetCall, "--types=" + String.join(",", targetTypes)));
+            cmd.addAll(List.of("--target", RegistryConfig.mask(target), "--call", targetCall, "--types=" + String.join(",", targetTypes)));
             if (targetArgsFile != null) {
                 cmd.addAll(List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
             } else if (targetArgs != null) {
@@ -383,7 +392,7 @@ public final class StressTool implements Callable<Integer> {
      * standard output carries only that exchange: everything else printed here goes to its error.
      */
     private void serveAsAgent() throws Exception {
-        java.io.PrintStream out = System.out;
+        PrintStream out = System.out;
         System.setOut(System.err);
         String contender = contenders.get(0);
         EmbeddedZooKeeper zk = registry.equals("embedded") ? EmbeddedZooKeeper.start() : null;
@@ -458,10 +467,10 @@ public final class StressTool implements Callable<Integer> {
 
     private void write() throws Exception {
         Map<String, Object> header = new LinkedHashMap<>();
-        header.put("date", began.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
-        header.put("duration", Duration.between(began, java.time.Instant.now()).toSeconds() + " s in all");
+        header.put("date", began.truncatedTo(ChronoUnit.SECONDS).toString());
+        header.put("duration", Duration.between(began, Instant.now()).toSeconds() + " s in all");
         header.put("run", (rate > 0 ? "" : "caller threads ") + threads.stream().map(String::valueOf)
-                .collect(java.util.stream.Collectors.joining(", ")) + (rate > 0 ? " callers" : "") + " for each of "
+                .collect(Collectors.joining(", ")) + (rate > 0 ? " callers" : "") + " for each of "
                 + String.join(", ", scenarios) + "; " + DurationConverter.text(duration) + " measured each"
                 + (client.equals("fork") && !slice.isZero() && contenders.size() > 1 ? " in slices of "
                 + DurationConverter.text(slice) + " taken in turns" : ""));
@@ -469,7 +478,7 @@ public final class StressTool implements Callable<Integer> {
         header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         header.put("cores", Runtime.getRuntime().availableProcessors());
         if (target != null) {
-            header.put("target", io.xrpc.registry.RegistryConfig.mask(target));
+            header.put("target", RegistryConfig.mask(target));
             header.put("call", targetCall + "(" + String.join(",", targetTypes) + ")");
             header.put("serializer", "json (generic invocation)");
         } else {
@@ -480,7 +489,7 @@ public final class StressTool implements Callable<Integer> {
         }
         header.put("compressor", compressor);
         header.put("client", client);
-        header.put("mode", rate > 0 ? String.format(java.util.Locale.ROOT, "open model: calls start at %.0f/s,"
+        header.put("mode", rate > 0 ? String.format(Locale.ROOT, "open model: calls start at %.0f/s,"
                 + " latency counted from when each was due (coordinated omission accounted for)", rate)
                 : "closed loop: each caller starts its next call when the last answers");
         StressReport.write(out, header, results, compare);

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
+import io.xrpc.benchmark.cli.Access;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The stress tool's {@code --target} mode: one method of a user's running service, called through a
@@ -30,7 +32,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
 
     /** Parses the options and, when no types are given, asks the provider's reflection for them. */
     static TargetCall resolve(String target, String call, String args, Path argsFile, List<String> types,
-                              RpcClient client, Duration timeout, io.xrpc.benchmark.cli.Access access, CommandLine cl)
+                              RpcClient client, Duration timeout, Access access, CommandLine cl)
             throws Exception {
         int slash = call == null ? -1 : call.lastIndexOf('/');
         if (slash <= 0 || slash == call.length() - 1) {
@@ -82,7 +84,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
     }
 
     /** The client that calls the target: through its registry, or straight to its address; TLS and token as given. */
-    static RpcClient client(String target, io.xrpc.benchmark.cli.Access access, Duration timeout) throws Exception {
+    static RpcClient client(String target, Access access, Duration timeout) throws Exception {
         return Providers.client(isRegistry(target) ? target : null, isRegistry(target) ? null : target, access, timeout);
     }
 
@@ -105,7 +107,7 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
         }
         // Each caller takes the sets in turn, from a place of its own: no counter shared by every caller.
         ThreadLocal<int[]> next = ThreadLocal.withInitial(() -> new int[] {
-                java.util.concurrent.ThreadLocalRandom.current().nextInt(n)});
+                ThreadLocalRandom.current().nextInt(n)});
         return () -> {
             int[] i = next.get();
             i[0] = (i[0] + 1) % n;

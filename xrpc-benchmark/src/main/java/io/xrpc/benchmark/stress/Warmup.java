@@ -2,6 +2,7 @@ package io.xrpc.benchmark.stress;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * When a level is warm: the rule its unmeasured calls run under before it is measured. A level
@@ -86,7 +87,7 @@ record Warmup(Duration min, Duration max, double tolerance) {
 
     /** The rule in words, for the report. */
     String describe() {
-        return String.format(java.util.Locale.ROOT, "at least %s, then until %d one-second points in a row show no"
+        return String.format(Locale.ROOT, "at least %s, then until %d one-second points in a row show no"
                 + " trend (their fitted line moves less than %.0f%% of their mean across them: calls per second, or the"
                 + " median latency at a fixed rate); at most %s. A level that did not get there, or whose measured"
                 + " points then moved by more than that, is marked not steady", DurationConverter.text(min), WINDOW,

@@ -11,6 +11,14 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line end to end against real providers on loopback, as a user types it. */
 class XrpcCliTest {
@@ -159,10 +167,10 @@ class XrpcCliTest {
      * sent it in plaintext to any address, a registry's providers included.
      */
     @Test
-    void aTokenComesFromAFileAndGoesInPlaintextOnlyToALoopbackAddress(@org.junit.jupiter.api.io.TempDir
-                                                                          java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path file = dir.resolve("token");
-        java.nio.file.Files.writeString(file, "s3cret\n");
+    void aTokenComesFromAFileAndGoesInPlaintextOnlyToALoopbackAddress(@TempDir
+                                                                          Path dir) throws Exception {
+        Path file = dir.resolve("token");
+        Files.writeString(file, "s3cret\n");
         Run good = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString(),
                 "--token-file", file.toString(), "--plaintext-token");
         assertThat(good.exit()).as(good.out() + good.err()).isZero();
@@ -216,7 +224,7 @@ class XrpcCliTest {
     @Test
     void aNotFoundServiceNamesTheVersionsItIsExportedUnder() throws Exception {
         try (RpcServer versioned = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(Shop.class, new ShopImpl(), io.xrpc.config.ServiceOptions.builder().version("1.0").build())
+                .service(Shop.class, new ShopImpl(), ServiceOptions.builder().version("1.0").build())
                 .build().start()) {
             Run r = xrpc("call", shop() + "/find", "[1]", "--address", versioned.endpoint().toString());
             assertThat(r.exit()).as(r.out()).isEqualTo(14);
@@ -233,10 +241,10 @@ class XrpcCliTest {
      */
     @Test
     void aRegistryWithAnotherVersionNamesIt() throws Exception {
-        try (io.xrpc.registry.zookeeper.EmbeddedZooKeeper zk = io.xrpc.registry.zookeeper.EmbeddedZooKeeper.start();
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
              RpcServer versioned = RpcServer.builder().host("127.0.0.1").port(0)
                      .registry("zookeeper://" + zk.connectString())
-                     .service(Shop.class, new ShopImpl(), io.xrpc.config.ServiceOptions.builder().version("1.0").build())
+                     .service(Shop.class, new ShopImpl(), ServiceOptions.builder().version("1.0").build())
                      .build().start()) {
             String registry = "zookeeper://" + zk.connectString();
             Run r = xrpc("call", shop() + "/find", "[1]", "--registry", registry, "--wait", "20s");
@@ -252,30 +260,30 @@ class XrpcCliTest {
     @Test
     void waitGivesAProviderThatIsStartingTheTimeToListen() throws Exception {
         int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         Run refused = xrpc("list", "--address", "127.0.0.1:" + port);
         assertThat(refused.exit()).isEqualTo(17);
         // The provider starts half a second after the command does, as one started with & just before it.
-        java.util.concurrent.CompletableFuture<RpcServer> starting = java.util.concurrent.CompletableFuture.supplyAsync(
+        CompletableFuture<RpcServer> starting = CompletableFuture.supplyAsync(
                 () -> RpcServer.builder().host("127.0.0.1").port(port).service(Shop.class, new ShopImpl()).build()
-                        .start(), java.util.concurrent.CompletableFuture.delayedExecutor(500,
-                        java.util.concurrent.TimeUnit.MILLISECONDS));
+                        .start(), CompletableFuture.delayedExecutor(500,
+                        TimeUnit.MILLISECONDS));
         try {
             Run waited = xrpc("list", "--address", "127.0.0.1:" + port, "--wait", "20s");
             assertThat(waited.exit()).as(waited.out()).isZero();
             assertThat(waited.json().get(0).get("service").asText()).isEqualTo(shop());
         } finally {
-            starting.get(20, java.util.concurrent.TimeUnit.SECONDS).close();
+            starting.get(20, TimeUnit.SECONDS).close();
         }
     }
 
     @Test
-    void argumentsFromAFileAndAMisspeltServiceExit14(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void argumentsFromAFileAndAMisspeltServiceExit14(@TempDir Path dir)
             throws Exception {
-        java.nio.file.Path args = dir.resolve("items.json");
-        java.nio.file.Files.writeString(args, "[ [ {\"sku\": \"a b\", \"quantity\": 2},\n  {\"sku\": \"c\", \"quantity\": 3} ] ]\n");
+        Path args = dir.resolve("items.json");
+        Files.writeString(args, "[ [ {\"sku\": \"a b\", \"quantity\": 2},\n  {\"sku\": \"c\", \"quantity\": 3} ] ]\n");
         Run total = xrpc("call", shop() + "/total", "@" + args, "--address", open.endpoint().toString());
         assertThat(total.exit()).as(total.err() + total.out()).isZero();
         assertThat(total.out().trim()).isEqualTo("5");
@@ -287,7 +295,7 @@ class XrpcCliTest {
 
     @Test
     void aCallFindsItsProviderInTheRegistry() throws Exception {
-        try (io.xrpc.registry.zookeeper.EmbeddedZooKeeper zk = io.xrpc.registry.zookeeper.EmbeddedZooKeeper.start();
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
              RpcServer registered = RpcServer.builder().host("127.0.0.1").port(0)
                      .registry("zookeeper://" + zk.connectString()).service(Shop.class, new ShopImpl()).build().start()) {
             String registry = "zookeeper://" + zk.connectString();

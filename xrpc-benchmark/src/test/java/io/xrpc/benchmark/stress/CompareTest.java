@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.assertj.core.data.Offset;
 
 /** Which earlier level a level of this run is compared with (--compare), and what the comparison concludes. */
 class CompareTest {
@@ -96,6 +97,6 @@ class CompareTest {
                 .isEqualTo(Comparison.FLOOR);
         // Welch's t at 4 + 4 points of equal spread (df 6): 3.707 * sqrt(var/4 + var/4), var = 2/3 here.
         assertThat(Comparison.noisePercent(new double[] {99, 100, 101, 100}, new double[] {99, 100, 101, 100}, 100))
-                .isCloseTo(3.707 * Math.sqrt(2.0 / 3 / 4 * 2), org.assertj.core.data.Offset.offset(0.01));
+                .isCloseTo(3.707 * Math.sqrt(2.0 / 3 / 4 * 2), Offset.offset(0.01));
     }
 }

@@ -15,6 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import java.util.Comparator;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * report.html in a real headless Chromium (Debian's {@code chromium}): it loads with no console
@@ -25,7 +27,7 @@ class ReportBrowserTest {
     static final Path CHROMIUM = Path.of(System.getProperty("xrpc.chromium", "/usr/bin/chromium"));
 
     @Test
-    @org.junit.jupiter.api.Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void theReportLoadsWithoutErrorsAndEveryChartHasPoints() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
                 + " (apt-get install chromium, or -Dxrpc.chromium=PATH): report.html was not checked in a browser");
@@ -96,7 +98,7 @@ class ReportBrowserTest {
             Files.deleteIfExists(stdout);
             Files.deleteIfExists(stderr);
             try (var files = Files.walk(profile)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
             }
         }
     }

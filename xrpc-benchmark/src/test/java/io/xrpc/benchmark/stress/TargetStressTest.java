@@ -17,6 +17,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
+import io.xrpc.testing.GateService;
+import io.xrpc.testing.GateServiceImpl;
 
 /** The stress tool's --target mode against a provider it did not start, as a user's own service. */
 class TargetStressTest {
@@ -98,7 +102,7 @@ class TargetStressTest {
      */
     @Test
     void aRegistryPasswordInTheTargetIsWrittenNowhere(@TempDir Path dir) throws Exception {
-        try (io.xrpc.registry.zookeeper.EmbeddedZooKeeper zk = io.xrpc.registry.zookeeper.EmbeddedZooKeeper.start();
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
              RpcServer registered = RpcServer.builder().host("127.0.0.1").port(0)
                      .registry("zookeeper://reader:s3cret@" + zk.connectString())
                      .service(UserService.class, new UserServiceImpl())
@@ -108,10 +112,10 @@ class TargetStressTest {
                     "--out", dir.toString());
             assertThat(levels).singleElement().satisfies(l -> assertThat(l.errorCount()).isZero());
             for (String file : List.of("results.json", "results.md", "report.html")) {
-                assertThat(java.nio.file.Files.readString(dir.resolve(file))).as(file).doesNotContain("s3cret");
+                assertThat(Files.readString(dir.resolve(file))).as(file).doesNotContain("s3cret");
             }
-            assertThat(java.nio.file.Files.readString(dir.resolve("results.json"))).contains("reader:****@");
-            assertThat(java.nio.file.Files.readString(dir.resolve("report.html"))).contains("reader:****@");
+            assertThat(Files.readString(dir.resolve("results.json"))).contains("reader:****@");
+            assertThat(Files.readString(dir.resolve("report.html"))).contains("reader:****@");
         }
     }
 
@@ -119,10 +123,10 @@ class TargetStressTest {
     void aMethodWithoutParametersIsMeasuredInTheCallersOwnJvm(@TempDir Path dir) throws Exception {
         // The callers' JVM is told the types: for none, an empty --types, which it once read as one blank type.
         try (RpcServer gate = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(io.xrpc.testing.GateService.class, new io.xrpc.testing.GateServiceImpl("g"),
-                        io.xrpc.config.ServiceOptions.builder().version("2").group("eu").build()).build().start()) {
+                .service(GateService.class, new GateServiceImpl("g"),
+                        ServiceOptions.builder().version("2").group("eu").build()).build().start()) {
             List<Level> levels = StressTool.run("--target", gate.endpoint().toString(), "--call",
-                    io.xrpc.testing.GateService.class.getName() + "/whoAmI", "--service-version", "2", "--group", "eu",
+                    GateService.class.getName() + "/whoAmI", "--service-version", "2", "--group", "eu",
                     "--threads", "1", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms", "--quiet", "--out", dir.toString());
             assertThat(levels).singleElement().satisfies(l -> {
                 assertThat(l.calls()).isPositive();

@@ -12,6 +12,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import com.fasterxml.jackson.core.JsonParser;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The README's walkthrough block pasted whole, as a new user does: one shell runs it from the
@@ -52,7 +58,7 @@ class XrpcWalkthroughIT {
         String text = r.out().replaceAll("\u001B\\[[0-9;]*m", "");
         String json = text.substring(text.indexOf("[")).lines().filter(l -> !l.startsWith("demo provider of"))
                 .reduce("", (x, y) -> x + y + "\n");
-        com.fasterxml.jackson.core.JsonParser parser = JSON.getFactory().createParser(json);
+        JsonParser parser = JSON.getFactory().createParser(json);
         JsonNode list = JSON.readTree(parser);
         assertThat(list.get(0).get("service").asText()).isEqualTo("io.xrpc.benchmark.model.UserService");
         JsonNode describe = JSON.readTree(parser);
@@ -84,10 +90,10 @@ class XrpcWalkthroughIT {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         boolean closed = false;
         while (!closed && System.nanoTime() < deadline) {
-            try (java.net.Socket probe = new java.net.Socket()) {
-                probe.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
-                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // poll again
-            } catch (java.io.IOException refused) {
+            try (Socket probe = new Socket()) {
+                probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // poll again
+            } catch (IOException refused) {
                 closed = true;
             }
         }
@@ -103,7 +109,7 @@ class XrpcWalkthroughIT {
     /** bash with this JVM's java first on the PATH, as a user with this JDK runs the README. */
     private static ProcessBuilder bash(String command) {
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).directory(ROOT.toFile());
-        pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator
+        pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + File.pathSeparator
                 + pb.environment().getOrDefault("PATH", ""));
         return pb;
     }

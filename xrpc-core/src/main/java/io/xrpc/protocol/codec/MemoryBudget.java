@@ -1,6 +1,7 @@
 package io.xrpc.protocol.codec;
 
 import java.util.concurrent.atomic.AtomicLong;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * Bytes a server may hold, over all its connections, in requests that are arriving or were read
@@ -53,7 +54,7 @@ public final class MemoryBudget {
      * other half stays for responses, TLS, and the connections' small frames.
      */
     public static long defaultLimit() {
-        return Math.max(FREE_BODY, io.netty.util.internal.PlatformDependent.maxDirectMemory() / 2);
+        return Math.max(FREE_BODY, PlatformDependent.maxDirectMemory() / 2);
     }
 
     public long limit() {

@@ -28,6 +28,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import io.xrpc.serialize.RemoteExceptions;
+import java.lang.reflect.Type;
 
 /**
  * Encodes whole frames and reads frame bodies; see {@code docs/PROTOCOL.md} for the body layouts.
@@ -170,7 +172,7 @@ public final class RpcCodec {
         }
         // Not carried: the text answer says what was thrown, and why it is not the exception itself.
         String text = notCarried == null ? stackTrace
-                : io.xrpc.serialize.RemoteExceptions.notCarried(notCarried) + (stackTrace == null ? "" : stackTrace);
+                : RemoteExceptions.notCarried(notCarried) + (stackTrace == null ? "" : stackTrace);
         return encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR, className,
                 message, text, maxBodyLength);
     }
@@ -379,7 +381,7 @@ public final class RpcCodec {
 
     /** As {@link #readArguments(ByteBuf, Serializer, Class[], long)}, with the parameters' generic types. */
     public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types,
-                                         java.lang.reflect.Type[] genericTypes, long deadlineNanos) throws IOException {
+                                         Type[] genericTypes, long deadlineNanos) throws IOException {
         if (types.length == 0) {
             if (body.isReadable()) {
                 throw new SerializationException(body.readableBytes() + " bytes of arguments sent to a method"
@@ -410,7 +412,7 @@ public final class RpcCodec {
 
     /** As {@link #readResult(ByteBuf, Serializer, Class, long)}, with the result's generic type. */
     public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type,
-                                    java.lang.reflect.Type genericType, long deadlineNanos) throws IOException {
+                                    Type genericType, long deadlineNanos) throws IOException {
         if (!body.isReadable()) {
             return null;
         }

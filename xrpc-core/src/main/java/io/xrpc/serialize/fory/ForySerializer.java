@@ -23,6 +23,9 @@ import org.apache.fory.exception.InsecureException;
 import org.apache.fory.io.ForyInputStream;
 import org.apache.fory.memory.MemoryBuffer;
 import org.apache.fory.resolver.SharedRegistry;
+import io.xrpc.internal.NamedExtensions;
+import java.lang.reflect.Modifier;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Apache Fory 1.6, in Java mode with schema-consistent classes and without reference tracking
@@ -72,7 +75,7 @@ public final class ForySerializer implements Serializer {
      */
     private volatile Shared shared = new Shared(new SharedRegistry(), -1);
     private final ThreadLocal<Slot> slots = new ThreadLocal<>();
-    private final java.util.concurrent.atomic.AtomicLong totalFailures = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong totalFailures = new AtomicLong();
     /** For {@link #cannotCarry}, made on first use (start-up only), with a list of its own. */
     private Fory checker;
     private final ClassAllowList checkerList = ClassAllowList.withDefaults();
@@ -107,7 +110,7 @@ public final class ForySerializer implements Serializer {
                 })
                 .withModule(fory -> Refusals.install(fory, list))
                 .withSerializerFactory(Refusals::copiedByteBuffers)
-                .withClassLoader(io.xrpc.internal.NamedExtensions.loader())
+                .withClassLoader(NamedExtensions.loader())
                 .withSharedRegistry(registry)
                 .build();
     }
@@ -346,7 +349,7 @@ public final class ForySerializer implements Serializer {
      */
     @Override
     public synchronized String cannotCarry(Class<?> type) {
-        if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
+        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
                 || type == Void.class) {
             return null; // nothing, or only null, travels as such a type
         }

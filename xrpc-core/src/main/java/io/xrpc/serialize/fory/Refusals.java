@@ -14,6 +14,8 @@ import org.apache.fory.serializer.BufferSerializers;
 import org.apache.fory.serializer.Serializer;
 import org.apache.fory.serializer.collection.CollectionSerializer;
 import org.apache.fory.serializer.collection.MapSerializer;
+import java.util.concurrent.LinkedBlockingDeque;
+import org.apache.fory.serializer.collection.ConcurrentCollectionSerializer;
 
 /**
  * Fory writes the classes it registers itself (about 175 JDK classes: queues, atomics,
@@ -34,10 +36,10 @@ final class Refusals {
         }
         // On the default allow-list, but without a serializer of Fory's own: Fory would write it
         // field by field, its lock and conditions too. As a collection, as every other serializer does.
-        if (allowList.isAllowed(java.util.concurrent.LinkedBlockingDeque.class.getName())) {
-            classes.registerInternalSerializer(java.util.concurrent.LinkedBlockingDeque.class,
-                    new org.apache.fory.serializer.collection.ConcurrentCollectionSerializer<>(resolver,
-                            java.util.concurrent.LinkedBlockingDeque.class, true));
+        if (allowList.isAllowed(LinkedBlockingDeque.class.getName())) {
+            classes.registerInternalSerializer(LinkedBlockingDeque.class,
+                    new ConcurrentCollectionSerializer<>(resolver,
+                            LinkedBlockingDeque.class, true));
         }
         for (Class<?> c : classes.getRegisteredClasses()) {
             if (c.isPrimitive()) {

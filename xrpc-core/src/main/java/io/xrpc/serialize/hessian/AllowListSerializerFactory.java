@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.EnumMap;
 
 /**
  * Hessian's serializer factory with XRpc's reading rules. Every type name read from a payload is
@@ -132,7 +133,7 @@ final class AllowListSerializerFactory extends SerializerFactory {
         if (cl == Timestamp.class) {
             return HessianValues.TIMESTAMP_READER;
         }
-        if (cl == java.util.EnumMap.class) {
+        if (cl == EnumMap.class) {
             return HessianValues.ENUM_MAP_READER;
         }
         Deserializer d = super.loadDeserializer(cl);
@@ -205,7 +206,7 @@ final class AllowListSerializerFactory extends SerializerFactory {
         if (EnumSet.class.isAssignableFrom(cl)) {
             return HessianValues.ENUM_SET_WRITER;
         }
-        if (cl == java.util.EnumMap.class) {
+        if (cl == EnumMap.class) {
             return HessianValues.ENUM_MAP_WRITER;
         }
         if (cl == BigInteger.class) {

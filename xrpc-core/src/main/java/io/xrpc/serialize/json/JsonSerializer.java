@@ -47,6 +47,10 @@ import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
 import tools.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.PropertyAccessor;
+import io.xrpc.internal.ByteBufferInputStream;
+import io.xrpc.internal.Texts;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code json} (wire id 5): arguments and results as plain JSON, read as the types the method
@@ -185,7 +189,7 @@ public final class JsonSerializer implements Serializer {
     @Override
     public Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, Type[] genericTypes, long deadlineNanos)
             throws IOException {
-        return readArguments(new io.xrpc.internal.ByteBufferInputStream(in), parameterTypes, genericTypes,
+        return readArguments(new ByteBufferInputStream(in), parameterTypes, genericTypes,
                 deadlineNanos);
     }
 
@@ -231,7 +235,7 @@ public final class JsonSerializer implements Serializer {
 
     @Override
     public Object readResult(ByteBuffer in, Class<?> type, Type genericType, long deadlineNanos) throws IOException {
-        return readResult(new io.xrpc.internal.ByteBufferInputStream(in), genericType, deadlineNanos);
+        return readResult(new ByteBufferInputStream(in), genericType, deadlineNanos);
     }
 
     private Object readResult(InputStream in, Type type, long deadlineNanos) throws IOException {
@@ -308,7 +312,7 @@ public final class JsonSerializer implements Serializer {
     private static boolean isWholeNumber(Class<?> t) {
         return t == int.class || t == long.class || t == short.class || t == byte.class || t == Integer.class
                 || t == Long.class || t == Short.class || t == Byte.class || t == BigInteger.class
-                || t == java.util.concurrent.atomic.AtomicInteger.class || t == java.util.concurrent.atomic.AtomicLong.class;
+                || t == AtomicInteger.class || t == AtomicLong.class;
     }
 
     /** Jackson's own reading of a {@code BigDecimal}, then its scale bounded by {@link #MAX_DECIMAL_SCALE}. */
@@ -321,7 +325,7 @@ public final class JsonSerializer implements Serializer {
         public BigDecimal deserialize(JsonParser p, DeserializationContext ctxt) {
             BigDecimal v = NumberDeserializers.BigDecimalDeserializer.instance.deserialize(p, ctxt);
             if (v != null && Math.abs(v.scale()) > MAX_DECIMAL_SCALE) {
-                throw new PayloadLimitException("json: the BigDecimal " + io.xrpc.internal.Texts.cut(v.toString(), 40)
+                throw new PayloadLimitException("json: the BigDecimal " + Texts.cut(v.toString(), 40)
                         + " has a scale of " + v.scale() + " (at most " + MAX_DECIMAL_SCALE + " either way)");
             }
             return v;

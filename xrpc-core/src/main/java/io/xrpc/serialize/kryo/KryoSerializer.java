@@ -11,6 +11,7 @@ import io.xrpc.serialize.WriteDepth;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Modifier;
 
 /**
  * Kryo 5. Kryo instances are not thread-safe and costly to build (the original XRpc built one per
@@ -131,7 +132,7 @@ public final class KryoSerializer implements Serializer {
      */
     @Override
     public synchronized String cannotCarry(Class<?> type) {
-        if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()) {
+        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()) {
             return null;
         }
         try {

@@ -17,6 +17,7 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.Collection;
 
 /**
  * Delegates for JDK collections protostuff's runtime cannot carry on JDK 17 without
@@ -211,7 +212,7 @@ final class CollectionDelegates {
                 e.keys = m.keySet().toArray();
                 e.values = m.values().toArray();
             } else {
-                e.values = ((java.util.Collection<?>) value).toArray();
+                e.values = ((Collection<?>) value).toArray();
             }
             output.writeObject(number, e, schema, repeated);
         }

@@ -15,6 +15,7 @@ import io.xrpc.serialize.WriteDepth;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Modifier;
 
 /**
  * Protostuff with runtime schemas. Arguments and results travel inside small holder messages so
@@ -153,7 +154,7 @@ public final class ProtostuffSerializer implements Serializer {
             }
         }
         String name = type.getName();
-        if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
+        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
                 || type.isArray() || type.isEnum() || name.startsWith("java.") || name.startsWith("javax.")) {
             return null;
         }

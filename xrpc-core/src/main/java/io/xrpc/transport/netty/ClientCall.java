@@ -13,6 +13,9 @@ import io.xrpc.transport.CallTarget;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import io.xrpc.protocol.codec.RpcCodec;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One call in flight on the client: its encoded frame until written, its deadline timer, and the
@@ -140,7 +143,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     private void onEventLoop(Runnable task) {
         try {
             transport.eventLoopFor(connection).execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+        } catch (RejectedExecutionException closing) {
             task.run();
         }
     }
@@ -165,7 +168,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
             if (done == 0 && sent && transport.cancelsOnProvider() && c != null && c.channel.isActive()) {
                 // Queued before the call ends here, so that what is sent after the end follows it.
                 // The provider skips the request if it has not started it, and sends no answer.
-                c.writes.enqueue(io.xrpc.protocol.codec.RpcCodec.encodeCancel(c.channel.alloc(), id));
+                c.writes.enqueue(RpcCodec.encodeCancel(c.channel.alloc(), id));
             }
             end(WAITED);
         });
@@ -254,7 +257,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      * attempt) {@code 500 ms (the call's timeout is 3000 ms)}.
      */
     String timedOutAfter() {
-        long attemptMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadlineNanos - sentNanos);
+        long attemptMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - sentNanos);
         return attemptMillis >= timeoutMillis - 1 ? timeoutMillis + " ms"
                 : attemptMillis + " ms (the call's timeout is " + timeoutMillis + " ms)";
     }

@@ -5,11 +5,13 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import java.util.concurrent.ConcurrentHashMap;
+import io.netty.util.AttributeKey;
+import java.util.concurrent.RejectedExecutionException;
 
 /** One multiplexed connection to a provider and the calls waiting on it, by request id. */
 final class ClientConnection {
     /** The connection of a channel, set as the channel is initialised. */
-    static final io.netty.util.AttributeKey<ClientConnection> KEY = io.netty.util.AttributeKey.valueOf("xrpc.connection");
+    static final AttributeKey<ClientConnection> KEY = AttributeKey.valueOf("xrpc.connection");
 
     final Endpoint endpoint;
     final Channel channel;
@@ -104,7 +106,7 @@ final class ClientConnection {
                 failAll(why);
                 channel.close();
             });
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+        } catch (RejectedExecutionException closing) {
             // the client is closing, and its calls with it
         }
     }

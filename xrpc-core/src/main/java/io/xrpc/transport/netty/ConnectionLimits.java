@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.function.BooleanSupplier;
 
 /**
  * A server's caps on open connections, in all and per remote address. A connection over a cap is
@@ -37,7 +38,7 @@ final class ConnectionLimits {
      *                 and returns true, or returns false; null when none may be closed. The count
      *                 exceeds the cap by the closing ones until they are closed.
      */
-    String admit(Channel ch, java.util.function.BooleanSupplier makeRoom) {
+    String admit(Channel ch, BooleanSupplier makeRoom) {
         if (open.incrementAndGet() > max && (makeRoom == null || !makeRoom.getAsBoolean())) {
             open.decrementAndGet();
             return "it has " + max + " connections open, its limit (maxConnections)";

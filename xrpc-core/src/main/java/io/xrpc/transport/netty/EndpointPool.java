@@ -13,6 +13,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
+import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.transport.ProviderState;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connections to one provider: a fixed number of slots, each holding one multiplexed
@@ -38,7 +46,7 @@ final class EndpointPool {
      */
     volatile LatencyEstimate latency;
     /** Bytes of requests to this provider encoded and not yet handed to its socket. */
-    final java.util.concurrent.atomic.AtomicLong queuedRequestBytes = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong queuedRequestBytes = new AtomicLong();
     /** Set while {@link NettyClientTransport#retainOnly} removes this pool; senders then skip it. */
     volatile boolean retired;
     /** Until when (nanoTime) the last connect failure sets this provider aside; 0 when healthy. */
@@ -104,7 +112,7 @@ final class EndpointPool {
                 for (Slot s : slots) {
                     ClientConnection c = s.current;
                     if (c != null && c.channel.isActive() && !c.pending.isEmpty()) {
-                        c.writes.enqueue(io.xrpc.protocol.codec.RpcCodec.encodePing(c.channel.alloc()));
+                        c.writes.enqueue(RpcCodec.encodePing(c.channel.alloc()));
                         pinged = true;
                     }
                 }
@@ -127,7 +135,7 @@ final class EndpointPool {
                     // loop that was busy (a large response decoded) has not read the answer yet.
                     try {
                         c.channel.eventLoop().schedule(() -> confirmUnresponsive(pingAt, why), 5, TimeUnit.MILLISECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException closing) {
+                    } catch (RejectedExecutionException closing) {
                         // the client is closing
                     }
                     return;
@@ -189,7 +197,7 @@ final class EndpointPool {
         for (Slot s : slots) {
             ClientConnection c = s.current;
             if (c != null && !c.pending.isEmpty()) {
-                io.netty.channel.ChannelOutboundBuffer out = c.channel.unsafe().outboundBuffer();
+                ChannelOutboundBuffer out = c.channel.unsafe().outboundBuffer();
                 long unsent = c.writes.queuedBytes() + queuedRequestBytes.get()
                         + (out == null ? 0 : out.totalPendingWriteBytes());
                 sending |= unsent > 0 && unsent != c.unsentAtLastLook;
@@ -267,7 +275,7 @@ final class EndpointPool {
         return n;
     }
 
-    io.xrpc.transport.ProviderState state() {
+    ProviderState state() {
         boolean connecting = false;
         for (Slot s : slots) {
             connecting |= s.connecting.get() != null;
@@ -275,7 +283,7 @@ final class EndpointPool {
         long now = System.nanoTime();
         long until = setAsideUntil;
         long aside = Math.max(until == 0 ? 0 : until - now, health.ejectedNanosLeft(now));
-        return new io.xrpc.transport.ProviderState(openConnections(), connecting, Math.max(0, aside), active.get());
+        return new ProviderState(openConnections(), connecting, Math.max(0, aside), active.get());
     }
 
     List<ClientConnection> connections() {
@@ -338,19 +346,19 @@ final class EndpointPool {
                 // caller's thread, the connect could complete, and a server that refuses at once
                 // could have its GOAWAY read and the channel closed, before the listener was even
                 // attached; the pool then took a dead channel for open.
-                io.netty.channel.EventLoop loop = bootstrap.config().group().next();
+                EventLoop loop = bootstrap.config().group().next();
                 Bootstrap b = bootstrap.clone(loop);
                 b.attr(POOL, EndpointPool.this);
                 try {
                     loop.execute(() -> {
                         try {
                             b.connect(endpoint.host(), endpoint.port()).addListener(
-                                    f -> opened((io.netty.channel.ChannelFuture) f, mine));
+                                    f -> opened((ChannelFuture) f, mine));
                         } catch (Throwable t) {
                             failed(mine, t, "cannot connect to " + endpoint + ": " + t);
                         }
                     });
-                } catch (java.util.concurrent.RejectedExecutionException e) {
+                } catch (RejectedExecutionException e) {
                     connecting.set(null);
                     mine.completeExceptionally(new RpcException(RpcStatus.CANCELLED, "cannot connect to " + endpoint
                             + ": the client is closing; not sent", e));
@@ -360,13 +368,13 @@ final class EndpointPool {
         }
 
         /** The connect ended; never throws, and always ends {@code mine} and this attempt. */
-        private void opened(io.netty.channel.ChannelFuture f, CompletableFuture<ClientConnection> mine) {
+        private void opened(ChannelFuture f, CompletableFuture<ClientConnection> mine) {
             try {
                 if (!f.isSuccess()) {
                     failed(mine, f.cause(), "cannot connect to " + endpoint + ": " + f.cause());
                 } else {
                     Channel ch = f.channel();
-                    io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                    SslHandler ssl = ch.pipeline().get(SslHandler.class);
                     if (ssl == null) {
                         connected(ch, mine);
                     } else {

@@ -34,6 +34,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import io.netty.util.Timeout;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.xrpc.transport.ProviderState;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
 
 /**
  * The Netty side of a client: a small pool of multiplexed connections per provider address,
@@ -238,12 +244,12 @@ public final class NettyClientTransport implements ClientTransport {
     }
 
     /** The periodic {@link SilenceWatch}, or null when off. */
-    private final io.netty.util.concurrent.ScheduledFuture<?> silenceWatch;
+    private final ScheduledFuture<?> silenceWatch;
 
     @Override
-    public io.xrpc.transport.ProviderState providerState(Endpoint endpoint) {
+    public ProviderState providerState(Endpoint endpoint) {
         EndpointPool p = pools.get(endpoint);
-        return p == null ? io.xrpc.transport.ProviderState.UNUSED : p.state();
+        return p == null ? ProviderState.UNUSED : p.state();
     }
 
     /** Whether connecting to {@code endpoint} failed recently and its reconnect backoff still runs. */
@@ -258,9 +264,9 @@ public final class NettyClientTransport implements ClientTransport {
      * that providers which left the registry do not hold sockets and memory forever.
      */
     @Override
-    public boolean retainOnly(java.util.Set<Endpoint> keep) {
+    public boolean retainOnly(Set<Endpoint> keep) {
         boolean busy = false;
-        for (java.util.Map.Entry<Endpoint, EndpointPool> e : pools.entrySet()) {
+        for (Map.Entry<Endpoint, EndpointPool> e : pools.entrySet()) {
             EndpointPool p = e.getValue();
             if (keep.contains(e.getKey())) {
                 continue;
@@ -284,7 +290,7 @@ public final class NettyClientTransport implements ClientTransport {
     }
 
     /** The event loop of {@code connection}, or any of this client's when there is none yet. */
-    java.util.concurrent.Executor eventLoopFor(ClientConnection connection) {
+    Executor eventLoopFor(ClientConnection connection) {
         return connection != null ? connection.channel.eventLoop() : group.next();
     }
 
@@ -356,7 +362,7 @@ public final class NettyClientTransport implements ClientTransport {
             c.channel.close();
         }
         // Calls still connecting are in no connection's map yet; the timer holds every call.
-        for (io.netty.util.Timeout t : timer.stop()) {
+        for (Timeout t : timer.stop()) {
             if (t.task() instanceof ClientCall call) {
                 call.fail(new RpcException(RpcStatus.CANCELLED, call.description + " to " + call.endpoint
                         + ": the client was closed before the response came"));

@@ -30,6 +30,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.xrpc.protocol.ProtocolConstants;
+import java.net.BindException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The Netty side of a server: accepts connections, frames them and feeds requests to the
@@ -67,7 +77,7 @@ public final class NettyServerTransport implements ServerTransport {
      */
     static final int UNAUTHENTICATED_SHARE = 4;
     private final MemoryBudget unauthenticatedBudget;
-    private final java.util.concurrent.atomic.AtomicBoolean budgetFullLogged = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean budgetFullLogged = new AtomicBoolean();
     private volatile boolean draining;
 
     private EventLoopGroup boss;
@@ -89,7 +99,7 @@ public final class NettyServerTransport implements ServerTransport {
         this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
         // At least one whole frame: a new connection's first call may be the largest there is.
         this.unauthenticatedBudget = memoryBudget.share(Math.max(memoryBudget.limit() / UNAUTHENTICATED_SHARE,
-                settings.transport().maxFrameLength() + (long) io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH));
+                settings.transport().maxFrameLength() + (long) ProtocolConstants.HEADER_LENGTH));
         this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
     }
 
@@ -156,7 +166,7 @@ public final class NettyServerTransport implements ServerTransport {
     /** Netty's native transports report a taken port as an IOException of their own, not a BindException. */
     private static boolean isAddressInUse(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.BindException
+            if (t instanceof BindException
                     || t.getMessage() != null && t.getMessage().contains("Address already in use")) {
                 return true;
             }
@@ -280,9 +290,9 @@ public final class NettyServerTransport implements ServerTransport {
      * Writes a refusal (a GOAWAY the client reads before giving up on the connection), stops
      * writing, and closes a second later, leaving the client time to read it.
      */
-    static void sendRefusal(io.netty.channel.ChannelHandlerContext ctx, String message) {
+    static void sendRefusal(ChannelHandlerContext ctx, String message) {
         ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), message)).addListener(f -> {
-            if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel d) {
+            if (ctx.channel() instanceof DuplexChannel d) {
                 d.shutdownOutput();
             }
         });
@@ -303,15 +313,15 @@ public final class NettyServerTransport implements ServerTransport {
             // Said inside TLS: the refusal below waits in the handler until the handshake is done.
             ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
         }
-        ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             @Override
-            public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
+            public void channelActive(ChannelHandlerContext ctx) {
                 sendRefusal(ctx, "server " + endpoint + " refused the connection: " + why);
             }
 
             @Override
-            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
-                io.netty.util.ReferenceCountUtil.release(msg); // dropped unread
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg); // dropped unread
             }
         });
     }
@@ -418,9 +428,9 @@ public final class NettyServerTransport implements ServerTransport {
      * {@code SERVER_BUSY}.
      */
     private static ThreadPoolExecutor callExecutor(ServerTransport.Settings s) {
-        java.util.concurrent.BlockingQueue<Runnable> queue = s.executorQueue() == 0
-                ? new java.util.concurrent.SynchronousQueue<>()
-                : new java.util.concurrent.ArrayBlockingQueue<>(s.executorQueue());
+        BlockingQueue<Runnable> queue = s.executorQueue() == 0
+                ? new SynchronousQueue<>()
+                : new ArrayBlockingQueue<>(s.executorQueue());
         ThreadPoolExecutor executor = new ThreadPoolExecutor(s.executorThreads(), s.executorThreads(), 60,
                 TimeUnit.SECONDS, queue,
                 s.callThreads() != null ? s.callThreads() : NettyTransport.callThreadFactory("xrpc-server-call"),

@@ -13,6 +13,7 @@ import io.xrpc.config.TlsConfig;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
+import io.netty.util.concurrent.ScheduledFuture;
 
 /** {@link TlsConfig} in Netty's terms: the contexts, and the gate that names a peer on the other protocol. */
 final class NettyTls {
@@ -56,7 +57,7 @@ final class NettyTls {
     private static final String RECEIVED = "Received fatal alert: ";
 
     /** The alerts a server sends when it refuses a client's certificate. */
-    private static final java.util.List<String> CERTIFICATE_ALERTS = java.util.List.of("certificate_required",
+    private static final List<String> CERTIFICATE_ALERTS = List.of("certificate_required",
             "bad_certificate", "unknown_ca", "certificate_unknown", "unsupported_certificate", "access_denied");
 
     /**
@@ -105,7 +106,7 @@ final class NettyTls {
         private boolean refused;
 
         private final long timeoutMillis;
-        private io.netty.util.concurrent.ScheduledFuture<?> timeout;
+        private ScheduledFuture<?> timeout;
 
         /**
          * @param context       the server's TLS, or null for a plaintext server

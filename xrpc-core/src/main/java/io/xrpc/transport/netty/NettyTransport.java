@@ -14,6 +14,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import java.util.concurrent.ThreadFactory;
 
 /** Event loops and channel types: native epoll where Netty can load it, NIO otherwise. */
 public final class NettyTransport {
@@ -45,7 +46,7 @@ public final class NettyTransport {
      * Threads for a server's calls: daemon, and Netty's own kind, so that encoding an answer on
      * them uses the allocator's per-thread caches as the event loops do.
      */
-    public static java.util.concurrent.ThreadFactory callThreadFactory(String name) {
+    public static ThreadFactory callThreadFactory(String name) {
         return new DefaultThreadFactory(name, true);
     }
 

@@ -18,6 +18,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.xrpc.serialize.SerializationException;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Supplier;
 
 /**
  * One request on the server, from the frame to its answer. It owns the request frame until the
@@ -47,8 +52,8 @@ final class ServerCall implements Runnable, ServerExchange {
     private boolean tracked;
     /** The method's adaptive limit that admitted it, or null; taken (set to null) once, when released. */
     private volatile AdaptiveLimit limit;
-    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<ServerCall, AdaptiveLimit> LIMIT =
-            java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class,
+    private static final AtomicReferenceFieldUpdater<ServerCall, AdaptiveLimit> LIMIT =
+            AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class,
                     "limit");
     private long admittedAt;
     private boolean admittedAlone;
@@ -224,7 +229,7 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     @Override
-    public java.util.List<java.security.cert.X509Certificate> peerCertificates() {
+    public List<X509Certificate> peerCertificates() {
         return connection.peerCertificates();
     }
 
@@ -255,7 +260,7 @@ final class ServerCall implements Runnable, ServerExchange {
             // the server inflate nothing.
             String error = frame.decompress(server.compressors(), server.maxFrameLength());
             if (error != null) {
-                throw new io.xrpc.serialize.SerializationException("bad request body: " + error);
+                throw new SerializationException("bad request body: " + error);
             }
             return RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(),
                     method.descriptor().genericParameterTypes(), deadline);
@@ -362,7 +367,7 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     /** Encodes and queues an error answer unless the call was answered already. */
-    private void answerOnce(RpcStatus status, java.util.function.Supplier<ByteBuf> encode) {
+    private void answerOnce(RpcStatus status, Supplier<ByteBuf> encode) {
         if (cancelled) {
             endCancelled();
             return;

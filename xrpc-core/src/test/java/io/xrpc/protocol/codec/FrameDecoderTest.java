@@ -18,6 +18,15 @@ import java.io.ByteArrayOutputStream;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.xrpc.compress.IdentityCompressor;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.testing.Allocations;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 class FrameDecoderTest {
     private static final int MAX = 64 * 1024;
@@ -51,7 +60,7 @@ class FrameDecoderTest {
         Frame f = ch.readInbound();
         assertThat(f.requestId()).isEqualTo(7);
         assertThat(f.budgetMillis()).isEqualTo(1000);
-        assertThat(f.body().toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("hello");
+        assertThat(f.body().toString(StandardCharsets.UTF_8)).isEqualTo("hello");
         f.release();
         Frame g = ch.readInbound();
         assertThat(g.requestId()).isEqualTo(8);
@@ -95,13 +104,13 @@ class FrameDecoderTest {
             ByteBuf whole = frame(3, new byte[100], false);
             paused.writeInbound(whole.readRetainedSlice(50));
             paused.config().setAutoRead(false); // the server stopped reading: the rest may be in its socket
-            paused.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+            paused.advanceTimeBy(1, TimeUnit.SECONDS);
             paused.runScheduledPendingTasks();
             paused.checkException(); // not closed for a frame it did not let arrive
             assertThat(paused.isActive()).isTrue();
             paused.config().setAutoRead(true);
             decoder.readingResumed();
-            paused.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+            paused.advanceTimeBy(1, TimeUnit.SECONDS);
             paused.runScheduledPendingTasks();
             assertThatThrownBy(paused::checkException).hasMessageContaining("frame timeout of 100 ms")
                     .hasMessageContaining("received 50 of 124 bytes");
@@ -121,7 +130,7 @@ class FrameDecoderTest {
     @Test
     void anErrorBodyClaimingTwoGigabytesIsRefusedBeforeAnythingIsAllocated() {
         ByteBuf body = Unpooled.buffer().writeInt(-1).writeInt(Integer.MAX_VALUE).writeBytes(new byte[8]);
-        io.xrpc.testing.Allocations.Measured m = io.xrpc.testing.Allocations.measure(() -> RpcCodec.readError(body));
+        Allocations.Measured m = Allocations.measure(() -> RpcCodec.readError(body));
         body.release();
         assertThat(m.thrown()).isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("2147483647 bytes with 8 left");
@@ -228,17 +237,17 @@ class FrameDecoderTest {
         Frame f = ch.readInbound();
         assertThat(f.status()).isEqualTo(RpcStatus.OK.code());
         assertThat(f.decompress(compressors, MAX)).isNull();
-        assertThat(RpcCodec.readResult(f.body(), kryo(), String.class, io.xrpc.serialize.Serializer.NO_DEADLINE))
+        assertThat(RpcCodec.readResult(f.body(), kryo(), String.class, Serializer.NO_DEADLINE))
                 .isEqualTo(new String(text));
         f.release();
     }
 
     @Test
     void encoderRefusesABodyOverTheSendersLimitAndLeavesNothingAllocated() {
-        io.xrpc.serialize.Serializer kryo = kryo();
+        Serializer kryo = kryo();
         String big = "y".repeat(4000);
         assertThatThrownBy(() -> RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 12, kryo,
-                io.xrpc.compress.IdentityCompressor.INSTANCE, 0, 1024, big))
+                IdentityCompressor.INSTANCE, 0, 1024, big))
                 .isInstanceOf(RpcCodec.FrameTooLargeException.class)
                 .hasMessageMatching("body of \\d+ bytes is over the frame limit of 1024 bytes");
         // Compressed, the same value fits: the limit applies to what goes on the wire.
@@ -247,15 +256,15 @@ class FrameDecoderTest {
         small.release();
     }
 
-    private static io.xrpc.serialize.Serializer kryo() {
-        return new io.xrpc.serialize.kryo.KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults(),
-                io.xrpc.serialize.ReadLimits.defaults());
+    private static Serializer kryo() {
+        return new KryoSerializer(ClassAllowList.withDefaults(),
+                ReadLimits.defaults());
     }
 
-    private static ByteBuf assertDoesNotThrowEncode(io.xrpc.serialize.Serializer s, String value) {
+    private static ByteBuf assertDoesNotThrowEncode(Serializer s, String value) {
         try {
             return RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 13, s, new GzipCompressor(), 0, 1024, value);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import java.io.IOException;
 
 /**
  * A json number builds no more than its text: {@code 1E+100000} (9 bytes) once expanded into a
@@ -136,7 +137,7 @@ class JsonNumbersTest {
         }
     }
 
-    private static Object read(byte[] payload, Class<?> type) throws java.io.IOException {
+    private static Object read(byte[] payload, Class<?> type) throws IOException {
         return JSON.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {type}, Serializer.NO_DEADLINE)[0];
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Random;
 import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
 
 /**
  * The adaptive limit fed synthetic latencies, without a server: a phase of calls one at a time
@@ -46,9 +47,9 @@ class AdaptiveLimitTest {
             // Overloaded from its first call, only the least latency is known: the limit falls to its floor.
             assertThat(run(0, 2000, spread).limit()).as("cold under overload, seed %d", seed).isLessThanOrEqualTo(3);
         }
-        java.util.Arrays.sort(limits);
+        Arrays.sort(limits);
         System.out.println("limits of a spread method after its unloaded mean, 40 random sequences: "
-                + java.util.Arrays.toString(limits));
+                + Arrays.toString(limits));
         assertThat(limits[0]).as("the lowest of 40").isGreaterThanOrEqualTo(MIN_SPREAD);
         assertThat(limits[20]).as("the median").isGreaterThanOrEqualTo(100);
     }

@@ -24,6 +24,11 @@ import java.util.concurrent.CompletionException;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.testing.DeadlineWaitingSerializerProvider;
+import org.assertj.core.api.Assertions;
+import org.awaitility.Awaitility;
 
 /**
  * Requests whose reading a peer can make expensive at will: compressed bodies and malformed ones.
@@ -125,7 +130,7 @@ class ExpensiveRequestsTest {
             // Connected first, so that the calls below reach the server in the order made.
             assertThat(heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build())
                     .quick("connect")).isEqualTo("connect");
-            int readsBefore = io.xrpc.testing.DeadlineWaitingSerializerProvider.READS.get();
+            int readsBefore = DeadlineWaitingSerializerProvider.READS.get();
             List<CompletableFuture<String>> calls = new ArrayList<>();
             for (int i = 0; i < share; i++) {
                 calls.add(slow.passAsync("t" + i));
@@ -136,12 +141,12 @@ class ExpensiveRequestsTest {
                     .build());
             assertThat(quick.quick("meanwhile")).isEqualTo("meanwhile");
             for (CompletableFuture<String> c : calls) {
-                assertThat(org.assertj.core.api.Assertions.catchThrowable(c::join))
+                assertThat(Assertions.catchThrowable(c::join))
                         .isInstanceOf(CompletionException.class).cause().isInstanceOfSatisfying(RpcException.class,
                                 e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
             }
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> server.inFlight() == 0);
-            assertThat(io.xrpc.testing.DeadlineWaitingSerializerProvider.READS.get() - readsBefore).isEqualTo(share);
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> server.inFlight() == 0);
+            assertThat(DeadlineWaitingSerializerProvider.READS.get() - readsBefore).isEqualTo(share);
         }
     }
 
@@ -180,7 +185,7 @@ class ExpensiveRequestsTest {
              RawPeer peer = new RawPeer(server.endpoint().port())) {
             byte[] garbage = {(byte) 0xFF, (byte) 0xFE, 0x01, 0x02};
             ByteArrayOutputStream ok = new ByteArrayOutputStream();
-            new KryoSerializer(io.xrpc.serialize.ClassAllowList.withDefaults(), io.xrpc.serialize.ReadLimits.defaults())
+            new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults())
                     .writeArguments(new Object[] {"fine"}, ok);
             for (int i = 1; i <= 3 * MalformedStrikes.MAX_IN_A_ROW; i++) {
                 byte[] args = i % 5 == 0 ? ok.toByteArray() : garbage;

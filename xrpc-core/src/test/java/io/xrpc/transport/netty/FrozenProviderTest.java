@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.client.ReferenceView;
 
 /**
  * A provider frozen with SIGSTOP, in a JVM of its own: its connections stay open and the kernel
@@ -92,7 +93,7 @@ class FrozenProviderTest {
                 // A cold test JVM may miss the 300 ms deadline of its first calls to a, which then
                 // sits out its first ejection: b must be the only provider that is set aside.
                 await().atMost(Duration.ofSeconds(30)).until(() -> client.references().get(0).providers().stream()
-                        .noneMatch(p -> p.state() == io.xrpc.client.ReferenceView.State.SET_ASIDE));
+                        .noneMatch(p -> p.state() == ReferenceView.State.SET_ASIDE));
                 load.awaitMore("a", 20, Duration.ofSeconds(30)); // a is through its probation
                 failedBefore = timeoutsOn(load, onB);
                 b.freeze();

@@ -19,6 +19,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.nio.ByteBuffer;
 
 /** Heartbeats keep a quiet but live connection open, and close one whose peer went silent. */
 class HeartbeatTest {
@@ -76,24 +81,24 @@ class HeartbeatTest {
         // when, after ten paused intervals, the first answer made the connection briefly unwritable
         // as a reader-idle event came: the silence of the pause counted as the peer's, and the
         // server closed a live connection at once.
-        io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel(
+        EmbeddedChannel ch = new EmbeddedChannel(
                 HeartbeatHandler.INSTANCE);
         try {
             ch.config().setAutoRead(false); // this side stopped reading while the peer's calls run
-            ch.pipeline().fireUserEventTriggered(io.netty.handler.timeout.IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT);
+            ch.pipeline().fireUserEventTriggered(IdleStateEvent.FIRST_READER_IDLE_STATE_EVENT);
             for (int i = 0; i < 9; i++) {
-                ch.pipeline().fireUserEventTriggered(io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT);
+                ch.pipeline().fireUserEventTriggered(IdleStateEvent.READER_IDLE_STATE_EVENT);
             }
             assertThat(ch.isOpen()).as("paused: pings, never closes").isTrue();
             // An answer larger than the high-water mark is queued: the connection is not writable
             // until the peer has read it.
-            ch.config().setWriteBufferWaterMark(new io.netty.channel.WriteBufferWaterMark(1, 2));
+            ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2));
             for (int i = 1; i <= HeartbeatHandler.SILENT_INTERVALS; i++) {
                 // (this channel hands on what is flushed at once, so the unread answer is queued again)
-                ch.write(io.netty.buffer.Unpooled.buffer(16).writeZero(16));
+                ch.write(Unpooled.buffer(16).writeZero(16));
                 assertThat(ch.isWritable()).isFalse();
                 assertThat(ch.isOpen()).as("%d silent intervals of the peer's own, not %d", i - 1, i + 9).isTrue();
-                ch.pipeline().fireUserEventTriggered(io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT);
+                ch.pipeline().fireUserEventTriggered(IdleStateEvent.READER_IDLE_STATE_EVENT);
             }
             assertThat(ch.isOpen()).as("three intervals of the peer not reading: presumed dead").isFalse();
         } finally {
@@ -109,7 +114,7 @@ class HeartbeatTest {
              RawPeer silent = new RawPeer(server.port())) {
             InputStream in = silent.socket.getInputStream();
             byte[] got = in.readAllBytes(); // returns once the server has closed the connection
-            java.nio.ByteBuffer frames = java.nio.ByteBuffer.wrap(got);
+            ByteBuffer frames = ByteBuffer.wrap(got);
             int pings = 0;
             while (frames.hasRemaining()) {
                 assertThat(frames.get(frames.position() + 3)).isEqualTo(MessageType.HEARTBEAT_PING.code());

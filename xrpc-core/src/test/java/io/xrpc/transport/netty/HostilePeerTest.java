@@ -40,6 +40,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Peers that attack a provider over real sockets, or a provider that attacks its client. Each
@@ -168,7 +172,7 @@ class HostilePeerTest {
             // at shutdown, so this was never answered and the connection was reset under it.
             peer.send(RawPeer.request(4, KryoSerializer.ID, 30_000, SERVICE, "quick(java.lang.String)", kryo("x")));
             closing = CompletableFuture.runAsync(server::close);
-            java.util.Map<Long, RawPeer.Reply> answers = new java.util.HashMap<>();
+            Map<Long, RawPeer.Reply> answers = new HashMap<>();
             while (!answers.containsKey(3L) || !answers.containsKey(4L)) {
                 RawPeer.Reply r = peer.read();
                 if (r.type() == MessageType.RESPONSE.code()) {
@@ -374,7 +378,7 @@ class HostilePeerTest {
                 });
                 try {
                     assertThat(trickler.readUntilClosed()).as("the server closes the trickling connection").isEmpty();
-                } catch (java.net.SocketException reset) {
+                } catch (SocketException reset) {
                     // closed while the trickle went on writing: the peer sees a reset instead of an end
                 }
             } finally {
@@ -422,7 +426,7 @@ class HostilePeerTest {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 byte[] header = new byte[24];
                 in.readFully(header);
-                java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(header);
+                ByteBuffer h = ByteBuffer.wrap(header);
                 in.readFully(new byte[h.getInt(20)]);
                 s.getOutputStream().write(RawPeer.frame(MessageType.RESPONSE, KryoSerializer.ID, h.getLong(8), 0, body));
                 s.getOutputStream().flush();

@@ -27,6 +27,9 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.protocol.ProtocolConstants;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.Assertions;
 
 /**
  * One memory budget for the whole server. Before: per-connection limits multiplied by the
@@ -62,7 +65,7 @@ class MemoryBudgetTest {
                     p.send(Arrays.copyOf(frame, held));
                     peers.add(p);
                     if (i < 2) { // fits: held once the server has read it
-                        long atLeast = (i + 1) * (long) (held - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+                        long atLeast = (i + 1) * (long) (held - ProtocolConstants.HEADER_LENGTH);
                         await().atMost(Duration.ofSeconds(20)).until(() -> server.requestMemoryBytes() >= atLeast);
                     } else { // does not: answered at once, not read, safe to send elsewhere
                         RawPeer.Reply r = p.read();
@@ -108,7 +111,7 @@ class MemoryBudgetTest {
         byte[] frame = largeRequest(3, 100_000);
         ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, 50_000));
         assertThat(budget.used()).as("the bytes that came, not the length claimed")
-                .isEqualTo(50_000 - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+                .isEqualTo(50_000 - ProtocolConstants.HEADER_LENGTH);
         ch.close();
         assertThat(budget.used()).isZero();
 
@@ -130,12 +133,12 @@ class MemoryBudgetTest {
         List<EmbeddedChannel> channels = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
-            ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH));
+            ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, ProtocolConstants.HEADER_LENGTH));
             channels.add(ch);
         }
         assertThat(budget.used()).isZero();
         for (EmbeddedChannel ch : channels) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(ch::finishAndReleaseAll)
+            Assertions.assertThatThrownBy(ch::finishAndReleaseAll)
                     .hasMessageContaining("connection closed in the middle of a frame");
         }
     }
@@ -149,7 +152,7 @@ class MemoryBudgetTest {
                 new byte[0]);
         ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 30_000));
         assertThat((Object) ch.readInbound()).isNull();
-        assertThat(budget.used()).isEqualTo(30_000 - io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH);
+        assertThat(budget.used()).isEqualTo(30_000 - ProtocolConstants.HEADER_LENGTH);
         // More of it than fits, then the rest, then a small request: it is refused unread as its
         // bytes pass the budget, its reservation is given back, and only the small one is read.
         byte[] rest = Arrays.copyOfRange(big, 30_000, 80_000);
@@ -185,9 +188,9 @@ class MemoryBudgetTest {
             Frame refused = ch.readInbound();
             assertThat(refused.isOverBudget()).isTrue();
             refused.release();
-            ch.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
             ch.runScheduledPendingTasks();
-            org.assertj.core.api.Assertions.assertThatThrownBy(ch::checkException)
+            Assertions.assertThatThrownBy(ch::checkException)
                     .hasMessageContaining("frame timeout of 100 ms")
                     .hasMessageContaining("more bytes of a request refused for the memory budget");
         } finally {

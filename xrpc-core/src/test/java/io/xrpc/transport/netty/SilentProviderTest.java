@@ -15,6 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A live provider that is silent for a while must not be taken for a frozen one: the client's
@@ -50,22 +55,22 @@ class SilentProviderTest {
 
     /** A link of about {@code bytesPerSecond} from the client to the provider; the way back is not held. */
     static final class SlowLink implements AutoCloseable {
-        final java.net.ServerSocket listener;
-        final List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final ServerSocket listener;
+        final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-        SlowLink(int targetPort, int bytesPerSecond) throws java.io.IOException {
-            listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        SlowLink(int targetPort, int bytesPerSecond) throws IOException {
+            listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
             Thread accept = new Thread(() -> {
                 try {
                     while (true) {
-                        java.net.Socket in = listener.accept();
-                        java.net.Socket out = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), targetPort);
+                        Socket in = listener.accept();
+                        Socket out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                         sockets.add(in);
                         sockets.add(out);
                         pump(in, out, bytesPerSecond);
                         pump(out, in, 0);
                     }
-                } catch (java.io.IOException closed) {
+                } catch (IOException closed) {
                     // the test is over
                 }
             }, "slow-link");
@@ -77,7 +82,7 @@ class SilentProviderTest {
             return listener.getLocalPort();
         }
 
-        private static void pump(java.net.Socket from, java.net.Socket to, int bytesPerSecond) {
+        private static void pump(Socket from, Socket to, int bytesPerSecond) {
             Thread t = new Thread(() -> {
                 byte[] buf = new byte[8192];
                 try {
@@ -88,7 +93,7 @@ class SilentProviderTest {
                             Thread.sleep(1000L * n / bytesPerSecond); // the link's pace, not a wait for the code under test
                         }
                     }
-                } catch (java.io.IOException | InterruptedException closed) {
+                } catch (IOException | InterruptedException closed) {
                     // either side closed
                 }
             }, "slow-link-pump");
@@ -97,9 +102,9 @@ class SilentProviderTest {
         }
 
         @Override
-        public void close() throws java.io.IOException {
+        public void close() throws IOException {
             listener.close();
-            for (java.net.Socket s : sockets) {
+            for (Socket s : sockets) {
                 s.close();
             }
         }

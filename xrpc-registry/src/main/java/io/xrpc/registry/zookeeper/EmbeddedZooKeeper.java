@@ -18,6 +18,7 @@ import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.net.BindException;
 
 /**
  * A real ZooKeeper server (ZooKeeper's own server classes) inside this JVM, for development, with
@@ -133,7 +134,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (slot.users == 0) {
             try {
                 slot.server = new EmbeddedZooKeeper(port);
-            } catch (java.net.BindException e) {
+            } catch (BindException e) {
                 log.info("Embedded ZooKeeper: 127.0.0.1:{} is taken, presumably by another JVM's embedded"
                         + " ZooKeeper on this machine; connecting to it, and serving it should that JVM stop", port);
                 watchForTakeover(port, slot);
@@ -178,7 +179,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         }
         try {
             slot.server = new EmbeddedZooKeeper(port);
-        } catch (java.net.BindException e) {
+        } catch (BindException e) {
             return; // another JVM took it first
         } catch (IOException | RuntimeException e) {
             log.warn("Embedded ZooKeeper: 127.0.0.1:{} came free but could not be served here; trying again", port, e);

@@ -9,6 +9,9 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 
 /**
  * The ZooKeeper registry's settings, read from a {@link RegistryConfig}'s parameters (the
@@ -121,12 +124,12 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     /** As {@link #of(RegistryConfig)}, where {@code alsoKnown} are parameters of the caller's own. */
     static ZookeeperSettings of(RegistryConfig config, List<String> alsoKnown) {
         Map<String, String> p = config.parameters();
-        Map<String, String> client = new java.util.LinkedHashMap<>();
+        Map<String, String> client = new LinkedHashMap<>();
         for (String name : p.keySet()) {
             if (name.startsWith(CLIENT_PROPERTY_PREFIX) && name.length() > CLIENT_PROPERTY_PREFIX.length()) {
                 client.put(name, p.get(name));
             } else if (!NAMES.contains(name) && !alsoKnown.contains(name)) {
-                List<String> known = new java.util.ArrayList<>(NAMES);
+                List<String> known = new ArrayList<>(NAMES);
                 known.addAll(alsoKnown);
                 throw new IllegalArgumentException("registry " + config + ": unknown parameter '" + name
                         + "' (expected one of " + known + ")");
@@ -241,10 +244,10 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         if (v == null) {
             return fallback;
         }
-        String s = v.trim().toLowerCase(java.util.Locale.ROOT);
+        String s = v.trim().toLowerCase(Locale.ROOT);
         try {
             if (s.startsWith("p")) {
-                return Duration.parse(s.toUpperCase(java.util.Locale.ROOT));
+                return Duration.parse(s.toUpperCase(Locale.ROOT));
             }
             if (s.endsWith("ms")) {
                 return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));

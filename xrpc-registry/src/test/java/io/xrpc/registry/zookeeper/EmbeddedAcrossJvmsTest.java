@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import java.io.IOException;
 
 /**
  * {@code embedded} in several JVMs on one machine: the first serves on the shared port, later ones
@@ -42,7 +43,7 @@ class EmbeddedAcrossJvmsTest {
         }
     }
 
-    private static int freePort() throws java.io.IOException {
+    private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

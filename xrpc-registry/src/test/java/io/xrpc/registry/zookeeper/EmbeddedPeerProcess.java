@@ -9,6 +9,9 @@ import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One of the JVMs of a laptop on {@code embedded}: {@code EmbeddedPeerProcess <embedded port>
@@ -23,7 +26,7 @@ public final class EmbeddedPeerProcess implements AutoCloseable {
     final RpcServer server;
     final RpcClient client;
     /** Ten calls a second to the other group: the caller's pace, on a timer. */
-    private final java.util.concurrent.ScheduledExecutorService caller = java.util.concurrent.Executors
+    private final ScheduledExecutorService caller = Executors
             .newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "calls-to-peer");
                 t.setDaemon(true);
@@ -51,7 +54,7 @@ public final class EmbeddedPeerProcess implements AutoCloseable {
                 } catch (RuntimeException e) {
                     // no provider listed, or its connection gone: the gap being measured
                 }
-            }, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }, 0, 100, TimeUnit.MILLISECONDS);
         }
     }
 

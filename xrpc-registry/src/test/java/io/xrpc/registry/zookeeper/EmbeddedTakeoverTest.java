@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.io.IOException;
 
 /**
  * Three JVMs on {@code embedded}, as on a laptop: A starts first and so serves ZooKeeper, B and
@@ -76,7 +77,7 @@ class EmbeddedTakeoverTest {
         }
     }
 
-    private static int freePort() throws java.io.IOException {
+    private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

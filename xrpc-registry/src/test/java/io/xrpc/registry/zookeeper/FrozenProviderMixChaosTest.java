@@ -21,6 +21,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.testing.Loops;
+import io.xrpc.testing.Windows;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.zookeeper.util.ServiceUtils;
 
 /**
  * Issue 34's frozen provider, in its short form: a real three-node ZooKeeper ensemble, three
@@ -46,7 +52,7 @@ class FrozenProviderMixChaosTest {
 
     private static TestingCluster ensemble;
     /** A provider's address in a failure's message. */
-    private static final java.util.regex.Pattern PROVIDER = java.util.regex.Pattern.compile("127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern PROVIDER = Pattern.compile("127\\.0\\.0\\.1:(\\d+)");
     /** The providers' names by port, to name them in failures. */
     private static final Map<Integer, String> ports = new ConcurrentHashMap<>();
     private static ForkedJvm a;
@@ -55,7 +61,7 @@ class FrozenProviderMixChaosTest {
 
     @BeforeAll
     static void start() throws Exception {
-        org.apache.zookeeper.util.ServiceUtils.setSystemExitProcedure(org.apache.zookeeper.util.ServiceUtils.LOG_ONLY);
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
         ensemble = new TestingCluster(3);
         ensemble.start();
         String session = "15000"; // outlives the freeze: the frozen provider stays listed
@@ -91,19 +97,19 @@ class FrozenProviderMixChaosTest {
         if (ensemble != null) {
             ensemble.close();
         }
-        org.apache.zookeeper.util.ServiceUtils.setSystemExitProcedure(org.apache.zookeeper.util.ServiceUtils.SYSTEM_EXIT);
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.SYSTEM_EXIT);
     }
 
     /** Callers alternating a get and a put; completed calls counted per window, failures by kind. */
     private static final class Mix implements AutoCloseable {
-        final io.xrpc.testing.Windows clock = new io.xrpc.testing.Windows();
-        final AtomicIntegerArray windows = io.xrpc.testing.Windows.counts();
+        final Windows clock = new Windows();
+        final AtomicIntegerArray windows = Windows.counts();
         /** Failures: "get" or "put", status, and the window it ended in. */
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
-        final io.xrpc.testing.Loops loops;
+        final Loops loops;
 
         Mix(GateService s) {
-            loops = new io.xrpc.testing.Loops(CALLERS, i -> new Runnable() {
+            loops = new Loops(CALLERS, i -> new Runnable() {
                 boolean put = i % 2 == 1; // half the callers start with a put
 
                 @Override
@@ -116,7 +122,7 @@ class FrozenProviderMixChaosTest {
                         }
                         windows.incrementAndGet(window());
                     } catch (RpcException e) {
-                        java.util.regex.Matcher at = PROVIDER.matcher(String.valueOf(e.getMessage()));
+                        Matcher at = PROVIDER.matcher(String.valueOf(e.getMessage()));
                         errors.computeIfAbsent((put ? "put " : "get ") + e.status() + " @" + window()
                                 + (at.find() ? " " + ports.getOrDefault(Integer.parseInt(at.group(1)), at.group(1)) : ""),
                                 k -> new AtomicInteger()).incrementAndGet();
@@ -135,7 +141,7 @@ class FrozenProviderMixChaosTest {
         }
 
         String line(int from, int to) {
-            return io.xrpc.testing.Windows.line(windows, from, to);
+            return Windows.line(windows, from, to);
         }
 
         @Override
@@ -177,7 +183,7 @@ class FrozenProviderMixChaosTest {
                         + " the freeze to its end: %s; worst window from 200 ms after the freeze: %d (%.0f%%), worst"
                         + " 300 ms: %.0f a window (%.0f%%); failures (kind status @window provider, freeze at %d): %s%n",
                         name, steady, worstSteady, 100.0 * worstSteady / steady, mix.line(frozeAt - 10, end), worst,
-                        100.0 * worst / steady, worst3, 100 * worst3 / steady, frozeAt, new java.util.TreeMap<>(mix.errors));
+                        100.0 * worst / steady, worst3, 100 * worst3 / steady, frozeAt, new TreeMap<>(mix.errors));
                 assertThat(mix.errors.keySet()).as("failed gets (idempotent: failover and hedging may save them)")
                         .noneMatch(k -> k.startsWith("get"));
                 assertThat(mix.errors.keySet()).as("failed puts: at once, saying they may have run, never held"

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.apache.zookeeper.client.FourLetterWordMain;
 
 /**
  * The per-instance layout against a real ZooKeeper: one node per provider process whatever it
@@ -69,7 +70,7 @@ class InstanceLayoutTest {
     /** The ensemble's last transaction id: every write adds one. */
     private long zxid() throws Exception {
         Matcher m = Pattern.compile("Zxid: 0x([0-9a-f]+)").matcher(
-                org.apache.zookeeper.client.FourLetterWordMain.send4LetterWord("127.0.0.1", zk.getPort(), "srvr"));
+                FourLetterWordMain.send4LetterWord("127.0.0.1", zk.getPort(), "srvr"));
         assertThat(m.find()).as("srvr names the zxid").isTrue();
         return Long.parseLong(m.group(1), 16);
     }

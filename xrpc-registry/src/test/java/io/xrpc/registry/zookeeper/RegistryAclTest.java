@@ -39,6 +39,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.common.Endpoint;
+import io.xrpc.testing.CapturedErr;
+import java.net.URLEncoder;
+import java.util.Arrays;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
  * The registry as the front door: a ZooKeeper anyone on the network can reach. A rogue provider
@@ -140,7 +147,7 @@ class RegistryAclTest {
     @Test
     void perInstanceLayoutBelievesOnlyInstancesItCanAttribute() throws Exception {
         ServiceKey key = ServiceKey.of(GateService.class, "", "");
-        ServiceInstance rogueInstance = ServiceInstance.of(key, new io.xrpc.common.Endpoint("127.0.0.1", rogue.getLocalPort()));
+        ServiceInstance rogueInstance = ServiceInstance.of(key, new Endpoint("127.0.0.1", rogue.getLocalPort()));
         byte[] content = NodeCodec.encodeRevision(List.of(rogueInstance));
         String revision = NodeCodec.revisionOf(content);
         try (CuratorFramework anonymous = attacker(null)) {
@@ -191,7 +198,7 @@ class RegistryAclTest {
         ServiceKey key = ServiceKey.of(GateService.class, "", "");
         try (CuratorFramework anonymous = attacker(null)) {
             for (int i = 0; i < InstanceDirectory.MAX_APPS_PER_INTERFACE + 36; i++) {
-                ServiceInstance fake = ServiceInstance.of(key, new io.xrpc.common.Endpoint("127.0.0.1", rogue.getLocalPort()));
+                ServiceInstance fake = ServiceInstance.of(key, new Endpoint("127.0.0.1", rogue.getLocalPort()));
                 byte[] content = NodeCodec.encodeRevision(List.of(fake));
                 String revision = NodeCodec.revisionOf(content);
                 anonymous.create().creatingParentsIfNeeded().forPath(NodeCodec.mappingPath("/xrpc", key.interfaceName())
@@ -279,12 +286,12 @@ class RegistryAclTest {
 
     @Test
     void anIpRangeOfEveryAddressIsAsOpenAsAnyoneAndCannotBeTrusted() {
-        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.CREATE,
-                new org.apache.zookeeper.data.Id("ip", "0.0.0.0/0"))))).isTrue();
-        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL,
-                new org.apache.zookeeper.data.Id("ip", "::/0"))))).isTrue();
-        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL,
-                new org.apache.zookeeper.data.Id("ip", "10.0.0.0/8"))))).isFalse();
+        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new ACL(ZooDefs.Perms.CREATE,
+                new Id("ip", "0.0.0.0/0"))))).isTrue();
+        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new ACL(ZooDefs.Perms.ALL,
+                new Id("ip", "::/0"))))).isTrue();
+        assertThat(ZookeeperAcl.anyoneMayCreate(List.of(new ACL(ZooDefs.Perms.ALL,
+                new Id("ip", "10.0.0.0/8"))))).isFalse();
         assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("zookeeper://" + zk.getConnectString())
                 .parameter("trust", "ip:0.0.0.0/0").build())).hasMessageContaining("stands for everyone");
         assertThatThrownBy(() -> Registries.create(RegistryConfig.builder("zookeeper://" + zk.getConnectString())
@@ -300,7 +307,7 @@ class RegistryAclTest {
     void aConsumerWithoutCredentialsOrTrustOnASecuredTreeIsWarned() throws Exception {
         try (RpcServer server = RpcServer.builder().host("127.0.0.1").registry(secured("xrpc", "s3cret"))
                 .service(GateService.class, new GateServiceImpl("real")).build().start();
-             io.xrpc.testing.CapturedErr err = new io.xrpc.testing.CapturedErr();
+             CapturedErr err = new CapturedErr();
              RpcClient client = RpcClient.builder().registry("zookeeper://" + zk.getConnectString()
                      + "?connect-timeout=10s&mode=interface").build()) {
             GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
@@ -319,17 +326,17 @@ class RegistryAclTest {
     @Test
     void aProvidersNodeMadeOrReopenedBySomeoneElseIsNotBelieved() throws Exception {
         ServiceKey key = ServiceKey.of(GateService.class, "", "");
-        String ours = org.apache.zookeeper.server.auth.DigestAuthenticationProvider.generateDigest("xrpc:s3cret");
+        String ours = DigestAuthenticationProvider.generateDigest("xrpc:s3cret");
         try (CuratorFramework mallory = attacker("mallory:guess");
              ZookeeperRegistry consumer = (ZookeeperRegistry) Registries.create(secured("xrpc", "s3cret"))) {
             // His own identity, closed to everyone else.
-            mallory.create().creatingParentsIfNeeded().withACL(java.util.Arrays.asList(
-                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
-                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+            mallory.create().creatingParentsIfNeeded().withACL(Arrays.asList(
+                    new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+                    new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
                     .forPath(rogueNode(), "weight=10000".getBytes(StandardCharsets.UTF_8));
-            mallory.setACL().withACL(java.util.Arrays.asList(
-                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
-                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+            mallory.setACL().withACL(Arrays.asList(
+                    new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+                    new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
                     .forPath(PROVIDERS);
             assertThat(consumer.subscribe(key, l -> { }).instances()).isEmpty();
         }
@@ -340,9 +347,9 @@ class RegistryAclTest {
             // Open, a rogue provider, then closed naming the providers' own identity.
             anonymous.create().creatingParentsIfNeeded().forPath(rogueNode(),
                     "weight=10000".getBytes(StandardCharsets.UTF_8));
-            anonymous.setACL().withACL(java.util.Arrays.asList(
-                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL, new org.apache.zookeeper.data.Id("digest", ours)),
-                    new org.apache.zookeeper.data.ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+            anonymous.setACL().withACL(Arrays.asList(
+                    new ACL(ZooDefs.Perms.ALL, new Id("digest", ours)),
+                    new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
                     .forPath(PROVIDERS);
             ServiceDiscovery.Subscription sub = consumer.subscribe(key, l -> { });
             assertThat(sub.instances()).as("its ACL changed since it was made").isEmpty();
@@ -360,9 +367,9 @@ class RegistryAclTest {
     void theAclCanBeGivenAndIsChecked() throws Exception {
         String acl = "auth::cdrwa,world:anyone:r";
         try (ZookeeperRegistry r = (ZookeeperRegistry) Registries.create(secured("ops", "pw") + "&acl="
-                + java.net.URLEncoder.encode(acl, StandardCharsets.UTF_8))) {
-            r.register(io.xrpc.registry.ServiceInstance.of(ServiceKey.of(GateService.class, "", ""),
-                    new io.xrpc.common.Endpoint("127.0.0.1", 20999)));
+                + URLEncoder.encode(acl, StandardCharsets.UTF_8))) {
+            r.register(ServiceInstance.of(ServiceKey.of(GateService.class, "", ""),
+                    new Endpoint("127.0.0.1", 20999)));
             assertThat(ZookeeperAcl.describe(r.curator().getACL().forPath(PROVIDERS + "/127.0.0.1:20999")))
                     .isEqualTo("digest:ops:…:cdrwa,world:anyone:r");
         }

@@ -20,6 +20,18 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.util.ServiceUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
 
 /** Registry behaviour that needs more than one provider or more than one ZooKeeper node. */
 class RegistryClusterTest {
@@ -29,14 +41,14 @@ class RegistryClusterTest {
      * ZooKeeper's embedded server ends the JVM (exit code 2) when such a member's lifecycle ends
      * in an error, which a CI run once met at shutdown: the whole test fork died. Logged instead.
      */
-    @org.junit.jupiter.api.BeforeAll
+    @BeforeAll
     static void noZooKeeperMayEndThisJvm() {
-        org.apache.zookeeper.util.ServiceUtils.setSystemExitProcedure(org.apache.zookeeper.util.ServiceUtils.LOG_ONLY);
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
     }
 
-    @org.junit.jupiter.api.AfterAll
+    @AfterAll
     static void zooKeeperExitsAsBefore() {
-        org.apache.zookeeper.util.ServiceUtils.setSystemExitProcedure(org.apache.zookeeper.util.ServiceUtils.SYSTEM_EXIT);
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.SYSTEM_EXIT);
     }
 
     private static ZookeeperRegistry registry(String connect) {
@@ -74,7 +86,7 @@ class RegistryClusterTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(180)
+    @Timeout(180)
     void aProviderReRegisteringAfterAnOutageLongerThanItsSessionLosesNoCall() throws Exception {
         Duration session = Duration.ofSeconds(5);
         // Long enough that the provider's old node outlives the restart until the provider is back,
@@ -88,9 +100,9 @@ class RegistryClusterTest {
                 ZookeeperRegistry providerRegistry = new ZookeeperRegistry(ZookeeperSettings.defaults()
                         .withSessionTimeout(providerSession).withConnectTimeout(Duration.ofSeconds(20))
                         .withRetry(Duration.ofMillis(100), 5), proxy.address(), null);
-                java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
+                CountDownLatch lost = new CountDownLatch(1);
                 providerRegistry.curator().getConnectionStateListenable().addListener((c, state) -> {
-                    if (state == org.apache.curator.framework.state.ConnectionState.LOST) {
+                    if (state == ConnectionState.LOST) {
                         lost.countDown();
                     }
                 });
@@ -113,7 +125,7 @@ class RegistryClusterTest {
                         for (InstanceSpec i : ensemble.getInstances()) {
                             ensemble.killServer(i);
                         }
-                        assertThat(lost.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                        assertThat(lost.await(60, TimeUnit.SECONDS))
                                 .as("the provider's session given up").isTrue();
                         proxy.pause();
                         for (InstanceSpec i : ensemble.getInstances()) {
@@ -151,12 +163,12 @@ class RegistryClusterTest {
      * guard's window, and then let go.
      */
     @Test
-    @org.junit.jupiter.api.Timeout(180)
+    @Timeout(180)
     void aLeaderKillShrinksNoConsumersList() throws Exception {
         Duration window = Duration.ofSeconds(15);
         try (TestingCluster ensemble = new TestingCluster(3)) {
             ensemble.start();
-            java.util.concurrent.atomic.AtomicReference<InstanceSpec> found = new java.util.concurrent.atomic.AtomicReference<>();
+            AtomicReference<InstanceSpec> found = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
                 found.set(leaderOf(ensemble));
                 return true;
@@ -167,7 +179,7 @@ class RegistryClusterTest {
             ServiceKey key = ServiceKey.of(GateService.class, "", "");
             ServiceInstance a = ServiceInstance.of(key, new Endpoint("127.0.0.1", 21011));
             ServiceInstance b = ServiceInstance.of(key, new Endpoint("127.0.0.1", 21012));
-            java.util.List<Integer> sizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Integer> sizes = new CopyOnWriteArrayList<>();
             try (PausableProxy toB = new PausableProxy("127.0.0.1", follower.getPort());
                  ZookeeperRegistry providerA = registry(follower.getConnectString());
                  ZookeeperRegistry providerB = new ZookeeperRegistry(ZookeeperSettings.defaults()
@@ -202,10 +214,10 @@ class RegistryClusterTest {
     /** The ensemble's leader, as its {@code srvr} command (allowed by default) reports it. */
     private static InstanceSpec leaderOf(TestingCluster ensemble) throws Exception {
         for (InstanceSpec i : ensemble.getInstances()) {
-            try (java.net.Socket s = new java.net.Socket("127.0.0.1", i.getPort())) {
+            try (Socket s = new Socket("127.0.0.1", i.getPort())) {
                 s.setSoTimeout(5000);
-                s.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                String answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+                s.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+                String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
                 if (answer.contains("Mode: leader")) {
                     return i;
                 }

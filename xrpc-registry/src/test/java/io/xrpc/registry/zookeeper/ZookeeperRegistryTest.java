@@ -36,6 +36,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.xrpc.client.GenericService;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assertions;
 
 /** The ZooKeeper registry against a real in-process ZooKeeper (curator-test's TestingServer). */
 class ZookeeperRegistryTest {
@@ -130,7 +135,7 @@ class ZookeeperRegistryTest {
         try (ZookeeperRegistry empty = registry()) {
             assertThat(empty.interfaceNames()).as("nothing registered yet: no root node").isEmpty();
         }
-        ServiceKey other = ServiceKey.of(io.xrpc.testing.GateService.class, "", "");
+        ServiceKey other = ServiceKey.of(GateService.class, "", "");
         try (ZookeeperRegistry perInstance = registry(); ZookeeperRegistry perService = new ZookeeperRegistry(
                 ZookeeperSettings.defaults().withConnectTimeout(Duration.ofSeconds(10)).withMode(ZookeeperSettings.Mode.INTERFACE, "legacy"),
                 zk.getConnectString(), null); ZookeeperRegistry reader = registry()) {
@@ -144,7 +149,7 @@ class ZookeeperRegistryTest {
     @Timeout(60)
     void aGenericReferenceFindsItsProvidersInTheRegistryAndFailsOverAsATypedOneDoes() throws Exception {
         int dead;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             dead = s.getLocalPort(); // nothing listens there once closed
         }
         try (ZookeeperRegistry consumerRegistry = registry(); ZookeeperRegistry providerRegistry = registry();
@@ -155,7 +160,7 @@ class ZookeeperRegistryTest {
                              .version("1.0").group("blue").build()).build().start()) {
             // A provider that died without its node going (a frozen session): its connects fail.
             ghostRegistry.register(new ServiceInstance(KEY, new Endpoint("127.0.0.1", dead), 100, List.of(), Map.of()));
-            io.xrpc.client.GenericService gate = client.generic(GateService.class.getName(), ReferenceOptions
+            GenericService gate = client.generic(GateService.class.getName(), ReferenceOptions
                     .builder().version("1.0").group("blue").retries(2).loadBalancer("round-robin").build());
             await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
                     .until(() -> "a".equals(gate.invoke("whoAmI", List.of(), List.of())));
@@ -194,7 +199,7 @@ class ZookeeperRegistryTest {
         // Before, a consumer published every shrunken list at once: three of four providers gone
         // in one ZooKeeper event (an outage expiring their sessions) left one to take every call.
         Duration window = Duration.ofSeconds(2);
-        List<ZookeeperRegistry> providers = new java.util.ArrayList<>();
+        List<ZookeeperRegistry> providers = new ArrayList<>();
         try (ZookeeperRegistry consumer = new ZookeeperRegistry(ZookeeperSettings.defaults()
                 .withConnectTimeout(Duration.ofSeconds(10)).withShrinkGuard(0.5, window), zk.getConnectString(), null)) {
             for (int i = 0; i < 4; i++) {
@@ -325,7 +330,7 @@ class ZookeeperRegistryTest {
             zk.stop();
             await().atMost(Duration.ofSeconds(10)).until(() -> !provider.isConnected());
             // Each of these used to wait out the connect timeout per retry: minutes in all.
-            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+            Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
                 provider.unregister(leaves);
                 provider.register(arrives);
             });
@@ -351,7 +356,7 @@ class ZookeeperRegistryTest {
 
     /** A service kryo cannot carry: a client's type check refuses to reference it. */
     public interface Patterns {
-        java.util.regex.Pattern compile(String regex);
+        Pattern compile(String regex);
     }
 
     @Test

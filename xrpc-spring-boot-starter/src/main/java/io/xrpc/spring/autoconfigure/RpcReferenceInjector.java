@@ -20,6 +20,8 @@ import org.springframework.beans.factory.config.InstantiationAwareBeanPostProces
 import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
 import org.springframework.util.ReflectionUtils;
+import io.xrpc.config.Hedging;
+import io.xrpc.serialize.TypeCheck;
 
 /**
  * Injects {@link RpcReference} fields and setters while a bean's properties are populated, that is
@@ -109,7 +111,7 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 created = c;
                 return c.proxy(type, options(r));
             });
-        } catch (io.xrpc.serialize.TypeCheck.UnsupportedTypeException e) {
+        } catch (TypeCheck.UnsupportedTypeException e) {
             String description = "cannot create the XRpc reference for " + where + ": " + e.getMessage();
             throw new BeanCreationException(beanName, description, XrpcStartupException.unsupportedType(description,
                     "@RpcReference(serializer = ...) or xrpc.client.serializer", e));
@@ -143,7 +145,7 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
         }
         String hedging = r.hedging().isEmpty() ? c.hedging() : r.hedging();
         if (!hedging.isBlank() && !hedging.equals("none")) {
-            b.hedging(io.xrpc.config.Hedging.parse(hedging));
+            b.hedging(Hedging.parse(hedging));
         }
         XrpcProperties.parseUrl(r.url()).forEach(b::address);
         return b.build();

@@ -16,6 +16,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.ClassUtils;
+import io.xrpc.serialize.TypeCheck;
 
 /**
  * Exports the {@link RpcService} beans on one {@link RpcServer} when the context starts, and
@@ -111,7 +112,7 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
         RpcServer built;
         try {
             built = b.build();
-        } catch (io.xrpc.serialize.TypeCheck.UnsupportedTypeException e) {
+        } catch (TypeCheck.UnsupportedTypeException e) {
             throw XrpcStartupException.unsupportedType("XRpc cannot export the @RpcService beans: " + e.getMessage(),
                     "@RpcService(serializers = ...), or xrpc.client.serializer for its callers", e);
         }

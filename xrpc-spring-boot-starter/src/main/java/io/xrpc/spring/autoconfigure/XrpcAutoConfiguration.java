@@ -24,6 +24,19 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.xrpc.cluster.CallCounters;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Sets XRpc up in a Spring Boot application: a registry from {@code xrpc.registry.*}, a server for
@@ -41,7 +54,7 @@ public class XrpcAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(Registry.class)
     @ConditionalOnExpression("!'${xrpc.registry.address:}'.isBlank()")
-    public Registry xrpcRegistry(XrpcProperties properties, org.springframework.core.env.Environment environment) {
+    public Registry xrpcRegistry(XrpcProperties properties, Environment environment) {
         XrpcProperties.Registry r = properties.registry();
         RegistryConfig.Builder b;
         try {
@@ -54,7 +67,7 @@ public class XrpcAutoConfiguration {
         if (fromAddress.scheme().equals("zookeeper") || fromAddress.scheme().equals("embedded")) {
             // The typed xrpc.registry.* settings are ZooKeeper's parameters, where the address
             // does not set them itself; other schemes get xrpc.registry.parameters as given.
-            java.util.Map<String, String> typed = new java.util.LinkedHashMap<>();
+            Map<String, String> typed = new LinkedHashMap<>();
             typed.put(RegistryConfig.SESSION_TIMEOUT, r.sessionTimeout().toString());
             typed.put(RegistryConfig.CONNECT_TIMEOUT, r.connectTimeout().toString());
             typed.put(RegistryConfig.ROOT_PATH, r.rootPath());
@@ -85,13 +98,13 @@ public class XrpcAutoConfiguration {
         r.parameters().forEach(b::parameter);
         // An unset ${ZK_PASSWORD} stays as its literal text; an empty one would be a password too.
         if (unresolved(r.username())) {
-            throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
+            throw new InvalidConfigurationPropertyValueException(
                     "xrpc.registry.username", r.username(), "a placeholder that did not resolve: is the environment"
                             + " variable it names set?");
         }
         if (!r.username().isBlank()) {
             if (r.password().isBlank() || unresolved(r.password())) {
-                throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
+                throw new InvalidConfigurationPropertyValueException(
                         "xrpc.registry.password", unresolved(r.password()) ? "(a placeholder)" : "(empty)",
                         "xrpc.registry.username is set, so its password is needed: "
                                 + (unresolved(r.password()) ? "the placeholder did not resolve (is the environment"
@@ -99,7 +112,7 @@ public class XrpcAutoConfiguration {
             }
             b.credentials(r.username(), r.password());
         } else if (!r.password().isEmpty()) {
-            throw new org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException(
+            throw new InvalidConfigurationPropertyValueException(
                     "xrpc.registry.password", "(set)", "a password without xrpc.registry.username would be ignored");
         }
         RegistryConfig config = b.build();
@@ -185,7 +198,7 @@ public class XrpcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ObservationClientInterceptor xrpcClientObservation(ObjectProvider<ObservationRegistry> observations,
-                                                           org.springframework.beans.factory.BeanFactory beans,
+                                                           BeanFactory beans,
                                                            ObjectProvider<XrpcClientObservationConvention> convention) {
             return new ObservationClientInterceptor(registry(observations, beans), convention.getIfUnique());
         }
@@ -193,19 +206,19 @@ public class XrpcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ObservationServerInterceptor xrpcServerObservation(ObjectProvider<ObservationRegistry> observations,
-                                                           org.springframework.beans.factory.BeanFactory beans,
+                                                           BeanFactory beans,
                                                            ObjectProvider<XrpcServerObservationConvention> convention) {
             return new ObservationServerInterceptor(registry(observations, beans), convention.getIfUnique());
         }
 
         /** The application's registry; else one that only feeds its MeterRegistry; else none. */
     private static ObservationRegistry registry(ObjectProvider<ObservationRegistry> observations,
-                                                    org.springframework.beans.factory.BeanFactory beans) {
+                                                    BeanFactory beans) {
             ObservationRegistry r = observations.getIfUnique();
             if (r != null) {
                 return r;
             }
-            if (org.springframework.util.ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry",
+            if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry",
                     XrpcAutoConfiguration.class.getClassLoader())) {
                 return MetersOnly.registry(beans);
             }
@@ -215,15 +228,15 @@ public class XrpcAutoConfiguration {
 
     /** Kept apart so that micrometer-core is loaded only when present. */
     private static final class MetersOnly {
-        static ObservationRegistry registry(org.springframework.beans.factory.BeanFactory beans) {
-            io.micrometer.core.instrument.MeterRegistry meters =
-                    beans.getBeanProvider(io.micrometer.core.instrument.MeterRegistry.class).getIfUnique();
+        static ObservationRegistry registry(BeanFactory beans) {
+            MeterRegistry meters =
+                    beans.getBeanProvider(MeterRegistry.class).getIfUnique();
             if (meters == null) {
                 return ObservationRegistry.NOOP;
             }
             ObservationRegistry r = ObservationRegistry.create();
             r.observationConfig().observationHandler(
-                    new io.micrometer.core.instrument.observation.DefaultMeterObservationHandler(meters));
+                    new DefaultMeterObservationHandler(meters));
             return r;
         }
     }
@@ -238,12 +251,12 @@ public class XrpcAutoConfiguration {
     static class MeterConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "xrpcServerMeters")
-        io.micrometer.core.instrument.binder.MeterBinder xrpcServerMeters(RpcServiceExporter exporter) {
+        MeterBinder xrpcServerMeters(RpcServiceExporter exporter) {
             return registry -> {
-                io.micrometer.core.instrument.FunctionCounter.builder("xrpc.server.authentication.refusals", exporter,
+                FunctionCounter.builder("xrpc.server.authentication.refusals", exporter,
                                 e -> e.server() == null ? 0 : e.server().authenticationRefusals())
                         .description("calls the server's Authenticator refused").register(registry);
-                io.micrometer.core.instrument.FunctionCounter.builder("xrpc.server.authentication.closures", exporter,
+                FunctionCounter.builder("xrpc.server.authentication.closures", exporter,
                                 e -> e.server() == null ? 0 : e.server().authenticationClosures())
                         .description("connections closed for carrying no authenticated call").register(registry);
             };
@@ -256,24 +269,24 @@ public class XrpcAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean(name = "xrpcClientMeters")
-        io.micrometer.core.instrument.binder.MeterBinder xrpcClientMeters(RpcReferenceInjector references) {
+        MeterBinder xrpcClientMeters(RpcReferenceInjector references) {
             return registry -> {
                 clientCounter(registry, references, "xrpc.client.retries", "further attempts after a failure",
-                        io.xrpc.cluster.CallCounters.Snapshot::retries);
+                        CallCounters.Snapshot::retries);
                 clientCounter(registry, references, "xrpc.client.retries.throttled",
                         "retries and hedges not sent because the retry budget was spent",
-                        io.xrpc.cluster.CallCounters.Snapshot::retriesThrottled);
+                        CallCounters.Snapshot::retriesThrottled);
                 clientCounter(registry, references, "xrpc.client.hedges", "hedged attempts sent",
-                        io.xrpc.cluster.CallCounters.Snapshot::hedges);
+                        CallCounters.Snapshot::hedges);
                 clientCounter(registry, references, "xrpc.client.hedges.won",
-                        "calls answered by a hedged attempt", io.xrpc.cluster.CallCounters.Snapshot::hedgesWon);
+                        "calls answered by a hedged attempt", CallCounters.Snapshot::hedgesWon);
             };
         }
 
-        private static void clientCounter(io.micrometer.core.instrument.MeterRegistry registry,
+        private static void clientCounter(MeterRegistry registry,
                                           RpcReferenceInjector references, String name, String description,
-                                          java.util.function.ToLongFunction<io.xrpc.cluster.CallCounters.Snapshot> count) {
-            io.micrometer.core.instrument.FunctionCounter.builder(name, references, r -> {
+                                          ToLongFunction<CallCounters.Snapshot> count) {
+            FunctionCounter.builder(name, references, r -> {
                 io.xrpc.client.RpcClient c = r.clientIfCreated();
                 return c == null ? 0 : c.references().stream().mapToLong(v -> count.applyAsLong(v.counters())).sum();
             }).description(description).register(registry);
@@ -286,7 +299,7 @@ public class XrpcAutoConfiguration {
     static class EndpointConfiguration {
         @Bean
         @ConditionalOnMissingBean
-        @org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint
+        @ConditionalOnAvailableEndpoint
         XrpcEndpoint xrpcEndpoint(XrpcProperties properties, RpcServiceExporter exporter,
                                   RpcReferenceInjector references, ObjectProvider<Registry> registry) {
             return new XrpcEndpoint(properties, exporter, references, registry);

@@ -13,6 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import io.xrpc.cluster.CallCounters;
 
 /**
  * {@code /actuator/xrpc}: what this application exports and references right now. The services
@@ -157,7 +158,7 @@ public class XrpcEndpoint {
      */
     public record Reference(String key, String serviceInterface, String source, String loadBalancer, String cluster,
                             String serializer, String compressor, long timeoutMillis, int retries, Double retryBudget,
-                            io.xrpc.cluster.CallCounters.Snapshot counters, int providerCount,
+                            CallCounters.Snapshot counters, int providerCount,
                             List<Provider> providers) {
     }
 

@@ -22,6 +22,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
+import io.xrpc.config.Hedging;
+import io.xrpc.config.ReferenceOptions;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 
 /**
  * Everything {@code xrpc.*}, bound once at start-up and immutable after. A value out of range stops
@@ -125,7 +129,7 @@ public record XrpcProperties(
         public Registry {
             // in the order given, as RegistryConfig keeps them
             parameters = parameters == null ? Map.of()
-                    : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
+                    : Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
         }
 
         @Override
@@ -342,7 +346,7 @@ public record XrpcProperties(
         atLeast("xrpc.client.retries", client.retries, 0);
         if (client.retryBudget.maxTokens() != 0) {
             try {
-                io.xrpc.config.ReferenceOptions.builder().retryBudget(client.retryBudget.maxTokens(),
+                ReferenceOptions.builder().retryBudget(client.retryBudget.maxTokens(),
                         client.retryBudget.tokenRatio());
             } catch (IllegalArgumentException e) {
                 throw new InvalidConfigurationPropertyValueException("xrpc.client.retry-budget",
@@ -351,7 +355,7 @@ public record XrpcProperties(
         }
         if (!client.hedging.isBlank() && !client.hedging.equals("none")) {
             try {
-                io.xrpc.config.Hedging.parse(client.hedging);
+                Hedging.parse(client.hedging);
             } catch (IllegalArgumentException e) {
                 throw new InvalidConfigurationPropertyValueException("xrpc.client.hedging", client.hedging,
                         e.getMessage());

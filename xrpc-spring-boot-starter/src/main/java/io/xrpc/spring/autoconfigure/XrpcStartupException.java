@@ -1,5 +1,7 @@
 package io.xrpc.spring.autoconfigure;
 
+import io.xrpc.serialize.TypeCheck;
+
 /**
  * XRpc could not start, with what to do about it. Spring Boot turns it into its "APPLICATION FAILED
  * TO START" report (through {@link XrpcFailureAnalyzer}), with the description and the action,
@@ -21,7 +23,7 @@ public class XrpcStartupException extends IllegalStateException {
 
     /** The report of a type the serializer cannot carry; {@code choose} says where the serializer is chosen. */
     static XrpcStartupException unsupportedType(String description, String choose,
-                                                io.xrpc.serialize.TypeCheck.UnsupportedTypeException cause) {
+                                                TypeCheck.UnsupportedTypeException cause) {
         return new XrpcStartupException(description, "Choose a serializer that carries the type (" + choose
                 + "), or set xrpc.type-check: warn to start anyway and fail only the calls that carry it.", cause);
     }

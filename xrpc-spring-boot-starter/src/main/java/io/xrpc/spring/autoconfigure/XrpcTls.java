@@ -4,6 +4,8 @@ import io.xrpc.config.TlsConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * XRpc's TLS from Spring Boot SSL bundles: the bundle's key store and trust store. Its protocol
@@ -23,7 +25,7 @@ final class XrpcTls {
     }
 
     /** {@code tls}'s configuration, or its failure as a start-up report naming {@code property}. */
-    private static TlsConfig reported(String property, String name, java.util.function.Supplier<TlsConfig> tls) {
+    private static TlsConfig reported(String property, String name, Supplier<TlsConfig> tls) {
         try {
             return tls.get();
         } catch (RuntimeException e) {
@@ -47,7 +49,7 @@ final class XrpcTls {
             if (bundle.getStores().getTrustStore() == null) {
                 // Spring would hand over the JDK's public authorities: any public certificate would pass.
                 throw new IllegalStateException("xrpc.server.ssl.client-auth=" + ssl.clientAuth().name()
-                        .toLowerCase(java.util.Locale.ROOT) + " needs a trust store in bundle " + ssl.bundle()
+                        .toLowerCase(Locale.ROOT) + " needs a trust store in bundle " + ssl.bundle()
                         + " (spring.ssl.bundle.*." + ssl.bundle() + ".truststore): the authorities client"
                         + " certificates must come from");
             }

@@ -13,6 +13,13 @@ import io.xrpc.internal.Futures;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.assertj.core.api.Assertions;
 
 /**
  * The rules between modules in docs/ARCHITECTURE.md, on the main classes of xrpc-core,
@@ -32,12 +39,12 @@ class ModuleBoundariesTest {
 
     @Test
     void allThreeModulesAreImported() {
-        org.assertj.core.api.Assertions.assertThat(classes.contain("io.xrpc.client.RpcClient")).isTrue();
-        org.assertj.core.api.Assertions.assertThat(classes.contain("io.xrpc.registry.zookeeper.ZookeeperRegistry"))
+        Assertions.assertThat(classes.contain("io.xrpc.client.RpcClient")).isTrue();
+        Assertions.assertThat(classes.contain("io.xrpc.registry.zookeeper.ZookeeperRegistry"))
                 .isTrue();
-        org.assertj.core.api.Assertions.assertThat(
+        Assertions.assertThat(
                 classes.contain("io.xrpc.spring.autoconfigure.XrpcAutoConfiguration")).isTrue();
-        org.assertj.core.api.Assertions.assertThat(classes.contain("io.xrpc.testing.Allocations"))
+        Assertions.assertThat(classes.contain("io.xrpc.testing.Allocations"))
                 .as("the core's test jar is not main code").isFalse();
     }
 
@@ -56,23 +63,23 @@ class ModuleBoundariesTest {
      * too.
      */
     @Test
-    void theStartersSourcesNameNothingOfTheRegistryModule() throws java.io.IOException {
-        java.nio.file.Path sources = java.nio.file.Path.of("src/main/java");
-        org.assertj.core.api.Assertions.assertThat(sources).isDirectory();
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(sources)) {
-            java.util.List<String> naming = files.filter(f -> f.toString().endsWith(".java"))
+    void theStartersSourcesNameNothingOfTheRegistryModule() throws IOException {
+        Path sources = Path.of("src/main/java");
+        Assertions.assertThat(sources).isDirectory();
+        try (Stream<Path> files = Files.walk(sources)) {
+            List<String> naming = files.filter(f -> f.toString().endsWith(".java"))
                     .filter(f -> read(f).contains("io.xrpc.registry.zookeeper"))
-                    .map(java.nio.file.Path::toString).toList();
-            org.assertj.core.api.Assertions.assertThat(naming).as("starter sources naming io.xrpc.registry.zookeeper")
+                    .map(Path::toString).toList();
+            Assertions.assertThat(naming).as("starter sources naming io.xrpc.registry.zookeeper")
                     .isEmpty();
         }
     }
 
-    private static String read(java.nio.file.Path f) {
+    private static String read(Path f) {
         try {
-            return java.nio.file.Files.readString(f);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            return Files.readString(f);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -8,6 +8,7 @@ import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.testing.ForwardingSerializer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An application's own serializer, added as the README says: a SerializerProvider listed in
@@ -15,7 +16,7 @@ import java.io.OutputStream;
  * so a test can see it was the one used.
  */
 public final class ShoutingSerializerProvider implements SerializerProvider {
-    public static final java.util.concurrent.atomic.AtomicInteger WRITES = new java.util.concurrent.atomic.AtomicInteger();
+    public static final AtomicInteger WRITES = new AtomicInteger();
 
     @Override
     public String name() {

@@ -5,6 +5,8 @@ import io.micrometer.tracing.Tracer;
 import io.xrpc.spring.RpcService;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.MDC;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 @RpcService
 public class TracedImpl implements Traced {
@@ -20,7 +22,7 @@ public class TracedImpl implements Traced {
         try (BaggageInScope b = tracer.getBaggage("tenant").makeCurrent()) {
             tenant = b.get();
         }
-        org.slf4j.LoggerFactory.getLogger(TracedImpl.class).info("whereAmI for tenant {}", tenant);
+        LoggerFactory.getLogger(TracedImpl.class).info("whereAmI for tenant {}", tenant);
         return MDC.get("traceId") + "|" + MDC.get("spanId") + "|" + tenant;
     }
 
@@ -28,7 +30,7 @@ public class TracedImpl implements Traced {
     public CompletableFuture<String> whereAmIAsync() {
         String here = whereAmI();
         return CompletableFuture.supplyAsync(() -> here,
-                CompletableFuture.delayedExecutor(50, java.util.concurrent.TimeUnit.MILLISECONDS));
+                CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
     }
 
     @Override

@@ -10,6 +10,8 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import io.xrpc.common.Invocation;
+import java.util.concurrent.CompletableFuture;
 
 /** A provider and a consumer with Boot's OpenTelemetry tracing, each exporting its spans to memory. */
 final class TracingApps {
@@ -56,7 +58,7 @@ final class TracingApps {
         volatile boolean on;
 
         @Override
-        public java.util.concurrent.CompletableFuture<Object> intercept(io.xrpc.common.Invocation invocation,
+        public CompletableFuture<Object> intercept(Invocation invocation,
                                                                         Chain next) {
             if (on) {
                 invocation.attachments().put("baggage", "tenant=" + "x".repeat(9000));
@@ -75,7 +77,7 @@ final class TracingApps {
         final List<String> seen = new CopyOnWriteArrayList<>();
 
         @Override
-        public java.util.concurrent.CompletableFuture<Object> intercept(io.xrpc.common.Invocation invocation,
+        public CompletableFuture<Object> intercept(Invocation invocation,
                                                                         Chain next) {
             seen.add(MDC.get("traceId") + "|" + MDC.get("spanId"));
             return next.proceed(invocation);

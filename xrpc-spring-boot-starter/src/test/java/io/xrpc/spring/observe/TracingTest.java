@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import java.util.stream.Collectors;
 
 /**
  * A provider and a consumer, two Spring Boot contexts with Boot's OpenTelemetry tracing, each
@@ -130,7 +131,7 @@ class TracingTest {
         return String.format("%-8s %-45s %-6s trace %s span %s parent %s%n         %s", side, s.getName(), s.getKind(),
                 s.getTraceId(), s.getSpanId(), s.getParentSpanId(), s.getAttributes().asMap().entrySet().stream()
                         .map(e -> e.getKey().getKey() + "=" + e.getValue()).sorted()
-                        .collect(java.util.stream.Collectors.joining(" ")));
+                        .collect(Collectors.joining(" ")));
     }
 
     private static SpanData one(InMemorySpanExporter spans, String name, SpanKind kind, String traceId) {

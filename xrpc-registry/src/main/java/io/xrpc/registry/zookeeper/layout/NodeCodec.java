@@ -10,6 +10,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
 
 /**
  * Paths and node data of the ZooKeeper layouts (see {@code docs/REGISTRY.md}).
@@ -97,7 +104,7 @@ public final class NodeCodec {
     }
 
     /** Application names: what a node name can hold, as {@code application=} and the mapping take them. */
-    private static final java.util.regex.Pattern APPLICATION = java.util.regex.Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}");
+    private static final Pattern APPLICATION = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}");
 
     /** Whether {@code name} may name an application: 1-100 letters, digits, '.', '_' or '-', not starting with '.'. */
     public static boolean isApplicationName(String name) {
@@ -160,23 +167,23 @@ public final class NodeCodec {
      * A revision's content: one line per service, sorted, each the service's key and what a
      * consumer reads of it (weight, serializers, metadata). The same services give the same bytes.
      */
-    public static byte[] encodeRevision(java.util.Collection<ServiceInstance> services) {
+    public static byte[] encodeRevision(Collection<ServiceInstance> services) {
         List<String> lines = new ArrayList<>();
         for (ServiceInstance i : services) {
             ServiceKey k = i.serviceKey();
             lines.add("service=" + enc(k.interfaceName()) + "&group=" + enc(k.group()) + "&version="
                     + enc(k.version()) + "&" + query(i));
         }
-        java.util.Collections.sort(lines);
+        Collections.sort(lines);
         return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
     }
 
     /** The revision of {@code content}: 32 hex digits of its SHA-256. */
     public static String revisionOf(byte[] content) {
         try {
-            byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(content);
-            return java.util.HexFormat.of().formatHex(d, 0, REVISION_LENGTH / 2);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(content);
+            return HexFormat.of().formatHex(d, 0, REVISION_LENGTH / 2);
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e); // every JDK has SHA-256
         }
     }
@@ -190,7 +197,7 @@ public final class NodeCodec {
         if (!revisionOf(content).equals(revision)) {
             throw new IllegalArgumentException("content does not hash to revision " + revision);
         }
-        Map<ServiceKey, ServiceInstance> services = new java.util.HashMap<>();
+        Map<ServiceKey, ServiceInstance> services = new HashMap<>();
         for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
             if (!line.isEmpty()) {
                 Map<String, String> p = pairs(line);

@@ -7,6 +7,10 @@ import java.util.Locale;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Collections;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
  * The ACL XRpc gives every node it creates (the registry's {@code acl} setting), and how it reads the
@@ -23,8 +27,8 @@ public final class ZookeeperAcl {
     public static final String TRUST = "trust";
 
     // Not List.of: ZooKeeper's client asks the list whether it contains null, which List.of refuses.
-    private static final List<ACL> CREATOR_ALL_ANYONE_READ = java.util.Collections.unmodifiableList(
-            java.util.Arrays.asList(new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+    private static final List<ACL> CREATOR_ALL_ANYONE_READ = Collections.unmodifiableList(
+            Arrays.asList(new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
                     new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
 
     private ZookeeperAcl() {
@@ -54,7 +58,7 @@ public final class ZookeeperAcl {
                     + " (auth), but this registry client presents no identity: give it user:password@ in the"
                     + " address, or a SASL login (JAAS section Client)");
         }
-        return java.util.Collections.unmodifiableList(acl);
+        return Collections.unmodifiableList(acl);
     }
 
     /**
@@ -70,9 +74,9 @@ public final class ZookeeperAcl {
             if (id.getScheme().equals("auth")) {
                 if (username != null) {
                     try {
-                        ids.add(new Id("digest", org.apache.zookeeper.server.auth.DigestAuthenticationProvider
+                        ids.add(new Id("digest", DigestAuthenticationProvider
                                 .generateDigest(username + ":" + password)));
-                    } catch (java.security.NoSuchAlgorithmException e) {
+                    } catch (NoSuchAlgorithmException e) {
                         throw new IllegalStateException("this JVM has no SHA-1 for ZooKeeper digests", e);
                     }
                 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import java.util.stream.IntStream;
 
 /** The provider lists' storage: every version stays what it was, whatever comes after it. */
 class ChunkedListTest {
@@ -48,7 +49,7 @@ class ChunkedListTest {
 
     @Test
     void aShrinkingListDropsItsEmptyChunksAndTheEntriesBeyondItsSize() {
-        ChunkedList<Integer> list = ChunkedList.of(java.util.stream.IntStream.range(0, 129).boxed().toList());
+        ChunkedList<Integer> list = ChunkedList.of(IntStream.range(0, 129).boxed().toList());
         assertThat(list.chunks()).isEqualTo(3);
         for (int i = 0; i < 129; i++) {
             list = list.minusSwapped(0);

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * How a consumer applies the per-instance layout's events, with the nodes written by hand as a
@@ -140,7 +142,7 @@ class InstanceDirectoryTest {
             ServiceDiscovery.Subscription failing = consumer.subscribe(KEY, l -> {
                 throw new IllegalStateException("a listener's bug");
             });
-            List<List<ServiceInstance>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<List<ServiceInstance>> told = new CopyOnWriteArrayList<>();
             ServiceDiscovery.Subscription other = consumer.subscribe(KEY, told::add);
             writer.create().forPath(node("shop", r));
             // The other listener is told, after the failing one was (both follow the same application).
@@ -166,7 +168,7 @@ class InstanceDirectoryTest {
         writer.create().creatingParentsIfNeeded().forPath(node("shop", real));
         String dir = NodeCodec.instancesPath("/xrpc", "shop");
         for (String name : List.of("10.0.0.9:20880", "10.0.0.9:20880@", "10.0.0.9:20880@" + "g".repeat(32),
-                "10.0.0.9:20880@" + real.toUpperCase(java.util.Locale.ROOT), "not-an-address@" + real,
+                "10.0.0.9:20880@" + real.toUpperCase(Locale.ROOT), "not-an-address@" + real,
                 "x".repeat(1000) + "@" + real, "10.0.0.9:99999@" + real)) {
             writer.create().forPath(dir + "/" + name);
         }
