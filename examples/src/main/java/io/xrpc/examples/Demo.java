@@ -12,8 +12,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * took. Exits 0 when every call behaved, 1 otherwise.
  */
 public final class Demo {
-    private Demo() {
-    }
+    private Demo() {}
 
     public static void main(String[] args) {
         System.exit(run() ? 0 : 1);
@@ -21,12 +20,18 @@ public final class Demo {
 
     public static boolean run() {
         // embedded takes no credentials (any local process could serve its port): the yml's identity is cleared.
-        String[] common = {"--xrpc.registry.address=embedded", "--xrpc.registry.username=",
-                "--xrpc.registry.password=", "--xrpc.server.host=127.0.0.1",
-                "--xrpc.server.port=0", "--spring.main.banner-mode=off"};
+        String[] common = {
+            "--xrpc.registry.address=embedded",
+            "--xrpc.registry.username=",
+            "--xrpc.registry.password=",
+            "--xrpc.server.host=127.0.0.1",
+            "--xrpc.server.port=0",
+            "--spring.main.banner-mode=off"
+        };
         boolean ok;
         try (ConfigurableApplicationContext provider = ProviderApplication.app().run(common);
-             ConfigurableApplicationContext consumer = ConsumerApplication.app().run(common)) {
+                ConfigurableApplicationContext consumer =
+                        ConsumerApplication.app().run(common)) {
             System.out.println("provider and consumer started on an embedded ZooKeeper");
             ok = consumer.getBean(OrderDesk.class).run();
         }

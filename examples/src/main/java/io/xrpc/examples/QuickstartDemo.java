@@ -25,28 +25,46 @@ public final class QuickstartDemo {
     /** Runs the demo; true when every call returned what it should. */
     public static boolean run() {
         boolean ok = true;
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).registry("embedded")
-                .service(OrderService.class, new OrderServiceImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().registry("embedded").build()) {
-            System.out.println("provider listening on " + server.endpoint()
-                    + ", registered in an embedded ZooKeeper");
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .registry("embedded")
+                        .service(OrderService.class, new OrderServiceImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().registry("embedded").build()) {
+            System.out.println("provider listening on " + server.endpoint() + ", registered in an embedded ZooKeeper");
             for (String serializer : List.of("kryo", "hessian", "protostuff")) {
                 for (String compressor : List.of("none", "gzip")) {
-                    OrderService orders = client.proxy(OrderService.class, ReferenceOptions.builder()
-                            .serializer(serializer).compressor(compressor).build());
-                    ok &= call(serializer, compressor, "place", () -> orders.place("Ana 🚲",
-                            List.of(new OrderService.Line("BIKE-7", 1, new BigDecimal("499.90")),
-                                    new OrderService.Line("LAMP-2", 2, new BigDecimal("19.95")))));
+                    OrderService orders = client.proxy(
+                            OrderService.class,
+                            ReferenceOptions.builder()
+                                    .serializer(serializer)
+                                    .compressor(compressor)
+                                    .build());
+                    ok &= call(
+                            serializer,
+                            compressor,
+                            "place",
+                            () -> orders.place(
+                                    "Ana 🚲",
+                                    List.of(
+                                            new OrderService.Line("BIKE-7", 1, new BigDecimal("499.90")),
+                                            new OrderService.Line("LAMP-2", 2, new BigDecimal("19.95")))));
                     ok &= call(serializer, compressor, "find", () -> orders.find(1));
-                    ok &= call(serializer, compressor, "recent", () -> orders.recent(3).get(3, TimeUnit.SECONDS));
+                    ok &= call(
+                            serializer,
+                            compressor,
+                            "recent",
+                            () -> orders.recent(3).get(3, TimeUnit.SECONDS));
                     try {
                         orders.place("Nobody", List.of());
                         System.out.println("  place(empty) did not fail");
                         ok = false;
                     } catch (RpcException e) {
-                        System.out.printf("%-10s %-4s %-8s -> RpcException %s: %s%n", serializer, compressor,
-                                "invalid", e.status(), e.remoteMessage());
+                        System.out.printf(
+                                "%-10s %-4s %-8s -> RpcException %s: %s%n",
+                                serializer, compressor, "invalid", e.status(), e.remoteMessage());
                     }
                 }
             }

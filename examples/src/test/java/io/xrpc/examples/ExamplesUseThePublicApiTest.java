@@ -18,11 +18,19 @@ import org.junit.jupiter.api.Timeout;
 class ExamplesUseThePublicApiTest {
     @Test
     void theExamplesUseOnlyThePublicApi() {
-        JavaClasses examples = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        JavaClasses examples = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("io.xrpc.examples");
-        assertThat(examples.contain("io.xrpc.examples.provider.ProviderApplication")).isTrue();
-        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.xrpc.internal..",
-                        "io.xrpc.protocol.codec..", "io.xrpc.transport..", "io.xrpc.registry.zookeeper..")
+        assertThat(examples.contain("io.xrpc.examples.provider.ProviderApplication"))
+                .isTrue();
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.xrpc.internal..",
+                        "io.xrpc.protocol.codec..",
+                        "io.xrpc.transport..",
+                        "io.xrpc.registry.zookeeper..")
                 .because("an application builds on RpcClient, RpcServer, the options in io.xrpc.config and the"
                         + " starter's annotations")
                 .check(examples);

@@ -11,14 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Every Java block of README.md compiles as printed, imports included (a new user once found the
@@ -66,9 +66,23 @@ public class ReadmeExamplesTest {
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         StringWriter errors = new StringWriter();
-        boolean ok = javac.getTask(errors, null, null, List.of("-proc:none", "-d", out.toString(), "-classpath",
-                System.getProperty("java.class.path"), "-Xlint:none"), null, units).call();
-        assertThat(ok).as("README.md's Java blocks compile; javac said:%n%s", errors).isTrue();
+        boolean ok = javac.getTask(
+                        errors,
+                        null,
+                        null,
+                        List.of(
+                                "-proc:none",
+                                "-d",
+                                out.toString(),
+                                "-classpath",
+                                System.getProperty("java.class.path"),
+                                "-Xlint:none"),
+                        null,
+                        units)
+                .call();
+        assertThat(ok)
+                .as("README.md's Java blocks compile; javac said:%n%s", errors)
+                .isTrue();
     }
 
     /** One block as a class: imports, then the declarations, then the statements in a method. */
@@ -87,12 +101,16 @@ public class ReadmeExamplesTest {
                 inDeclaration = DECLARATION.matcher(line).matches();
             }
             (inDeclaration ? members : statements).append(line).append('\n');
-            for (char c : line.replaceAll("\"([^\"\\\\]|\\\\.)*\"", "").replaceAll("//.*", "").toCharArray()) {
+            for (char c : line.replaceAll("\"([^\"\\\\]|\\\\.)*\"", "")
+                    .replaceAll("//.*", "")
+                    .toCharArray()) {
                 depth += c == '{' ? 1 : c == '}' ? -1 : 0;
             }
             if (depth == 0 && inDeclaration && !line.startsWith("@")) {
-                inDeclaration = !line.trim().endsWith("}") && !line.trim().endsWith(";")
-                        && DECLARATION.matcher(line).matches() && !line.contains("{");
+                inDeclaration = !line.trim().endsWith("}")
+                        && !line.trim().endsWith(";")
+                        && DECLARATION.matcher(line).matches()
+                        && !line.contains("{");
             }
         }
         String source = "package readme;\n" + imports

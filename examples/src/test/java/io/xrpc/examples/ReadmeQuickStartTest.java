@@ -15,12 +15,15 @@ class ReadmeQuickStartTest {
 
     @Test
     void quickStartWorksAsWritten() {
-        RpcServer server = RpcServer.builder().port(0)
+        RpcServer server = RpcServer.builder()
+                .port(0)
                 .service(Greeter.class, name -> "hello " + name)
-                .build().start();
+                .build()
+                .start();
 
         RpcClient client = RpcClient.builder().build();
-        Greeter greeter = client.proxy(Greeter.class,
+        Greeter greeter = client.proxy(
+                Greeter.class,
                 ReferenceOptions.builder().address("127.0.0.1:" + server.port()).build());
         assertThat(greeter.hello("world")).isEqualTo("hello world");
 

@@ -15,8 +15,7 @@ import java.util.TreeMap;
  * {@code java -cp benchmarks.jar io.xrpc.benchmark.JmhRatios jmh.json}
  */
 public final class JmhRatios {
-    private JmhRatios() {
-    }
+    private JmhRatios() {}
 
     public static void main(String[] args) throws IOException {
         System.out.print(table(new ObjectMapper().readTree(new File(args[0]))));
@@ -33,8 +32,12 @@ public final class JmhRatios {
                 continue;
             }
             JsonNode p = r.get("params");
-            String key = String.join(" | ", p.get("serializer").asText(), p.get("compressor").asText(),
-                    p.get("payload").asText(), bench.substring(bench.lastIndexOf('.') + 1));
+            String key = String.join(
+                    " | ",
+                    p.get("serializer").asText(),
+                    p.get("compressor").asText(),
+                    p.get("payload").asText(),
+                    bench.substring(bench.lastIndexOf('.') + 1));
             JsonNode[] row = rows.computeIfAbsent(key, k -> new JsonNode[3]);
             String api = p.get("api").asText();
             int column = switch (api) {
@@ -46,15 +49,16 @@ public final class JmhRatios {
             streams |= column == 2;
             row[column] = r.get("primaryMetric");
             unit = r.get("primaryMetric").get("scoreUnit").asText();
-            time = r.get("mode").asText().equals("avgt") || r.get("mode").asText().equals("sample");
+            time = r.get("mode").asText().equals("avgt")
+                    || r.get("mode").asText().equals("sample");
         }
         StringBuilder sb = new StringBuilder("| serializer | compressor | payload | operation | xrpc " + unit
                 + " | raw " + unit + " | SPI overhead |" + (streams ? " xrpc-stream " + unit + " | its overhead |" : "")
                 + "\n|---|---|---|---|---:|---:|---:|" + (streams ? "---:|---:|" : "") + "\n");
         for (Map.Entry<String, JsonNode[]> e : rows.entrySet()) {
             JsonNode[] row = e.getValue();
-            sb.append(String.format("| %s | %s | %s | %s |", e.getKey(), cell(row[0]), cell(row[1]),
-                    overhead(row[0], row[1], time)));
+            sb.append(String.format(
+                    "| %s | %s | %s | %s |", e.getKey(), cell(row[0]), cell(row[1]), overhead(row[0], row[1], time)));
             if (streams) {
                 sb.append(String.format(" %s | %s |", cell(row[2]), overhead(row[2], row[1], time)));
             }
@@ -82,7 +86,8 @@ public final class JmhRatios {
             return "-";
         }
         double error = metric.get("scoreError").asDouble();
-        return Double.isNaN(error) ? String.format("%.1f", score(metric))
+        return Double.isNaN(error)
+                ? String.format("%.1f", score(metric))
                 : String.format("%.1f ± %.0f%%", score(metric), 100 * error / score(metric));
     }
 }

@@ -20,8 +20,7 @@ import java.util.List;
  * {@code java -cp benchmarks.jar io.xrpc.benchmark.SizeTable [output.md]}
  */
 public final class SizeTable {
-    private SizeTable() {
-    }
+    private SizeTable() {}
 
     public static void main(String[] args) throws IOException {
         Path out = Path.of(args.length > 0 ? args[0] : "serializer-sizes.md");
@@ -38,7 +37,12 @@ public final class SizeTable {
         for (String s : List.of("kryo", "hessian", "protostuff", "fory")) {
             for (String c : List.of("none", "gzip")) {
                 for (String api : List.of("xrpc", "raw")) {
-                    sb.append("| ").append(s).append(" | ").append(c).append(" | ").append(api);
+                    sb.append("| ")
+                            .append(s)
+                            .append(" | ")
+                            .append(c)
+                            .append(" | ")
+                            .append(api);
                     Codec codec = Codec.of(api, s);
                     for (String p : List.of("response", "user", "page")) {
                         sb.append(" | ").append(size(codec, compressors.get(c), Payloads.byName(p)));

@@ -18,26 +18,46 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class BenchmarkBoundariesTest {
     static final JavaClasses CLASSES = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.xrpc.benchmark");
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.xrpc.benchmark");
 
     @Test
     void theMeasurementsReachIntoTheCoreOnlyWhereTheyMeasureIt() {
         assertThat(CLASSES.contain("io.xrpc.benchmark.stress.StressTool")).isTrue();
-        noClasses().should().dependOnClassesThat().resideInAPackage("io.xrpc.internal..").check(CLASSES);
-        noClasses().that().haveNameNotMatching("io\\.xrpc\\.benchmark\\.jmh\\..*FrameBenchmark.*") // and JMH's subclasses
-                .and().haveNameNotMatching("io\\.xrpc\\.benchmark\\.stress\\.Rig.*") // the frames raw Netty carries
-                .should().dependOnClassesThat().resideInAPackage("io.xrpc.protocol.codec..")
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.xrpc.internal..")
                 .check(CLASSES);
-        noClasses().that().haveNameNotMatching("io\\.xrpc\\.benchmark\\.stress\\.RawNetty.*")
-                .should().dependOnClassesThat().resideInAPackage("io.xrpc.transport.netty..")
+        noClasses()
+                .that()
+                .haveNameNotMatching("io\\.xrpc\\.benchmark\\.jmh\\..*FrameBenchmark.*") // and JMH's subclasses
+                .and()
+                .haveNameNotMatching("io\\.xrpc\\.benchmark\\.stress\\.Rig.*") // the frames raw Netty carries
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.xrpc.protocol.codec..")
+                .check(CLASSES);
+        noClasses()
+                .that()
+                .haveNameNotMatching("io\\.xrpc\\.benchmark\\.stress\\.RawNetty.*")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.xrpc.transport.netty..")
                 .check(CLASSES);
     }
 
     @Test
     void theRegistryScaleToolUsesTheRegistrysApiAlone() {
-        assertThat(CLASSES.contain("io.xrpc.benchmark.registry.RegistryScaleTool")).isTrue();
-        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.xrpc.registry.zookeeper.session..",
-                        "io.xrpc.registry.zookeeper.layout..", "io.xrpc.registry.zookeeper.publish..",
+        assertThat(CLASSES.contain("io.xrpc.benchmark.registry.RegistryScaleTool"))
+                .isTrue();
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.xrpc.registry.zookeeper.session..",
+                        "io.xrpc.registry.zookeeper.layout..",
+                        "io.xrpc.registry.zookeeper.publish..",
                         "io.xrpc.registry.zookeeper.discover..")
                 .because("it measures ZookeeperRegistry as an application gets it")
                 .check(CLASSES);

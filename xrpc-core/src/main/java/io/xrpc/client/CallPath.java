@@ -31,6 +31,7 @@ final class CallPath {
     private final CallCredentials credentials;
     /** Why no call may be sent with the credentials (no TLS), or null. */
     private final String credentialsRefusal;
+
     private final Cluster cluster;
     /** Each method's attempts, found by the descriptor's identity; null for one the reference does not have. */
     private final Function<MethodDescriptor, Attempts> attempts;
@@ -41,23 +42,26 @@ final class CallPath {
         this.credentialsRefusal = config.credentialsRefusal;
         this.cluster = cluster;
         this.attempts = attempts;
-        this.chain = new InterceptorChain<ClientInterceptor, ClientInterceptor.Chain>(config.interceptors,
-                ClientInterceptor::intercept, next -> next::apply, "client").link(this::send);
+        this.chain = new InterceptorChain<ClientInterceptor, ClientInterceptor.Chain>(
+                        config.interceptors, ClientInterceptor::intercept, next -> next::apply, "client")
+                .link(this::send);
     }
 
     /** Adds the call's credentials and runs it through the interceptors and the cluster; never throws. */
     CompletableFuture<Object> call(ClientMethod m, Invocation inv) {
         if (credentials != null) {
             if (credentialsRefusal != null) {
-                return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAUTHENTICATED,
-                        m.target().description() + ": not sent: " + credentialsRefusal));
+                return CompletableFuture.failedFuture(new RpcException(
+                        RpcStatus.UNAUTHENTICATED, m.target().description() + ": not sent: " + credentialsRefusal));
             }
             String c;
             try {
                 c = credentials.credentials(inv);
             } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAUTHENTICATED,
-                        m.target().description() + ": the call credentials failed: " + e, e));
+                return CompletableFuture.failedFuture(new RpcException(
+                        RpcStatus.UNAUTHENTICATED,
+                        m.target().description() + ": the call credentials failed: " + e,
+                        e));
             }
             if (c != null) {
                 inv.attachments().put(Invocation.CREDENTIALS, c);
@@ -69,8 +73,10 @@ final class CallPath {
     private CompletableFuture<Object> send(Invocation inv) {
         Attempts a = attempts.apply(inv.method());
         if (a == null) { // an interceptor passed on an invocation of its own making
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.INTERNAL, "an interceptor passed on a"
-                    + " call of " + inv.method() + ", which " + serviceName + " does not declare"));
+            return CompletableFuture.failedFuture(new RpcException(
+                    RpcStatus.INTERNAL,
+                    "an interceptor passed on a" + " call of " + inv.method() + ", which " + serviceName
+                            + " does not declare"));
         }
         return cluster.invoke(inv, a);
     }
@@ -88,8 +94,9 @@ final class CallPath {
         } catch (TimeoutException e) {
             // The deadline timer should have ended the call; this is the backstop that keeps a
             // caller from ever waiting forever.
-            throw new RpcException(RpcStatus.DEADLINE_EXCEEDED, m.target().description() + " timed out after "
-                    + m.timeoutMillis() + " ms");
+            throw new RpcException(
+                    RpcStatus.DEADLINE_EXCEEDED,
+                    m.target().description() + " timed out after " + m.timeoutMillis() + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             f.cancel(false);

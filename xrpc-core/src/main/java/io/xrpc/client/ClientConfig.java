@@ -23,11 +23,13 @@ final class ClientConfig implements ClientTransport.Settings {
     final TypeCheck.Mode typeCheck;
     /** Null when calls carry no credentials. */
     final CallCredentials credentials;
+
     final List<ClientInterceptor> interceptors;
     final RegistryConfig registryAddress;
     final ServiceDiscovery discovery;
     /** Why no call may carry the credentials (no TLS), or null. */
     final String credentialsRefusal;
+
     private final int ioThreads;
     private final int connectionsPerEndpoint;
     private final Duration connectTimeout;
@@ -42,8 +44,12 @@ final class ClientConfig implements ClientTransport.Settings {
     private final boolean cancelOnProvider;
     private final Duration pingTimeout;
 
-    ClientConfig(ClientSettings<?> b, ReadLimits readLimits, TypeCheck.Mode typeCheck, int ioThreads,
-                 TransportConfig transport) {
+    ClientConfig(
+            ClientSettings<?> b,
+            ReadLimits readLimits,
+            TypeCheck.Mode typeCheck,
+            int ioThreads,
+            TransportConfig transport) {
         this.serializer = b.serializer;
         this.compressor = b.compressor;
         this.timeout = b.timeout;
@@ -68,7 +74,8 @@ final class ClientConfig implements ClientTransport.Settings {
         this.pingTimeout = b.pingTimeout;
         // As gRPC's CallCredentials require privacy, a token is never written in plaintext, where
         // anyone between the client and the provider (or a provider that is not the one meant) reads it.
-        this.credentialsRefusal = credentials == null || transport.tls() != null || b.credentialsOverPlaintext ? null
+        this.credentialsRefusal = credentials == null || transport.tls() != null || b.credentialsOverPlaintext
+                ? null
                 : "call credentials are sent only over TLS and this client has no TLS: give it tls(...), or"
                         + " credentialsOverPlaintext(true) for development on loopback";
     }

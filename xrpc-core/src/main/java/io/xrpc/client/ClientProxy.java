@@ -32,8 +32,14 @@ final class ClientProxy implements InvocationHandler {
     /** Credentials, interceptors and the cluster strategy, joined once. */
     private final CallPath path;
 
-    ClientProxy(Class<?> iface, Providers providers, ClassAllowList allowList, Duration timeout,
-                Map<String, Duration> methodTimeouts, ClientConfig config, Cluster cluster) {
+    ClientProxy(
+            Class<?> iface,
+            Providers providers,
+            ClassAllowList allowList,
+            Duration timeout,
+            Map<String, Duration> methodTimeouts,
+            ClientConfig config,
+            Cluster cluster) {
         this.iface = iface;
         this.key = providers.key();
         this.providers = providers;

@@ -38,6 +38,7 @@ abstract class ClientSettings<B extends ClientSettings<B>> extends EndpointBuild
     final List<ClientInterceptor> interceptors = new ArrayList<>();
     /** Parsed when given, so a bad address fails there; printed with its password masked. */
     RegistryConfig registryAddress;
+
     ServiceDiscovery discovery;
 
     ClientSettings() {
@@ -82,8 +83,11 @@ abstract class ClientSettings<B extends ClientSettings<B>> extends EndpointBuild
     public B outlierDetection(int consecutiveFailures, Duration baseEjection, Duration maxEjection) {
         this.outlierFailures = Checks.atLeast("outlierFailures", consecutiveFailures, 0);
         this.outlierBaseEjection = Checks.checkPositive("outlierBaseEjection", baseEjection);
-        this.outlierMaxEjection = Checks.atLeast("outlierMaxEjection",
-                Checks.checkPositive("outlierMaxEjection", maxEjection), "outlierBaseEjection", baseEjection);
+        this.outlierMaxEjection = Checks.atLeast(
+                "outlierMaxEjection",
+                Checks.checkPositive("outlierMaxEjection", maxEjection),
+                "outlierBaseEjection",
+                baseEjection);
         return self();
     }
 
@@ -111,7 +115,8 @@ abstract class ClientSettings<B extends ClientSettings<B>> extends EndpointBuild
      * with itself. References with direct addresses ignore it.
      */
     public B registry(String address) {
-        this.registryAddress = RegistryConfig.builder(Objects.requireNonNull(address, "address")).build();
+        this.registryAddress = RegistryConfig.builder(Objects.requireNonNull(address, "address"))
+                .build();
         this.discovery = null;
         return self();
     }
@@ -162,8 +167,8 @@ abstract class ClientSettings<B extends ClientSettings<B>> extends EndpointBuild
     /** First wait after a failed connect, doubled per failure up to {@code max}: default 100 ms to 10 s. */
     public B reconnectBackoff(Duration initial, Duration max) {
         this.reconnectBackoff = Checks.checkPositive("reconnectBackoff", initial);
-        this.maxReconnectBackoff = Checks.atLeast("maxReconnectBackoff",
-                Checks.checkPositive("maxReconnectBackoff", max), "reconnectBackoff", initial);
+        this.maxReconnectBackoff = Checks.atLeast(
+                "maxReconnectBackoff", Checks.checkPositive("maxReconnectBackoff", max), "reconnectBackoff", initial);
         return self();
     }
 

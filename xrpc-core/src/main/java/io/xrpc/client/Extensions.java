@@ -14,8 +14,7 @@ import java.util.SortedSet;
  * a client or server is built. Looked up anew on each call; meant for start-up.
  */
 public final class Extensions {
-    private Extensions() {
-    }
+    private Extensions() {}
 
     public static SortedSet<String> serializers() {
         return NamedExtensions.load("serializer", SerializerProvider.class).names();

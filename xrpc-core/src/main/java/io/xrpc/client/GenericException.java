@@ -4,11 +4,11 @@ import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.serialize.Serializer;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.io.IOException;
 
 /**
  * An exception a remote method declares and threw, as a {@link GenericService} caller receives it
@@ -59,8 +59,8 @@ public final class GenericException extends RuntimeException {
     }
 
     private static GenericException of(ExceptionValue v, Serializer serializer, long deadlineNanos, int depth) {
-        GenericException cause = v.cause() != null && depth < 4 ? of(v.cause(), serializer, deadlineNanos, depth + 1)
-                : null;
+        GenericException cause =
+                v.cause() != null && depth < 4 ? of(v.cause(), serializer, deadlineNanos, depth + 1) : null;
         Map<String, Object> fields = new LinkedHashMap<>();
         String[] names = v.fieldNames();
         if (names != null && names.length > MAX_FIELDS) {
@@ -69,8 +69,8 @@ public final class GenericException extends RuntimeException {
             Class<?>[] types = new Class<?>[names.length];
             Arrays.fill(types, Object.class);
             try {
-                Object[] values = serializer.readArguments(new ByteArrayInputStream(v.fieldValues()), types,
-                        deadlineNanos);
+                Object[] values =
+                        serializer.readArguments(new ByteArrayInputStream(v.fieldValues()), types, deadlineNanos);
                 for (int i = 0; i < names.length && i < values.length; i++) {
                     String n = names[i] == null ? "field" + i : names[i];
                     String shortName = n.substring(n.lastIndexOf('.') + 1);

@@ -51,14 +51,18 @@ public final class GenericService {
     private final CallPath path;
     /** Each method called so far, by signature; its attempts found again by the descriptor's identity. */
     private final Map<String, Method> methods = new ConcurrentHashMap<>();
+
     private final Map<MethodDescriptor, Attempts> attempts = new ConcurrentHashMap<>();
 
     /** A method's model and attempts; {@code remembered} false for one made past {@link #MAX_METHODS}. */
-    private record Method(ClientMethod model, Attempts attempts, boolean remembered) {
-    }
+    private record Method(ClientMethod model, Attempts attempts, boolean remembered) {}
 
-    GenericService(Providers providers, Duration timeout, Map<String, Duration> methodTimeouts, ClientConfig config,
-                   Cluster cluster) {
+    GenericService(
+            Providers providers,
+            Duration timeout,
+            Map<String, Duration> methodTimeouts,
+            ClientConfig config,
+            Cluster cluster) {
         this.key = providers.key();
         this.serviceKey = key.toString();
         this.providers = providers;
@@ -89,7 +93,8 @@ public final class GenericService {
                     + " thread would block the loop that must read its response; use invokeAsync");
         }
         Method m = method(method, parameterTypes, arguments);
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
+        long deadline =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
         try {
             return CallPath.await(call(m, arguments, deadline), m.model(), deadline);
         } catch (RuntimeException | Error e) {
@@ -107,7 +112,8 @@ public final class GenericService {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
+        long deadline =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.model().timeoutMillis());
         return CallPath.declaredAsItself(call(m, arguments, deadline));
     }
 
@@ -124,8 +130,8 @@ public final class GenericService {
 
     private Method method(String name, List<String> parameterTypes, List<?> arguments) {
         if (parameterTypes.size() > 255) {
-            throw new IllegalArgumentException(parameterTypes.size() + " parameter types for " + serviceKey + "#"
-                    + name + " (a Java method has at most 255)");
+            throw new IllegalArgumentException(parameterTypes.size() + " parameter types for " + serviceKey + "#" + name
+                    + " (a Java method has at most 255)");
         }
         if (parameterTypes.size() != arguments.size()) {
             throw new IllegalArgumentException(parameterTypes.size() + " parameter types " + parameterTypes + " but "
@@ -137,8 +143,8 @@ public final class GenericService {
             return known;
         }
         long millis = methodTimeouts.getOrDefault(name, timeout).toMillis();
-        ClientMethod model = new ClientMethod(d, CallTarget.of(serviceKey, d.signature(), Object.class,
-                GenericException::of), millis, false);
+        ClientMethod model = new ClientMethod(
+                d, CallTarget.of(serviceKey, d.signature(), Object.class, GenericException::of), millis, false);
         Attempts a = model.attemptsOf(providers);
         if (methods.size() >= MAX_METHODS) {
             return new Method(model, a, false);

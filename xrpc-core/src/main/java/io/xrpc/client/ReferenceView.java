@@ -1,11 +1,11 @@
 package io.xrpc.client;
 
+import io.xrpc.cluster.CallCounters;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import io.xrpc.cluster.CallCounters;
 
 /**
  * One reference made by {@link RpcClient#proxy} as an operator sees it at one moment: how it calls
@@ -26,10 +26,19 @@ import io.xrpc.cluster.CallCounters;
  * @param counters         its calls, retries, throttled retries and hedges so far
  * @param providers        the providers it sees now, in the registry's (or the given) order
  */
-public record ReferenceView(ServiceKey key, String serviceInterface, String source, String loadBalancer,
-                            String cluster, String serializer, String compressor, Duration timeout, int retries,
-                            double retryBudget, CallCounters.Snapshot counters,
-                            List<Provider> providers) {
+public record ReferenceView(
+        ServiceKey key,
+        String serviceInterface,
+        String source,
+        String loadBalancer,
+        String cluster,
+        String serializer,
+        String compressor,
+        Duration timeout,
+        int retries,
+        double retryBudget,
+        CallCounters.Snapshot counters,
+        List<Provider> providers) {
 
     /** How a reference sees one provider. */
     public enum State {
@@ -54,7 +63,11 @@ public record ReferenceView(ServiceKey key, String serviceInterface, String sour
      * @param setAsideUntil   until when it is set aside (wall clock), {@code null} when it is not
      * @param serializers     the serializers it takes, empty for any
      */
-    public record Provider(Endpoint endpoint, State state, int openConnections, int activeCalls,
-                           Instant setAsideUntil, List<String> serializers) {
-    }
+    public record Provider(
+            Endpoint endpoint,
+            State state,
+            int openConnections,
+            int activeCalls,
+            Instant setAsideUntil,
+            List<String> serializers) {}
 }

@@ -8,7 +8,6 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
-import io.xrpc.internal.Checks;
 import io.xrpc.internal.NamedExtensions;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.loadbalance.LoadBalancerProvider;
@@ -19,29 +18,29 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
-import io.xrpc.transport.netty.NettyVersion;
+import io.xrpc.serialize.json.JsonSerializer;
 import io.xrpc.transport.ClientTransport;
+import io.xrpc.transport.ProviderState;
 import io.xrpc.transport.netty.NettyClientTransport;
+import io.xrpc.transport.netty.NettyVersion;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import io.xrpc.serialize.json.JsonSerializer;
-import io.xrpc.transport.ProviderState;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes proxies that call remote services. One client holds the event loops, connections and
@@ -86,13 +85,20 @@ public final class RpcClient implements AutoCloseable {
     private final List<Made> made = new CopyOnWriteArrayList<>();
     /** How long a departure waits for others before connections are pruned. */
     private static final long PRUNE_DELAY_MILLIS = 100;
+
     private final AtomicBoolean pruneQueued = new AtomicBoolean();
     private volatile boolean closed;
 
     /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
-    private record Made(Providers providers, String type, String source, String loadBalancer, String cluster,
-                        String serializer, String compressor, Duration timeout) {
-    }
+    private record Made(
+            Providers providers,
+            String type,
+            String source,
+            String loadBalancer,
+            String cluster,
+            String serializer,
+            String compressor,
+            Duration timeout) {}
 
     /** Sends hedged attempts (and encodes them); made when the first hedge is scheduled. */
     private volatile ScheduledThreadPoolExecutor hedgeTimer;
@@ -150,10 +156,11 @@ public final class RpcClient implements AutoCloseable {
         Objects.requireNonNull(serviceInterface, "serviceInterface");
         Objects.requireNonNull(options, "options");
         if (!serviceInterface.isInterface()) {
-            throw new IllegalArgumentException("serviceInterface: " + serviceInterface.getName()
-                    + " (expected: an interface)");
+            throw new IllegalArgumentException(
+                    "serviceInterface: " + serviceInterface.getName() + " (expected: an interface)");
         }
-        Serializer serializer = serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
+        Serializer serializer =
+                serializers.get(options.serializer() != null ? options.serializer() : config.serializer);
         ServiceKey key = ServiceKey.of(serviceInterface, options.version(), options.group());
         // Before the directory: a discovered one subscribes at once, and a refusal here would leave
         // that subscription open with no reference to close it.
@@ -161,16 +168,16 @@ public final class RpcClient implements AutoCloseable {
         if (config.typeCheck != TypeCheck.Mode.OFF) {
             List<String> problems = TypeCheck.problems(serviceInterface, serializer);
             if (!problems.isEmpty() && config.typeCheck == TypeCheck.Mode.FAIL) {
-                throw new TypeCheck.UnsupportedTypeException("cannot reference " + key + ": " + String.join("; ", problems)
-                        + " (choose another serializer, or typeCheck(WARN) to go on)");
+                throw new TypeCheck.UnsupportedTypeException("cannot reference " + key + ": "
+                        + String.join("; ", problems) + " (choose another serializer, or typeCheck(WARN) to go on)");
             }
             problems.forEach(p -> log.warn("Referencing {}: {}; calls that carry it will fail", key, p));
         }
         Reference r = reference(key, serviceInterface.getName(), options, serializer);
-        ClientProxy handler = new ClientProxy(serviceInterface, r.providers, allowList, r.timeout,
-                options.methodTimeouts(), config, r.cluster);
-        return serviceInterface.cast(Proxy.newProxyInstance(serviceInterface.getClassLoader(),
-                new Class<?>[] {serviceInterface}, handler));
+        ClientProxy handler = new ClientProxy(
+                serviceInterface, r.providers, allowList, r.timeout, options.methodTimeouts(), config, r.cluster);
+        return serviceInterface.cast(
+                Proxy.newProxyInstance(serviceInterface.getClassLoader(), new Class<?>[] {serviceInterface}, handler));
     }
 
     /**
@@ -196,8 +203,8 @@ public final class RpcClient implements AutoCloseable {
         Objects.requireNonNull(serviceInterface, "serviceInterface");
         Objects.requireNonNull(options, "options");
         if (serviceInterface.isBlank()) {
-            throw new IllegalArgumentException("serviceInterface: blank (expected: an interface name such as"
-                    + " com.acme.Orders)");
+            throw new IllegalArgumentException(
+                    "serviceInterface: blank (expected: an interface name such as" + " com.acme.Orders)");
         }
         if (options.serializer() != null && !options.serializer().equals(JsonSerializer.NAME)) {
             throw new IllegalArgumentException("serializer: " + options.serializer() + " (generic calls travel in"
@@ -221,8 +228,8 @@ public final class RpcClient implements AutoCloseable {
             Serializer serializer = serializers.get(JsonSerializer.NAME);
             ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
             Reference r = reference(key, serviceInterface, options, serializer);
-            GenericService made = new GenericService(r.providers, r.timeout, options.methodTimeouts(), config,
-                    r.cluster);
+            GenericService made =
+                    new GenericService(r.providers, r.timeout, options.methodTimeouts(), config, r.cluster);
             generics.put(k, made);
             return made;
         }
@@ -233,19 +240,18 @@ public final class RpcClient implements AutoCloseable {
     /** Generic references by interface and options, shared. */
     private final Map<GenericKey, GenericService> generics = new ConcurrentHashMap<>();
 
-    private record GenericKey(String serviceInterface, ReferenceOptions options) {
-    }
+    private record GenericKey(String serviceInterface, ReferenceOptions options) {}
 
     /** What a typed and a generic reference share, made as {@link #reference} makes it. */
-    private record Reference(Providers providers, Cluster cluster, Duration timeout) {
-    }
+    private record Reference(Providers providers, Cluster cluster, Duration timeout) {}
 
     /**
      * The providers, balancer, cluster and timeout of a new reference, recorded for
      * {@link #references()}. Unknown names fail here, listing the known ones.
      */
     private Reference reference(ServiceKey key, String typeName, ReferenceOptions options, Serializer serializer) {
-        Compressor compressor = compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
+        Compressor compressor =
+                compressors.get(options.compressor() != null ? options.compressor() : config.compressor);
         Cluster cluster = clusters.get(options.cluster());
         LoadBalancer balancer = loadBalancers.get(options.loadBalancer()).create(new LoadBalancerProvider.Context() {
             @Override
@@ -273,16 +279,34 @@ public final class RpcClient implements AutoCloseable {
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
         }
         Duration timeout = options.timeout() != null ? options.timeout() : config.timeout;
-        String source = options.addresses().isEmpty() ? "registry" : options.addresses().toString();
-        Providers providers = new Providers(key, directory, serializer, compressor, transport, balancer, options,
-                this::hedgeTimer);
-        made.add(new Made(providers, typeName, source, options.loadBalancer(), options.cluster(),
-                serializer.name(), compressor.name(), timeout));
-        log.info("Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
-                key, options.addresses().isEmpty() ? "the registry" : source, serializer.name(), compressor.name(),
-                options.loadBalancer(), options.cluster(), timeout.toMillis(), directory.instances().size());
-        if ((options.hedging() != null || !options.methodHedging().isEmpty()) && !cluster.name().equals("failover")) {
-            log.warn("Referencing {}: hedging is done by the failover cluster; the {} cluster does not hedge", key,
+        String source =
+                options.addresses().isEmpty() ? "registry" : options.addresses().toString();
+        Providers providers =
+                new Providers(key, directory, serializer, compressor, transport, balancer, options, this::hedgeTimer);
+        made.add(new Made(
+                providers,
+                typeName,
+                source,
+                options.loadBalancer(),
+                options.cluster(),
+                serializer.name(),
+                compressor.name(),
+                timeout));
+        log.info(
+                "Referencing {} through {} with {}/{}, {} load balancer, {} cluster, timeout {} ms; providers now: {}",
+                key,
+                options.addresses().isEmpty() ? "the registry" : source,
+                serializer.name(),
+                compressor.name(),
+                options.loadBalancer(),
+                options.cluster(),
+                timeout.toMillis(),
+                directory.instances().size());
+        if ((options.hedging() != null || !options.methodHedging().isEmpty())
+                && !cluster.name().equals("failover")) {
+            log.warn(
+                    "Referencing {}: hedging is done by the failover cluster; the {} cluster does not hedge",
+                    key,
                     cluster.name());
         }
         if (config.credentialsRefusal != null) {
@@ -317,7 +341,9 @@ public final class RpcClient implements AutoCloseable {
     public List<Map.Entry<String, Integer>> providerCounts() {
         List<Map.Entry<String, Integer>> counts = new ArrayList<>();
         for (Made m : made) {
-            counts.add(Map.entry(m.providers().key().toString(), m.providers().directory().instances().size()));
+            counts.add(Map.entry(
+                    m.providers().key().toString(),
+                    m.providers().directory().instances().size()));
         }
         return counts;
     }
@@ -334,17 +360,33 @@ public final class RpcClient implements AutoCloseable {
             List<ReferenceView.Provider> providers = new ArrayList<>();
             for (ServiceInstance i : m.providers().directory().instances()) {
                 ProviderState s = transport.providerState(i.endpoint());
-                ReferenceView.State state = s.setAsideNanos() > 0 ? ReferenceView.State.SET_ASIDE
-                        : s.openConnections() > 0 ? ReferenceView.State.CONNECTED
-                        : s.connecting() ? ReferenceView.State.CONNECTING : ReferenceView.State.IDLE;
-                providers.add(new ReferenceView.Provider(i.endpoint(), state, s.openConnections(), s.activeCalls(),
+                ReferenceView.State state = s.setAsideNanos() > 0
+                        ? ReferenceView.State.SET_ASIDE
+                        : s.openConnections() > 0
+                                ? ReferenceView.State.CONNECTED
+                                : s.connecting() ? ReferenceView.State.CONNECTING : ReferenceView.State.IDLE;
+                providers.add(new ReferenceView.Provider(
+                        i.endpoint(),
+                        state,
+                        s.openConnections(),
+                        s.activeCalls(),
                         s.setAsideNanos() > 0 ? wall.plusNanos(s.setAsideNanos()) : null,
                         List.copyOf(i.serializers())));
             }
             Providers p = m.providers();
-            views.add(new ReferenceView(p.key(), m.type(), m.source(), m.loadBalancer(),
-                    m.cluster(), m.serializer(), m.compressor(), m.timeout(), p.retries(),
-                    p.budget().tokens(), p.counters().snapshot(), List.copyOf(providers)));
+            views.add(new ReferenceView(
+                    p.key(),
+                    m.type(),
+                    m.source(),
+                    m.loadBalancer(),
+                    m.cluster(),
+                    m.serializer(),
+                    m.compressor(),
+                    m.timeout(),
+                    p.retries(),
+                    p.budget().tokens(),
+                    p.counters().snapshot(),
+                    List.copyOf(providers)));
         }
         return views;
     }
@@ -364,13 +406,12 @@ public final class RpcClient implements AutoCloseable {
 
     private void pruneAfter(long millis) {
         if (pruneQueued.compareAndSet(false, true)) {
-            CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS)
-                    .execute(() -> {
-                        pruneQueued.set(false); // first: a change during the walk queues another
-                        if (pruneConnections() && !closed) {
-                            pruneAfter(1000); // calls were in flight to a provider that left: again later
-                        }
-                    });
+            CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(() -> {
+                pruneQueued.set(false); // first: a change during the walk queues another
+                if (pruneConnections() && !closed) {
+                    pruneAfter(1000); // calls were in flight to a provider that left: again later
+                }
+            });
         }
     }
 
@@ -416,8 +457,7 @@ public final class RpcClient implements AutoCloseable {
      * {@link io.xrpc.config.EndpointBuilder} document them). Not thread-safe.
      */
     public static final class Builder extends ClientSettings<Builder> {
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Checks and freezes the settings; building twice gives two independent clients. */
         public RpcClient build() {

@@ -55,16 +55,19 @@ public final class Attempts {
         // remain) what is set aside after failed connects; allocate only when dropping.
         for (int i = 0; i < all.size(); i++) {
             ServiceInstance c = all.get(i);
-            if (excluded.contains(c.endpoint()) || !c.accepts(serializer)
+            if (excluded.contains(c.endpoint())
+                    || !c.accepts(serializer)
                     || providers.transport.isSetAside(c.endpoint())) {
                 usable = filter(all, excluded);
                 break;
             }
         }
         if (usable.isEmpty()) {
-            throw new RpcException(RpcStatus.UNAVAILABLE, all.isEmpty()
-                    ? "no provider for " + providers.key + providers.directory.emptyReason()
-                    : "no provider for " + providers.key + " left to try (tried " + excluded + ")");
+            throw new RpcException(
+                    RpcStatus.UNAVAILABLE,
+                    all.isEmpty()
+                            ? "no provider for " + providers.key + providers.directory.emptyReason()
+                            : "no provider for " + providers.key + " left to try (tried " + excluded + ")");
         }
         ServiceInstance chosen = providers.loadBalancer.select(usable, inv);
         inv.remote(chosen.endpoint());
@@ -88,8 +91,8 @@ public final class Attempts {
     /** Sends one attempt to {@code provider}. */
     public CompletableFuture<Object> send(Invocation inv, ServiceInstance provider) {
         inv.remote(provider.endpoint());
-        CompletableFuture<Object> f = providers.transport.send(inv, target, provider.endpoint(), providers.serializer,
-                providers.compressor, timeoutMillis);
+        CompletableFuture<Object> f = providers.transport.send(
+                inv, target, provider.endpoint(), providers.serializer, providers.compressor, timeoutMillis);
         if (window != null) { // a percentile hedging delay learns from every answered attempt
             long start = System.nanoTime();
             f.whenComplete((v, t) -> {
@@ -122,8 +125,8 @@ public final class Attempts {
 
     /** The same call, its credentials included, under {@code deadlineNanos}. */
     private static Invocation copy(Invocation inv, long deadlineNanos) {
-        Invocation next = new Invocation(inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(),
-                null, deadlineNanos);
+        Invocation next = new Invocation(
+                inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null, deadlineNanos);
         next.serializer(inv.serializer());
         return next;
     }

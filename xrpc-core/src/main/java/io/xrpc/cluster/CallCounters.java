@@ -47,6 +47,5 @@ public final class CallCounters {
      * @param hedges           hedged attempts sent while an earlier attempt was still waiting
      * @param hedgesWon        calls whose answer came from a hedged attempt
      */
-    public record Snapshot(long calls, long retries, long retriesThrottled, long hedges, long hedgesWon) {
-    }
+    public record Snapshot(long calls, long retries, long retriesThrottled, long hedges, long hedgesWon) {}
 }

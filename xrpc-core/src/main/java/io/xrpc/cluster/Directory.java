@@ -57,8 +57,7 @@ public interface Directory extends AutoCloseable {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
 
             @Override
             public String toString() {
@@ -80,10 +79,15 @@ public interface Directory extends AutoCloseable {
         ServiceDiscovery.Subscription sub = discovery.subscribe(key, list -> {
             int before = last.getAndSet(list.size());
             if (before > 0 && list.isEmpty()) {
-                LOG.warn("{} has no provider any more{}; its calls fail with UNAVAILABLE until one comes back",
-                        key, discovery.isConnected() ? " in the registry" : " (the registry is not connected)");
+                LOG.warn(
+                        "{} has no provider any more{}; its calls fail with UNAVAILABLE until one comes back",
+                        key,
+                        discovery.isConnected() ? " in the registry" : " (the registry is not connected)");
             } else if (before == 0 && !list.isEmpty()) {
-                LOG.info("{} has {} provider(s) now: {}", key, list.size(),
+                LOG.info(
+                        "{} has {} provider(s) now: {}",
+                        key,
+                        list.size(),
                         list.stream().map(ServiceInstance::endpoint).toList());
             }
             if (before < 0 || list.size() <= before) {
@@ -99,8 +103,7 @@ public interface Directory extends AutoCloseable {
 
             @Override
             public String emptyReason() {
-                return discovery.isConnected() ? " in the registry"
-                        : " known yet: the registry is not connected";
+                return discovery.isConnected() ? " in the registry" : " known yet: the registry is not connected";
             }
 
             @Override

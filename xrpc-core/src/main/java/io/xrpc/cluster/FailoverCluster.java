@@ -64,8 +64,15 @@ public final class FailoverCluster implements Cluster {
      * throws. A retry ({@code n > 0}) spends a token only once a provider to send it to was found,
      * and is made only while the call's {@code deadline} leaves time for it.
      */
-    private void attempt(Invocation call, Invocation inv, long deadline, Attempts attempts, Set<Endpoint> tried,
-                         int n, RpcException last, CompletableFuture<Object> result) {
+    private void attempt(
+            Invocation call,
+            Invocation inv,
+            long deadline,
+            Attempts attempts,
+            Set<Endpoint> tried,
+            int n,
+            RpcException last,
+            CompletableFuture<Object> result) {
         try {
             ServiceInstance target;
             try {
@@ -103,12 +110,20 @@ public final class FailoverCluster implements Cluster {
                         return; // the caller gave up (cancelled): no further attempt
                     }
                     // A retry needs time to be worth sending (a wire budget is at least 1 ms).
-                    if (n < attempts.retries() && retryable(e, inv, attempts)
+                    if (n < attempts.retries()
+                            && retryable(e, inv, attempts)
                             && deadline - System.nanoTime() > MIN_RETRY_NANOS) {
                         Set<Endpoint> next = tried.isEmpty() ? new HashSet<>(4) : tried;
                         next.add(target.endpoint());
-                        attempt(call, attempts.nextAttempt(inv, attempts.attemptDeadline(deadline)), deadline, attempts,
-                                next, n + 1, e, result);
+                        attempt(
+                                call,
+                                attempts.nextAttempt(inv, attempts.attemptDeadline(deadline)),
+                                deadline,
+                                attempts,
+                                next,
+                                n + 1,
+                                e,
+                                result);
                     } else {
                         result.completeExceptionally(e);
                     }
@@ -122,8 +137,11 @@ public final class FailoverCluster implements Cluster {
     }
 
     private static RpcException notRetried(RpcException e, Attempts attempts) {
-        return new RpcException(e.status(), e.getMessage() + "; not retried: the reference's retry budget is spent"
-                + " (" + attempts.budget() + "), as too many of its recent attempts failed", e);
+        return new RpcException(
+                e.status(),
+                e.getMessage() + "; not retried: the reference's retry budget is spent" + " (" + attempts.budget()
+                        + "), as too many of its recent attempts failed",
+                e);
     }
 
     private static boolean retryable(RpcException e, Invocation inv, Attempts attempts) {
@@ -158,6 +176,7 @@ public final class FailoverCluster implements Cluster {
         private boolean throttled;
         /** Attempts sent (or being sent) that have not failed. */
         private int outstanding;
+
         private RpcException last;
         private Future<?> timer;
 
@@ -175,7 +194,11 @@ public final class FailoverCluster implements Cluster {
             send(Kind.FIRST);
         }
 
-        private enum Kind { FIRST, HEDGE, RETRY }
+        private enum Kind {
+            FIRST,
+            HEDGE,
+            RETRY
+        }
 
         /**
          * Sends one more attempt to a provider not yet tried; a hedge or retry spends a token

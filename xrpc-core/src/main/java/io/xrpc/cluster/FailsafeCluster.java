@@ -2,6 +2,7 @@ package io.xrpc.cluster;
 
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.Collection;
 
 /**
  * {@code failsafe}: one attempt; on failure log a warning and return the result type's empty value
@@ -34,7 +34,9 @@ public final class FailsafeCluster implements Cluster {
             f = CompletableFuture.failedFuture(e);
         }
         return f.exceptionally(t -> {
-            log.warn("failsafe: {} failed, returning an empty value: {}", invocation.method(),
+            log.warn(
+                    "failsafe: {} failed, returning an empty value: {}",
+                    invocation.method(),
                     FailoverCluster.asRpc(t).getMessage());
             return emptyValue(invocation.method().resultType());
         });

@@ -38,9 +38,15 @@ public final class Providers {
     /**
      * @param timer the client's timer for hedged attempts; asked only when a hedge is scheduled
      */
-    public Providers(ServiceKey key, Directory directory, Serializer serializer, Compressor compressor,
-                     ClientTransport transport, LoadBalancer loadBalancer, ReferenceOptions options,
-                     Supplier<ScheduledExecutorService> timer) {
+    public Providers(
+            ServiceKey key,
+            Directory directory,
+            Serializer serializer,
+            Compressor compressor,
+            ClientTransport transport,
+            LoadBalancer loadBalancer,
+            ReferenceOptions options,
+            Supplier<ScheduledExecutorService> timer) {
         this.key = Objects.requireNonNull(key, "key");
         this.directory = Objects.requireNonNull(directory, "directory");
         this.serializer = Objects.requireNonNull(serializer, "serializer");
@@ -49,9 +55,11 @@ public final class Providers {
         this.loadBalancer = Objects.requireNonNull(loadBalancer, "loadBalancer");
         this.options = Objects.requireNonNull(options, "options");
         this.timer = Objects.requireNonNull(timer, "timer");
-        this.budget = options.retryBudgetTokens() == 0 ? RetryBudget.UNLIMITED
+        this.budget = options.retryBudgetTokens() == 0
+                ? RetryBudget.UNLIMITED
                 : new RetryBudget(options.retryBudgetTokens(), options.retryBudgetRatio());
-        this.attemptTimeoutNanos = options.attemptTimeout() == null ? 0 : options.attemptTimeout().toNanos();
+        this.attemptTimeoutNanos =
+                options.attemptTimeout() == null ? 0 : options.attemptTimeout().toNanos();
     }
 
     /**

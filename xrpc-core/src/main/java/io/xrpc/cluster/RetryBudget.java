@@ -1,7 +1,7 @@
 package io.xrpc.cluster;
 
-import java.util.concurrent.atomic.AtomicLong;
 import io.xrpc.internal.Checks;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Retry throttling for one reference, as gRPC's {@code retryThrottling}: a bucket of
@@ -47,7 +47,7 @@ public final class RetryBudget {
         if (this == UNLIMITED) {
             return true;
         }
-        for (;;) {
+        for (; ; ) {
             long t = milliTokens.get();
             if (t <= half) {
                 return false;

@@ -1,12 +1,12 @@
 package io.xrpc.common;
 
+import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Map;
-import java.util.function.Consumer;
-import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Consumer;
 
 /**
  * One call as interceptors see it, on the client before it is sent and on the server before the
@@ -31,11 +31,17 @@ public final class Invocation {
     private int requestBytes = -1;
     /** Null, the listeners (a Consumer) waiting for the answer, or the RpcStatus answered. */
     private volatile Object answer;
+
     private static final AtomicReferenceFieldUpdater<Invocation, Object> ANSWER =
             AtomicReferenceFieldUpdater.newUpdater(Invocation.class, Object.class, "answer");
 
-    public Invocation(ServiceKey serviceKey, MethodDescriptor method, Object[] arguments,
-                      Map<String, String> attachments, Endpoint remote, long deadlineNanos) {
+    public Invocation(
+            ServiceKey serviceKey,
+            MethodDescriptor method,
+            Object[] arguments,
+            Map<String, String> attachments,
+            Endpoint remote,
+            long deadlineNanos) {
         this.serviceKey = serviceKey;
         this.method = method;
         this.arguments = arguments == null ? new Object[0] : arguments;

@@ -3,10 +3,10 @@ package io.xrpc.common;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.util.Arrays;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
-import java.util.Arrays;
 
 /**
  * One remotely callable method, parsed once from its {@link Method} and cached by client and server.
@@ -83,8 +83,15 @@ public final class MethodDescriptor {
     }
 
     private static void checkName(String what, String s) {
-        if (s == null || s.isBlank() || s.length() > 512 || s.chars().anyMatch(c -> c == '(' || c == ')' || c == ','
-                || Character.isWhitespace(c) || Character.isISOControl(c))) {
+        if (s == null
+                || s.isBlank()
+                || s.length() > 512
+                || s.chars()
+                        .anyMatch(c -> c == '('
+                                || c == ')'
+                                || c == ','
+                                || Character.isWhitespace(c)
+                                || Character.isISOControl(c))) {
             throw new IllegalArgumentException(what + ": " + (s == null ? "null" : "'" + s + "'")
                     + " (expected: a Java name such as long, java.lang.String or com.acme.Order[])");
         }

@@ -22,5 +22,4 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.METHOD, ElementType.TYPE})
-public @interface NonBlocking {
-}
+public @interface NonBlocking {}

@@ -50,8 +50,12 @@ public class RpcException extends RuntimeException {
      * as itself ({@code remoteException}, also the cause): a proxy throws that in place of this, so
      * only interceptors and cluster strategies see this wrapper.
      */
-    public RpcException(String message, String remoteClassName, String remoteMessage, String remoteStackTrace,
-                        Throwable remoteException) {
+    public RpcException(
+            String message,
+            String remoteClassName,
+            String remoteMessage,
+            String remoteStackTrace,
+            Throwable remoteException) {
         super(message, remoteException);
         this.status = RpcStatus.APPLICATION_ERROR;
         this.remoteClassName = remoteClassName;

@@ -20,7 +20,6 @@ public interface Compressor extends Extension {
     /** Header byte id; 0 is reserved for {@code none}. */
     byte id();
 
-
     /** A stream that compresses into {@code out}; closing it finishes the compressed data but leaves {@code out} open. */
     OutputStream compress(OutputStream out) throws IOException;
 

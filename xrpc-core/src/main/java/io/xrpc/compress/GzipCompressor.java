@@ -23,18 +23,20 @@ public final class GzipCompressor implements Compressor {
 
     @Override
     public OutputStream compress(OutputStream out) throws IOException {
-        return new GZIPOutputStream(new FilterOutputStream(out) {
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                out.write(b, off, len);
-            }
+        return new GZIPOutputStream(
+                new FilterOutputStream(out) {
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        out.write(b, off, len);
+                    }
 
-            @Override
-            public void close() throws IOException {
-                // GZIPOutputStream.close() must release its Deflater but not close the frame buffer.
-                flush();
-            }
-        }, 4096);
+                    @Override
+                    public void close() throws IOException {
+                        // GZIPOutputStream.close() must release its Deflater but not close the frame buffer.
+                        flush();
+                    }
+                },
+                4096);
     }
 
     @Override

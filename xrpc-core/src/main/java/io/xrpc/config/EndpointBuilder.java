@@ -21,6 +21,7 @@ public abstract class EndpointBuilder<B extends EndpointBuilder<B>> {
     private final boolean server;
     /** Frame limit, heartbeat, compression threshold, water marks and TLS: defaults defined there. */
     private final TransportConfig.Builder transport = TransportConfig.builder();
+
     private final ClassAllowList allowList = ClassAllowList.withDefaults();
     private ReadLimits readLimits = ReadLimits.defaults();
     private TypeCheck.Mode typeCheck = TypeCheck.Mode.FAIL;
@@ -114,9 +115,10 @@ public abstract class EndpointBuilder<B extends EndpointBuilder<B>> {
      */
     public B tls(TlsConfig tls) {
         if (tls != null && tls.isServer() != server) {
-            throw new IllegalArgumentException(server
-                    ? "tls: a client's configuration (expected: TlsConfig.server(keys))"
-                    : "tls: a server's configuration (expected: TlsConfig.client())");
+            throw new IllegalArgumentException(
+                    server
+                            ? "tls: a client's configuration (expected: TlsConfig.server(keys))"
+                            : "tls: a server's configuration (expected: TlsConfig.client())");
         }
         transport.tls(tls);
         return self();

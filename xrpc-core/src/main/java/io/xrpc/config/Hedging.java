@@ -61,22 +61,23 @@ public record Hedging(Duration delay, double percentile, int maxAttempts) {
                 return atPercentile(Double.parseDouble(t.substring(1)));
             }
             if (t.endsWith("ms")) {
-                return after(Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim())));
+                return after(Duration.ofMillis(
+                        Long.parseLong(t.substring(0, t.length() - 2).trim())));
             }
             if (t.endsWith("s")) {
-                return after(Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim())
-                        * 1000)));
+                return after(Duration.ofMillis(Math.round(
+                        Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000)));
             }
         } catch (NumberFormatException e) {
             // said below
         }
-        throw new IllegalArgumentException("hedging: " + text + " (expected: a delay such as 50ms or 1s, or a"
-                + " percentile such as p95)");
+        throw new IllegalArgumentException(
+                "hedging: " + text + " (expected: a delay such as 50ms or 1s, or a" + " percentile such as p95)");
     }
 
     @Override
     public String toString() {
-        return (delay != null ? "after " + delay.toMillis() + " ms" : "at p" + percentile)
-                + ", up to " + maxAttempts + " attempts";
+        return (delay != null ? "after " + delay.toMillis() + " ms" : "at p" + percentile) + ", up to " + maxAttempts
+                + " attempts";
     }
 }

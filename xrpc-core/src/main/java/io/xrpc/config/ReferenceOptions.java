@@ -1,15 +1,14 @@
 package io.xrpc.config;
 
-import io.xrpc.internal.Checks;
-
 import io.xrpc.common.Endpoint;
+import io.xrpc.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Arrays;
 
 /**
  * How a client calls one service: which version and group, through which serializer and
@@ -66,22 +65,44 @@ public final class ReferenceOptions {
     /** Equal when every option is: what {@code RpcClient.generic} shares a reference by. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof ReferenceOptions r && retries == r.retries
-                && Objects.equals(attemptTimeout, r.attemptTimeout) && retryBudgetTokens == r.retryBudgetTokens
-                && Double.compare(retryBudgetRatio, r.retryBudgetRatio) == 0 && Objects.equals(version, r.version)
-                && Objects.equals(group, r.group) && Objects.equals(timeout, r.timeout)
-                && methodTimeouts.equals(r.methodTimeouts) && Objects.equals(serializer, r.serializer)
-                && Objects.equals(compressor, r.compressor) && addresses.equals(r.addresses)
-                && Objects.equals(loadBalancer, r.loadBalancer) && Objects.equals(cluster, r.cluster)
-                && Arrays.equals(hashArguments, r.hashArguments) && Objects.equals(hedging, r.hedging)
+        return o instanceof ReferenceOptions r
+                && retries == r.retries
+                && Objects.equals(attemptTimeout, r.attemptTimeout)
+                && retryBudgetTokens == r.retryBudgetTokens
+                && Double.compare(retryBudgetRatio, r.retryBudgetRatio) == 0
+                && Objects.equals(version, r.version)
+                && Objects.equals(group, r.group)
+                && Objects.equals(timeout, r.timeout)
+                && methodTimeouts.equals(r.methodTimeouts)
+                && Objects.equals(serializer, r.serializer)
+                && Objects.equals(compressor, r.compressor)
+                && addresses.equals(r.addresses)
+                && Objects.equals(loadBalancer, r.loadBalancer)
+                && Objects.equals(cluster, r.cluster)
+                && Arrays.equals(hashArguments, r.hashArguments)
+                && Objects.equals(hedging, r.hedging)
                 && methodHedging.equals(r.methodHedging);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(version, group, timeout, methodTimeouts, serializer, compressor, addresses,
-                loadBalancer, cluster, retries, attemptTimeout, Arrays.hashCode(hashArguments), retryBudgetTokens,
-                retryBudgetRatio, hedging, methodHedging);
+        return Objects.hash(
+                version,
+                group,
+                timeout,
+                methodTimeouts,
+                serializer,
+                compressor,
+                addresses,
+                loadBalancer,
+                cluster,
+                retries,
+                attemptTimeout,
+                Arrays.hashCode(hashArguments),
+                retryBudgetTokens,
+                retryBudgetRatio,
+                hedging,
+                methodHedging);
     }
 
     public String version() {
@@ -196,8 +217,7 @@ public final class ReferenceOptions {
         private Hedging hedging;
         private final Map<String, Hedging> methodHedging = new HashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Throttles retries and hedges with a token bucket of {@code maxTokens} (see
@@ -225,7 +245,8 @@ public final class ReferenceOptions {
 
         /** Hedges the {@code @Idempotent} methods called {@code methodName}, overriding {@link #hedging(Hedging)}. */
         public Builder methodHedging(String methodName, Hedging hedging) {
-            methodHedging.put(Objects.requireNonNull(methodName, "methodName"),
+            methodHedging.put(
+                    Objects.requireNonNull(methodName, "methodName"),
                     Objects.requireNonNull(hedging, "hedging of " + methodName));
             return this;
         }
@@ -295,7 +316,8 @@ public final class ReferenceOptions {
 
         /** Deadline of the calls of every method called {@code methodName} (all overloads). */
         public Builder methodTimeout(String methodName, Duration timeout) {
-            methodTimeouts.put(Objects.requireNonNull(methodName, "methodName"),
+            methodTimeouts.put(
+                    Objects.requireNonNull(methodName, "methodName"),
                     Checks.checkPositive("timeout of " + methodName, timeout));
             return this;
         }

@@ -77,8 +77,7 @@ public final class ServiceOptions {
         private final Map<String, String> metadata = new LinkedHashMap<>();
         private boolean nonBlocking;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder weight(int weight) {
             if (weight < 1 || weight > 10_000) {

@@ -71,8 +71,7 @@ public final class TransportConfig {
         private int writeBufferHighWaterMark = ProtocolConstants.DEFAULT_WRITE_BUFFER_HIGH;
         private TlsConfig tls;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** At least {@link ProtocolConstants#MIN_FRAME_LENGTH}: every error answer fits in it. */
         public Builder maxFrameLength(int bytes) {

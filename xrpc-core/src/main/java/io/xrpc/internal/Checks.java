@@ -5,16 +5,14 @@ import java.util.Objects;
 
 /** Argument checks shared by the builders, with messages in the form {@code "name: value (expected: ...)"}. */
 public final class Checks {
-    private Checks() {
-    }
+    private Checks() {}
 
     public static String checkName(String what, String value) {
         Objects.requireNonNull(value, what);
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c == '/' || c == ':' || Character.isWhitespace(c)) {
-                throw new IllegalArgumentException(what + ": '" + value
-                        + "' (expected: no '/', ':' or white space)");
+                throw new IllegalArgumentException(what + ": '" + value + "' (expected: no '/', ':' or white space)");
             }
         }
         return value;
@@ -67,8 +65,8 @@ public final class Checks {
 
     private static Duration withinIntMillis(String what, Duration d, String lower) {
         if (d.compareTo(MAX_INT_MILLIS) > 0) {
-            throw new IllegalArgumentException(what + ": " + d + " (expected: " + lower + " and at most "
-                    + MAX_INT_MILLIS + ")");
+            throw new IllegalArgumentException(
+                    what + ": " + d + " (expected: " + lower + " and at most " + MAX_INT_MILLIS + ")");
         }
         return d;
     }
@@ -81,8 +79,8 @@ public final class Checks {
             throw new IllegalArgumentException("retry budget maxTokens: " + maxTokens + " (expected: 1 to 1000)");
         }
         if (!(tokenRatio > 0 && tokenRatio <= 1)) {
-            throw new IllegalArgumentException("retry budget tokenRatio: " + tokenRatio
-                    + " (expected: more than 0 and at most 1)");
+            throw new IllegalArgumentException(
+                    "retry budget tokenRatio: " + tokenRatio + " (expected: more than 0 and at most 1)");
         }
     }
 }

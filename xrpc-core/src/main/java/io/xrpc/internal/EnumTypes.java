@@ -12,8 +12,7 @@ import java.util.EnumSet;
  * since {@code java.util} is not open to reflection.
  */
 public final class EnumTypes {
-    private EnumTypes() {
-    }
+    private EnumTypes() {}
 
     /** The enum class of {@code set}'s elements. */
     public static Class<?> elementType(EnumSet<?> set) {

@@ -4,8 +4,7 @@ import java.util.concurrent.CompletionException;
 
 /** Helpers for the futures calls complete with. */
 public final class Futures {
-    private Futures() {
-    }
+    private Futures() {}
 
     /** What failed: {@code t} without the {@link CompletionException} a dependent stage wraps it in. */
     public static Throwable cause(Throwable t) {

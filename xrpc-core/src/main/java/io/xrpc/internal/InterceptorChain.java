@@ -34,8 +34,11 @@ public final class InterceptorChain<I, C> {
      * @param chainOf makes the interceptor's view of the rest of the chain from a function
      * @param side    "client" or "server", for the error naming an interceptor that returned null
      */
-    public InterceptorChain(List<I> interceptors, Step<I, C> step,
-                            Function<Function<Invocation, CompletableFuture<Object>>, C> chainOf, String side) {
+    public InterceptorChain(
+            List<I> interceptors,
+            Step<I, C> step,
+            Function<Function<Invocation, CompletableFuture<Object>>, C> chainOf,
+            String side) {
         this.interceptors = List.copyOf(interceptors);
         this.step = step;
         this.chainOf = chainOf;
@@ -51,8 +54,10 @@ public final class InterceptorChain<I, C> {
             next = invocation -> {
                 CompletableFuture<Object> f = step.intercept(interceptor, invocation, rest);
                 if (f == null) {
-                    return CompletableFuture.failedFuture(new RpcException(RpcStatus.INTERNAL, side + " interceptor "
-                            + interceptor.getClass().getName() + " returned null (expected: a future)"));
+                    return CompletableFuture.failedFuture(new RpcException(
+                            RpcStatus.INTERNAL,
+                            side + " interceptor " + interceptor.getClass().getName()
+                                    + " returned null (expected: a future)"));
                 }
                 return f;
             };

@@ -8,8 +8,7 @@ import java.util.Collections;
 
 /** Picks the address a provider advertises when it listens on every interface. */
 public final class LocalAddress {
-    private LocalAddress() {
-    }
+    private LocalAddress() {}
 
     public static boolean isWildcard(String host) {
         return host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0") || host.equals("*");

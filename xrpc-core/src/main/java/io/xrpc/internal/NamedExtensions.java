@@ -1,6 +1,7 @@
 package io.xrpc.internal;
 
 import io.xrpc.common.Extension;
+import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -11,7 +12,6 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
-import java.security.CodeSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +49,8 @@ public final class NamedExtensions<T> {
         return l != null ? l : NamedExtensions.class.getClassLoader();
     }
 
-    public static <T> NamedExtensions<T> of(String kind, Collection<T> candidates,
-                                            Function<T, String> name, ToIntFunction<T> priority) {
+    public static <T> NamedExtensions<T> of(
+            String kind, Collection<T> candidates, Function<T, String> name, ToIntFunction<T> priority) {
         Map<String, T> byName = new HashMap<>();
         for (T c : candidates) {
             String n = name.apply(c);
@@ -69,8 +69,14 @@ public final class NamedExtensions<T> {
             T winner = pc > po ? c : other;
             T loser = pc > po ? other : c;
             byName.put(n, winner);
-            log.warn("{} '{}': {} (priority {}) is used in place of {} (priority {})", kind, n, describe(winner),
-                    Math.max(pc, po), describe(loser), Math.min(pc, po));
+            log.warn(
+                    "{} '{}': {} (priority {}) is used in place of {} (priority {})",
+                    kind,
+                    n,
+                    describe(winner),
+                    Math.max(pc, po),
+                    describe(loser),
+                    Math.min(pc, po));
         }
         return new NamedExtensions<>(kind, Map.copyOf(byName));
     }
@@ -96,8 +102,8 @@ public final class NamedExtensions<T> {
     public T get(String name) {
         T t = byName.get(name);
         if (t == null) {
-            throw new IllegalArgumentException(kind + ": " + name + " (expected one of " + names()
-                    + ", found with ServiceLoader)");
+            throw new IllegalArgumentException(
+                    kind + ": " + name + " (expected one of " + names() + ", found with ServiceLoader)");
         }
         return t;
     }

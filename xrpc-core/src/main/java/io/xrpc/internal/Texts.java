@@ -2,8 +2,7 @@ package io.xrpc.internal;
 
 /** Text helpers for messages that may echo what a peer sent. */
 public final class Texts {
-    private Texts() {
-    }
+    private Texts() {}
 
     /**
      * {@code s} as a message may quote it: at most {@code max} characters, a longer string cut and
@@ -38,6 +37,8 @@ public final class Texts {
             }
         }
         b.append('"');
-        return s.length() > max ? b.append("... (").append(s.length()).append(" chars)").toString() : b.toString();
+        return s.length() > max
+                ? b.append("... (").append(s.length()).append(" chars)").toString()
+                : b.toString();
     }
 }

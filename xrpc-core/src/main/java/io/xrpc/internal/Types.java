@@ -2,8 +2,7 @@ package io.xrpc.internal;
 
 /** Type helpers shared by the server's argument checks and the serializers' readers. */
 public final class Types {
-    private Types() {
-    }
+    private Types() {}
 
     /** The wrapper class of a primitive type ({@code Void} for {@code void}); any other class itself. */
     public static Class<?> box(Class<?> c) {

@@ -51,7 +51,9 @@ public final class ConsistentHashLoadBalancer implements LoadBalancerProvider {
             String method = invocation.method().signature();
             long hash = hash(md5(key(invocation.arguments())), 0);
             Ring ring = rings.get(method);
-            if (ring != null && !ring.isFor(candidates) && ring.source.size() > candidates.size()
+            if (ring != null
+                    && !ring.isFor(candidates)
+                    && ring.source.size() > candidates.size()
                     && ring.source.containsAll(candidates)) {
                 // Some providers are excluded for this call (a failover retry, a dead address):
                 // keep the ring and walk on to the next allowed provider, so only the excluded

@@ -45,5 +45,4 @@ public final class LeastActiveLoadBalancer implements LoadBalancerProvider {
         }
         return ties == null ? only : RandomLoadBalancer.pickWeighted(ties);
     }
-
 }

@@ -1,7 +1,7 @@
 package io.xrpc.loadbalance;
 
-import io.xrpc.common.Extension;
 import io.xrpc.common.Endpoint;
+import io.xrpc.common.Extension;
 
 /**
  * Creates {@link LoadBalancer}s of one strategy, chosen by {@link #name()}; found with

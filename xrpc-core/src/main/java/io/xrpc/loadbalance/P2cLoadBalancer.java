@@ -1,9 +1,9 @@
 package io.xrpc.loadbalance;
 
+import io.xrpc.common.Invocation;
 import io.xrpc.registry.ServiceInstance;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import io.xrpc.common.Invocation;
 
 /**
  * {@code p2c}: the power of two choices over a latency estimate, as Finagle and Linkerd balance.
@@ -39,14 +39,14 @@ public final class P2cLoadBalancer implements LoadBalancerProvider {
                     w = new Weights(candidates, equalWeights(candidates));
                     last = w;
                 }
-                return w.equal ? P2cLoadBalancer.select(context, candidates)
+                return w.equal
+                        ? P2cLoadBalancer.select(context, candidates)
                         : RandomLoadBalancer.pickWeighted(candidates);
             }
         };
     }
 
-    private record Weights(List<ServiceInstance> list, boolean equal) {
-    }
+    private record Weights(List<ServiceInstance> list, boolean equal) {}
 
     private static boolean equalWeights(List<ServiceInstance> candidates) {
         int first = candidates.isEmpty() ? 0 : candidates.get(0).weight();

@@ -42,6 +42,7 @@ public final class ProtocolConstants {
     public static final byte VERSION = 2;
     /** The oldest version a receiver reads. */
     public static final byte MIN_VERSION = 1;
+
     public static final int HEADER_LENGTH = 24;
 
     public static final int OFFSET_MAGIC = 0;
@@ -84,6 +85,5 @@ public final class ProtocolConstants {
     /** Default high water mark of a connection's output (server and client): 1 MiB. */
     public static final int DEFAULT_WRITE_BUFFER_HIGH = 1024 * 1024;
 
-    private ProtocolConstants() {
-    }
+    private ProtocolConstants() {}
 }

@@ -4,9 +4,9 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Locale;
 
 /**
  * Which registry, and its settings as strings: {@code scheme://address?name=value&...}, such as
@@ -49,8 +49,8 @@ public final class RegistryConfig {
     private final String username;
     private final String password;
 
-    private RegistryConfig(String scheme, String address, Map<String, String> parameters, String username,
-                           String password) {
+    private RegistryConfig(
+            String scheme, String address, Map<String, String> parameters, String username, String password) {
         this.scheme = scheme;
         this.address = address;
         this.parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
@@ -159,8 +159,8 @@ public final class RegistryConfig {
             String address = masked(given.trim()); // what messages quote
             String a = given.trim();
             if (a.isEmpty()) {
-                throw new IllegalArgumentException("registry address: empty (expected: zookeeper://host:port,"
-                        + " host:port or embedded)");
+                throw new IllegalArgumentException(
+                        "registry address: empty (expected: zookeeper://host:port," + " host:port or embedded)");
             }
             int q = a.indexOf('?');
             if (q >= 0) {
@@ -176,8 +176,8 @@ public final class RegistryConfig {
                     }
                     String name = decode(pair.substring(0, eq), address);
                     if (parameters.put(name, decode(pair.substring(eq + 1), address)) != null) {
-                        throw new IllegalArgumentException("registry address " + address + ": parameter '" + name
-                                + "' given twice");
+                        throw new IllegalArgumentException(
+                                "registry address " + address + ": parameter '" + name + "' given twice");
                     }
                 }
                 a = a.substring(0, q);

@@ -13,7 +13,6 @@ public interface RegistryProvider extends Extension {
     @Override
     String name();
 
-
     /** A connected registry; fails when it cannot connect within the configured timeout. */
     Registry create(RegistryConfig config);
 }

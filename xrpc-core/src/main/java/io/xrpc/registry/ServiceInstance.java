@@ -15,8 +15,8 @@ import java.util.Objects;
  * @param serializers serializer names the provider accepts, empty meaning any
  * @param metadata    free-form string pairs, kept small: they travel in the registry node
  */
-public record ServiceInstance(ServiceKey serviceKey, Endpoint endpoint, int weight, List<String> serializers,
-                              Map<String, String> metadata) {
+public record ServiceInstance(
+        ServiceKey serviceKey, Endpoint endpoint, int weight, List<String> serializers, Map<String, String> metadata) {
     public static final int DEFAULT_WEIGHT = 100;
 
     public ServiceInstance {

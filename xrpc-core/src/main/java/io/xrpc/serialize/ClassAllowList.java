@@ -5,11 +5,11 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.Collections;
 
 /**
  * The classes a serializer may construct when it reads a payload. Anything else is refused with
@@ -29,33 +29,80 @@ import java.util.Collections;
 public final class ClassAllowList {
 
     private static final List<String> JDK_DEFAULTS = List.of(
-            "boolean", "byte", "char", "short", "int", "long", "float", "double", "void",
-            "java.lang.Object", "java.lang.String", "java.lang.Boolean", "java.lang.Byte",
-            "java.lang.Character", "java.lang.Short", "java.lang.Integer", "java.lang.Long",
-            "java.lang.Float", "java.lang.Double", "java.lang.Void", "java.lang.Number",
-            "java.math.BigDecimal", "java.math.BigInteger",
-            "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
-            "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
-            "java.util.ArrayDeque", "java.util.EnumMap", "java.util.Date", "java.util.UUID",
-            "java.util.Locale", "java.util.Currency", "java.util.BitSet", "java.util.Optional",
+            "boolean",
+            "byte",
+            "char",
+            "short",
+            "int",
+            "long",
+            "float",
+            "double",
+            "void",
+            "java.lang.Object",
+            "java.lang.String",
+            "java.lang.Boolean",
+            "java.lang.Byte",
+            "java.lang.Character",
+            "java.lang.Short",
+            "java.lang.Integer",
+            "java.lang.Long",
+            "java.lang.Float",
+            "java.lang.Double",
+            "java.lang.Void",
+            "java.lang.Number",
+            "java.math.BigDecimal",
+            "java.math.BigInteger",
+            "java.util.ArrayList",
+            "java.util.LinkedList",
+            "java.util.HashMap",
+            "java.util.LinkedHashMap",
+            "java.util.TreeMap",
+            "java.util.HashSet",
+            "java.util.LinkedHashSet",
+            "java.util.TreeSet",
+            "java.util.ArrayDeque",
+            "java.util.EnumMap",
+            "java.util.Date",
+            "java.util.UUID",
+            "java.util.Locale",
+            "java.util.Currency",
+            "java.util.BitSet",
+            "java.util.Optional",
             "java.util.Arrays$ArrayList",
-            "java.util.ImmutableCollections$List12", "java.util.ImmutableCollections$ListN",
-            "java.util.ImmutableCollections$Set12", "java.util.ImmutableCollections$SetN",
-            "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN",
-            "java.util.Collections$EmptyList", "java.util.Collections$EmptyMap", "java.util.Collections$EmptySet",
-            "java.util.Collections$SingletonList", "java.util.Collections$SingletonMap",
+            "java.util.ImmutableCollections$List12",
+            "java.util.ImmutableCollections$ListN",
+            "java.util.ImmutableCollections$Set12",
+            "java.util.ImmutableCollections$SetN",
+            "java.util.ImmutableCollections$Map1",
+            "java.util.ImmutableCollections$MapN",
+            "java.util.Collections$EmptyList",
+            "java.util.Collections$EmptyMap",
+            "java.util.Collections$EmptySet",
+            "java.util.Collections$SingletonList",
+            "java.util.Collections$SingletonMap",
             "java.util.Collections$SingletonSet",
             // Plain JDK collections, which protostuff names by their simple name.
-            "java.util.Vector", "java.util.Stack", "java.util.Hashtable", "java.util.Properties",
+            "java.util.Vector",
+            "java.util.Stack",
+            "java.util.Hashtable",
+            "java.util.Properties",
             // An EnumSet is one of two classes, which Kryo names.
-            "java.util.EnumSet", "java.util.RegularEnumSet", "java.util.JumboEnumSet",
-            "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
-            "java.util.concurrent.LinkedBlockingQueue", "java.util.concurrent.LinkedBlockingDeque",
+            "java.util.EnumSet",
+            "java.util.RegularEnumSet",
+            "java.util.JumboEnumSet",
+            "java.util.concurrent.ConcurrentLinkedQueue",
+            "java.util.concurrent.ConcurrentLinkedDeque",
+            "java.util.concurrent.LinkedBlockingQueue",
+            "java.util.concurrent.LinkedBlockingDeque",
             "java.util.concurrent.ConcurrentHashMap",
-            "java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListSet",
-            "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
+            "java.util.concurrent.ConcurrentSkipListMap",
+            "java.util.concurrent.ConcurrentSkipListSet",
+            "java.util.concurrent.atomic.AtomicInteger",
+            "java.util.concurrent.atomic.AtomicLong",
             "java.util.concurrent.atomic.AtomicBoolean",
-            "java.sql.Date", "java.sql.Time", "java.sql.Timestamp");
+            "java.sql.Date",
+            "java.sql.Time",
+            "java.sql.Timestamp");
 
     private static final List<String> PACKAGE_DEFAULTS = List.of(
             // Immutable value types (Hessian accepts only the enums among them: it carries the
@@ -66,12 +113,12 @@ public final class ClassAllowList {
     private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
     /** Allowed classes known as classes (walked, or given to {@link #allowClass}), not only by name. */
     private final Set<Class<?>> known = ConcurrentHashMap.newKeySet();
+
     private volatile String[] prefixes = new String[0];
     /** Changes with every name, class or package allowed: see {@link #generation()}. */
     private volatile int generation;
 
-    private ClassAllowList() {
-    }
+    private ClassAllowList() {}
 
     /**
      * The classes every list starts with, each of which round-trips equal through every built-in

@@ -20,6 +20,10 @@ package io.xrpc.serialize;
  * @param stack       four strings a frame: class, method, file (or {@code null}), line
  * @param cause       its cause in the same form, or {@code null}
  */
-public record ExceptionValue(String className, String message, String[] fieldNames, byte[] fieldValues,
-                             String[] stack, ExceptionValue cause) {
-}
+public record ExceptionValue(
+        String className,
+        String message,
+        String[] fieldNames,
+        byte[] fieldValues,
+        String[] stack,
+        ExceptionValue cause) {}

@@ -76,8 +76,8 @@ public final class ReadGuard {
     /** Fails when the deadline given to {@link #begin} has passed. */
     private void checkDeadline() {
         if (deadlineNanos != Serializer.NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
-            throw new ReadDeadlineException("the call's deadline passed while its payload was read ("
-                    + objects + " objects so far)");
+            throw new ReadDeadlineException(
+                    "the call's deadline passed while its payload was read (" + objects + " objects so far)");
         }
     }
 
@@ -119,7 +119,8 @@ public final class ReadGuard {
             return ours == t ? ours : new SerializationException(ours.getMessage(), t);
         }
         if (t instanceof StackOverflowError) {
-            return new SerializationException("cannot read " + reading + ": values nest too deeply for the thread's stack");
+            return new SerializationException(
+                    "cannot read " + reading + ": values nest too deeply for the thread's stack");
         }
         return new SerializationException("cannot read " + reading + ": " + t, t);
     }

@@ -38,7 +38,8 @@ public record ReadLimits(int maxObjects, int maxDepth) {
 
     /** The limits given, sharing the default instance when they are the defaults. */
     public static ReadLimits of(int maxObjects, int maxDepth) {
-        return maxObjects == DEFAULT_MAX_OBJECTS && maxDepth == DEFAULT_MAX_DEPTH ? DEFAULTS
+        return maxObjects == DEFAULT_MAX_OBJECTS && maxDepth == DEFAULT_MAX_DEPTH
+                ? DEFAULTS
                 : new ReadLimits(maxObjects, maxDepth);
     }
 }

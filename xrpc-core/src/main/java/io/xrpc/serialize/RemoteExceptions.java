@@ -47,6 +47,7 @@ public final class RemoteExceptions {
     static final int MAX_CAUSES = 4;
     /** Stack frames carried for the exception itself and for each cause. */
     static final int MAX_FRAMES = 64;
+
     static final int MAX_CAUSE_FRAMES = 8;
     /** Longest message carried, in characters. */
     static final int MAX_MESSAGE = 2048;
@@ -56,8 +57,8 @@ public final class RemoteExceptions {
     static final int MAX_FIELD_BYTES = 12 * 1024;
 
     /** Too broad to declare anything. */
-    private static final List<Class<?>> BROAD = List.of(Throwable.class, Exception.class, RuntimeException.class,
-            Error.class);
+    private static final List<Class<?>> BROAD =
+            List.of(Throwable.class, Exception.class, RuntimeException.class, Error.class);
 
     /** Per exception class, resolved once: its own fields and how to make one. */
     private static final ClassValue<Shape> SHAPES = new ClassValue<>() {
@@ -67,8 +68,7 @@ public final class RemoteExceptions {
         }
     };
 
-    private RemoteExceptions() {
-    }
+    private RemoteExceptions() {}
 
     /** Whether {@code t} is an instance of one of {@code declared}, broad clauses left out. */
     public static boolean isDeclared(Throwable t, Class<?>[] declared) {
@@ -88,8 +88,9 @@ public final class RemoteExceptions {
         return describe(t, declared, 0, causes ? MAX_CAUSES : 0, serializer);
     }
 
-    private static ExceptionValue describe(Throwable t, Class<?>[] declared, int depth, int maxCauses,
-                                           Serializer serializer) throws SerializationException {
+    private static ExceptionValue describe(
+            Throwable t, Class<?>[] declared, int depth, int maxCauses, Serializer serializer)
+            throws SerializationException {
         String[] fieldNames = null;
         byte[] fieldValues = null;
         if (isDeclared(t, declared)) {
@@ -122,25 +123,33 @@ public final class RemoteExceptions {
 
                     private void room(int len) {
                         if (count + len > MAX_FIELD_BYTES) {
-                            throw new IllegalStateException("they take more than the " + MAX_FIELD_BYTES
-                                    + " bytes an error answer can carry");
+                            throw new IllegalStateException(
+                                    "they take more than the " + MAX_FIELD_BYTES + " bytes an error answer can carry");
                         }
                     }
                 };
                 try {
                     serializer.writeArguments(values.toArray(), out);
                 } catch (IOException | RuntimeException e) {
-                    throw new SerializationException(serializer.name() + " cannot write the fields "
-                            + names + " of " + t.getClass().getName() + ": " + e.getMessage(), e);
+                    throw new SerializationException(
+                            serializer.name() + " cannot write the fields " + names + " of "
+                                    + t.getClass().getName() + ": " + e.getMessage(),
+                            e);
                 }
                 fieldValues = out.toByteArray();
             }
         }
         Throwable cause = t.getCause();
         ExceptionValue carriedCause = cause != null && cause != t && depth < maxCauses
-                ? describe(cause, declared, depth + 1, maxCauses, serializer) : null;
-        return new ExceptionValue(t.getClass().getName(), cut(t.getMessage()), fieldNames, fieldValues,
-                frames(t.getStackTrace(), depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES), carriedCause);
+                ? describe(cause, declared, depth + 1, maxCauses, serializer)
+                : null;
+        return new ExceptionValue(
+                t.getClass().getName(),
+                cut(t.getMessage()),
+                fieldNames,
+                fieldValues,
+                frames(t.getStackTrace(), depth == 0 ? MAX_FRAMES : MAX_CAUSE_FRAMES),
+                carriedCause);
     }
 
     /**
@@ -206,8 +215,13 @@ public final class RemoteExceptions {
      * @param serializer the call's serializer, which reads the fields
      * @param deadlineNanos as for {@link Serializer#readArguments}
      */
-    public static Throwable rebuild(ExceptionValue v, Class<?>[] declared, Predicate<String> allowed,
-                                    ClassLoader loader, Serializer serializer, long deadlineNanos) {
+    public static Throwable rebuild(
+            ExceptionValue v,
+            Class<?>[] declared,
+            Predicate<String> allowed,
+            ClassLoader loader,
+            Serializer serializer,
+            long deadlineNanos) {
         if (v == null || v.className() == null) {
             return null;
         }
@@ -215,12 +229,21 @@ public final class RemoteExceptions {
         if (c == null || !isAssignableToAny(c, declared)) {
             return null;
         }
-        return instantiate(c, v, rebuildCause(v.cause(), allowed, loader, 1, serializer, deadlineNanos), serializer,
+        return instantiate(
+                c,
+                v,
+                rebuildCause(v.cause(), allowed, loader, 1, serializer, deadlineNanos),
+                serializer,
                 deadlineNanos);
     }
 
-    private static Throwable rebuildCause(ExceptionValue v, Predicate<String> allowed, ClassLoader loader, int depth,
-                                          Serializer serializer, long deadlineNanos) {
+    private static Throwable rebuildCause(
+            ExceptionValue v,
+            Predicate<String> allowed,
+            ClassLoader loader,
+            int depth,
+            Serializer serializer,
+            long deadlineNanos) {
         if (v == null || v.className() == null || depth > MAX_CAUSES) {
             return null;
         }
@@ -229,8 +252,11 @@ public final class RemoteExceptions {
         Throwable t = c == null ? null : instantiate(c, v, cause, serializer, deadlineNanos);
         if (t == null) {
             String message = cut(v.message());
-            t = new RpcException("remote " + v.className() + (message != null ? ": " + message : ""), v.className(),
-                    message, stackText(v));
+            t = new RpcException(
+                    "remote " + v.className() + (message != null ? ": " + message : ""),
+                    v.className(),
+                    message,
+                    stackText(v));
             if (cause != null) {
                 t.initCause(cause);
             }
@@ -260,8 +286,8 @@ public final class RemoteExceptions {
         }
     }
 
-    private static Throwable instantiate(Class<?> c, ExceptionValue v, Throwable cause, Serializer serializer,
-                                         long deadlineNanos) {
+    private static Throwable instantiate(
+            Class<?> c, ExceptionValue v, Throwable cause, Serializer serializer, long deadlineNanos) {
         String message = cut(v.message());
         Shape shape;
         Throwable t;
@@ -270,8 +296,8 @@ public final class RemoteExceptions {
             if (shape.maker == null) {
                 return null;
             }
-            t = (Throwable) (shape.withCause ? shape.maker.newInstance(message, cause)
-                    : shape.maker.newInstance(message));
+            t = (Throwable)
+                    (shape.withCause ? shape.maker.newInstance(message, cause) : shape.maker.newInstance(message));
             if (!shape.withCause && cause != null) {
                 t.initCause(cause);
             }
@@ -289,8 +315,8 @@ public final class RemoteExceptions {
      * out). What does not arrive is added to {@code t} as a suppressed exception naming the field
      * and the serializer, and logged.
      */
-    private static void setFields(Throwable t, Shape shape, ExceptionValue v, Serializer serializer,
-                                  long deadlineNanos) {
+    private static void setFields(
+            Throwable t, Shape shape, ExceptionValue v, Serializer serializer, long deadlineNanos) {
         String[] names = v.fieldNames();
         if (names == null || v.fieldValues() == null) {
             return;
@@ -316,8 +342,11 @@ public final class RemoteExceptions {
                 List<String> lost = new ArrayList<>();
                 for (int i = 0; i < fields.length && i < values.length; i++) {
                     if (fields[i] != null && !set(t, fields[i], values[i])) {
-                        lost.add(fields[i].getName() + " (" + fields[i].getType().getTypeName() + ", came as "
-                                + (values[i] == null ? "null" : values[i].getClass().getName()) + ")");
+                        lost.add(
+                                fields[i].getName() + " (" + fields[i].getType().getTypeName() + ", came as "
+                                        + (values[i] == null
+                                                ? "null"
+                                                : values[i].getClass().getName()) + ")");
                     }
                 }
                 if (!lost.isEmpty()) {
@@ -326,7 +355,8 @@ public final class RemoteExceptions {
             }
         }
         if (problem != null) {
-            String text = serializer.name() + " did not carry all of remote " + t.getClass().getName() + ": " + problem;
+            String text = serializer.name() + " did not carry all of remote "
+                    + t.getClass().getName() + ": " + problem;
             t.addSuppressed(new RpcException(RpcStatus.SERIALIZATION_ERROR, text));
             lossLog.warn("{}", text);
         }
@@ -337,6 +367,7 @@ public final class RemoteExceptions {
         final Field[] fields;
         /** Makes an instance through the nearest JDK superclass's constructor; null when there is none. */
         final Constructor<?> maker;
+
         final boolean withCause;
 
         private Shape(Field[] fields, Constructor<?> maker, boolean withCause) {
@@ -350,8 +381,11 @@ public final class RemoteExceptions {
             for (Class<?> k = c; k != null && !isJdk(k); k = k.getSuperclass()) {
                 for (Field f : k.getDeclaredFields()) {
                     int mod = f.getModifiers();
-                    if (!Modifier.isStatic(mod) && !Modifier.isTransient(mod) && !f.isSynthetic()
-                            && fields.size() < MAX_FIELDS && f.trySetAccessible()) {
+                    if (!Modifier.isStatic(mod)
+                            && !Modifier.isTransient(mod)
+                            && !f.isSynthetic()
+                            && fields.size() < MAX_FIELDS
+                            && f.trySetAccessible()) {
                         fields.add(f);
                     }
                 }
@@ -370,8 +404,10 @@ public final class RemoteExceptions {
                 }
                 if (target != null) {
                     try {
-                        maker = c == base ? target : sun.reflect.ReflectionFactory.getReflectionFactory()
-                                .newConstructorForSerialization(c, target);
+                        maker = c == base
+                                ? target
+                                : sun.reflect.ReflectionFactory.getReflectionFactory()
+                                        .newConstructorForSerialization(c, target);
                         if (maker != null && !maker.trySetAccessible()) {
                             maker = null;
                         }
@@ -455,8 +491,8 @@ public final class RemoteExceptions {
             } catch (NumberFormatException e) {
                 line = -1;
             }
-            frames[i] = new StackTraceElement(String.valueOf(s[4 * i]), String.valueOf(s[4 * i + 1]), s[4 * i + 2],
-                    line);
+            frames[i] =
+                    new StackTraceElement(String.valueOf(s[4 * i]), String.valueOf(s[4 * i + 1]), s[4 * i + 2], line);
         }
         return frames;
     }

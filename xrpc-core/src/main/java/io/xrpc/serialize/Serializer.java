@@ -1,11 +1,11 @@
 package io.xrpc.serialize;
 
+import io.xrpc.internal.ByteBufferInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import io.xrpc.internal.ByteBufferInputStream;
 import java.lang.reflect.Type;
+import java.nio.ByteBuffer;
 
 /**
  * Turns call arguments and results into bytes and back.
@@ -76,8 +76,8 @@ public interface Serializer {
      * that write each value's class ignore them (the default); one that reads by declared type
      * (json) needs them to build a list's elements as what the method declares.
      */
-    default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, Type[] genericTypes,
-                                   long deadlineNanos) throws IOException {
+    default Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, Type[] genericTypes, long deadlineNanos)
+            throws IOException {
         return readArguments(in, parameterTypes, deadlineNanos);
     }
 
@@ -114,8 +114,7 @@ public interface Serializer {
      * Reads a result as {@link #readResult(ByteBuffer, Class, long)} does, given also its generic
      * type; see {@link #readArguments(ByteBuffer, Class[], java.lang.reflect.Type[], long)}.
      */
-    default Object readResult(ByteBuffer in, Class<?> type, Type genericType, long deadlineNanos)
-            throws IOException {
+    default Object readResult(ByteBuffer in, Class<?> type, Type genericType, long deadlineNanos) throws IOException {
         return readResult(in, type, deadlineNanos);
     }
 }

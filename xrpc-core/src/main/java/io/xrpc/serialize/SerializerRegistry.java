@@ -2,10 +2,10 @@ package io.xrpc.serialize;
 
 import io.xrpc.internal.NamedExtensions;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -23,8 +23,8 @@ public final class SerializerRegistry {
     /** The class each of those found missing first. */
     private final Map<String, String> absentClasses = new HashMap<>();
 
-    private SerializerRegistry(ClassAllowList allowList, ReadLimits limits,
-                               NamedExtensions<SerializerProvider> providers) {
+    private SerializerRegistry(
+            ClassAllowList allowList, ReadLimits limits, NamedExtensions<SerializerProvider> providers) {
         this.allowList = allowList;
         List<Serializer> created = new ArrayList<>();
         for (SerializerProvider p : providers.all()) {

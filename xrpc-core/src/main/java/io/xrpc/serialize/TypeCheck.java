@@ -5,9 +5,9 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.LinkedHashSet;
 
 /**
  * Walks what a service interface's methods exchange (parameters, results and, recursively, the
@@ -29,8 +29,7 @@ public final class TypeCheck {
         OFF
     }
 
-    private TypeCheck() {
-    }
+    private TypeCheck() {}
 
     /**
      * An export or reference refused because its serializer cannot carry a type it exchanges

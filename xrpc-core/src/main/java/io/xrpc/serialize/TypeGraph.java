@@ -8,8 +8,8 @@ import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * The classes a type reaches, as a payload can hold them: through generic arguments, array
@@ -19,8 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * ({@link ClassAllowList#allowTypesOf}) and the start-up check ({@link TypeCheck}).
  */
 final class TypeGraph {
-    private TypeGraph() {
-    }
+    private TypeGraph() {}
 
     /**
      * Calls {@code visitor} once for each class {@code type} reaches that is not in {@code seen}
@@ -83,7 +82,6 @@ final class TypeGraph {
 
     /** JDK classes in signatures that say nothing about what a payload holds. */
     private static boolean isJdkPlumbing(Class<?> c) {
-        return c == CompletableFuture.class || c == Class.class
-                || c == Thread.class || c == ClassLoader.class;
+        return c == CompletableFuture.class || c == Class.class || c == Thread.class || c == ClassLoader.class;
     }
 }

@@ -7,8 +7,7 @@ public final class WriteDepth {
             + " %s keeps no shared references, so an object reachable from itself cannot be written"
             + " (hessian can; see docs/SERIALIZATION.md)";
 
-    private WriteDepth() {
-    }
+    private WriteDepth() {}
 
     /**
      * What a failed write throws: XRpc's refusal of a class as itself (libraries wrap it), a stack

@@ -31,8 +31,12 @@ public interface Authenticator {
      * empty when it presented none or the connection is plaintext). By default the chain is not
      * looked at; {@link #withPeerCertificates} makes an authenticator that decides by it.
      */
-    default String refuse(String credentials, ServiceKey service, MethodDescriptor method, Endpoint peer,
-                          List<X509Certificate> peerCertificates) {
+    default String refuse(
+            String credentials,
+            ServiceKey service,
+            MethodDescriptor method,
+            Endpoint peer,
+            List<X509Certificate> peerCertificates) {
         return refuse(credentials, service, method, peer);
     }
 
@@ -50,8 +54,12 @@ public interface Authenticator {
             }
 
             @Override
-            public String refuse(String credentials, ServiceKey service, MethodDescriptor method, Endpoint peer,
-                                 List<X509Certificate> peerCertificates) {
+            public String refuse(
+                    String credentials,
+                    ServiceKey service,
+                    MethodDescriptor method,
+                    Endpoint peer,
+                    List<X509Certificate> peerCertificates) {
                 return check.refuse(credentials, service, method, peer, peerCertificates);
             }
         };
@@ -66,7 +74,11 @@ public interface Authenticator {
          * @param peerCertificates the client's verified chain, its own certificate first; empty
          *                         when it presented none or the connection is plaintext
          */
-        String refuse(String credentials, ServiceKey service, MethodDescriptor method, Endpoint peer,
-                      List<X509Certificate> peerCertificates);
+        String refuse(
+                String credentials,
+                ServiceKey service,
+                MethodDescriptor method,
+                Endpoint peer,
+                List<X509Certificate> peerCertificates);
     }
 }

@@ -4,22 +4,22 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.Futures;
-import io.xrpc.serialize.ExceptionValue;
-import io.xrpc.serialize.RemoteExceptions;
-import io.xrpc.serialize.SerializationException;
+import io.xrpc.internal.LogLimiter;
 import io.xrpc.internal.Texts;
 import io.xrpc.serialize.ClassNotAllowedException;
+import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.ReadDeadlineException;
+import io.xrpc.serialize.RemoteExceptions;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerExchange;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.xrpc.internal.LogLimiter;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The server's side of a routed request, entered once per request from a thread of the call
@@ -36,8 +36,7 @@ final class CallPolicy implements RequestHandler {
     /** Longest explanation of a refused payload (it may quote the payload) sent back. */
     private static final int MAX_DETAIL = 1000;
     /** Exceptions whose traces the callers did not get: a caller can make many, so the lines are limited. */
-    private static final LogLimiter errorLog = new LogLimiter(log,
-            "service exceptions");
+    private static final LogLimiter errorLog = new LogLimiter(log, "service exceptions");
 
     /** Null when every call is admitted. */
     private final Authenticator authenticator;
@@ -54,8 +53,10 @@ final class CallPolicy implements RequestHandler {
         ServerMethod method = (ServerMethod) ex.route(); // routes come from the ServiceDispatcher
         if (expired(ex)) {
             ex.discardArguments();
-            ex.answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + method.descriptor()
-                    + " passed while it waited for a thread on " + ex.server() + "; not run");
+            ex.answerError(
+                    RpcStatus.DEADLINE_EXCEEDED,
+                    "deadline of " + method.descriptor() + " passed while it waited for a thread on " + ex.server()
+                            + "; not run");
             return;
         }
         String refusal = authenticate(method, ex);
@@ -79,15 +80,16 @@ final class CallPolicy implements RequestHandler {
         try {
             args = ex.readArguments();
         } catch (ClassNotAllowedException e) {
-            ex.answerError(RpcStatus.SERIALIZATION_ERROR, "request for " + method.descriptor() + " refused: "
-                    + Texts.cut(e.getMessage(), MAX_DETAIL));
+            ex.answerError(
+                    RpcStatus.SERIALIZATION_ERROR,
+                    "request for " + method.descriptor() + " refused: " + Texts.cut(e.getMessage(), MAX_DETAIL));
             return;
         } catch (ReadDeadlineException e) {
             answerReadTooLong(ex);
             return;
         } catch (Exception | StackOverflowError e) {
-            String problem = "cannot read the arguments of " + method.descriptor() + " with " + ex.serializer().name()
-                    + ": " + Texts.cut(e.getMessage(), MAX_DETAIL);
+            String problem = "cannot read the arguments of " + method.descriptor() + " with "
+                    + ex.serializer().name() + ": " + Texts.cut(e.getMessage(), MAX_DETAIL);
             ex.answerError(RpcStatus.SERIALIZATION_ERROR, problem);
             ex.malformed(problem);
             return;
@@ -101,8 +103,13 @@ final class CallPolicy implements RequestHandler {
             ex.answerError(RpcStatus.SERIALIZATION_ERROR, bad);
             return;
         }
-        Invocation inv = new Invocation(method.serviceKey(), method.descriptor(), args,
-                ex.attachments().isEmpty() ? null : ex.attachments(), ex.peer(), ex.deadlineNanos());
+        Invocation inv = new Invocation(
+                method.serviceKey(),
+                method.descriptor(),
+                args,
+                ex.attachments().isEmpty() ? null : ex.attachments(),
+                ex.peer(),
+                ex.deadlineNanos());
         inv.serializer(ex.serializer().name());
         inv.peerCertificates(ex.peerCertificates());
         inv.requestBytes(ex.requestBytes());
@@ -118,8 +125,10 @@ final class CallPolicy implements RequestHandler {
             return;
         }
         // An asynchronous result that never completes must not hold the call open forever.
-        Runnable cancel = ex.schedule(() -> ex.answerError(RpcStatus.DEADLINE_EXCEEDED,
-                method.descriptor() + " did not complete before its deadline on " + ex.server()),
+        Runnable cancel = ex.schedule(
+                () -> ex.answerError(
+                        RpcStatus.DEADLINE_EXCEEDED,
+                        method.descriptor() + " did not complete before its deadline on " + ex.server()),
                 Math.max(0, ex.deadlineNanos() - System.nanoTime()));
         f.whenComplete((v, t) -> {
             cancel.run();
@@ -133,8 +142,12 @@ final class CallPolicy implements RequestHandler {
             return null;
         }
         try {
-            return authenticator.refuse(ex.attachments().get(Invocation.CREDENTIALS), method.serviceKey(),
-                    method.descriptor(), ex.peer(), ex.peerCertificates());
+            return authenticator.refuse(
+                    ex.attachments().get(Invocation.CREDENTIALS),
+                    method.serviceKey(),
+                    method.descriptor(),
+                    ex.peer(),
+                    ex.peerCertificates());
         } catch (RuntimeException e) {
             // Refused, never admitted by accident. Its message stays here: a token parser's
             // message may quote the token, and the peer is not yet trusted.
@@ -147,8 +160,10 @@ final class CallPolicy implements RequestHandler {
     }
 
     private static void answerReadTooLong(ServerExchange ex) {
-        ex.answerError(RpcStatus.DEADLINE_EXCEEDED, "deadline of " + ex.route().descriptor()
-                + " passed while its arguments were read on " + ex.server() + "; not run");
+        ex.answerError(
+                RpcStatus.DEADLINE_EXCEEDED,
+                "deadline of " + ex.route().descriptor() + " passed while its arguments were read on " + ex.server()
+                        + "; not run");
     }
 
     /** Answers with the outcome; never throws (it runs inside {@code whenComplete}, which would swallow it). */
@@ -161,7 +176,9 @@ final class CallPolicy implements RequestHandler {
             ex.answer(value);
         } catch (Throwable t) {
             log.error("Failed to answer {} from {}", ex.route().descriptor(), ex.peer(), t);
-            ex.answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
+            ex.answerError(
+                    RpcStatus.INTERNAL,
+                    "server failed to answer: " + t.getClass().getName());
         }
     }
 
@@ -170,7 +187,8 @@ final class CallPolicy implements RequestHandler {
         if (cause instanceof RpcException r && r.status() != RpcStatus.APPLICATION_ERROR) {
             RpcStatus status = r.status();
             String message = r.getMessage();
-            if (status.isSafeToRetry() || status == RpcStatus.DEADLINE_EXCEEDED
+            if (status.isSafeToRetry()
+                    || status == RpcStatus.DEADLINE_EXCEEDED
                     || status == RpcStatus.CONNECTION_CLOSED) {
                 // The call ran and failed on a call of its own; passing that status on would tell
                 // our caller it is safe to run this call again somewhere else.
@@ -226,11 +244,21 @@ final class CallPolicy implements RequestHandler {
     private static String logUnderReference(ServerExchange ex, Throwable cause) {
         String reference = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
         Routes.Route method = ex.route();
-        if (errorLog.warn("{} threw {} to {}; its caller got the class and message only: error {}",
-                method.descriptor(), cause.getClass().getName(), ex.peer(), reference, cause)) {
+        if (errorLog.warn(
+                "{} threw {} to {}; its caller got the class and message only: error {}",
+                method.descriptor(),
+                cause.getClass().getName(),
+                ex.peer(),
+                reference,
+                cause)) {
             return "(stack trace not sent: the provider logged it as error " + reference + ")";
         }
-        log.debug("{} threw {} to {}: error {}", method.descriptor(), cause.getClass().getName(), ex.peer(), reference,
+        log.debug(
+                "{} threw {} to {}: error {}",
+                method.descriptor(),
+                cause.getClass().getName(),
+                ex.peer(),
+                reference,
                 cause);
         return "(stack trace not sent, and not logged: the provider logs at most ten a second; error " + reference
                 + " is at DEBUG only)";

@@ -35,8 +35,10 @@ public enum CallThreads {
         if (this == PLATFORM) {
             return null;
         }
-        return VirtualThreads.BUILDER == null ? "virtual threads need JDK 21 or later; this JVM is "
-                + System.getProperty("java.vm.name") + " " + Runtime.version() : null;
+        return VirtualThreads.BUILDER == null
+                ? "virtual threads need JDK 21 or later; this JVM is " + System.getProperty("java.vm.name") + " "
+                        + Runtime.version()
+                : null;
     }
 
     /**
@@ -50,8 +52,8 @@ public enum CallThreads {
         }
         String reason = unavailableReason();
         if (reason != null) {
-            throw new IllegalStateException("callThreads(VIRTUAL): " + reason
-                    + " (use CallThreads.PLATFORM, the default, or run on JDK 21+)");
+            throw new IllegalStateException(
+                    "callThreads(VIRTUAL): " + reason + " (use CallThreads.PLATFORM, the default, or run on JDK 21+)");
         }
         return VirtualThreads.factory(name + "-");
     }
@@ -66,12 +68,13 @@ public enum CallThreads {
             try {
                 Class<?> builder = Class.forName("java.lang.Thread$Builder$OfVirtual");
                 MethodHandle ofVirtual = lookup.findStatic(Thread.class, "ofVirtual", MethodType.methodType(builder));
-                MethodHandle named = lookup.findVirtual(builder, "name",
-                        MethodType.methodType(builder, String.class, long.class));
-                MethodHandle factory = lookup.findVirtual(builder, "factory", MethodType.methodType(ThreadFactory.class));
+                MethodHandle named =
+                        lookup.findVirtual(builder, "name", MethodType.methodType(builder, String.class, long.class));
+                MethodHandle factory =
+                        lookup.findVirtual(builder, "factory", MethodType.methodType(ThreadFactory.class));
                 // prefix -> factory(name(ofVirtual(), prefix, 0))
-                MethodHandle namedFresh = MethodHandles.foldArguments(
-                        MethodHandles.insertArguments(named, 2, 0L), ofVirtual);
+                MethodHandle namedFresh =
+                        MethodHandles.foldArguments(MethodHandles.insertArguments(named, 2, 0L), ofVirtual);
                 return MethodHandles.filterReturnValue(namedFresh, factory);
             } catch (ClassNotFoundException | NoSuchMethodException | IllegalAccessException e) {
                 return null;
@@ -82,8 +85,8 @@ public enum CallThreads {
             try {
                 return (ThreadFactory) BUILDER.invoke(prefix);
             } catch (Throwable e) {
-                throw new IllegalStateException("callThreads(VIRTUAL): cannot make virtual threads on "
-                        + Runtime.version() + ": " + e, e);
+                throw new IllegalStateException(
+                        "callThreads(VIRTUAL): cannot make virtual threads on " + Runtime.version() + ": " + e, e);
             }
         }
     }

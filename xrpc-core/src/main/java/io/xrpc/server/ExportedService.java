@@ -15,6 +15,10 @@ import java.util.List;
  * @param serializers      the serializers it accepts, sorted; empty for every serializer the server has
  * @param inFlight         its calls running now: entered the interceptors, not yet answered
  */
-public record ExportedService(ServiceKey key, String serviceInterface, List<String> methods, List<String> nonBlocking,
-                              List<String> serializers, long inFlight) {
-}
+public record ExportedService(
+        ServiceKey key,
+        String serviceInterface,
+        List<String> methods,
+        List<String> nonBlocking,
+        List<String> serializers,
+        long inFlight) {}

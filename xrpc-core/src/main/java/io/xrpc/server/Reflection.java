@@ -3,27 +3,27 @@ package io.xrpc.server;
 import io.xrpc.common.Idempotent;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServerReflection;
+import io.xrpc.internal.Texts;
 import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.lang.reflect.WildcardType;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import io.xrpc.internal.Texts;
-import java.lang.reflect.Parameter;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.util.Date;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -40,8 +40,7 @@ final class Reflection implements ServerReflection {
 
     private final ServiceDispatcher dispatcher;
     /** Each export's description, made once: the table's entries are replaced, not changed, when exports change. */
-    private final Map<ServiceDispatcher.Exported, Map<String, Object>> described =
-            new ConcurrentHashMap<>();
+    private final Map<ServiceDispatcher.Exported, Map<String, Object>> described = new ConcurrentHashMap<>();
 
     /** The serializers of the server, sorted: what a service that accepts any accepts. */
     private final List<String> serverSerializers;
@@ -67,7 +66,11 @@ final class Reflection implements ServerReflection {
         m.put("version", e.key().version());
         m.put("group", e.key().group());
         // Those it accepts; one that accepts any lists the server's, rather than an empty list.
-        m.put("serializers", e.accepted().isEmpty() ? serverSerializers : e.accepted().stream().sorted().toList());
+        m.put(
+                "serializers",
+                e.accepted().isEmpty()
+                        ? serverSerializers
+                        : e.accepted().stream().sorted().toList());
         m.put("methods", e.methods().keySet().stream().sorted().toList());
         return m;
     }
@@ -111,10 +114,15 @@ final class Reflection implements ServerReflection {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", md.name());
             m.put("signature", md.signature());
-            m.put("parameterTypes", Arrays.stream(md.parameterTypes()).map(Class::getTypeName).toList());
+            m.put(
+                    "parameterTypes",
+                    Arrays.stream(md.parameterTypes()).map(Class::getTypeName).toList());
             if (Arrays.stream(md.method().getParameters()).allMatch(Parameter::isNamePresent)) {
-                m.put("parameterNames", Arrays.stream(md.method().getParameters())
-                        .map(Parameter::getName).toList());
+                m.put(
+                        "parameterNames",
+                        Arrays.stream(md.method().getParameters())
+                                .map(Parameter::getName)
+                                .toList());
             }
             List<Object> parameters = new ArrayList<>();
             for (Type t : md.genericParameterTypes()) {
@@ -124,7 +132,9 @@ final class Reflection implements ServerReflection {
             m.put("resultType", md.genericResultType().getTypeName());
             m.put("result", md.isVoid() ? Map.of("type", "null") : shapes.of(md.genericResultType()));
             m.put("idempotent", md.method().isAnnotationPresent(Idempotent.class));
-            m.put("exceptions", Arrays.stream(md.exceptionTypes()).map(Class::getName).toList());
+            m.put(
+                    "exceptions",
+                    Arrays.stream(md.exceptionTypes()).map(Class::getName).toList());
             methods.add(m);
         }
         d.put("methods", methods);
@@ -160,7 +170,11 @@ final class Reflection implements ServerReflection {
             if (c == boolean.class || c == Boolean.class) {
                 return Map.of("type", "boolean");
             }
-            if (c == int.class || c == Integer.class || c == short.class || c == Short.class || c == byte.class
+            if (c == int.class
+                    || c == Integer.class
+                    || c == short.class
+                    || c == Short.class
+                    || c == byte.class
                     || c == Byte.class) {
                 return Map.of("type", "integer", "format", "int32");
             }
@@ -170,8 +184,12 @@ final class Reflection implements ServerReflection {
             if (c == BigInteger.class) {
                 return Map.of("type", "integer");
             }
-            if (c == float.class || c == Float.class || c == double.class || c == Double.class
-                    || c == BigDecimal.class || c == Number.class) {
+            if (c == float.class
+                    || c == Float.class
+                    || c == double.class
+                    || c == Double.class
+                    || c == BigDecimal.class
+                    || c == Number.class) {
                 return Map.of("type", "number");
             }
             if (c == String.class || c == char.class || c == Character.class) {
@@ -187,8 +205,13 @@ final class Reflection implements ServerReflection {
                 return Map.of("type", "string", "format", timeFormat(c), "javaType", c.getName());
             }
             if (c.isEnum()) {
-                return Map.of("type", "string", "enum",
-                        Arrays.stream(c.getEnumConstants()).map(x -> ((Enum<?>) x).name()).toList());
+                return Map.of(
+                        "type",
+                        "string",
+                        "enum",
+                        Arrays.stream(c.getEnumConstants())
+                                .map(x -> ((Enum<?>) x).name())
+                                .toList());
             }
             if (c.isArray()) {
                 return array(of(c.getComponentType()));
@@ -209,7 +232,9 @@ final class Reflection implements ServerReflection {
                 m.put("additionalProperties", args != null && args.length == 2 ? of(args[1]) : Map.of());
                 return m;
             }
-            if (c == Object.class || c.getName().startsWith("java.") || c.isInterface()
+            if (c == Object.class
+                    || c.getName().startsWith("java.")
+                    || c.isInterface()
                     || Modifier.isAbstract(c.getModifiers())) {
                 return c == Object.class ? Map.of() : Map.of("javaType", c.getName());
             }
@@ -241,7 +266,8 @@ final class Reflection implements ServerReflection {
             } else {
                 for (Class<?> k = c; k != null && !k.getName().startsWith("java."); k = k.getSuperclass()) {
                     for (Field f : k.getDeclaredFields()) {
-                        if (Modifier.isStatic(f.getModifiers()) || Modifier.isTransient(f.getModifiers())
+                        if (Modifier.isStatic(f.getModifiers())
+                                || Modifier.isTransient(f.getModifiers())
                                 || f.isSynthetic()) {
                             continue;
                         }

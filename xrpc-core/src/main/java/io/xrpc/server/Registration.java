@@ -8,13 +8,13 @@ import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.ServiceRegistry;
 import io.xrpc.transport.ServerTransport;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A server's presence in its registry: the instances it registered, and their withdrawal before it
@@ -58,8 +58,12 @@ final class Registration {
             return;
         }
         List<ServiceInstance> instances = new ArrayList<>();
-        services.forEach((key, options) -> instances.add(new ServiceInstance(key, advertised, options.weight(),
-                options.serializers().isEmpty() ? anySerializer : options.serializers(), options.metadata())));
+        services.forEach((key, options) -> instances.add(new ServiceInstance(
+                key,
+                advertised,
+                options.weight(),
+                options.serializers().isEmpty() ? anySerializer : options.serializers(),
+                options.metadata())));
         // Recorded first: a registry that fails now may still create them on reconnecting, and
         // close() must then withdraw them.
         instances.forEach(i -> registered.put(i.serviceKey(), i));

@@ -1,6 +1,7 @@
 package io.xrpc.server;
 
 import io.xrpc.common.Endpoint;
+import io.xrpc.common.ServerReflection;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ServiceOptions;
@@ -9,19 +10,18 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
-import io.xrpc.common.ServerReflection;
-import io.xrpc.transport.netty.NettyVersion;
 import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.netty.NettyServerTransport;
+import io.xrpc.transport.netty.NettyVersion;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.Set;
 
 /**
  * Exports service implementations over XRpc.
@@ -71,7 +71,8 @@ public final class RpcServer implements AutoCloseable {
         this.allowList = allowList;
         this.dispatcher = new ServiceDispatcher(c.interceptors, allowList);
         this.serializers = SerializerRegistry.load(allowList, c.readLimits);
-        List<String> serializerNames = serializers.all().stream().map(Serializer::name).toList();
+        List<String> serializerNames =
+                serializers.all().stream().map(Serializer::name).toList();
         if (!serializers.missing().isEmpty()) {
             log.info("Serializers {}; without their libraries: {}", serializerNames, serializers.missing());
         }
@@ -79,11 +80,14 @@ public final class RpcServer implements AutoCloseable {
             exportChecked(e);
         }
         if (c.reflection) { // served, not registered: a tool asks the provider it is talking to
-            dispatcher.export(ServerReflection.class, new Reflection(dispatcher, serializerNames),
-                    ServiceOptions.builder().build(), false);
+            dispatcher.export(
+                    ServerReflection.class,
+                    new Reflection(dispatcher, serializerNames),
+                    ServiceOptions.builder().build(),
+                    false);
         }
-        this.transport = new NettyServerTransport(c, dispatcher, new CallPolicy(c.authenticator, c.errorDetails),
-                serializers, CompressorRegistry.load());
+        this.transport = new NettyServerTransport(
+                c, dispatcher, new CallPolicy(c.authenticator, c.errorDetails), serializers, CompressorRegistry.load());
         // Last: a bad setting above (TLS keys, say) must fail before a registry session is opened.
         // "Any serializer" is registered as the ones present when some library is absent.
         this.registration = new Registration(c, serializers.missing().isEmpty() ? List.of() : serializerNames);
@@ -97,7 +101,10 @@ public final class RpcServer implements AutoCloseable {
         checkTypes(e.type(), e.options());
         ServiceKey key = dispatcher.export(e.type(), e.implementation(), e.options());
         exported.put(key, e.options());
-        log.info("Exported {} ({} methods, serializers {})", key, e.type().getMethods().length,
+        log.info(
+                "Exported {} ({} methods, serializers {})",
+                key,
+                e.type().getMethods().length,
                 e.options().serializers().isEmpty() ? "any" : e.options().serializers());
         return key;
     }
@@ -114,7 +121,8 @@ public final class RpcServer implements AutoCloseable {
         serializers.allowList().allowTypesOf(serviceInterface); // record schemas first (protostuff)
         List<String> problems = new ArrayList<>();
         boolean named = !options.serializers().isEmpty();
-        for (Serializer s : named ? options.serializers().stream().map(serializers::get).toList() : serializers.all()) {
+        for (Serializer s :
+                named ? options.serializers().stream().map(serializers::get).toList() : serializers.all()) {
             problems.addAll(TypeCheck.problems(serviceInterface, s));
         }
         if (problems.isEmpty()) {
@@ -149,7 +157,10 @@ public final class RpcServer implements AutoCloseable {
             throw e; // the transport names the address, and a port in use as such
         }
         started = true;
-        log.info("XRpc server listening on {}:{}{}", config.host, transport.endpoint().port(),
+        log.info(
+                "XRpc server listening on {}:{}{}",
+                config.host,
+                transport.endpoint().port(),
                 exported.isEmpty() ? "" : ", serving " + exported.keySet());
         // Only now, listening, may consumers hear of us.
         try {
@@ -214,7 +225,8 @@ public final class RpcServer implements AutoCloseable {
         if (bound == null) {
             throw new IllegalStateException("server not started");
         }
-        String host = config.advertisedHost != null ? config.advertisedHost
+        String host = config.advertisedHost != null
+                ? config.advertisedHost
                 : LocalAddress.isWildcard(bound.host()) ? LocalAddress.pick() : bound.host();
         return new Endpoint(host, bound.port());
     }
@@ -306,7 +318,9 @@ public final class RpcServer implements AutoCloseable {
             int left = transport.close(config.shutdownGrace);
             if (left > 0) {
                 log.warn(
-                        "Closed {} with {} calls still running after the {} grace period", transport.endpoint(), left,
+                        "Closed {} with {} calls still running after the {} grace period",
+                        transport.endpoint(),
+                        left,
                         config.shutdownGrace);
             }
         } finally {
@@ -315,8 +329,7 @@ public final class RpcServer implements AutoCloseable {
         log.info("XRpc server {} stopped", transport.endpoint());
     }
 
-    private record Export<T>(Class<T> type, T implementation, ServiceOptions options) {
-    }
+    private record Export<T>(Class<T> type, T implementation, ServiceOptions options) {}
 
     /**
      * A server's services and settings; every setting has a default ({@link ServerSettings} and
@@ -325,8 +338,7 @@ public final class RpcServer implements AutoCloseable {
     public static final class Builder extends ServerSettings<Builder> {
         private final List<Export<?>> exports = new ArrayList<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Exports {@code implementation} as {@code serviceInterface} with no version or group. */
         public <T> Builder service(Class<T> serviceInterface, T implementation) {
@@ -335,8 +347,10 @@ public final class RpcServer implements AutoCloseable {
 
         /** Exports {@code implementation} as {@code serviceInterface} with the version, group and weight given. */
         public <T> Builder service(Class<T> serviceInterface, T implementation, ServiceOptions options) {
-            exports.add(new Export<>(Objects.requireNonNull(serviceInterface, "serviceInterface"),
-                    Objects.requireNonNull(implementation, "implementation"), Objects.requireNonNull(options, "options")));
+            exports.add(new Export<>(
+                    Objects.requireNonNull(serviceInterface, "serviceInterface"),
+                    Objects.requireNonNull(implementation, "implementation"),
+                    Objects.requireNonNull(options, "options")));
             return this;
         }
 

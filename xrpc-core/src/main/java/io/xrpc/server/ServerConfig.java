@@ -44,8 +44,12 @@ final class ServerConfig implements ServerTransport.Settings {
     private final TransportConfig transport;
     private final boolean adaptiveConcurrency;
 
-    ServerConfig(ServerSettings<?> b, ReadLimits readLimits, TypeCheck.Mode typeCheck, int ioThreads,
-                 TransportConfig connection) {
+    ServerConfig(
+            ServerSettings<?> b,
+            ReadLimits readLimits,
+            TypeCheck.Mode typeCheck,
+            int ioThreads,
+            TransportConfig connection) {
         long requestMemory = b.maxRequestMemory;
         if (requestMemory == 0) {
             requestMemory = Math.max(MemoryBudget.defaultLimit(), connection.maxFrameLength());

@@ -2,6 +2,7 @@ package io.xrpc.server;
 
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
+import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.internal.Types;
@@ -10,11 +11,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
-import io.xrpc.common.RpcStatus;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -35,12 +35,17 @@ final class ServerMethod implements Routes.Route {
     private final Function<Invocation, CompletableFuture<Object>> call;
     /** The service's calls between entering the interceptors and being answered. */
     private final LongAdder running;
+
     private final Consumer<RpcStatus> leave;
 
-    ServerMethod(ServiceKey serviceKey, MethodDescriptor descriptor, Object implementation,
-                 Set<String> acceptedSerializers, boolean direct,
-                 InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors,
-                 LongAdder running) {
+    ServerMethod(
+            ServiceKey serviceKey,
+            MethodDescriptor descriptor,
+            Object implementation,
+            Set<String> acceptedSerializers,
+            boolean direct,
+            InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> interceptors,
+            LongAdder running) {
         this.running = running;
         this.leave = status -> running.decrement();
         this.direct = direct;
@@ -87,8 +92,7 @@ final class ServerMethod implements Routes.Route {
     }
 
     /** The transport's, opaque here: see {@link Routes.Route#transportState}. */
-    private final AtomicReference<Object> transportState =
-            new AtomicReference<>();
+    private final AtomicReference<Object> transportState = new AtomicReference<>();
 
     @Override
     public Object transportState(Supplier<?> make) {
@@ -120,8 +124,8 @@ final class ServerMethod implements Routes.Route {
                             + descriptor.parameterTypes()[i] + ")";
                 }
             } else if (!boxedParameterTypes[i].isInstance(a)) {
-                return "argument " + i + " of " + descriptor + " is a " + a.getClass().getName()
-                        + " (expected: " + descriptor.parameterTypes()[i].getName() + ")";
+                return "argument " + i + " of " + descriptor + " is a "
+                        + a.getClass().getName() + " (expected: " + descriptor.parameterTypes()[i].getName() + ")";
             }
         }
         return null;

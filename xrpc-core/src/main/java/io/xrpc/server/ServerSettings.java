@@ -38,9 +38,11 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
     int maxAuthenticationFailures = RpcServer.DEFAULT_MAX_AUTHENTICATION_FAILURES;
     /** 0 until set: then half the max direct memory, and at least the frame limit. */
     long maxRequestMemory;
+
     final List<ServerInterceptor> interceptors = new ArrayList<>();
     /** Parsed when given, so a bad address fails there; printed with its password masked. */
     RegistryConfig registryAddress;
+
     ServiceRegistry registry;
 
     ServerSettings() {
@@ -96,7 +98,8 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
      * listens; the server opens the registry at build time and closes it with itself.
      */
     public B registry(String address) {
-        this.registryAddress = RegistryConfig.builder(Objects.requireNonNull(address, "address")).build();
+        this.registryAddress = RegistryConfig.builder(Objects.requireNonNull(address, "address"))
+                .build();
         this.registry = null;
         return self();
     }

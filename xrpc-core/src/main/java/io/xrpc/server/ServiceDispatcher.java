@@ -1,6 +1,5 @@
 package io.xrpc.server;
 
-import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.NonBlocking;
 import io.xrpc.common.ServiceKey;
@@ -8,18 +7,16 @@ import io.xrpc.config.ServiceOptions;
 import io.xrpc.internal.InterceptorChain;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.transport.Routes;
-import io.xrpc.transport.ServerExchange;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -36,9 +33,14 @@ final class ServiceDispatcher implements Routes {
      * false for the server's own services (reflection), which answer calls but are not shown among
      * the application's.
      */
-    record Exported(ServiceKey key, Class<?> type, Map<String, ServerMethod> methods, Set<String> accepted,
-                    LongAdder running, boolean listed) {
-    }
+    record Exported(
+            ServiceKey key,
+            Class<?> type,
+            Map<String, ServerMethod> methods,
+            Set<String> accepted,
+            LongAdder running,
+            boolean listed) {}
+
     private final InterceptorChain<ServerInterceptor, ServerInterceptor.Chain> chain;
     private final ClassAllowList allowList;
 
@@ -57,8 +59,9 @@ final class ServiceDispatcher implements Routes {
             throw new IllegalArgumentException("service type: " + iface.getName() + " (expected: an interface)");
         }
         if (!iface.isInstance(implementation)) {
-            throw new IllegalArgumentException("implementation: " + implementation.getClass().getName()
-                    + " (expected: an implementation of " + iface.getName() + ")");
+            throw new IllegalArgumentException(
+                    "implementation: " + implementation.getClass().getName() + " (expected: an implementation of "
+                            + iface.getName() + ")");
         }
         ServiceKey key = ServiceKey.of(iface, options.version(), options.group());
         Set<String> accepted = Set.copyOf(options.serializers());
@@ -69,12 +72,14 @@ final class ServiceDispatcher implements Routes {
                 continue;
             }
             MethodDescriptor d = MethodDescriptor.of(m);
-            boolean direct = options.nonBlocking() || iface.isAnnotationPresent(NonBlocking.class)
+            boolean direct = options.nonBlocking()
+                    || iface.isAnnotationPresent(NonBlocking.class)
                     || m.isAnnotationPresent(NonBlocking.class);
             methods.put(d.signature(), new ServerMethod(key, d, implementation, accepted, direct, chain, running));
         }
         allowList.allowTypesOf(iface);
-        if (services.putIfAbsent(key.toString(), new Exported(key, iface, Map.copyOf(methods), accepted, running, listed))
+        if (services.putIfAbsent(
+                        key.toString(), new Exported(key, iface, Map.copyOf(methods), accepted, running, listed))
                 != null) {
             throw new IllegalStateException("service " + key + " is already exported");
         }
@@ -138,8 +143,13 @@ final class ServiceDispatcher implements Routes {
             Collections.sort(nonBlocking);
             List<String> accepted = new ArrayList<>(s.accepted());
             Collections.sort(accepted);
-            all.add(new ExportedService(s.key(), s.type().getName(), List.copyOf(methods), List.copyOf(nonBlocking),
-                    List.copyOf(accepted), s.running().sum()));
+            all.add(new ExportedService(
+                    s.key(),
+                    s.type().getName(),
+                    List.copyOf(methods),
+                    List.copyOf(nonBlocking),
+                    List.copyOf(accepted),
+                    s.running().sum()));
         }
         return all;
     }

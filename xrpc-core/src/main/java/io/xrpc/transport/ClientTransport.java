@@ -1,11 +1,11 @@
 package io.xrpc.transport;
 
-import io.xrpc.config.TransportConfig;
-import java.time.Duration;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.compress.Compressor;
+import io.xrpc.config.TransportConfig;
 import io.xrpc.serialize.Serializer;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -60,8 +60,13 @@ public interface ClientTransport extends AutoCloseable {
      * Sends one call to {@code endpoint}; the future completes with the result or fails with an
      * {@code RpcException}, at the latest when the invocation's deadline passes.
      */
-    CompletableFuture<Object> send(Invocation invocation, CallTarget target, Endpoint endpoint, Serializer serializer,
-                                   Compressor compressor, long timeoutMillis);
+    CompletableFuture<Object> send(
+            Invocation invocation,
+            CallTarget target,
+            Endpoint endpoint,
+            Serializer serializer,
+            Compressor compressor,
+            long timeoutMillis);
 
     /** Whether {@code endpoint} is set aside (failed connects or unanswered calls) for now. */
     boolean isSetAside(Endpoint endpoint);

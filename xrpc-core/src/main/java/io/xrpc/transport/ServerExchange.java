@@ -6,9 +6,9 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
-import java.util.Map;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One routed request as the server's policy sees it ({@link RequestHandler#handle}): what it
@@ -56,8 +56,7 @@ public interface ServerExchange {
     Object[] readArguments() throws IOException;
 
     /** The server's authenticator admitted this call: its connection has proved who it is. */
-    default void authenticated() {
-    }
+    default void authenticated() {}
 
     /**
      * The call passed the authenticator (or there is none): returns why the transport refuses it
@@ -70,8 +69,7 @@ public interface ServerExchange {
     }
 
     /** The server's authenticator refused this call, for {@code reason}; after it was answered. */
-    default void authenticationRefused(String reason) {
-    }
+    default void authenticationRefused(String reason) {}
 
     /**
      * The request's bytes could not be read (a corrupt or oversized body, a payload over the read
@@ -79,8 +77,7 @@ public interface ServerExchange {
      * Not for a request that is well formed but not accepted (a class outside the allow-list,
      * arguments of the wrong types): those are configuration, not garbage.
      */
-    default void malformed(String why) {
-    }
+    default void malformed(String why) {}
 
     /** Releases the body unread. */
     void discardArguments();

@@ -1,9 +1,9 @@
 package io.xrpc.transport;
 
-import io.xrpc.config.TransportConfig;
-import java.util.concurrent.ThreadFactory;
 import io.xrpc.common.Endpoint;
+import io.xrpc.config.TransportConfig;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The network side of a server: it accepts connections, frames requests and hands them to a

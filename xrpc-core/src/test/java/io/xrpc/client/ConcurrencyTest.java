@@ -2,7 +2,6 @@ package io.xrpc.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.xrpc.client.RpcClient;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.TypesService;
@@ -25,11 +24,18 @@ class ConcurrencyTest {
     void thirtyTwoThreadsShareOneConnectionAndEveryResponseMatchesItsRequest() throws Exception {
         int threads = 32;
         int calls = 10_000;
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(TypesService.class, new TypesServiceImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            TypesService s = client.proxy(TypesService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(30)).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(TypesService.class, new TypesServiceImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            TypesService s = client.proxy(
+                    TypesService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(30))
+                            .build());
             CyclicBarrier start = new CyclicBarrier(threads);
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try {
@@ -62,10 +68,15 @@ class ConcurrencyTest {
 
     @Test
     void manyThreadsMakingTheFirstCallTogetherOpenOneConnection() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(TypesService.class, new TypesServiceImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            TypesService s = client.proxy(TypesService.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(TypesService.class, new TypesServiceImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            TypesService s = client.proxy(
+                    TypesService.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             int threads = 16;
             CyclicBarrier start = new CyclicBarrier(threads);
             ExecutorService pool = Executors.newFixedThreadPool(threads);

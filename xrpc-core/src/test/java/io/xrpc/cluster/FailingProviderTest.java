@@ -9,7 +9,6 @@ import io.xrpc.config.ReferenceOptions;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.ForkedProvider;
 import io.xrpc.testing.GateService;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,10 +35,15 @@ class FailingProviderTest {
     @Timeout(120)
     void aProviderThatFailsFastGetsAtMostATenthOfTheCallsAfterItsFirstFifty(String balancer) throws Exception {
         try (ForkedJvm healthy = new ForkedJvm(ForkedProvider.class, "healthy");
-             ForkedJvm failing = new ForkedJvm(ForkedProvider.class, "failing", "failfast");
-             RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().loadBalancer(balancer)
-                    .address("127.0.0.1:" + healthy.port()).address("127.0.0.1:" + failing.port()).build());
+                ForkedJvm failing = new ForkedJvm(ForkedProvider.class, "failing", "failfast");
+                RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .loadBalancer(balancer)
+                            .address("127.0.0.1:" + healthy.port())
+                            .address("127.0.0.1:" + failing.port())
+                            .build());
             int toFailing = 0;
             int toFailingAfterFifty = 0;
             int afterFifty = 0;
@@ -64,16 +68,20 @@ class FailingProviderTest {
                     toFailing++;
                 }
             }
-            System.out.printf("fail-fast provider, %s: %s of %d calls; after its first 50: %d of %d%n", balancer,
-                    outcomes, CALLS, toFailingAfterFifty, afterFifty);
+            System.out.printf(
+                    "fail-fast provider, %s: %s of %d calls; after its first 50: %d of %d%n",
+                    balancer, outcomes, CALLS, toFailingAfterFifty, afterFifty);
             assertThat(outcomes.getOrDefault("healthy", 0) + outcomes.getOrDefault("failing", 0))
-                    .as("every call answered by one of the two").isEqualTo(CALLS);
-            assertThat(toFailingAfterFifty).as("calls the failing provider took after its first 50, of %d", afterFifty)
+                    .as("every call answered by one of the two")
+                    .isEqualTo(CALLS);
+            assertThat(toFailingAfterFifty)
+                    .as("calls the failing provider took after its first 50, of %d", afterFifty)
                     .isLessThanOrEqualTo(afterFifty / 10);
             assertThat(toFailing).as("calls the failing provider took in all").isLessThanOrEqualTo(CALLS / 10);
             if (!balancer.equals("p2c")) { // p2c avoids it as slow before it has failed five times in a row
-                assertThat(client.references().get(0).providers()).anyMatch(p -> p.endpoint().port() == failing.port()
-                        && p.state() == ReferenceView.State.SET_ASIDE);
+                assertThat(client.references().get(0).providers())
+                        .anyMatch(p ->
+                                p.endpoint().port() == failing.port() && p.state() == ReferenceView.State.SET_ASIDE);
             }
         }
     }
@@ -82,10 +90,14 @@ class FailingProviderTest {
     @Timeout(120)
     void anExceptionTheMethodDeclaresIsItsAnswerAndSetsNothingAside() throws Exception {
         try (ForkedJvm healthy = new ForkedJvm(ForkedProvider.class, "healthy");
-             ForkedJvm refusing = new ForkedJvm(ForkedProvider.class, "refusing", "failfast");
-             RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder()
-                    .address("127.0.0.1:" + healthy.port()).address("127.0.0.1:" + refusing.port()).build());
+                ForkedJvm refusing = new ForkedJvm(ForkedProvider.class, "refusing", "failfast");
+                RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + healthy.port())
+                            .address("127.0.0.1:" + refusing.port())
+                            .build());
             int refused = 0;
             for (int i = 0; i < 100; i++) {
                 try {
@@ -95,8 +107,8 @@ class FailingProviderTest {
                 }
             }
             assertThat(refused).as("declared answers of the refusing provider").isPositive();
-            assertThat(client.references().get(0).providers()).noneMatch(
-                    p -> p.state() == ReferenceView.State.SET_ASIDE);
+            assertThat(client.references().get(0).providers())
+                    .noneMatch(p -> p.state() == ReferenceView.State.SET_ASIDE);
         }
     }
 }

@@ -10,6 +10,9 @@ import io.xrpc.internal.Futures;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.ForkedProvider;
 import io.xrpc.testing.GateService;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,16 +21,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutionException;
-import java.util.stream.Collectors;
 
 /**
  * Issue 25's overload figure in its short form: a provider in a JVM of its own whose method holds
@@ -50,7 +50,9 @@ class OverloadChaosTest {
         }
 
         static long at(long[] sorted, double q) {
-            return sorted.length == 0 ? 0 : sorted[Math.max(0, Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1))];
+            return sorted.length == 0
+                    ? 0
+                    : sorted[Math.max(0, Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1))];
         }
 
         String encode() {
@@ -59,8 +61,11 @@ class OverloadChaosTest {
 
         static Run decode(String line) {
             String[] p = line.split("\\|", 4);
-            return new Run(split(p[0]), split(p[1]), p[3].equals("{}") ? Map.of()
-                    : Map.of(p[3], new AtomicInteger(1)), Double.parseDouble(p[2]));
+            return new Run(
+                    split(p[0]),
+                    split(p[1]),
+                    p[3].equals("{}") ? Map.of() : Map.of(p[3], new AtomicInteger(1)),
+                    Double.parseDouble(p[2]));
         }
 
         private static String join(long[] a) {
@@ -68,38 +73,59 @@ class OverloadChaosTest {
         }
 
         private static long[] split(String s) {
-            return s.isEmpty() ? new long[0] : Arrays.stream(s.split(",")).mapToLong(Long::parseLong).toArray();
+            return s.isEmpty()
+                    ? new long[0]
+                    : Arrays.stream(s.split(",")).mapToLong(Long::parseLong).toArray();
         }
 
         String describe(String what) {
-            return String.format("%s: %d admitted (%.0f/s), p50 %.2f ms, p99 %.2f ms; %d refused, p50 %.3f ms, p90"
+            return String.format(
+                    "%s: %d admitted (%.0f/s), p50 %.2f ms, p99 %.2f ms; %d refused, p50 %.3f ms, p90"
                             + " %.3f ms, p99 %.3f ms; other %s",
-                    what, admittedNanos.length, admittedNanos.length / seconds, ms(at(admittedNanos, 0.5)),
-                    ms(p99(admittedNanos)), refusedNanos.length, ms(at(refusedNanos, 0.5)), ms(at(refusedNanos, 0.9)),
-                    ms(p99(refusedNanos)), errors);
+                    what,
+                    admittedNanos.length,
+                    admittedNanos.length / seconds,
+                    ms(at(admittedNanos, 0.5)),
+                    ms(p99(admittedNanos)),
+                    refusedNanos.length,
+                    ms(at(refusedNanos, 0.5)),
+                    ms(at(refusedNanos, 0.9)),
+                    ms(p99(refusedNanos)),
+                    errors);
         }
     }
 
     /** The forked caller: {@code port perSecond millis skipMillis}; prints one line per run. */
     public static void main(String[] args) throws Exception {
         try (RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address("127.0.0.1:" + args[0])
-                    .cluster("failfast").timeout(Duration.ofSeconds(5)).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + args[0])
+                            .cluster("failfast")
+                            .timeout(Duration.ofSeconds(5))
+                            .build());
             Run r = openLoop(s, Integer.parseInt(args[1]), Long.parseLong(args[2]), Long.parseLong(args[3]));
             System.out.println("RUN " + r.encode());
         }
     }
 
     private static Run forked(ForkedJvm provider, int perSecond, long millis, long skipMillis) throws Exception {
-        Process p = new ProcessBuilder(ForkedJvm.command(List.of("-Xmx256m"), OverloadChaosTest.class,
-                Integer.toString(provider.port()), Integer.toString(perSecond), Long.toString(millis),
-                Long.toString(skipMillis))).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(ForkedJvm.command(
+                        List.of("-Xmx256m"),
+                        OverloadChaosTest.class,
+                        Integer.toString(provider.port()),
+                        Integer.toString(perSecond),
+                        Long.toString(millis),
+                        Long.toString(skipMillis)))
+                .redirectErrorStream(true)
+                .start();
         try {
             String line;
             String run = null;
             StringBuilder all = new StringBuilder();
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(
-                    p.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 while ((line = out.readLine()) != null) {
                     all.append(line).append('\n');
                     if (line.startsWith("RUN ")) {
@@ -151,7 +177,8 @@ class OverloadChaosTest {
                 } else if (Futures.cause(t) instanceof RpcException e && e.status() == RpcStatus.SERVER_BUSY) {
                     refused.add(took);
                 } else {
-                    errors.computeIfAbsent(String.valueOf(Futures.cause(t)), k -> new AtomicInteger()).incrementAndGet();
+                    errors.computeIfAbsent(String.valueOf(Futures.cause(t)), k -> new AtomicInteger())
+                            .incrementAndGet();
                 }
             });
         }
@@ -171,7 +198,7 @@ class OverloadChaosTest {
     @Timeout(240)
     void atThreeTimesCapacityTheAdaptiveLimitKeepsAdmittedCallsNearTheirUnloadedLatency() throws Exception {
         try (ForkedJvm adaptive = new ForkedJvm(ForkedProvider.class, "adaptive", "adaptive");
-             ForkedJvm plain = new ForkedJvm(ForkedProvider.class, "plain", "noqueue")) {
+                ForkedJvm plain = new ForkedJvm(ForkedProvider.class, "plain", "noqueue")) {
             // The first 2 s of each run warm the JVMs up (a fresh provider may stall for JIT and class loading).
             Run unloaded = forked(adaptive, 200, 5000, 2000);
             Run overload = forked(adaptive, 3 * CAPACITY_PER_SECOND, 5000, 2000);
@@ -180,22 +207,29 @@ class OverloadChaosTest {
             System.out.println(overload.describe("3x capacity (" + 3 * CAPACITY_PER_SECOND + "/s), adaptive limit"));
             System.out.println(without.describe("3x capacity, no limit"));
             long p99Unloaded = unloaded.p99(unloaded.admittedNanos());
-            assertThat(without.p99(without.admittedNanos())).as("without a limit the admitted calls queue: the"
-                    + " scenario overloads").isGreaterThan(2 * p99Unloaded);
+            assertThat(without.p99(without.admittedNanos()))
+                    .as("without a limit the admitted calls queue: the" + " scenario overloads")
+                    .isGreaterThan(2 * p99Unloaded);
             assertThat(overload.errors()).isEmpty();
-            assertThat(overload.p99(overload.admittedNanos())).as("p99 of admitted calls against 2x the unloaded"
-                    + " p99 of %.2f ms", ms(p99Unloaded)).isLessThanOrEqualTo(2 * p99Unloaded);
-            assertThat(overload.refusedNanos().length).as("the excess is refused").isPositive();
+            assertThat(overload.p99(overload.admittedNanos()))
+                    .as("p99 of admitted calls against 2x the unloaded" + " p99 of %.2f ms", ms(p99Unloaded))
+                    .isLessThanOrEqualTo(2 * p99Unloaded);
+            assertThat(overload.refusedNanos().length)
+                    .as("the excess is refused")
+                    .isPositive();
             // Refused on the provider's event loop before the body is read: as a round trip it costs
             // what a full executor's refusal costs (the run without a limit), and a small part of a
             // call served. Ratios within the run, not a wall-clock bound; the figures are printed.
             long refusalP90 = Run.at(overload.refusedNanos(), 0.9);
-            assertThat(refusalP90).as("p90 of a refusal against twice that of a full executor's refusal")
+            assertThat(refusalP90)
+                    .as("p90 of a refusal against twice that of a full executor's refusal")
                     .isLessThanOrEqualTo(2 * Run.at(without.refusedNanos(), 0.9));
-            assertThat(refusalP90).as("p90 of a refusal against a quarter of the unloaded median call")
+            assertThat(refusalP90)
+                    .as("p90 of a refusal against a quarter of the unloaded median call")
                     .isLessThan(Run.at(unloaded.admittedNanos(), 0.5) / 4);
-            assertThat(overload.admittedNanos().length / overload.seconds()).as("admitted calls a second, against"
-                    + " a capacity of %d", CAPACITY_PER_SECOND).isGreaterThan(0.5 * CAPACITY_PER_SECOND);
+            assertThat(overload.admittedNanos().length / overload.seconds())
+                    .as("admitted calls a second, against" + " a capacity of %d", CAPACITY_PER_SECOND)
+                    .isGreaterThan(0.5 * CAPACITY_PER_SECOND);
         }
     }
 }

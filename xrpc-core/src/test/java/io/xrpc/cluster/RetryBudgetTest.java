@@ -11,7 +11,9 @@ class RetryBudgetTest {
     void retriesStopAtHalfTheBucketAndAnswersPutTokensBack() {
         RetryBudget b = new RetryBudget(10, 0.5);
         for (int i = 0; i < 5; i++) {
-            assertThat(b.trySpend()).as("spend %d of a full bucket of 10", i + 1).isTrue();
+            assertThat(b.trySpend())
+                    .as("spend %d of a full bucket of 10", i + 1)
+                    .isTrue();
         }
         assertThat(b.tokens()).isEqualTo(5.0);
         assertThat(b.trySpend()).as("at half").isFalse();

@@ -11,8 +11,13 @@ class InvocationTest {
 
     @Test
     void aListenerThatThrowsDoesNotKeepTheOthersFromHearingTheAnswer() throws Exception {
-        Invocation inv = new Invocation(ServiceKey.of(Runnable.class, "", ""),
-                MethodDescriptor.of(Runnable.class.getMethod("run")), null, null, null, System.nanoTime());
+        Invocation inv = new Invocation(
+                ServiceKey.of(Runnable.class, "", ""),
+                MethodDescriptor.of(Runnable.class.getMethod("run")),
+                null,
+                null,
+                null,
+                System.nanoTime());
         List<String> heard = new CopyOnWriteArrayList<>();
         inv.whenAnswered(s -> heard.add("first " + s));
         inv.whenAnswered(s -> {

@@ -3,10 +3,14 @@ package io.xrpc.fuzz;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.compress.GzipCompressor;
+import io.xrpc.protocol.WireStrings;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
@@ -16,18 +20,14 @@ import io.xrpc.serialize.PayloadLimitException;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.serialize.hessian.HessianSerializer;
-import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.serialize.fory.ForySerializer;
+import io.xrpc.serialize.hessian.HessianSerializer;
+import io.xrpc.serialize.json.JsonSerializerProvider;
+import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.serialize.protostuff.ProtostuffSerializer;
 import io.xrpc.testing.Allocations;
 import io.xrpc.testing.Dtos;
 import java.io.ByteArrayInputStream;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.xrpc.compress.GzipCompressor;
-import io.xrpc.protocol.WireStrings;
-import io.xrpc.serialize.json.JsonSerializerProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -102,11 +102,14 @@ class PayloadFuzzTest {
         Allocations.measure(read);
         Allocations.Measured m = Allocations.measure(read);
         Throwable t = m.thrown();
-        if (t != null && !(t instanceof SerializationException || t instanceof ClassNotAllowedException
-                || t instanceof PayloadLimitException)) {
+        if (t != null
+                && !(t instanceof SerializationException
+                        || t instanceof ClassNotAllowedException
+                        || t instanceof PayloadLimitException)) {
             throw new AssertionError(s.name() + " read " + data.length + " bytes and threw " + t, t);
         }
-        assertThat(m.bytes()).as(s.name() + ": bytes allocated reading " + data.length + " bytes")
+        assertThat(m.bytes())
+                .as(s.name() + ": bytes allocated reading " + data.length + " bytes")
                 .isLessThan(allowance(data.length));
     }
 
@@ -174,8 +177,9 @@ class PayloadFuzzTest {
         arguments(JSON, data);
     }
 
-    private static final Class<?>[] NUMBERS = {BigInteger.class, BigDecimal.class, long.class,
-        double.class, Instant.class, Duration.class};
+    private static final Class<?>[] NUMBERS = {
+        BigInteger.class, BigDecimal.class, long.class, double.class, Instant.class, Duration.class
+    };
 
     /** json numbers read as every kind of numeric type: none may grow past its text (1E+100000). */
     @FuzzTest(maxDuration = FUZZ_FOR)
@@ -209,9 +213,19 @@ class PayloadFuzzTest {
     /** A gzip request of a real client, so decompression's first-use costs come before measuring. */
     private static byte[] warmUpFrame() {
         try {
-            ByteBuf f = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, 1, 1000, RpcCodec.clockMillis(), KRYO,
-                    new GzipCompressor(), 0, 1 << 20, WireStrings.shortStringBytes("a.B"),
-                    WireStrings.shortStringBytes("m()"), Map.of("k", "v"), new Object[] {"x".repeat(100)});
+            ByteBuf f = RpcCodec.encodeRequest(
+                    ByteBufAllocator.DEFAULT,
+                    1,
+                    1000,
+                    RpcCodec.clockMillis(),
+                    KRYO,
+                    new GzipCompressor(),
+                    0,
+                    1 << 20,
+                    WireStrings.shortStringBytes("a.B"),
+                    WireStrings.shortStringBytes("m()"),
+                    Map.of("k", "v"),
+                    new Object[] {"x".repeat(100)});
             byte[] b = new byte[f.readableBytes()];
             f.readBytes(b);
             f.release();
@@ -252,5 +266,4 @@ class PayloadFuzzTest {
             }
         }
     }
-
 }

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 class InterceptorChainTest {
     private static final Invocation CALL = new Invocation(null, null, new Object[0], null, null, Long.MAX_VALUE);
 
-    private static Function<Invocation, CompletableFuture<Object>> link(List<ServerInterceptor> interceptors,
-                                                                     Function<Invocation, CompletableFuture<Object>> end) {
-        return new InterceptorChain<ServerInterceptor, ServerInterceptor.Chain>(interceptors,
-                ServerInterceptor::intercept, next -> next::apply, "server").link(end);
+    private static Function<Invocation, CompletableFuture<Object>> link(
+            List<ServerInterceptor> interceptors, Function<Invocation, CompletableFuture<Object>> end) {
+        return new InterceptorChain<ServerInterceptor, ServerInterceptor.Chain>(
+                        interceptors, ServerInterceptor::intercept, next -> next::apply, "server")
+                .link(end);
     }
 
     @Test
@@ -44,11 +45,13 @@ class InterceptorChainTest {
     @Test
     void anInterceptorReturningNullFailsTheCallNamingIt() {
         ServerInterceptor lazy = (inv, next) -> null;
-        CompletableFuture<Object> f = link(List.of(lazy), inv -> CompletableFuture.completedFuture("x")).apply(CALL);
+        CompletableFuture<Object> f = link(List.of(lazy), inv -> CompletableFuture.completedFuture("x"))
+                .apply(CALL);
         assertThat(f).isCompletedExceptionally();
         assertThat(f.handle((v, t) -> t).join()).isInstanceOfSatisfying(RpcException.class, e -> {
             assertThat(e.status()).isEqualTo(RpcStatus.INTERNAL);
-            assertThat(e.getMessage()).contains("server interceptor", lazy.getClass().getName(), "returned null");
+            assertThat(e.getMessage())
+                    .contains("server interceptor", lazy.getClass().getName(), "returned null");
         });
     }
 

@@ -40,12 +40,14 @@ class LoadBalancerTest {
     }
 
     private static Invocation call(String method, Object... args) throws Exception {
-        MethodDescriptor d = method.equals("ping") ? MethodDescriptor.of(Api.class.getMethod("ping"))
+        MethodDescriptor d = method.equals("ping")
+                ? MethodDescriptor.of(Api.class.getMethod("ping"))
                 : MethodDescriptor.of(Api.class.getMethod("get", String.class));
         return new Invocation(KEY, d, args, null, null, System.nanoTime());
     }
 
-    private static Map<Integer, Integer> histogram(LoadBalancer lb, List<ServiceInstance> list, int n) throws Exception {
+    private static Map<Integer, Integer> histogram(LoadBalancer lb, List<ServiceInstance> list, int n)
+            throws Exception {
         Map<Integer, Integer> h = new HashMap<>();
         Invocation inv = call("get", "x");
         for (int i = 0; i < n; i++) {
@@ -78,7 +80,9 @@ class LoadBalancerTest {
         ACTIVE.put(equal.get(1).endpoint(), 5);
         try {
             Map<Integer, Integer> e = histogram(new P2cLoadBalancer().create(CONTEXT), equal, 3000);
-            assertThat(e.get(6)).as("the idle provider is in 2 of 3 draws and wins each").isGreaterThan(1800);
+            assertThat(e.get(6))
+                    .as("the idle provider is in 2 of 3 draws and wins each")
+                    .isGreaterThan(1800);
         } finally {
             ACTIVE.clear();
         }
@@ -88,7 +92,10 @@ class LoadBalancerTest {
     void roundRobinIsExactForEqualWeightsAndSmoothForUnequal() throws Exception {
         LoadBalancer lb = new RoundRobinLoadBalancer().create(CONTEXT);
         List<ServiceInstance> equal = List.of(instance(1, 100), instance(2, 100), instance(3, 100));
-        assertThat(histogram(lb, equal, 3000)).containsEntry(1, 1000).containsEntry(2, 1000).containsEntry(3, 1000);
+        assertThat(histogram(lb, equal, 3000))
+                .containsEntry(1, 1000)
+                .containsEntry(2, 1000)
+                .containsEntry(3, 1000);
 
         LoadBalancer weighted = new RoundRobinLoadBalancer().create(CONTEXT);
         List<ServiceInstance> list = List.of(instance(1, 300), instance(2, 100));
@@ -133,7 +140,8 @@ class LoadBalancerTest {
             load.merge(port, 1, Integer::sum);
         }
         for (int k = 0; k < 1000; k++) {
-            assertThat(lb.select(four, call("get", "user-" + k)).endpoint().port()).isEqualTo(before.get("user-" + k));
+            assertThat(lb.select(four, call("get", "user-" + k)).endpoint().port())
+                    .isEqualTo(before.get("user-" + k));
         }
         // 160 virtual nodes each: every provider holds roughly a quarter.
         load.values().forEach(n -> assertThat(n / (double) keys).isCloseTo(0.25, within(0.08)));

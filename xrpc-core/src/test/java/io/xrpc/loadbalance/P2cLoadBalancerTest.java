@@ -78,7 +78,12 @@ class P2cLoadBalancerTest {
         List<RpcServer> servers = new ArrayList<>();
         try (RpcClient client = RpcClient.builder().build()) {
             for (Timed t : List.of(fast1, fast2, slow)) {
-                servers.add(RpcServer.builder().host("127.0.0.1").port(0).service(Work.class, t).build().start());
+                servers.add(RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(Work.class, t)
+                        .build()
+                        .start());
             }
             ReferenceOptions.Builder o = ReferenceOptions.builder().timeout(Duration.ofSeconds(5));
             servers.forEach(s -> o.address(s.endpoint()));
@@ -96,8 +101,9 @@ class P2cLoadBalancerTest {
             load(p2c, 8, 100);
             int total = fast1.calls.get() + fast2.calls.get() + slow.calls.get() - randomTotal;
             double slowShare = (slow.calls.get() - before) / (double) total;
-            System.out.printf("p2c: slow provider got %d of %d calls (%.1f%%)%n", slow.calls.get() - before, total,
-                    100 * slowShare);
+            System.out.printf(
+                    "p2c: slow provider got %d of %d calls (%.1f%%)%n",
+                    slow.calls.get() - before, total, 100 * slowShare);
             assertThat(slowShare).as("the slow provider's share under p2c").isLessThan(0.10);
 
             // Recovered: once nothing of it is in flight its estimate fades, and it is tried again.

@@ -7,20 +7,19 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
-import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.Canary;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
+import io.xrpc.testing.TypesService;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import io.xrpc.testing.TypesService;
-import org.junit.jupiter.api.Test;
 
 /** A payload naming a class outside the allow-list is refused, and nothing of it is constructed. */
 class AllowListTest {
@@ -29,7 +28,11 @@ class AllowListTest {
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder().host("127.0.0.1").service(GateService.class, new GateServiceImpl()).build().start();
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .service(GateService.class, new GateServiceImpl())
+                .build()
+                .start();
         client = RpcClient.builder().build();
     }
 
@@ -40,8 +43,12 @@ class AllowListTest {
     }
 
     private static GateService proxy(String serializer) {
-        return client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                .serializer(serializer).build());
+        return client.proxy(
+                GateService.class,
+                ReferenceOptions.builder()
+                        .address(server.endpoint())
+                        .serializer(serializer)
+                        .build());
     }
 
     @ParameterizedTest
@@ -50,12 +57,13 @@ class AllowListTest {
         GateService s = proxy(serializer);
         Canary sent = new Canary();
         int created = Canary.CREATED.get();
-        assertThatThrownBy(() -> s.describe(sent))
-                .isInstanceOfSatisfying(RpcException.class, e -> {
-                    assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
-                    assertThat(e.getMessage()).contains("class not allowed for deserialization: " + Canary.class.getName());
-                });
-        assertThat(Canary.CREATED.get()).as("Canary instances constructed by the server").isEqualTo(created);
+        assertThatThrownBy(() -> s.describe(sent)).isInstanceOfSatisfying(RpcException.class, e -> {
+            assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
+            assertThat(e.getMessage()).contains("class not allowed for deserialization: " + Canary.class.getName());
+        });
+        assertThat(Canary.CREATED.get())
+                .as("Canary instances constructed by the server")
+                .isEqualTo(created);
         // The connection that carried the refused payload still serves.
         assertThat(s.quick("still here")).isEqualTo("still here");
     }
@@ -91,14 +99,17 @@ class AllowListTest {
     void typesOfServiceInterfacesAndArraysAreAllowed() {
         ClassAllowList list = ClassAllowList.withDefaults().allowTypesOf(TypesService.class);
         assertThat(list.isAllowed("io.xrpc.testing.Dtos$Person")).isTrue();
-        assertThat(list.isAllowed("io.xrpc.testing.Dtos$Address")).as("field type, via List<Address>").isTrue();
+        assertThat(list.isAllowed("io.xrpc.testing.Dtos$Address"))
+                .as("field type, via List<Address>")
+                .isTrue();
         assertThat(list.isAllowed("[Lio.xrpc.testing.Dtos$Person;")).isTrue();
         assertThat(list.isAllowed("[[I")).isTrue();
         assertThat(list.isAllowed("java.net.URL")).isFalse();
         assertThat(list.isAllowed("[Ljava.net.URL;")).isFalse();
         assertThat(list.isAllowed("io.xrpc.testing.Canary")).isFalse();
         assertThat(list.isAllowed("java.util.concurrent.CompletableFuture")).isFalse();
-        assertThat(list.allowPackage("io.xrpc.testing").isAllowed("io.xrpc.testing.Canary")).isTrue();
+        assertThat(list.allowPackage("io.xrpc.testing").isAllowed("io.xrpc.testing.Canary"))
+                .isTrue();
         assertThat(list.isAllowed("io.xrpc.testingx.Other")).isFalse();
     }
 }

@@ -6,6 +6,7 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.Codecs;
+import io.xrpc.testing.UserJvm;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Time;
@@ -45,6 +46,7 @@ import java.util.LinkedList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -69,8 +71,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import io.xrpc.testing.UserJvm;
-import java.util.Objects;
 
 /**
  * Every class on the default allow-list goes through every serializer and compressor, as an
@@ -121,15 +121,24 @@ class DefaultAllowListRoundTripTest {
         }
     }
 
-    public enum Tint { RED, GREEN, BLUE }
+    public enum Tint {
+        RED,
+        GREEN,
+        BLUE
+    }
 
     static RpcServer server;
     static RpcClient client;
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder().host("127.0.0.1").compressThreshold(0).allowClass(Tint.class)
-                .service(Echo.class, new EchoImpl()).build().start();
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .compressThreshold(0)
+                .allowClass(Tint.class)
+                .service(Echo.class, new EchoImpl())
+                .build()
+                .start();
         client = RpcClient.builder().compressThreshold(0).allowClass(Tint.class).build();
     }
 
@@ -219,11 +228,17 @@ class DefaultAllowListRoundTripTest {
         s.put("java.util.concurrent.LinkedBlockingQueue", Sample.asList(new LinkedBlockingQueue<>(List.of(1, 2))));
         s.put("java.util.concurrent.LinkedBlockingDeque", Sample.asList(new LinkedBlockingDeque<>(List.of(1, 2))));
         s.put("java.util.concurrent.ConcurrentHashMap", Sample.of(new ConcurrentHashMap<>(Map.of("k", 1))));
-        s.put("java.util.concurrent.ConcurrentSkipListMap", Sample.of(new ConcurrentSkipListMap<>(Map.of("b", 2, "a", 1))));
+        s.put(
+                "java.util.concurrent.ConcurrentSkipListMap",
+                Sample.of(new ConcurrentSkipListMap<>(Map.of("b", 2, "a", 1))));
         s.put("java.util.concurrent.ConcurrentSkipListSet", Sample.of(new ConcurrentSkipListSet<>(Set.of(2, 1))));
-        s.put("java.util.concurrent.atomic.AtomicInteger", new Sample(new AtomicInteger(7), v -> ((AtomicInteger) v).get()));
+        s.put(
+                "java.util.concurrent.atomic.AtomicInteger",
+                new Sample(new AtomicInteger(7), v -> ((AtomicInteger) v).get()));
         s.put("java.util.concurrent.atomic.AtomicLong", new Sample(new AtomicLong(7), v -> ((AtomicLong) v).get()));
-        s.put("java.util.concurrent.atomic.AtomicBoolean", new Sample(new AtomicBoolean(true), v -> ((AtomicBoolean) v).get()));
+        s.put(
+                "java.util.concurrent.atomic.AtomicBoolean",
+                new Sample(new AtomicBoolean(true), v -> ((AtomicBoolean) v).get()));
         s.put("java.sql.Date", Sample.of(new java.sql.Date(1_700_000_000_000L)));
         s.put("java.sql.Time", Sample.of(new Time(45_296_000L)));
         Timestamp ts = new Timestamp(1_700_000_000_123L);
@@ -234,13 +249,22 @@ class DefaultAllowListRoundTripTest {
 
     /** The java.time classes the default package prefix covers, one sample each. */
     static List<Object> timeSamples() {
-        return List.of(LocalDate.of(2023, 11, 14), LocalTime.of(22, 13, 20, 123_000_000),
-                LocalDateTime.of(2023, 11, 14, 22, 13, 20, 123_456_789), Instant.ofEpochSecond(1_700_000_000L, 123),
-                Duration.ofMillis(-1500), Period.of(1, 2, 3),
+        return List.of(
+                LocalDate.of(2023, 11, 14),
+                LocalTime.of(22, 13, 20, 123_000_000),
+                LocalDateTime.of(2023, 11, 14, 22, 13, 20, 123_456_789),
+                Instant.ofEpochSecond(1_700_000_000L, 123),
+                Duration.ofMillis(-1500),
+                Period.of(1, 2, 3),
                 ZonedDateTime.of(2023, 11, 14, 22, 13, 20, 0, ZoneId.of("Europe/Berlin")),
                 OffsetDateTime.of(2023, 11, 14, 22, 13, 20, 0, ZoneOffset.ofHours(-5)),
-                OffsetTime.of(22, 13, 20, 0, ZoneOffset.ofHoursMinutes(5, 30)), Year.of(2024), YearMonth.of(2024, 2),
-                MonthDay.of(2, 29), ZoneOffset.ofHours(2), ZoneId.of("America/New_York"), DayOfWeek.FRIDAY,
+                OffsetTime.of(22, 13, 20, 0, ZoneOffset.ofHoursMinutes(5, 30)),
+                Year.of(2024),
+                YearMonth.of(2024, 2),
+                MonthDay.of(2, 29),
+                ZoneOffset.ofHours(2),
+                ZoneId.of("America/New_York"),
+                DayOfWeek.FRIDAY,
                 Month.DECEMBER);
     }
 
@@ -249,10 +273,22 @@ class DefaultAllowListRoundTripTest {
         List<String> missing = new ArrayList<>(ClassAllowList.defaultClassNames());
         missing.removeAll(samples().keySet());
         // Names of no value of their own: primitives, Object, Number and Void.
-        missing.removeAll(List.of("boolean", "byte", "char", "short", "int", "long", "float", "double", "void",
-                "java.lang.Object", "java.lang.Number", "java.lang.Void",
+        missing.removeAll(List.of(
+                "boolean",
+                "byte",
+                "char",
+                "short",
+                "int",
+                "long",
+                "float",
+                "double",
+                "void",
+                "java.lang.Object",
+                "java.lang.Number",
+                "java.lang.Void",
                 // The two classes an EnumSet is, covered by its sample.
-                "java.util.RegularEnumSet", "java.util.JumboEnumSet"));
+                "java.util.RegularEnumSet",
+                "java.util.JumboEnumSet"));
         assertThat(missing).as("default classes without a round-trip sample").isEmpty();
         assertThat(ClassAllowList.defaultPackages()).containsExactly("java.time.");
     }
@@ -260,13 +296,23 @@ class DefaultAllowListRoundTripTest {
     @ParameterizedTest(name = "{0}+{1}")
     @MethodSource(Codecs.ALL)
     void everyDefaultClassRoundTripsEqual(String serializer, String compressor) {
-        Echo echo = client.proxy(Echo.class, ReferenceOptions.builder().address(server.endpoint())
-                .serializer(serializer).compressor(compressor).timeout(Duration.ofSeconds(10)).build());
+        Echo echo = client.proxy(
+                Echo.class,
+                ReferenceOptions.builder()
+                        .address(server.endpoint())
+                        .serializer(serializer)
+                        .compressor(compressor)
+                        .timeout(Duration.ofSeconds(10))
+                        .build());
         List<String> failures = new ArrayList<>();
         Set<String> narrow = Set.of("java.lang.Byte", "java.lang.Short", "java.lang.Float", "java.lang.Character");
         samples().forEach((name, sample) -> {
-            assertThat(sample.value().getClass().getName()).as("sample of " + name).isEqualTo(
-                    name.equals("java.util.EnumSet") ? sample.value().getClass().getName() : name);
+            assertThat(sample.value().getClass().getName())
+                    .as("sample of " + name)
+                    .isEqualTo(
+                            name.equals("java.util.EnumSet")
+                                    ? sample.value().getClass().getName()
+                                    : name);
             if (!(serializer.equals("hessian") && narrow.contains(name))) {
                 check(echo::echo, name, sample.value(), sample.view(), failures);
             }
@@ -278,15 +324,22 @@ class DefaultAllowListRoundTripTest {
         for (Object t : timeSamples()) {
             check(echo::echo, t.getClass().getName(), t, v -> v, failures);
         }
-        assertThat(failures).as(serializer + "+" + compressor + ": types that did not come back equal").isEmpty();
+        assertThat(failures)
+                .as(serializer + "+" + compressor + ": types that did not come back equal")
+                .isEmpty();
     }
 
-    private static void check(Function<Object, Object> echo, String name, Object value, Function<Object, Object> view,
-                              List<String> failures) {
+    private static void check(
+            Function<Object, Object> echo,
+            String name,
+            Object value,
+            Function<Object, Object> view,
+            List<String> failures) {
         try {
             Object back = echo.apply(value);
             if (!Objects.equals(view.apply(value), back == null ? null : view.apply(back))) {
-                failures.add(name + ": sent " + value + ", got " + back + (back == null ? "" : " (" + back.getClass().getName() + ")"));
+                failures.add(name + ": sent " + value + ", got " + back
+                        + (back == null ? "" : " (" + back.getClass().getName() + ")"));
             }
         } catch (RuntimeException e) {
             failures.add(name + ": " + e);

@@ -6,14 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.alibaba.com.caucho.hessian.io.Hessian2Output;
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import com.esotericsoftware.kryo.io.Output;
-import io.xrpc.serialize.hessian.HessianSerializer;
 import io.xrpc.serialize.fory.ForySerializer;
+import io.xrpc.serialize.hessian.HessianSerializer;
 import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.serialize.protostuff.ProtostuffSerializer;
 import io.xrpc.testing.Allocations;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,16 +25,15 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import java.net.URL;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Payloads of a few bytes that claim gigabytes, nest without end or share sub-structure to make
@@ -47,11 +47,15 @@ import java.util.regex.Pattern;
 class HostilePayloadTest {
     /** Far below every claim below, far above what reading a few bytes legitimately costs. */
     private static final long ALLOCATION_BOUND = 4L * 1024 * 1024;
+
     private static final int CLAIM = (1 << 30) + 1;
 
     private static ClassAllowList allow() {
-        return ClassAllowList.withDefaults().allowClass(Holder.class).allowClass(Item.class)
-                .allowClass(Link.class).allowClass(ValueLink.class);
+        return ClassAllowList.withDefaults()
+                .allowClass(Holder.class)
+                .allowClass(Item.class)
+                .allowClass(Link.class)
+                .allowClass(ValueLink.class);
     }
 
     private static final KryoSerializer KRYO = new KryoSerializer(allow(), ReadLimits.defaults());
@@ -100,15 +104,25 @@ class HostilePayloadTest {
      * over for a frame's body (direct, as Netty's are, or a heap array), which fory reads in place.
      */
     enum Form {
-        STREAM, DIRECT, HEAP;
+        STREAM,
+        DIRECT,
+        HEAP;
 
         Object[] read(Serializer s, byte[] payload, Class<?>[] types, long deadlineNanos) throws IOException {
             return switch (this) {
                 case STREAM -> s.readArguments(new ByteArrayInputStream(payload), types, deadlineNanos);
-                case DIRECT -> s.readArguments(framed(ByteBuffer.allocateDirect(payload.length + 14), payload), types,
-                        deadlineNanos);
-                case HEAP -> s.readArguments(framed(ByteBuffer.allocate(payload.length + 17).position(3).slice(),
-                        payload), types, deadlineNanos);
+                case DIRECT ->
+                    s.readArguments(
+                            framed(ByteBuffer.allocateDirect(payload.length + 14), payload), types, deadlineNanos);
+                case HEAP ->
+                    s.readArguments(
+                            framed(
+                                    ByteBuffer.allocate(payload.length + 17)
+                                            .position(3)
+                                            .slice(),
+                                    payload),
+                            types,
+                            deadlineNanos);
             };
         }
 
@@ -137,15 +151,22 @@ class HostilePayloadTest {
             value = Form.STREAM.read(s, payload, types, Serializer.NO_DEADLINE);
         } catch (IOException | RuntimeException e) {
             for (Form f : List.of(Form.DIRECT, Form.HEAP)) {
-                assertThatThrownBy(() -> f.read(s, payload, types, Serializer.NO_DEADLINE)).as(s.name() + " " + f)
-                        .isInstanceOf(e.getClass()).hasMessage(e.getMessage());
+                assertThatThrownBy(() -> f.read(s, payload, types, Serializer.NO_DEADLINE))
+                        .as(s.name() + " " + f)
+                        .isInstanceOf(e.getClass())
+                        .hasMessage(e.getMessage());
             }
             throw e;
         }
         for (Form f : List.of(Form.DIRECT, Form.HEAP)) {
             Object[] other = f.read(s, payload, types, Serializer.NO_DEADLINE);
-            assertThat(Arrays.stream(other).map(v -> v == null ? null : v.getClass()).toList()).as(s.name() + " " + f)
-                    .isEqualTo(Arrays.stream(value).map(v -> v == null ? null : v.getClass()).toList());
+            assertThat(Arrays.stream(other)
+                            .map(v -> v == null ? null : v.getClass())
+                            .toList())
+                    .as(s.name() + " " + f)
+                    .isEqualTo(Arrays.stream(value)
+                            .map(v -> v == null ? null : v.getClass())
+                            .toList());
         }
         return value;
     }
@@ -158,17 +179,19 @@ class HostilePayloadTest {
         refused(ALLOCATION_BOUND, s, payload, type, expected);
     }
 
-    private static void refused(long bound, Serializer s, byte[] payload, Class<? extends Throwable> type,
-                                String... expected) {
+    private static void refused(
+            long bound, Serializer s, byte[] payload, Class<? extends Throwable> type, String... expected) {
         Class<?>[] types = {Object.class};
         for (Form f : Form.values()) {
             // Once unmeasured, so that first use (class loading, the serializer's caches) is not counted.
             Allocations.measure(() -> f.read(s, payload, types, Serializer.NO_DEADLINE));
             Allocations.Measured m = Allocations.measure(() -> f.read(s, payload, types, Serializer.NO_DEADLINE));
-            assertThat(m.thrown()).as(s.name() + " reading " + payload.length + " bytes from a " + f)
+            assertThat(m.thrown())
+                    .as(s.name() + " reading " + payload.length + " bytes from a " + f)
                     .isInstanceOf(type);
             assertThat(m.thrown().getMessage()).contains(expected);
-            assertThat(m.bytes()).as("bytes allocated while refusing " + payload.length + " bytes from a " + f)
+            assertThat(m.bytes())
+                    .as("bytes allocated while refusing " + payload.length + " bytes from a " + f)
                     .isLessThan(bound);
         }
     }
@@ -189,7 +212,9 @@ class HostilePayloadTest {
 
     /** {@code valid} with its last byte (a length of 0, written as 1) replaced by a claim of 2^30 elements. */
     private static byte[] withClaimedLength(byte[] valid) {
-        assertThat(valid[valid.length - 1]).as("the length byte of an empty array").isEqualTo((byte) 1);
+        assertThat(valid[valid.length - 1])
+                .as("the length byte of an empty array")
+                .isEqualTo((byte) 1);
         return concat(Arrays.copyOf(valid, valid.length - 1), kryoVarInt(CLAIM));
     }
 
@@ -205,18 +230,34 @@ class HostilePayloadTest {
     @Test
     void kryoPrimitiveAndObjectArrayClaimsAreRefused() throws IOException {
         refused(KRYO, withClaimedLength(write(KRYO, (Object) new int[0])), PayloadLimitException.class, "int[] claims");
-        refused(KRYO, withClaimedLength(write(KRYO, (Object) new long[0])), PayloadLimitException.class, "long[] claims");
-        refused(KRYO, withClaimedLength(write(KRYO, (Object) new Object[0])), PayloadLimitException.class,
+        refused(
+                KRYO,
+                withClaimedLength(write(KRYO, (Object) new long[0])),
+                PayloadLimitException.class,
+                "long[] claims");
+        refused(
+                KRYO,
+                withClaimedLength(write(KRYO, (Object) new Object[0])),
+                PayloadLimitException.class,
                 "java.lang.Object[] claims");
-        refused(KRYO, withClaimedLength(write(KRYO, (Object) new String[0])), PayloadLimitException.class,
+        refused(
+                KRYO,
+                withClaimedLength(write(KRYO, (Object) new String[0])),
+                PayloadLimitException.class,
                 "java.lang.String[] claims");
-        refused(KRYO, withClaimedLength(write(KRYO, (Object) new boolean[0])), PayloadLimitException.class,
+        refused(
+                KRYO,
+                withClaimedLength(write(KRYO, (Object) new boolean[0])),
+                PayloadLimitException.class,
                 "boolean[] claims");
     }
 
     @Test
     void kryoMapAndCollectionClaimsAreRefused() throws IOException {
-        refused(KRYO, withClaimedLength(write(KRYO, new HashMap<>())), PayloadLimitException.class,
+        refused(
+                KRYO,
+                withClaimedLength(write(KRYO, new HashMap<>())),
+                PayloadLimitException.class,
                 "java.util.HashMap claims 1073741824");
         // A list "of 2^30 nulls", which Kryo writes in no bytes per element.
         byte[] list = write(KRYO, new ArrayList<>());
@@ -261,7 +302,12 @@ class HostilePayloadTest {
         }
         b.writeBytes(new byte[1_000_000]);
         // The first claim fits and is allocated (4 bytes a slot); the second is refused.
-        refused(8L * b.size(), HESSIAN, b.toByteArray(), PayloadLimitException.class, "java.lang.Object[] claims 1000000 elements",
+        refused(
+                8L * b.size(),
+                HESSIAN,
+                b.toByteArray(),
+                PayloadLimitException.class,
+                "java.lang.Object[] claims 1000000 elements",
                 "claimed before");
     }
 
@@ -413,7 +459,10 @@ class HostilePayloadTest {
         Set<Object> set = new HashSet<>();
         root.more = set;
         set.add(child); // hashed here while root.more was still empty, as a reader would
-        refused(HESSIAN, hessian(root), SerializationException.class,
+        refused(
+                HESSIAN,
+                hessian(root),
+                SerializationException.class,
                 "ValueLink put into a hash set refers to a value still being read");
 
         // The same shape with objects hashed by identity is an ordinary parent link.
@@ -427,7 +476,9 @@ class HostilePayloadTest {
         }
         Link read = (Link) read(HESSIAN, hessian(parent), Object.class)[0];
         Set<?> readChildren = (Set<?>) read.more;
-        assertThat(readChildren).hasSize(3).allSatisfy(c -> assertThat(((Link) c).to).isSameAs(read));
+        assertThat(readChildren)
+                .hasSize(3)
+                .allSatisfy(c -> assertThat(((Link) c).to).isSameAs(read));
     }
 
     @Test
@@ -443,27 +494,30 @@ class HostilePayloadTest {
         for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] payload = write(s, colliding);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
-            assertThatThrownBy(() -> s.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},
-                    deadline)).as(s.name()).isInstanceOf(PayloadLimitException.class)
+            assertThatThrownBy(() ->
+                            s.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class}, deadline))
+                    .as(s.name())
+                    .isInstanceOf(PayloadLimitException.class)
                     .isInstanceOf(ReadDeadlineException.class)
                     .hasMessageContaining("deadline passed")
-                    .satisfies(e -> { // stopped while the set was filled, not after
-                        if (s == FORY) { // fory is fed by the KiB, the clock read before each
-                            Matcher b = Pattern.compile("\\((\\d+) bytes so far\\)")
-                                    .matcher(e.getMessage());
-                            assertThat(b.find()).as(e.getMessage()).isTrue();
-                            assertThat(Long.parseLong(b.group(1))).isLessThan(payload.length);
-                            return;
-                        }
-                        Matcher m = Pattern.compile("\\((\\d+) objects so far\\)")
-                                .matcher(e.getMessage());
-                        assertThat(m.find()).as(e.getMessage()).isTrue();
-                        // Fewer than the whole payload builds: kryo and hessian count about one
-                        // object per BitSet, protostuff over three (the whole set is more than
-                        // 60,000 there, measured with a lower maxObjects). On JDK 25 protostuff got
-                        // past 20,000 before its 100 ms ran out, about 6,000 BitSets in.
-                        assertThat(Long.parseLong(m.group(1))).isLessThan(s == PROTOSTUFF ? 40_000 : 20_000);
-                    });
+                    .satisfies(
+                            e -> { // stopped while the set was filled, not after
+                                if (s == FORY) { // fory is fed by the KiB, the clock read before each
+                                    Matcher b = Pattern.compile("\\((\\d+) bytes so far\\)")
+                                            .matcher(e.getMessage());
+                                    assertThat(b.find()).as(e.getMessage()).isTrue();
+                                    assertThat(Long.parseLong(b.group(1))).isLessThan(payload.length);
+                                    return;
+                                }
+                                Matcher m = Pattern.compile("\\((\\d+) objects so far\\)")
+                                        .matcher(e.getMessage());
+                                assertThat(m.find()).as(e.getMessage()).isTrue();
+                                // Fewer than the whole payload builds: kryo and hessian count about one
+                                // object per BitSet, protostuff over three (the whole set is more than
+                                // 60,000 there, measured with a lower maxObjects). On JDK 25 protostuff got
+                                // past 20,000 before its 100 ms ran out, about 6,000 BitSets in.
+                                assertThat(Long.parseLong(m.group(1))).isLessThan(s == PROTOSTUFF ? 40_000 : 20_000);
+                            });
         }
     }
 
@@ -484,16 +538,17 @@ class HostilePayloadTest {
         bytes.write(0x90);
         assertThatThrownBy(() -> read(HESSIAN, bytes.toByteArray(), Holder.class))
                 .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("expected a " + Item.class.getName() + " but the payload holds a "
-                        + Holder.class.getName());
+                .hasMessageContaining(
+                        "expected a " + Item.class.getName() + " but the payload holds a " + Holder.class.getName());
     }
 
     @Test
     void hessianArrayTypeOfManyDimensionsAndUnknownClassesAreRefused() {
         String deep = "[".repeat(200) + "int";
         byte[] type = deep.getBytes(StandardCharsets.US_ASCII);
-        byte[] bomb = concat(new byte[] {'V', (byte) (0x30 + (type.length >> 8)), (byte) type.length}, type,
-                new byte[] {(byte) 0x90});
+        byte[] bomb = concat(
+                new byte[] {'V', (byte) (0x30 + (type.length >> 8)), (byte) type.length}, type, new byte[] {(byte) 0x90
+                });
         refused(HESSIAN, bomb, PayloadLimitException.class, "array type of 200 dimensions");
 
         byte[] name = "java.time.NoSuchThing".getBytes(StandardCharsets.US_ASCII);
@@ -506,8 +561,8 @@ class HostilePayloadTest {
         Order order = new Order();
         order.attrs = Collections.unmodifiableMap(new HashMap<>(Map.of("k", "v")));
         byte[] bytes = hessian(order);
-        HessianSerializer hessian = new HessianSerializer(ClassAllowList.withDefaults().allowClass(Order.class),
-                ReadLimits.defaults());
+        HessianSerializer hessian =
+                new HessianSerializer(ClassAllowList.withDefaults().allowClass(Order.class), ReadLimits.defaults());
         assertThatThrownBy(() -> read(hessian, bytes, Order.class))
                 .isInstanceOf(ClassNotAllowedException.class)
                 .hasMessageContaining("java.util.Collections$UnmodifiableMap");
@@ -547,7 +602,12 @@ class HostilePayloadTest {
 
         /** The argument holder's Object[]: group start, component type, length, dimensions. */
         Proto holder(long length, long dims) {
-            return raw(0x0b).str((15 << 3) | 2, "java.lang.Object").raw(0x18).varint(length).raw(0x10).varint(dims);
+            return raw(0x0b)
+                    .str((15 << 3) | 2, "java.lang.Object")
+                    .raw(0x18)
+                    .varint(length)
+                    .raw(0x10)
+                    .varint(dims);
         }
 
         byte[] bytes() {
@@ -557,19 +617,38 @@ class HostilePayloadTest {
 
     @Test
     void protostuffHolderLengthAndDimensionsAreChecked() {
-        refused(PROTOSTUFF, new Proto().holder(0x7ffffff0L, 1).raw(0x0c).bytes(), SerializationException.class,
+        refused(
+                PROTOSTUFF,
+                new Proto().holder(0x7ffffff0L, 1).raw(0x0c).bytes(),
+                SerializationException.class,
                 "2147483632 arguments sent to a method that takes 1");
-        refused(PROTOSTUFF, new Proto().holder(1, 0x7ffffff0L).raw(0x0c).bytes(), PayloadLimitException.class,
+        refused(
+                PROTOSTUFF,
+                new Proto().holder(1, 0x7ffffff0L).raw(0x0c).bytes(),
+                PayloadLimitException.class,
                 "an array of 2147483632 dimensions");
     }
 
     @Test
     void protostuffPrimitiveArrayAndNullRunClaimsAreRefused() {
-        byte[] ints = new Proto().holder(1, 1).raw(0x0b).varint(33 << 3).varint(4).raw(0x08).varint(0x7ffffff0L)
-                .raw(0x0c, 0x0c).bytes();
+        byte[] ints = new Proto()
+                .holder(1, 1)
+                .raw(0x0b)
+                .varint(33 << 3)
+                .varint(4)
+                .raw(0x08)
+                .varint(0x7ffffff0L)
+                .raw(0x0c, 0x0c)
+                .bytes();
         refused(PROTOSTUFF, ints, PayloadLimitException.class, "a primitive array claims 2147483632 elements");
-        byte[] nulls = new Proto().holder(1, 1).raw(0x0b).str((25 << 3) | 2, "ArrayList").raw(0x10)
-                .varint(0x7fffffffL).raw(0x0c, 0x0c).bytes();
+        byte[] nulls = new Proto()
+                .holder(1, 1)
+                .raw(0x0b)
+                .str((25 << 3) | 2, "ArrayList")
+                .raw(0x10)
+                .varint(0x7fffffffL)
+                .raw(0x0c, 0x0c)
+                .bytes();
         refused(PROTOSTUFF, nulls, PayloadLimitException.class, "more than 1000000 objects");
     }
 
@@ -610,8 +689,11 @@ class HostilePayloadTest {
      */
     @Test
     void theCountBombThatBrokeFory0132IsRefusedWhereverTheCountSits() throws IOException {
-        List<byte[]> valid = List.of(write(FORY, new ArrayList<>(List.of(1))), write(FORY, "x"),
-                write(FORY, (Object) new int[] {1}), write(FORY, new HashMap<>(Map.of(1, 1))),
+        List<byte[]> valid = List.of(
+                write(FORY, new ArrayList<>(List.of(1))),
+                write(FORY, "x"),
+                write(FORY, (Object) new int[] {1}),
+                write(FORY, new HashMap<>(Map.of(1, 1))),
                 write(FORY, (Object) new byte[] {1}));
         byte[] padding = write(FORY, "p".repeat(5 * 1024));
         int refusals = 0;
@@ -624,20 +706,26 @@ class HostilePayloadTest {
                     // Alone (a small message, which Fory reads from memory and checks itself), and
                     // behind a 5 KiB first argument (which XRpc feeds Fory as a checked stream).
                     for (byte[] message : List.of(bomb, concat(padding, bomb))) {
-                        Class<?>[] types = message == bomb ? new Class<?>[] {Object.class}
+                        Class<?>[] types = message == bomb
+                                ? new Class<?>[] {Object.class}
                                 : new Class<?>[] {String.class, Object.class};
                         // The small one also where it lies, as a frame's body is read.
                         for (Form f : message == bomb ? List.of(Form.STREAM, Form.DIRECT) : List.of(Form.STREAM)) {
                             Allocations.measure(() -> f.read(FORY, message, types, Serializer.NO_DEADLINE)); // warm-up
-                            Allocations.Measured m = Allocations.measure(() -> f.read(FORY, message, types,
-                                    Serializer.NO_DEADLINE));
+                            Allocations.Measured m =
+                                    Allocations.measure(() -> f.read(FORY, message, types, Serializer.NO_DEADLINE));
                             Throwable t = m.thrown();
-                            assertThat(t == null || t instanceof SerializationException
-                                    || t instanceof PayloadLimitException || t instanceof ClassNotAllowedException)
-                                    .as("%s at byte %d of %d from a %s: %s", claim, at, v.length, f, t).isTrue();
-                            assertThat(m.bytes()).as("bytes allocated reading a claim of %d at byte %d from a %s",
-                                    claim, at, f).isLessThan(256 * 1024);
-                            if (t instanceof PayloadLimitException && t.getMessage().contains("left in the message")) {
+                            assertThat(t == null
+                                            || t instanceof SerializationException
+                                            || t instanceof PayloadLimitException
+                                            || t instanceof ClassNotAllowedException)
+                                    .as("%s at byte %d of %d from a %s: %s", claim, at, v.length, f, t)
+                                    .isTrue();
+                            assertThat(m.bytes())
+                                    .as("bytes allocated reading a claim of %d at byte %d from a %s", claim, at, f)
+                                    .isLessThan(256 * 1024);
+                            if (t instanceof PayloadLimitException
+                                    && t.getMessage().contains("left in the message")) {
                                 refusals++;
                             }
                         }
@@ -645,7 +733,8 @@ class HostilePayloadTest {
                 }
             }
         }
-        assertThat(refusals).as("claims in a streamed message refused by XRpc's check before Fory allocated")
+        assertThat(refusals)
+                .as("claims in a streamed message refused by XRpc's check before Fory allocated")
                 .isPositive();
     }
 
@@ -656,11 +745,14 @@ class HostilePayloadTest {
      */
     @Test
     void anAssertionInsideForyIsARefusalNotAnEscape() {
-        for (byte[] payload : List.of(new byte[] {0x00, (byte) 0xFF, 0x1B, 0x01}, new byte[] {0x02, 0x1C, 0x00},
-                new byte[] {0x02, 0x1E, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08})) {
-            assertThatThrownBy(() -> read(FORY, payload, Object.class)).as(Arrays.toString(payload))
-                    .isInstanceOfAny(SerializationException.class, PayloadLimitException.class,
-                            ClassNotAllowedException.class);
+        for (byte[] payload :
+                List.of(new byte[] {0x00, (byte) 0xFF, 0x1B, 0x01}, new byte[] {0x02, 0x1C, 0x00}, new byte[] {
+                    0x02, 0x1E, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
+                })) {
+            assertThatThrownBy(() -> read(FORY, payload, Object.class))
+                    .as(Arrays.toString(payload))
+                    .isInstanceOfAny(
+                            SerializationException.class, PayloadLimitException.class, ClassNotAllowedException.class);
         }
     }
 
@@ -669,18 +761,32 @@ class HostilePayloadTest {
     void foryRefusesClassesOutsideTheListByNameAndByNumber() throws IOException {
         Order order = new Order();
         order.attrs = new HashMap<>(Map.of("k", "v"));
-        ForySerializer permissive = new ForySerializer(allow().allowClass(Order.class)
-                .allowClass(AtomicReference.class)
-                .allowClass(CopyOnWriteArrayList.class), ReadLimits.defaults());
+        ForySerializer permissive = new ForySerializer(
+                allow().allowClass(Order.class)
+                        .allowClass(AtomicReference.class)
+                        .allowClass(CopyOnWriteArrayList.class),
+                ReadLimits.defaults());
         refused(FORY, write(permissive, order), ClassNotAllowedException.class, Order.class.getName());
         // Registered inside Fory, written as a number, never shown to its type checker.
-        refused(FORY, write(permissive, new AtomicReference<>("x")),
-                ClassNotAllowedException.class, "java.util.concurrent.atomic.AtomicReference");
-        refused(FORY, write(permissive, new CopyOnWriteArrayList<>(List.of("x"))),
-                ClassNotAllowedException.class, "java.util.concurrent.CopyOnWriteArrayList");
+        refused(
+                FORY,
+                write(permissive, new AtomicReference<>("x")),
+                ClassNotAllowedException.class,
+                "java.util.concurrent.atomic.AtomicReference");
+        refused(
+                FORY,
+                write(permissive, new CopyOnWriteArrayList<>(List.of("x"))),
+                ClassNotAllowedException.class,
+                "java.util.concurrent.CopyOnWriteArrayList");
         // A class Fory carries through writeReplace travels as Fory's own stand-in, which is refused.
-        refused(FORY, write(new ForySerializer(allow().allowPackage("java.net").allowPackage("org.apache.fory"),
-                ReadLimits.defaults()), new URL("http://127.0.0.1/")), ClassNotAllowedException.class,
+        refused(
+                FORY,
+                write(
+                        new ForySerializer(
+                                allow().allowPackage("java.net").allowPackage("org.apache.fory"),
+                                ReadLimits.defaults()),
+                        new URL("http://127.0.0.1/")),
+                ClassNotAllowedException.class,
                 "ReplaceStub");
         // Allowed later, carried then: each thread's Fory is built again when the list grows.
         ClassAllowList growing = allow();
@@ -704,8 +810,10 @@ class HostilePayloadTest {
         }
         for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] payload = write(s, deep);
-            assertThatThrownBy(() -> read(s, payload, Object.class)).as(s.name())
-                    .isInstanceOf(PayloadLimitException.class).hasMessageContaining("nest deeper than 128 levels");
+            assertThatThrownBy(() -> read(s, payload, Object.class))
+                    .as(s.name())
+                    .isInstanceOf(PayloadLimitException.class)
+                    .hasMessageContaining("nest deeper than 128 levels");
         }
     }
 
@@ -716,13 +824,20 @@ class HostilePayloadTest {
         for (int i = 0; i < 2000; i++) {
             many.add(i);
         }
-        for (Serializer s : List.of(new KryoSerializer(allow(), small), new HessianSerializer(allow(), small),
-                new ProtostuffSerializer(allow(), small), new ForySerializer(allow(), small))) {
+        for (Serializer s : List.of(
+                new KryoSerializer(allow(), small),
+                new HessianSerializer(allow(), small),
+                new ProtostuffSerializer(allow(), small),
+                new ForySerializer(allow(), small))) {
             byte[] payload = write(s, many);
-            assertThatThrownBy(() -> read(s, payload, Object.class)).as(s.name())
-                    .isInstanceOf(PayloadLimitException.class).hasMessageContaining("more than 1000 objects");
+            assertThatThrownBy(() -> read(s, payload, Object.class))
+                    .as(s.name())
+                    .isInstanceOf(PayloadLimitException.class)
+                    .hasMessageContaining("more than 1000 objects");
             List<Integer> fine = many.subList(0, 100);
-            assertThat(read(s, write(s, new ArrayList<>(fine)), Object.class)[0]).as(s.name()).isEqualTo(fine);
+            assertThat(read(s, write(s, new ArrayList<>(fine)), Object.class)[0])
+                    .as(s.name())
+                    .isEqualTo(fine);
         }
     }
 
@@ -730,12 +845,15 @@ class HostilePayloadTest {
     void bytesLeftOverAfterTheDeclaredArgumentsAreRefusedInEverySerializer() throws IOException {
         for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             byte[] two = write(s, "first", "smuggled");
-            assertThatThrownBy(() -> read(s, two, String.class)).as(s.name())
+            assertThatThrownBy(() -> read(s, two, String.class))
+                    .as(s.name())
                     .isInstanceOf(SerializationException.class);
             // A whole message with another behind it: only the left-over check can refuse this.
             byte[] behind = concat(write(s, "first"), write(s, "smuggled"));
-            assertThatThrownBy(() -> read(s, behind, String.class)).as(s.name())
-                    .isInstanceOf(SerializationException.class).hasMessageContaining("left over");
+            assertThatThrownBy(() -> read(s, behind, String.class))
+                    .as(s.name())
+                    .isInstanceOf(SerializationException.class)
+                    .hasMessageContaining("left over");
         }
     }
 
@@ -750,25 +868,34 @@ class HostilePayloadTest {
         ForySerializer fory = new ForySerializer(allow().allowPackage("java.nio."), ReadLimits.defaults());
         // (ForyByteBufferTest checks that the ByteBuffer classes Fory does not register, which it
         // cannot write, would be read as copies too.)
-        for (ByteBuffer value : List.of(ByteBuffer.wrap(new byte[] {1, 2, 3}),
+        for (ByteBuffer value : List.of(
+                ByteBuffer.wrap(new byte[] {1, 2, 3}),
                 ByteBuffer.allocateDirect(3).put(new byte[] {1, 2, 3}).flip())) {
             byte[] payload = write(fory, value);
             for (Form f : List.of(Form.DIRECT, Form.HEAP, Form.STREAM)) {
-                ByteBuffer frame = f == Form.HEAP ? ByteBuffer.wrap(payload.clone())
+                ByteBuffer frame = f == Form.HEAP
+                        ? ByteBuffer.wrap(payload.clone())
                         : ByteBuffer.allocateDirect(payload.length).put(payload).flip();
                 ByteBuffer read = (ByteBuffer) (f == Form.STREAM
-                        ? fory.readArguments(new ByteArrayInputStream(payload), new Class<?>[] {Object.class},
-                                Serializer.NO_DEADLINE)
-                        : fory.readArguments(frame, new Class<?>[] {Object.class}, Serializer.NO_DEADLINE))[0];
+                                ? fory.readArguments(
+                                        new ByteArrayInputStream(payload),
+                                        new Class<?>[] {Object.class},
+                                        Serializer.NO_DEADLINE)
+                                : fory.readArguments(frame, new Class<?>[] {Object.class}, Serializer.NO_DEADLINE))
+                        [0];
                 // The frame's memory is reused for the next call, and the thread's buffer too.
                 frame.clear();
                 while (frame.hasRemaining()) {
                     frame.put((byte) 9);
                 }
-                fory.readArguments(ByteBuffer.wrap(write(fory, "next call".repeat(20))), new Class<?>[] {String.class},
+                fory.readArguments(
+                        ByteBuffer.wrap(write(fory, "next call".repeat(20))),
+                        new Class<?>[] {String.class},
                         Serializer.NO_DEADLINE);
                 assertThat(read.remaining()).as(f.name()).isEqualTo(3);
-                assertThat(new byte[] {read.get(0), read.get(1), read.get(2)}).as(f.name()).containsExactly(1, 2, 3);
+                assertThat(new byte[] {read.get(0), read.get(1), read.get(2)})
+                        .as(f.name())
+                        .containsExactly(1, 2, 3);
             }
         }
     }
@@ -782,14 +909,15 @@ class HostilePayloadTest {
         for (Serializer s : List.of(KRYO, HESSIAN, PROTOSTUFF, FORY)) {
             // Fory also reads a small message whole (where it lies when it can) after one look at
             // the clock; the others look at it by the number of objects read.
-            List<byte[]> payloads = s == FORY ? List.of(write(s, many), write(s, List.of(1, 2, 3)))
-                    : List.of(write(s, many));
+            List<byte[]> payloads =
+                    s == FORY ? List.of(write(s, many), write(s, List.of(1, 2, 3))) : List.of(write(s, many));
             for (byte[] payload : payloads) {
                 for (Form f : Form.values()) {
                     long passed = System.nanoTime() - 1;
                     assertThatThrownBy(() -> f.read(s, payload, new Class<?>[] {Object.class}, passed))
                             .as(s.name() + " " + payload.length + " bytes from a " + f)
-                            .isInstanceOf(PayloadLimitException.class).hasMessageContaining("deadline");
+                            .isInstanceOf(PayloadLimitException.class)
+                            .hasMessageContaining("deadline");
                 }
             }
         }

@@ -29,13 +29,18 @@ class MissingLibraryTest {
         }
         assertThat(urls).hasSizeLessThan(System.getProperty("java.class.path").split(File.pathSeparator).length);
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        try (URLClassLoader without = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+        try (URLClassLoader without =
+                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
             Thread.currentThread().setContextClassLoader(without);
             Class<?> allowList = without.loadClass(ClassAllowList.class.getName());
             Class<?> limits = without.loadClass(ReadLimits.class.getName());
             Class<?> registryClass = without.loadClass(SerializerRegistry.class.getName());
-            Object registry = registryClass.getMethod("load", allowList, limits).invoke(null,
-                    allowList.getMethod("withDefaults").invoke(null), limits.getMethod("defaults").invoke(null));
+            Object registry = registryClass
+                    .getMethod("load", allowList, limits)
+                    .invoke(
+                            null,
+                            allowList.getMethod("withDefaults").invoke(null),
+                            limits.getMethod("defaults").invoke(null));
 
             Method get = registryClass.getMethod("get", String.class);
             assertThat(get.invoke(registry, "kryo")).isNotNull();
@@ -46,7 +51,8 @@ class MissingLibraryTest {
                 get.invoke(registry, "hessian");
                 throw new AssertionError("hessian was given without its library");
             } catch (InvocationTargetException e) {
-                assertThat(e.getCause()).isInstanceOf(IllegalArgumentException.class)
+                assertThat(e.getCause())
+                        .isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining("hessian needs org.apache.dubbo:hessian-lite on the class path");
             }
         } finally {

@@ -38,8 +38,12 @@ class RoundTripTest {
     @BeforeAll
     static void start() {
         // Threshold 0: with gzip chosen, every body is really compressed, requests and responses.
-        server = RpcServer.builder().host("127.0.0.1").compressThreshold(0)
-                .service(TypesService.class, impl).build().start();
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .compressThreshold(0)
+                .service(TypesService.class, impl)
+                .build()
+                .start();
         client = RpcClient.builder().compressThreshold(0).build();
     }
 
@@ -50,8 +54,14 @@ class RoundTripTest {
     }
 
     private static TypesService proxy(String serializer, String compressor) {
-        return client.proxy(TypesService.class, ReferenceOptions.builder().address(server.endpoint())
-                .serializer(serializer).compressor(compressor).timeout(Duration.ofSeconds(10)).build());
+        return client.proxy(
+                TypesService.class,
+                ReferenceOptions.builder()
+                        .address(server.endpoint())
+                        .serializer(serializer)
+                        .compressor(compressor)
+                        .timeout(Duration.ofSeconds(10))
+                        .build());
     }
 
     @ParameterizedTest(name = "{0}+{1}")
@@ -136,21 +146,22 @@ class RoundTripTest {
     @MethodSource(Codecs.ALL)
     void serviceExceptionsComeBackAsRpcException(String serializer, String compressor) {
         TypesService s = proxy(serializer, compressor);
-        assertThatThrownBy(() -> s.fail("boom ✗"))
-                .isInstanceOfSatisfying(RpcException.class, e -> {
-                    assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
-                    assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
-                    assertThat(e.remoteMessage()).isEqualTo("boom ✗");
-                    // Logged, or (past ten a second, as here with every codec at once) said not to be.
-                    assertThat(e.remoteStackTrace()).startsWith("(stack trace not sent").containsPattern("error [0-9a-f]{16}");
-                    assertThat(e.getMessage()).contains("fail(java.lang.String)", server.endpoint().toString(),
-                            "IllegalStateException", "boom ✗");
-                    // The stack shows the caller, not the event loop that received the answer.
-                    assertThat(e.getStackTrace()).anyMatch(f -> f.getClassName().equals(RoundTripTest.class.getName()));
-                });
+        assertThatThrownBy(() -> s.fail("boom ✗")).isInstanceOfSatisfying(RpcException.class, e -> {
+            assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
+            assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
+            assertThat(e.remoteMessage()).isEqualTo("boom ✗");
+            // Logged, or (past ten a second, as here with every codec at once) said not to be.
+            assertThat(e.remoteStackTrace()).startsWith("(stack trace not sent").containsPattern("error [0-9a-f]{16}");
+            assertThat(e.getMessage())
+                    .contains(
+                            "fail(java.lang.String)", server.endpoint().toString(), "IllegalStateException", "boom ✗");
+            // The stack shows the caller, not the event loop that received the answer.
+            assertThat(e.getStackTrace()).anyMatch(f -> f.getClassName().equals(RoundTripTest.class.getName()));
+        });
         assertThatThrownBy(() -> s.failAsync("async boom").join())
                 .isInstanceOf(CompletionException.class)
-                .cause().isInstanceOfSatisfying(RpcException.class, e -> {
+                .cause()
+                .isInstanceOfSatisfying(RpcException.class, e -> {
                     assertThat(e.remoteClassName()).isEqualTo(UnsupportedOperationException.class.getName());
                     assertThat(e.remoteMessage()).isEqualTo("async boom");
                 });

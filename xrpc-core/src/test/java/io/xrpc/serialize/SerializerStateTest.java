@@ -25,8 +25,7 @@ class SerializerStateTest {
     public static class Inner {
         public Object payload;
 
-        public Inner() {
-        }
+        public Inner() {}
 
         Inner(Object payload) {
             this.payload = payload;
@@ -54,9 +53,11 @@ class SerializerStateTest {
         good.label = "ok";
         byte[] valid = write(kryo, good);
         for (int i = 0; i < 200; i++) {
-            assertThatThrownBy(() -> kryo.readArguments(new ByteArrayInputStream(refused), new Class<?>[] {Box.class}, Serializer.NO_DEADLINE))
+            assertThatThrownBy(() -> kryo.readArguments(
+                            new ByteArrayInputStream(refused), new Class<?>[] {Box.class}, Serializer.NO_DEADLINE))
                     .isInstanceOf(ClassNotAllowedException.class);
-            Box read = (Box) kryo.readArguments(new ByteArrayInputStream(valid), new Class<?>[] {Box.class}, Serializer.NO_DEADLINE)[0];
+            Box read = (Box) kryo.readArguments(
+                            new ByteArrayInputStream(valid), new Class<?>[] {Box.class}, Serializer.NO_DEADLINE)[0];
             assertThat(read.items).singleElement().extracting(in -> in.payload).isEqualTo("fine");
             assertThat(read.label).isEqualTo("ok");
         }
@@ -68,10 +69,12 @@ class SerializerStateTest {
         // One argument declared, two written: refused, and the second must not leak into the next read.
         byte[] withTrailer = write(hessian, "first", "smuggled");
         byte[] next = write(hessian, "second");
-        assertThatThrownBy(() -> hessian.readArguments(new ByteArrayInputStream(withTrailer),
-                new Class<?>[] {String.class}, Serializer.NO_DEADLINE))
-                .isInstanceOf(SerializationException.class).hasMessageContaining("left over");
-        Object[] read = hessian.readArguments(new ByteArrayInputStream(next), new Class<?>[] {String.class}, Serializer.NO_DEADLINE);
+        assertThatThrownBy(() -> hessian.readArguments(
+                        new ByteArrayInputStream(withTrailer), new Class<?>[] {String.class}, Serializer.NO_DEADLINE))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("left over");
+        Object[] read = hessian.readArguments(
+                new ByteArrayInputStream(next), new Class<?>[] {String.class}, Serializer.NO_DEADLINE);
         assertThat(read).containsExactly("second");
     }
 
@@ -85,8 +88,11 @@ class SerializerStateTest {
         out.writeString("v");
         out.writeMapEnd();
         out.flush();
-        assertThatThrownBy(() -> hessian.readArguments(new ByteArrayInputStream(bytes.toByteArray()),
-                new Class<?>[] {Object.class}, Serializer.NO_DEADLINE))
-                .isInstanceOf(ClassNotAllowedException.class).hasMessageContaining("Evil");
+        assertThatThrownBy(() -> hessian.readArguments(
+                        new ByteArrayInputStream(bytes.toByteArray()),
+                        new Class<?>[] {Object.class},
+                        Serializer.NO_DEADLINE))
+                .isInstanceOf(ClassNotAllowedException.class)
+                .hasMessageContaining("Evil");
     }
 }

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.xrpc.client.RpcClient;
 import io.xrpc.config.TlsConfig;
-import javax.net.ssl.KeyManagerFactory;
-import org.junit.jupiter.api.Test;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
@@ -20,6 +18,8 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import javax.net.ssl.KeyManagerFactory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,7 +45,8 @@ class BuilderTest {
     @Test
     void clientsBuiltFromOneBuilderHaveAllowListsOfTheirOwn() {
         RpcClient.Builder b = RpcClient.builder();
-        try (RpcClient first = b.build(); RpcClient second = b.build()) {
+        try (RpcClient first = b.build();
+                RpcClient second = b.build()) {
             first.allowList().allowClassName("com.acme.OnlyFirst");
             assertThat(second.allowList().isAllowed("com.acme.OnlyFirst")).isFalse();
         }
@@ -57,9 +58,11 @@ class BuilderTest {
         TlsConfig client = TlsConfig.client().build();
         TlsConfig server = TlsConfig.server(KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm()))
                 .build();
-        assertThatThrownBy(() -> RpcServer.builder().tls(client)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> RpcServer.builder().tls(client))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("tls: a client's configuration (expected: TlsConfig.server(keys))");
-        assertThatThrownBy(() -> RpcClient.builder().tls(server)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> RpcClient.builder().tls(server))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("tls: a server's configuration (expected: TlsConfig.client())");
         // and each takes its own, chaining as its own builder
         assertThat(RpcServer.builder().tls(server).host("127.0.0.1")).isInstanceOf(RpcServer.Builder.class);
@@ -82,8 +85,7 @@ class BuilderTest {
         }
 
         @Override
-        public Serializer create(ClassAllowList allowList,
-                                                   ReadLimits limits) {
+        public Serializer create(ClassAllowList allowList, ReadLimits limits) {
             Serializer jackson = new JacksonSerializerProvider().create(allowList, limits);
             return new ForwardingSerializer("json", (byte) 5, jackson); // the built-in's id, which it replaces
         }
@@ -97,11 +99,10 @@ class BuilderTest {
     private static void withImpostor(Path dir, Executable body) throws Throwable {
         Path services = dir.resolve("META-INF/services");
         Files.createDirectories(services);
-        Files.writeString(services.resolve(SerializerProvider.class.getName()),
-                ImpostorJson.class.getName() + "\n");
+        Files.writeString(services.resolve(SerializerProvider.class.getName()), ImpostorJson.class.getName() + "\n");
         ClassLoader before = Thread.currentThread().getContextClassLoader();
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()},
-                BuilderTest.class.getClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(new URL[] {dir.toUri().toURL()}, BuilderTest.class.getClassLoader())) {
             Thread.currentThread().setContextClassLoader(loader);
             body.execute();
         } finally {
@@ -114,17 +115,21 @@ class BuilderTest {
      * the class path's order had it): a new user's custom serializer never ran.
      */
     @Test
-    void twoSerializersOfOneNameAndPriorityStopStartUpNamingBoth(@TempDir Path dir)
-            throws Throwable {
+    void twoSerializersOfOneNameAndPriorityStopStartUpNamingBoth(@TempDir Path dir) throws Throwable {
         withImpostor(dir, () -> {
             ImpostorJson.priority = 0;
-            assertThatThrownBy(() -> RpcServer.builder().host("127.0.0.1").port(0).service(Echo.class, s -> s).build())
+            assertThatThrownBy(() -> RpcServer.builder()
+                            .host("127.0.0.1")
+                            .port(0)
+                            .service(Echo.class, s -> s)
+                            .build())
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("serializer 'json' is provided by both")
                     .hasMessageContaining(ImpostorJson.class.getName())
                     .hasMessageContaining(JsonSerializerProvider.class.getName())
                     .hasMessageContaining("priority()");
-            assertThatThrownBy(() -> RpcClient.builder().build()).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> RpcClient.builder().build())
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("serializer 'json' is provided by both");
         });
     }
@@ -135,10 +140,15 @@ class BuilderTest {
             ImpostorJson.priority = 10;
             String log;
             try (CapturedErr err = new CapturedErr();
-                 RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Echo.class, s -> s).build()) {
+                    RpcServer server = RpcServer.builder()
+                            .host("127.0.0.1")
+                            .port(0)
+                            .service(Echo.class, s -> s)
+                            .build()) {
                 log = err.text();
             }
-            assertThat(log).contains("serializer 'json': " + ImpostorJson.class.getName())
+            assertThat(log)
+                    .contains("serializer 'json': " + ImpostorJson.class.getName())
                     .contains("is used in place of " + JsonSerializerProvider.class.getName());
         });
     }

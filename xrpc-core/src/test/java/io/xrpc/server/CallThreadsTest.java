@@ -44,10 +44,15 @@ class CallThreadsTest {
 
     @Test
     void platformThreadsAreTheDefault() {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(ThreadKind.class, new ThreadKindImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            ThreadKind kind = client.proxy(ThreadKind.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(ThreadKind.class, new ThreadKindImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            ThreadKind kind = client.proxy(
+                    ThreadKind.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(kind.name()).startsWith("xrpc-server-call");
         }
     }
@@ -55,9 +60,12 @@ class CallThreadsTest {
     @Test
     @EnabledForJreRange(max = JRE.JAVA_20)
     void beforeJdk21VirtualCallThreadsFailTheBuildNamingTheJdk() {
-        RpcServer.Builder b = RpcServer.builder().host("127.0.0.1").callThreads(CallThreads.VIRTUAL)
+        RpcServer.Builder b = RpcServer.builder()
+                .host("127.0.0.1")
+                .callThreads(CallThreads.VIRTUAL)
                 .service(ThreadKind.class, new ThreadKindImpl());
-        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(b::build)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("callThreads(VIRTUAL): virtual threads need JDK 21 or later")
                 .hasMessageContaining(Runtime.version().toString())
                 .hasMessageContaining("CallThreads.PLATFORM");
@@ -66,10 +74,16 @@ class CallThreadsTest {
     @Test
     @EnabledForJreRange(min = JRE.JAVA_21)
     void onJdk21CallsRunOnVirtualThreadsNamedAfterTheServer() {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").callThreads(CallThreads.VIRTUAL)
-                .service(ThreadKind.class, new ThreadKindImpl()).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            ThreadKind kind = client.proxy(ThreadKind.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .callThreads(CallThreads.VIRTUAL)
+                        .service(ThreadKind.class, new ThreadKindImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            ThreadKind kind = client.proxy(
+                    ThreadKind.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(kind.virtual()).isTrue();
             assertThat(kind.name()).startsWith("xrpc-server-call-");
         }
@@ -80,11 +94,22 @@ class CallThreadsTest {
     void virtualCallThreadsKeepTheBoundAndBlockedCallsDoNotStopOthers() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
         int threads = 4 * Runtime.getRuntime().availableProcessors(); // more blocked calls than carriers
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").callThreads(CallThreads.VIRTUAL)
-                .executorThreads(threads + 1).executorQueue(0).service(GateService.class, impl).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .callThreads(CallThreads.VIRTUAL)
+                        .executorThreads(threads + 1)
+                        .executorQueue(0)
+                        .service(GateService.class, impl)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(20))
+                            .retries(0)
+                            .build());
             List<CompletableFuture<String>> blocked = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 blocked.add(s.passAsync("b" + i));
@@ -94,8 +119,9 @@ class CallThreadsTest {
             CompletableFuture<String> last = s.passAsync("last");
             assertThat(impl.entered.tryAcquire(1, 10, TimeUnit.SECONDS)).isTrue();
             // All threads taken, no queue: the next call is refused at once, as with platform threads.
-            assertThatThrownBy(() -> s.quick("y")).isInstanceOfSatisfying(RpcException.class,
-                    e -> assertThat(e.status()).isEqualTo(RpcStatus.SERVER_BUSY));
+            assertThatThrownBy(() -> s.quick("y"))
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.SERVER_BUSY));
             impl.gate.countDown();
             for (CompletableFuture<String> f : blocked) {
                 assertThat(f.get(10, TimeUnit.SECONDS)).startsWith("b");
@@ -115,18 +141,28 @@ class CallThreadsTest {
      */
     @Test
     void aBurstFromOneConnectionWaitsForAThreadByDefault() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).executorThreads(4)
-                .service(Burst.class, i -> {
-                    try {
-                        Thread.sleep(1); // holds its thread a little, as real work does
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    return CompletableFuture.completedFuture(i);
-                }).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            Burst burst = client.proxy(Burst.class, ReferenceOptions.builder().address(server.endpoint()).retries(0)
-                    .timeout(Duration.ofSeconds(20)).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .executorThreads(4)
+                        .service(Burst.class, i -> {
+                            try {
+                                Thread.sleep(1); // holds its thread a little, as real work does
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return CompletableFuture.completedFuture(i);
+                        })
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            Burst burst = client.proxy(
+                    Burst.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .retries(0)
+                            .timeout(Duration.ofSeconds(20))
+                            .build());
             List<CompletableFuture<Integer>> calls = new ArrayList<>();
             for (int i = 0; i < 400; i++) {
                 calls.add(burst.echo(i));

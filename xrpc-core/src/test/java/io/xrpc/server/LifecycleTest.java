@@ -6,40 +6,47 @@ import static org.awaitility.Awaitility.await;
 
 import io.xrpc.client.ClientInterceptor;
 import io.xrpc.client.RpcClient;
+import io.xrpc.common.Invocation;
+import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
-import io.xrpc.server.RpcServer;
-import io.xrpc.server.ServerInterceptor;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
+import io.xrpc.testing.XrpcThreads;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import io.xrpc.common.Invocation;
-import io.xrpc.common.MethodDescriptor;
-import io.xrpc.testing.XrpcThreads;
-import java.util.Set;
 
 class LifecycleTest {
 
     @Test
     void closingTheClientFailsItsPendingCallsAtOnce() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(GateService.class, impl).build().start()) {
+        try (RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .service(GateService.class, impl)
+                .build()
+                .start()) {
             RpcClient client = RpcClient.builder().build();
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(30)).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(30))
+                            .build());
             CompletableFuture<String> pending = s.passAsync("waiting");
             assertThat(impl.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
             client.close();
             assertThatThrownBy(() -> pending.get(5, TimeUnit.SECONDS))
-                    .isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.CANCELLED);
                         assertThat(e.getMessage()).contains("passAsync", "the client was closed");
@@ -53,20 +60,33 @@ class LifecycleTest {
     @Test
     void serverCloseFinishesCallsInFlightAndRefusesNewConnections() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
-        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
-                .service(GateService.class, impl).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .shutdownGrace(Duration.ofSeconds(20))
+                .service(GateService.class, impl)
+                .build()
+                .start();
         try (RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(30)).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(30))
+                            .build());
             CompletableFuture<String> inFlight = s.passAsync("in flight");
             assertThat(impl.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 try (RpcClient other = RpcClient.builder().build()) {
-                    GateService o = other.proxy(GateService.class, ReferenceOptions.builder()
-                            .address(server.endpoint()).build());
-                    assertThatThrownBy(() -> o.quick("new")).isInstanceOfSatisfying(RpcException.class,
-                            e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE));
+                    GateService o = other.proxy(
+                            GateService.class,
+                            ReferenceOptions.builder()
+                                    .address(server.endpoint())
+                                    .build());
+                    assertThatThrownBy(() -> o.quick("new"))
+                            .isInstanceOfSatisfying(
+                                    RpcException.class,
+                                    e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE));
                 }
             });
             assertThat(closing).isNotDone();
@@ -82,18 +102,28 @@ class LifecycleTest {
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
-        try (RpcClient client = RpcClient.builder().reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+        try (RpcClient client = RpcClient.builder()
+                .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
                 .build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address("127.0.0.1:" + port)
-                    .timeout(Duration.ofSeconds(5)).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + port)
+                            .timeout(Duration.ofSeconds(5))
+                            .build());
             assertThatThrownBy(() -> s.quick("nobody")).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
                 assertThat(e.isSafeToRetry()).isTrue();
                 assertThat(e.getMessage()).contains("127.0.0.1:" + port);
             });
-            try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(port)
-                    .service(GateService.class, new GateServiceImpl()).build().start()) {
-                await().atMost(Duration.ofSeconds(10)).ignoreException(RpcException.class)
+            try (RpcServer server = RpcServer.builder()
+                    .host("127.0.0.1")
+                    .port(port)
+                    .service(GateService.class, new GateServiceImpl())
+                    .build()
+                    .start()) {
+                await().atMost(Duration.ofSeconds(10))
+                        .ignoreException(RpcException.class)
                         .until(() -> "back".equals(s.quick("back")));
             }
         }
@@ -122,11 +152,20 @@ class LifecycleTest {
             order.add("client-outer");
             return next.proceed(inv);
         };
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").interceptor(auth).interceptor(timing)
-                .service(GateService.class, new GateServiceImpl()).build().start();
-             RpcClient client = RpcClient.builder().interceptor(outer).interceptor(token).build();
-             RpcClient anonymous = RpcClient.builder().build()) {
-            ReferenceOptions to = ReferenceOptions.builder().address(server.endpoint()).build();
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .interceptor(auth)
+                        .interceptor(timing)
+                        .service(GateService.class, new GateServiceImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder()
+                        .interceptor(outer)
+                        .interceptor(token)
+                        .build();
+                RpcClient anonymous = RpcClient.builder().build()) {
+            ReferenceOptions to =
+                    ReferenceOptions.builder().address(server.endpoint()).build();
             assertThat(client.proxy(GateService.class, to).quick("hi")).isEqualTo("hi!");
             assertThat(order).containsExactly("client-outer", "client-token", "server-auth", "server-timing");
             assertThatThrownBy(() -> anonymous.proxy(GateService.class, to).quick("hi"))
@@ -140,14 +179,20 @@ class LifecycleTest {
     @Test
     void anInterceptorThatPassesOnACallOfAnotherMethodFailsThatCallNamingIt() throws Exception {
         MethodDescriptor other = MethodDescriptor.of(Runnable.class.getMethod("run"));
-        ClientInterceptor swap = (inv, next) -> next.proceed(new Invocation(inv.serviceKey(), other,
-                new Object[0], null, null, inv.deadlineNanos()));
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(GateService.class, new GateServiceImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().interceptor(swap).build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        ClientInterceptor swap = (inv, next) ->
+                next.proceed(new Invocation(inv.serviceKey(), other, new Object[0], null, null, inv.deadlineNanos()));
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(GateService.class, new GateServiceImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().interceptor(swap).build()) {
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThatThrownBy(() -> s.quick("hi"))
-                    .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.INTERNAL))
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.INTERNAL))
                     .hasStackTraceContaining("an interceptor passed on a call of")
                     .hasStackTraceContaining("which " + GateService.class.getName() + " does not declare");
         }
@@ -158,7 +203,11 @@ class LifecycleTest {
         RpcServer first = RpcServer.builder().host("127.0.0.1").port(0).build().start();
         try {
             Set<Thread> before = XrpcThreads.snapshot();
-            assertThatThrownBy(() -> RpcServer.builder().host("127.0.0.1").port(first.port()).build().start())
+            assertThatThrownBy(() -> RpcServer.builder()
+                            .host("127.0.0.1")
+                            .port(first.port())
+                            .build()
+                            .start())
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("127.0.0.1:" + first.port())
                     .hasMessageContaining("already in use");
@@ -174,10 +223,13 @@ class LifecycleTest {
         assertThatThrownBy(() -> RpcClient.builder().serializer("yaml").build())
                 .isInstanceOf(IllegalArgumentException.class)
                 // slow-reader is a test serializer of this module's (DeadlineWaitingSerializerProvider).
-                .hasMessage("serializer: yaml (expected one of [fory, hessian, jackson, jackson-plain, json, kryo, protostuff, slow-reader], found with"
-                        + " ServiceLoader)");
+                .hasMessage(
+                        "serializer: yaml (expected one of [fory, hessian, jackson, jackson-plain, json, kryo, protostuff, slow-reader], found with"
+                                + " ServiceLoader)");
         try (RpcClient client = RpcClient.builder().build()) {
-            assertThatThrownBy(() -> client.proxy(GateService.class, ReferenceOptions.builder().compressor("zstd").build()))
+            assertThatThrownBy(() -> client.proxy(
+                            GateService.class,
+                            ReferenceOptions.builder().compressor("zstd").build()))
                     .hasMessage("compressor: zstd (expected one of [gzip, none, recording-gzip], found with"
                             + " ServiceLoader)");
         }
@@ -188,15 +240,23 @@ class LifecycleTest {
     @Test
     void syncCallFromAnEventLoopCallbackFailsInsteadOfDeadlocking() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(GateService.class, impl).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(GateService.class, impl)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             CompletableFuture<String> first = s.passAsync("x");
             // Attached before the response can arrive, so it runs on the event loop that completes it.
             CompletableFuture<String> nested = first.thenApply(v -> s.quick("nested"));
             impl.gate.countDown();
-            assertThatThrownBy(() -> nested.get(10, TimeUnit.SECONDS)).cause()
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("event-loop thread");
+            assertThatThrownBy(() -> nested.get(10, TimeUnit.SECONDS))
+                    .cause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("event-loop thread");
             assertThat(s.quick("from a plain thread")).isEqualTo("from a plain thread");
         }
     }

@@ -51,10 +51,16 @@ class NonBlockingTest {
 
     @Test
     void aNonBlockingMethodRunsOnTheEventLoopAndOthersOnCallThreads() {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Where.class, new WhereImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            Where where = client.proxy(Where.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(Where.class, new WhereImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            Where where = client.proxy(
+                    Where.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(where.direct()).startsWith("xrpc-server-io");
             assertThat(where.pooled()).startsWith("xrpc-server-call");
             assertThat(where.size(new byte[1024])).startsWith("xrpc-server-io");
@@ -65,11 +71,19 @@ class NonBlockingTest {
 
     @Test
     void aWholeServiceCanBeMarkedAtExport() {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(Where.class, new WhereImpl(), ServiceOptions.builder().nonBlocking(true).build())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            Where where = client.proxy(Where.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(
+                                Where.class,
+                                new WhereImpl(),
+                                ServiceOptions.builder().nonBlocking(true).build())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            Where where = client.proxy(
+                    Where.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(where.pooled()).startsWith("xrpc-server-io");
         }
     }
@@ -77,21 +91,31 @@ class NonBlockingTest {
     @Test
     void aNonBlockingMethodThatBlocksIsReportedOncePerMethod() throws Exception {
         try (CapturedErr err = new CapturedErr();
-             RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Where.class, new WhereImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            Where where = client.proxy(Where.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(10)).build());
+                RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(Where.class, new WhereImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            Where where = client.proxy(
+                    Where.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(10))
+                            .build());
             where.blocksAnyway();
             where.blocksAnyway();
             // Answered on the same connection and loop after the second call: by then a second
             // report, had there been one, is written.
             where.direct();
-            await().atMost(Duration.ofSeconds(10)).until(() -> err.text()
-                    .contains("is marked NonBlocking but held event loop"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> err.text().contains("is marked NonBlocking but held event loop"));
             String log = err.text();
             assertThat(log).contains("blocksAnyway()");
-            assertThat(log.split("is marked NonBlocking but held", -1)).as("once per method").hasSize(2);
+            assertThat(log.split("is marked NonBlocking but held", -1))
+                    .as("once per method")
+                    .hasSize(2);
         }
     }
 }

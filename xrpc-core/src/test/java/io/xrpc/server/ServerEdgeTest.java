@@ -8,16 +8,15 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
-import io.xrpc.server.RpcServer;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import java.util.ArrayList;
-import java.util.List;
 
 /** Server answers that must come exactly once whatever the implementation does. */
 class ServerEdgeTest {
@@ -75,31 +74,41 @@ class ServerEdgeTest {
     private static final int LIMIT = 64 * 1024;
 
     private static RpcServer server() {
-        return RpcServer.builder().host("127.0.0.1").maxFrameLength(LIMIT).service(EdgeService.class, new EdgeImpl())
-                .build().start();
+        return RpcServer.builder()
+                .host("127.0.0.1")
+                .maxFrameLength(LIMIT)
+                .service(EdgeService.class, new EdgeImpl())
+                .build()
+                .start();
     }
 
     private static EdgeService proxy(RpcClient client, RpcServer server, long timeoutMs) {
-        return client.proxy(EdgeService.class, ReferenceOptions.builder().address(server.endpoint())
-                .timeout(Duration.ofMillis(timeoutMs)).build());
+        return client.proxy(
+                EdgeService.class,
+                ReferenceOptions.builder()
+                        .address(server.endpoint())
+                        .timeout(Duration.ofMillis(timeoutMs))
+                        .build());
     }
 
     @Test
     void aRetrySafeStatusThrownByTheImplementationIsNotPassedOnAsRetrySafe() {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().build()) {
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().build()) {
             assertThatThrownBy(() -> proxy(client, server, 3000).downstreamUnavailable())
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.INTERNAL);
                         assertThat(e.isSafeToRetry()).isFalse();
-                        assertThat(e.getMessage()).contains("failed on a downstream call: UNAVAILABLE",
-                                "downstream provider went away");
+                        assertThat(e.getMessage())
+                                .contains("failed on a downstream call: UNAVAILABLE", "downstream provider went away");
                     });
         }
     }
 
     @Test
     void anExceptionWhoseMessageThrowsIsStillAnswered() {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().build()) {
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().build()) {
             assertThatThrownBy(() -> proxy(client, server, 10_000).badMessage())
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
@@ -111,26 +120,33 @@ class ServerEdgeTest {
 
     @Test
     void anAsyncResultThatNeverCompletesIsEndedAtItsDeadlineOnTheServerToo() {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().build()) {
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().build()) {
             CompletableFuture<String> f = proxy(client, server, 200).never();
-            assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).cause().isInstanceOfSatisfying(RpcException.class,
-                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+            assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+                    .cause()
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
             await().atMost(Duration.ofSeconds(10)).until(() -> server.inFlight() == 0);
         }
     }
 
     @Test
     void deadlineCallbacksDoNotRunOnTheTimerThread() throws Exception {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().build()) {
-            String thread = proxy(client, server, 100).never()
-                    .handle((v, t) -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().build()) {
+            String thread = proxy(client, server, 100)
+                    .never()
+                    .handle((v, t) -> Thread.currentThread().getName())
+                    .get(10, TimeUnit.SECONDS);
             assertThat(thread).doesNotContain("deadlines");
         }
     }
 
     @Test
     void oversizeResultIsAnsweredWithAnErrorAndTheConnectionSurvives() {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
             EdgeService s = proxy(client, server, 2000);
             CompletableFuture<String> waiting = s.never();
             assertThatThrownBy(() -> s.big(LIMIT * 2)).isInstanceOfSatisfying(RpcException.class, e -> {
@@ -145,13 +161,17 @@ class ServerEdgeTest {
 
     @Test
     void anExceptionWithAMessageOverTheFrameLimitFailsOnlyItsOwnCall() {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
             EdgeService s = proxy(client, server, 5000);
             CompletableFuture<String> waiting = s.never();
             assertThatThrownBy(s::hugeError).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
                 assertThat(e.remoteClassName()).isEqualTo(IllegalStateException.class.getName());
-                assertThat(e.remoteMessage()).startsWith("xxxx").endsWith("(truncated)").hasSizeLessThan(LIMIT);
+                assertThat(e.remoteMessage())
+                        .startsWith("xxxx")
+                        .endsWith("(truncated)")
+                        .hasSizeLessThan(LIMIT);
             });
             assertThat(waiting).as("another call on the same connection").isNotDone();
             assertThat(client.openConnections()).isEqualTo(1);
@@ -161,7 +181,8 @@ class ServerEdgeTest {
 
     @Test
     void oversizeRequestFailsOnTheClientWithoutBeingSent() {
-        try (RpcServer server = server(); RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
+        try (RpcServer server = server();
+                RpcClient client = RpcClient.builder().maxFrameLength(LIMIT).build()) {
             EdgeService s = proxy(client, server, 10_000);
             assertThat(s.length(new byte[10])).isEqualTo(10);
             assertThatThrownBy(() -> s.length(new byte[LIMIT * 2])).isInstanceOfSatisfying(RpcException.class, e -> {
@@ -176,11 +197,22 @@ class ServerEdgeTest {
     @Test
     void callsStillQueuedWhenTheServerStopsAreAnsweredUnavailableBeforeTheConnectionCloses() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
-        RpcServer server = RpcServer.builder().host("127.0.0.1").executorThreads(1).executorQueue(8)
-                .shutdownGrace(Duration.ZERO).service(GateService.class, impl).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .executorThreads(1)
+                .executorQueue(8)
+                .shutdownGrace(Duration.ZERO)
+                .service(GateService.class, impl)
+                .build()
+                .start();
         try (RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(20))
+                            .retries(0)
+                            .build());
             CompletableFuture<String> running = s.passAsync("running");
             assertThat(impl.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<String> queued1 = s.passAsync("queued1");
@@ -190,8 +222,11 @@ class ServerEdgeTest {
             impl.gate.countDown();
             // Never run, so safe to send elsewhere: UNAVAILABLE, not "connection closed, may have run".
             for (CompletableFuture<String> f : List.of(queued1, queued2)) {
-                assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
-                        .havingCause().isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(f)
+                        .failsWithin(Duration.ofSeconds(10))
+                        .withThrowableOfType(ExecutionException.class)
+                        .havingCause()
+                        .isInstanceOfSatisfying(RpcException.class, e -> {
                             assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE);
                             assertThat(e.isSafeToRetry()).isTrue();
                         });
@@ -206,11 +241,22 @@ class ServerEdgeTest {
     void moreQueuedAnswersThanOneWriteBatchAllReachTheClientBeforeTheClose() throws Exception {
         GateServiceImpl impl = new GateServiceImpl();
         int queued = 600; // over the write queue's 256 frames per turn
-        RpcServer server = RpcServer.builder().host("127.0.0.1").executorThreads(1).executorQueue(queued)
-                .shutdownGrace(Duration.ZERO).service(GateService.class, impl).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .executorThreads(1)
+                .executorQueue(queued)
+                .shutdownGrace(Duration.ZERO)
+                .service(GateService.class, impl)
+                .build()
+                .start();
         try (RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(30)).retries(0).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(30))
+                            .retries(0)
+                            .build());
             CompletableFuture<String> running = s.passAsync("running");
             assertThat(impl.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
             List<CompletableFuture<String>> waiting = new ArrayList<>();
@@ -221,9 +267,12 @@ class ServerEdgeTest {
             server.close();
             impl.gate.countDown();
             for (CompletableFuture<String> f : waiting) {
-                assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
-                        .havingCause().isInstanceOfSatisfying(RpcException.class,
-                                e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE));
+                assertThat(f)
+                        .failsWithin(Duration.ofSeconds(10))
+                        .withThrowableOfType(ExecutionException.class)
+                        .havingCause()
+                        .isInstanceOfSatisfying(
+                                RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAVAILABLE));
             }
             await().atMost(Duration.ofSeconds(10)).until(running::isDone);
         }

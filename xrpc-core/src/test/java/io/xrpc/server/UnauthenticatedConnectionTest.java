@@ -9,17 +9,15 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import io.xrpc.testing.RawPeer;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import io.xrpc.serialize.kryo.KryoSerializer;
-import java.io.IOException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -29,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * With an authenticator, a connection has to earn its place. Before: peers whose calls were all
@@ -41,13 +41,21 @@ class UnauthenticatedConnectionTest {
             "Bearer good".equals(credentials) ? null : "a valid bearer token is required";
 
     private static RpcServer.Builder server() {
-        return RpcServer.builder().host("127.0.0.1").port(0).authenticator(ONLY_GOOD)
+        return RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .authenticator(ONLY_GOOD)
                 .service(GateService.class, new GateServiceImpl("guarded"));
     }
 
     private static GateService proxy(RpcClient client, RpcServer server) {
-        return client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).retries(0)
-                .timeout(Duration.ofSeconds(10)).build());
+        return client.proxy(
+                GateService.class,
+                ReferenceOptions.builder()
+                        .address(server.endpoint())
+                        .retries(0)
+                        .timeout(Duration.ofSeconds(10))
+                        .build());
     }
 
     /** The next frame that is not a heartbeat's answer. */
@@ -66,9 +74,14 @@ class UnauthenticatedConnectionTest {
     @Test
     void peersThatOnlyPingCannotHoldTheSlotsAnAuthenticatedClientNeeds() throws Exception {
         // A long authentication timeout: here the cap alone must let the good client in.
-        try (RpcServer server = server().maxConnections(4).authenticationTimeout(Duration.ofMinutes(1)).build().start();
-             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
-                     .build()) {
+        try (RpcServer server = server().maxConnections(4)
+                        .authenticationTimeout(Duration.ofMinutes(1))
+                        .build()
+                        .start();
+                RpcClient good = RpcClient.builder()
+                        .credentials(inv -> "Bearer good")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             List<RawPeer> squatters = new ArrayList<>();
             try {
                 for (int i = 0; i < 4; i++) {
@@ -87,7 +100,9 @@ class UnauthenticatedConnectionTest {
                 RawPeer.Reply bye = next(squatters.get(0));
                 assertThat(bye.type()).isEqualTo(MessageType.GOAWAY.code());
                 assertThat(bye.status()).isEqualTo(RpcStatus.UNAUTHENTICATED.code());
-                assertThat(bye.message()).contains("carried no authenticated call").contains("connection limit (4)");
+                assertThat(bye.message())
+                        .contains("carried no authenticated call")
+                        .contains("connection limit (4)");
                 assertThat(server.authenticationClosures()).isEqualTo(1);
                 // Once authenticated, a connection is not what the next newcomer evicts.
                 try (RawPeer late = new RawPeer(server.endpoint().port())) {
@@ -105,16 +120,23 @@ class UnauthenticatedConnectionTest {
 
     @Test
     void aConnectionWithNoAuthenticatedCallIsClosedAfterTheTimeoutHowEverItPings() throws Exception {
-        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(800)).build().start();
-             RawPeer idle = new RawPeer(server.endpoint().port())) {
+        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(800))
+                        .build()
+                        .start();
+                RawPeer idle = new RawPeer(server.endpoint().port())) {
             long start = System.nanoTime();
             idle.send(ping());
             RawPeer.Reply bye = next(idle);
             assertThat(bye.type()).isEqualTo(MessageType.GOAWAY.code());
             assertThat(bye.status()).isEqualTo(RpcStatus.UNAUTHENTICATED.code());
-            assertThat(bye.message()).contains("no authenticated call within 800 ms").contains("authenticationTimeout");
-            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(700).toNanos());
-            assertThat(idle.readUntilClosed()).as("nothing after it: this side's end of the stream").isEmpty();
+            assertThat(bye.message())
+                    .contains("no authenticated call within 800 ms")
+                    .contains("authenticationTimeout");
+            assertThat(System.nanoTime() - start)
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(700).toNanos());
+            assertThat(idle.readUntilClosed())
+                    .as("nothing after it: this side's end of the stream")
+                    .isEmpty();
             await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 0);
             assertThat(server.authenticationClosures()).isEqualTo(1);
         }
@@ -123,21 +145,27 @@ class UnauthenticatedConnectionTest {
     @Test
     void aConnectionRefusedThreeTimesInARowIsClosedNamingTheReasonAndItsClientCarriesOn() throws Exception {
         try (RpcServer server = server().build().start();
-             RpcClient wrong = RpcClient.builder().credentials(inv -> "Bearer stolen").credentialsOverPlaintext(true)
-                     .build();
-             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
-                     .build()) {
+                RpcClient wrong = RpcClient.builder()
+                        .credentials(inv -> "Bearer stolen")
+                        .credentialsOverPlaintext(true)
+                        .build();
+                RpcClient good = RpcClient.builder()
+                        .credentials(inv -> "Bearer good")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             GateService gate = proxy(wrong, server);
             for (int i = 0; i < 3; i++) {
-                assertThatThrownBy(gate::whoAmI).isInstanceOfSatisfying(RpcException.class,
-                        e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
+                assertThatThrownBy(gate::whoAmI)
+                        .isInstanceOfSatisfying(
+                                RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> server.authenticationClosures() == 1);
             assertThat(server.authenticationRefusals()).isEqualTo(3);
             // The refused client's next call opens a new connection and is refused as before,
             // never set aside as if the provider had failed.
-            assertThatThrownBy(gate::whoAmI).isInstanceOfSatisfying(RpcException.class,
-                    e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
+            assertThatThrownBy(gate::whoAmI)
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
             assertThat(proxy(good, server).whoAmI()).isEqualTo("guarded");
             assertThat(server.authenticationRefusals()).isEqualTo(4);
         }
@@ -145,9 +173,13 @@ class UnauthenticatedConnectionTest {
 
     @Test
     void anAuthenticatedConnectionStaysPastTheTimeout() throws Exception {
-        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(300)).build().start();
-             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
-                     .build()) {
+        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(300))
+                        .build()
+                        .start();
+                RpcClient good = RpcClient.builder()
+                        .credentials(inv -> "Bearer good")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             GateService gate = proxy(good, server);
             assertThat(gate.whoAmI()).isEqualTo("guarded");
             // Past the timeout by far, with a fresh unauthenticated connection closed meanwhile as a clock.
@@ -167,17 +199,19 @@ class UnauthenticatedConnectionTest {
      */
     @Test
     void refusalsOnAnAuthenticatedConnectionDoNotCloseIt() throws Exception {
-        AtomicReference<String> token = new AtomicReference<>(
-                "Bearer good");
+        AtomicReference<String> token = new AtomicReference<>("Bearer good");
         try (RpcServer server = server().build().start();
-             RpcClient gateway = RpcClient.builder().credentials(inv -> token.get()).credentialsOverPlaintext(true)
-                     .build()) {
+                RpcClient gateway = RpcClient.builder()
+                        .credentials(inv -> token.get())
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             GateService gate = proxy(gateway, server);
             assertThat(gate.whoAmI()).isEqualTo("guarded");
             token.set("Bearer expired");
             for (int i = 0; i < 5; i++) {
-                assertThatThrownBy(gate::whoAmI).isInstanceOfSatisfying(RpcException.class,
-                        e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
+                assertThatThrownBy(gate::whoAmI)
+                        .isInstanceOfSatisfying(
+                                RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED));
             }
             token.set("Bearer good");
             assertThat(gate.whoAmI()).isEqualTo("guarded");
@@ -192,19 +226,22 @@ class UnauthenticatedConnectionTest {
      */
     @Test
     void aConnectionClosedForAuthenticationClosesEvenIfThePeerNeverReads() throws Exception {
-        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(500)).build().start();
-             RawPeer stuck = new RawPeer(server.endpoint().port(), 4096)) {
-            byte[] unknown = RawPeer.request(1, KryoSerializer.ID, 5000, "no.Such", "x()",
-                    new byte[0]);
-            Thread flood = new Thread(() -> {
-                try {
-                    for (int i = 0; i < 50_000; i++) {
-                        stuck.send(unknown); // answered SERVICE_NOT_FOUND, never read
-                    }
-                } catch (IOException closed) {
-                    // the server closed it: what this test waits for
-                }
-            }, "flood");
+        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(500))
+                        .build()
+                        .start();
+                RawPeer stuck = new RawPeer(server.endpoint().port(), 4096)) {
+            byte[] unknown = RawPeer.request(1, KryoSerializer.ID, 5000, "no.Such", "x()", new byte[0]);
+            Thread flood = new Thread(
+                    () -> {
+                        try {
+                            for (int i = 0; i < 50_000; i++) {
+                                stuck.send(unknown); // answered SERVICE_NOT_FOUND, never read
+                            }
+                        } catch (IOException closed) {
+                            // the server closed it: what this test waits for
+                        }
+                    },
+                    "flood");
             flood.setDaemon(true);
             flood.start();
             await().atMost(Duration.ofSeconds(20)).until(() -> server.authenticationClosures() == 1);
@@ -218,20 +255,22 @@ class UnauthenticatedConnectionTest {
      */
     private static Thread trickle(RawPeer peer) {
         byte[] ping = ping();
-        Thread t = new Thread(() -> {
-            try {
-                peer.send(Arrays.copyOf(ping, 12));
-                for (int i = 0; i < 100; i++) {
-                    Thread.sleep(300); // the peer's pace, not a wait for the server
-                    byte[] rest = Arrays.copyOfRange(ping, 12, ping.length);
-                    byte[] both = Arrays.copyOf(rest, rest.length + 12);
-                    System.arraycopy(ping, 0, both, rest.length, 12);
-                    peer.send(both);
-                }
-            } catch (IOException | InterruptedException closed) {
-                // closed by the server: what the tests wait for
-            }
-        }, "trickle");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        peer.send(Arrays.copyOf(ping, 12));
+                        for (int i = 0; i < 100; i++) {
+                            Thread.sleep(300); // the peer's pace, not a wait for the server
+                            byte[] rest = Arrays.copyOfRange(ping, 12, ping.length);
+                            byte[] both = Arrays.copyOf(rest, rest.length + 12);
+                            System.arraycopy(ping, 0, both, rest.length, 12);
+                            peer.send(both);
+                        }
+                    } catch (IOException | InterruptedException closed) {
+                        // closed by the server: what the tests wait for
+                    }
+                },
+                "trickle");
         t.setDaemon(true);
         t.start();
         return t;
@@ -240,9 +279,11 @@ class UnauthenticatedConnectionTest {
     /** Before: the deadline looked again whenever a frame was arriving, so this peer stayed for ever. */
     @Test
     void aPeerThatAlwaysHasAFrameHalfSentIsClosedAtTheDeadlinePlusOneFrameTimeout() throws Exception {
-        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(600)).frameTimeout(Duration.ofSeconds(1))
-                .build().start();
-             RawPeer peer = new RawPeer(server.endpoint().port())) {
+        try (RpcServer server = server().authenticationTimeout(Duration.ofMillis(600))
+                        .frameTimeout(Duration.ofSeconds(1))
+                        .build()
+                        .start();
+                RawPeer peer = new RawPeer(server.endpoint().port())) {
             trickle(peer);
             RawPeer.Reply bye = next(peer);
             assertThat(bye.type()).isEqualTo(MessageType.GOAWAY.code());
@@ -256,9 +297,14 @@ class UnauthenticatedConnectionTest {
     /** Before: a connection with a frame arriving was not evictable, so four tricklers locked the good client out. */
     @Test
     void peersThatAlwaysHaveAFrameHalfSentAreEvictedAtTheCap() throws Exception {
-        try (RpcServer server = server().maxConnections(4).authenticationTimeout(Duration.ofMinutes(1)).build().start();
-             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
-                     .build()) {
+        try (RpcServer server = server().maxConnections(4)
+                        .authenticationTimeout(Duration.ofMinutes(1))
+                        .build()
+                        .start();
+                RpcClient good = RpcClient.builder()
+                        .credentials(inv -> "Bearer good")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             List<RawPeer> tricklers = new ArrayList<>();
             try {
                 for (int i = 0; i < 4; i++) {
@@ -284,14 +330,24 @@ class UnauthenticatedConnectionTest {
     @Test
     void peersWithoutCredentialsHoldingLargeFramesCostOnlyTheirShareOfTheMemoryBudget() throws Exception {
         int budget = 16 << 20; // the share: a quarter, 4 MiB (at least one frame, 2 MiB here)
-        try (RpcServer server = server().maxRequestMemory(budget).maxFrameLength(2 << 20)
-                .authenticationTimeout(Duration.ofMinutes(1)).frameTimeout(Duration.ofSeconds(50)).build().start();
-             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
-                     .build()) {
+        try (RpcServer server = server().maxRequestMemory(budget)
+                        .maxFrameLength(2 << 20)
+                        .authenticationTimeout(Duration.ofMinutes(1))
+                        .frameTimeout(Duration.ofSeconds(50))
+                        .build()
+                        .start();
+                RpcClient good = RpcClient.builder()
+                        .credentials(inv -> "Bearer good")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             GateService gate = proxy(good, server);
             assertThat(gate.whoAmI()).isEqualTo("guarded"); // its connection has authenticated
             int body = 3 << 19; // 1.5 MiB claimed, all but the last 10 bytes sent
-            byte[] frame = RawPeer.frame(MessageType.REQUEST, KryoSerializer.ID, 1, 60_000,
+            byte[] frame = RawPeer.frame(
+                    MessageType.REQUEST,
+                    KryoSerializer.ID,
+                    1,
+                    60_000,
                     RawPeer.requestBody(GateService.class.getName(), "quick(java.lang.String)", new byte[body]));
             byte[] almost = Arrays.copyOf(frame, frame.length - 10);
             List<RawPeer> holders = new ArrayList<>();
@@ -301,25 +357,25 @@ class UnauthenticatedConnectionTest {
                     RawPeer p = new RawPeer(server.endpoint().port());
                     holders.add(p);
                     long before = server.requestMemoryBytes();
-                    CompletableFuture<RawPeer.Reply> reply = CompletableFuture
-                            .supplyAsync(() -> {
-                                try {
-                                    return next(p);
-                                } catch (IOException e) {
-                                    return null;
-                                }
-                            });
+                    CompletableFuture<RawPeer.Reply> reply = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return next(p);
+                        } catch (IOException e) {
+                            return null;
+                        }
+                    });
                     p.send(almost);
                     // Either all of it is held, or it was refused unread.
-                    await().atMost(Duration.ofSeconds(10)).until(() -> reply.isDone()
-                            || server.requestMemoryBytes() >= before + almost.length - 200);
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> reply.isDone() || server.requestMemoryBytes() >= before + almost.length - 200);
                     if (reply.isDone()) {
                         assertThat(reply.join().status()).isEqualTo(RpcStatus.SERVER_BUSY.code());
                         assertThat(reply.join().message()).contains("not authenticated");
                         refused++;
                     }
                 }
-                assertThat(server.requestMemoryBytes()).as("held by peers without credentials")
+                assertThat(server.requestMemoryBytes())
+                        .as("held by peers without credentials")
                         .isLessThanOrEqualTo(budget / 4);
                 assertThat(refused).isGreaterThanOrEqualTo(9);
                 String large = "x".repeat(1 << 20);
@@ -354,12 +410,22 @@ class UnauthenticatedConnectionTest {
         };
         int strangers = 30; // more than the limit's first value (20)
         ExecutorService callers = Executors.newFixedThreadPool(strangers);
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).authenticator(slowToRefuse)
-                .adaptiveConcurrency(true).service(GateService.class, new GateServiceImpl("guarded")).build().start();
-             RpcClient stranger = RpcClient.builder().credentials(inv -> "Bearer bad").credentialsOverPlaintext(true)
-                     .build();
-             RpcClient good = RpcClient.builder().credentials(inv -> "Bearer good").credentialsOverPlaintext(true)
-                     .build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .authenticator(slowToRefuse)
+                        .adaptiveConcurrency(true)
+                        .service(GateService.class, new GateServiceImpl("guarded"))
+                        .build()
+                        .start();
+                RpcClient stranger = RpcClient.builder()
+                        .credentials(inv -> "Bearer bad")
+                        .credentialsOverPlaintext(true)
+                        .build();
+                RpcClient good = RpcClient.builder()
+                        .credentials(inv -> "Bearer good")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             GateService bad = proxy(stranger, server);
             List<Future<?>> calls = new ArrayList<>();
             for (int i = 0; i < strangers; i++) {
@@ -399,11 +465,19 @@ class UnauthenticatedConnectionTest {
         };
         ExecutorService callers = Executors.newFixedThreadPool(4);
         AtomicBoolean stop = new AtomicBoolean();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).authenticator(slowToRefuse)
-                .maxAuthenticationFailures(0).authenticationTimeout(Duration.ofMillis(500))
-                .service(GateService.class, new GateServiceImpl("guarded")).build().start();
-             RpcClient stranger = RpcClient.builder().credentials(inv -> "Bearer bad").credentialsOverPlaintext(true)
-                     .build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .authenticator(slowToRefuse)
+                        .maxAuthenticationFailures(0)
+                        .authenticationTimeout(Duration.ofMillis(500))
+                        .service(GateService.class, new GateServiceImpl("guarded"))
+                        .build()
+                        .start();
+                RpcClient stranger = RpcClient.builder()
+                        .credentials(inv -> "Bearer bad")
+                        .credentialsOverPlaintext(true)
+                        .build()) {
             GateService bad = proxy(stranger, server);
             for (int i = 0; i < 4; i++) {
                 callers.submit(() -> {

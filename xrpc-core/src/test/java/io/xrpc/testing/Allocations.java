@@ -1,13 +1,12 @@
 package io.xrpc.testing;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.Callable;
-import com.sun.management.ThreadMXBean;
 
 /** How many bytes the current thread allocates while a piece of code runs (HotSpot's per-thread counter). */
 public final class Allocations {
-    private static final ThreadMXBean THREADS =
-            (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     static {
         // Without the counter every measure would read -1 and every allocation bound would hold.
@@ -16,12 +15,10 @@ public final class Allocations {
         }
     }
 
-    private Allocations() {
-    }
+    private Allocations() {}
 
     /** The outcome of running some code: what it returned or threw, and what it allocated. */
-    public record Measured(Object value, Throwable thrown, long bytes) {
-    }
+    public record Measured(Object value, Throwable thrown, long bytes) {}
 
     public static Measured measure(Callable<?> code) {
         long id = Thread.currentThread().getId();

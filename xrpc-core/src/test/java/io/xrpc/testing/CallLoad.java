@@ -24,7 +24,8 @@ public final class CallLoad implements AutoCloseable {
             try {
                 answers.computeIfAbsent(call.get(), k -> new AtomicInteger()).incrementAndGet();
             } catch (RpcException e) {
-                errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger()).incrementAndGet();
+                errors.computeIfAbsent(e.status() + ": " + e.getMessage(), k -> new AtomicInteger())
+                        .incrementAndGet();
             }
         });
     }

@@ -12,8 +12,7 @@ public final class Codecs {
      */
     public static final String ALL_AND_CUSTOM = "io.xrpc.testing.Codecs#serializersAndCompressorsAndCustom";
 
-    private Codecs() {
-    }
+    private Codecs() {}
 
     public static Stream<Arguments> serializersAndCompressors() {
         return Stream.of("kryo", "hessian", "protostuff", "fory")
@@ -21,8 +20,12 @@ public final class Codecs {
     }
 
     public static Stream<Arguments> serializersAndCompressorsAndCustom() {
-        return Stream.concat(serializersAndCompressors(), Stream.of(Arguments.of("json", "none"),
-                Arguments.of("json", "gzip"), Arguments.of(JacksonSerializerProvider.NAME, "none"),
-                Arguments.of(JacksonSerializerProvider.NAME, "gzip")));
+        return Stream.concat(
+                serializersAndCompressors(),
+                Stream.of(
+                        Arguments.of("json", "none"),
+                        Arguments.of("json", "gzip"),
+                        Arguments.of(JacksonSerializerProvider.NAME, "none"),
+                        Arguments.of(JacksonSerializerProvider.NAME, "gzip")));
     }
 }

@@ -31,7 +31,8 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
             @Override
             public Object[] readArguments(InputStream in, Class<?>[] types, long deadlineNanos) throws IOException {
                 long bound = System.nanoTime() + 10_000_000_000L;
-                while (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos <= 0
+                while (deadlineNanos != NO_DEADLINE
+                        && System.nanoTime() - deadlineNanos <= 0
                         && System.nanoTime() - bound < 0) {
                     LockSupport.parkNanos(1_000_000);
                 }

@@ -5,25 +5,26 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Arrays;
 
 /** Value types the test services exchange. */
 public final class Dtos {
-    private Dtos() {
-    }
+    private Dtos() {}
 
-    public enum Level { LOW, HIGH }
+    public enum Level {
+        LOW,
+        HIGH
+    }
 
     public static class Address {
         public String city;
         public String street;
 
-        public Address() {
-        }
+        public Address() {}
 
         public Address(String city, String street) {
             this.city = city;
@@ -61,11 +62,18 @@ public final class Dtos {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Person p && id == p.id && Objects.equals(name, p.name) && level == p.level
-                    && Objects.equals(balance, p.balance) && Objects.equals(birthday, p.birthday)
-                    && Objects.equals(updated, p.updated) && Objects.equals(created, p.created)
-                    && Objects.equals(home, p.home) && Objects.equals(others, p.others)
-                    && Objects.equals(scores, p.scores) && Arrays.equals(lucky, p.lucky);
+            return o instanceof Person p
+                    && id == p.id
+                    && Objects.equals(name, p.name)
+                    && level == p.level
+                    && Objects.equals(balance, p.balance)
+                    && Objects.equals(birthday, p.birthday)
+                    && Objects.equals(updated, p.updated)
+                    && Objects.equals(created, p.created)
+                    && Objects.equals(home, p.home)
+                    && Objects.equals(others, p.others)
+                    && Objects.equals(scores, p.scores)
+                    && Arrays.equals(lucky, p.lucky);
         }
 
         @Override

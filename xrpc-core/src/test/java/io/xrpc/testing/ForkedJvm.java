@@ -24,27 +24,30 @@ public final class ForkedJvm implements AutoCloseable {
 
     public ForkedJvm(Class<?> main, String... args) throws IOException {
         process = new ProcessBuilder(command(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1"), main, args))
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         AtomicReference<String> ready = new AtomicReference<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = out.readLine()) != null; ) {
-                    if (line.startsWith("READY ")) {
-                        ready.set(line);
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader out = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line; (line = out.readLine()) != null; ) {
+                            if (line.startsWith("READY ")) {
+                                ready.set(line);
+                            }
+                        }
+                    } catch (IOException ignored) {
+                        // the child ended
                     }
-                }
-            } catch (IOException ignored) {
-                // the child ended
-            }
-        }, "forked-jvm-output");
+                },
+                "forked-jvm-output");
         reader.setDaemon(true);
         reader.start();
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> ready.get() != null || !process.isAlive());
             if (ready.get() == null) {
-                throw new IllegalStateException(main.getName() + " ended before it was ready: exit "
-                        + process.exitValue());
+                throw new IllegalStateException(
+                        main.getName() + " ended before it was ready: exit " + process.exitValue());
             }
             port = Integer.parseInt(ready.get().substring(6).trim());
         } catch (RuntimeException e) {
@@ -87,7 +90,9 @@ public final class ForkedJvm implements AutoCloseable {
     }
 
     private void signal(String which) throws Exception {
-        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IllegalStateException("kill " + which + " " + process.pid() + " failed");
         }

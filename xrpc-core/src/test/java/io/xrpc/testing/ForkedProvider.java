@@ -10,8 +10,7 @@ import io.xrpc.server.RpcServer;
  * that started it is gone).
  */
 public final class ForkedProvider {
-    private ForkedProvider() {
-    }
+    private ForkedProvider() {}
 
     public static void main(String[] args) throws Exception {
         GateServiceImpl impl = new GateServiceImpl(args.length > 0 ? args[0] : "forked");

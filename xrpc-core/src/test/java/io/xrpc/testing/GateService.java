@@ -1,7 +1,7 @@
 package io.xrpc.testing;
 
-import java.util.concurrent.CompletableFuture;
 import io.xrpc.common.Idempotent;
+import java.util.concurrent.CompletableFuture;
 
 /** Calls that block on the server until the test opens the gate. */
 public interface GateService {

@@ -12,6 +12,7 @@ public class GateServiceImpl implements GateService {
     public final CountDownLatch gate = new CountDownLatch(1);
     /** One permit per call that has entered {@link #pass}. */
     public final Semaphore entered = new Semaphore(0);
+
     public final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     private final String name;
     /** How many times longer {@link #work} takes here than asked: a slow provider. */

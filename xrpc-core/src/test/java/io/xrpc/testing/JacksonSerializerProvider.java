@@ -10,14 +10,17 @@ import io.xrpc.serialize.SerializerProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Optional;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DatabindContext;
+import tools.jackson.databind.DefaultTyping;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.MapperFeature;
@@ -26,9 +29,6 @@ import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
-import java.util.Optional;
-import tools.jackson.core.exc.StreamConstraintsException;
-import tools.jackson.databind.DefaultTyping;
 
 /**
  * A serializer as an application would write one through the SPI: Jackson 3 (the JSON library
@@ -80,6 +80,7 @@ public class JacksonSerializerProvider implements SerializerProvider {
         private final byte id;
         /** Whether values carry their classes (Jackson's default typing), or are read as declared. */
         private final boolean typed;
+
         private final JsonMapper mapper;
         private final ObjectWriter writer;
         private final ObjectReader reader;
@@ -89,7 +90,9 @@ public class JacksonSerializerProvider implements SerializerProvider {
             this.id = id;
             this.typed = typed;
             JsonFactory json = JsonFactory.builder()
-                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(limits.maxDepth()).build())
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNestingDepth(limits.maxDepth())
+                            .build())
                     .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
                     .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
                     .build();
@@ -137,7 +140,8 @@ public class JacksonSerializerProvider implements SerializerProvider {
                 }
                 if (typed) {
                     // The array itself went out typed as Object[]: its type id comes first.
-                    expect(p.nextToken() == JsonToken.VALUE_STRING && "[Ljava.lang.Object;".equals(p.getString()),
+                    expect(
+                            p.nextToken() == JsonToken.VALUE_STRING && "[Ljava.lang.Object;".equals(p.getString()),
                             "arguments do not start with their array type");
                     expect(p.nextToken() == JsonToken.START_ARRAY, "arguments are not an array");
                 }
@@ -162,8 +166,8 @@ public class JacksonSerializerProvider implements SerializerProvider {
             try {
                 writer.writeValue(out, value);
             } catch (JacksonException e) {
-                throw new SerializationException(name + " cannot write a " + value.getClass().getName() + ": "
-                        + e.getOriginalMessage(), e);
+                throw new SerializationException(
+                        name + " cannot write a " + value.getClass().getName() + ": " + e.getOriginalMessage(), e);
             }
         }
 
@@ -180,7 +184,9 @@ public class JacksonSerializerProvider implements SerializerProvider {
         }
 
         private Object read(JsonParser p, Class<?> type) throws SerializationException {
-            return typed ? as(reader.readValue(p), type) : mapper.readerFor(type).readValue(p);
+            return typed
+                    ? as(reader.readValue(p), type)
+                    : mapper.readerFor(type).readValue(p);
         }
 
         /** A value read as Object, as the declared type (JSON has one kind of number, one of text). */
@@ -192,12 +198,13 @@ public class JacksonSerializerProvider implements SerializerProvider {
                 return Optional.of(value); // written as its content, type id and all
             }
             JavaType target = mapper.constructType(type);
-            if (target.isPrimitive() || Number.class.isAssignableFrom(target.getRawClass())
+            if (target.isPrimitive()
+                    || Number.class.isAssignableFrom(target.getRawClass())
                     || target.getRawClass() == Character.class) {
                 return mapper.convertValue(value, target);
             }
-            throw new SerializationException("jackson read a " + value.getClass().getName() + " where a "
-                    + type.getName() + " was declared");
+            throw new SerializationException(
+                    "jackson read a " + value.getClass().getName() + " where a " + type.getName() + " was declared");
         }
 
         private static void expect(boolean ok, String what) throws SerializationException {

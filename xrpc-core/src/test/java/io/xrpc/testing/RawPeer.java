@@ -8,8 +8,8 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
 /** A client that speaks the wire protocol by hand over a plain socket: what an attacker would use. */
 public final class RawPeer implements AutoCloseable {
@@ -59,8 +59,8 @@ public final class RawPeer implements AutoCloseable {
     }
 
     /** The bytes of a request frame: head (service, method, no attachments) and then {@code arguments}. */
-    public static byte[] request(long id, byte serializer, int budgetMillis, String service, String signature,
-                                 byte[] arguments) {
+    public static byte[] request(
+            long id, byte serializer, int budgetMillis, String service, String signature, byte[] arguments) {
         return frame(MessageType.REQUEST, serializer, id, budgetMillis, requestBody(service, signature, arguments));
     }
 
@@ -111,7 +111,7 @@ public final class RawPeer implements AutoCloseable {
 
     /** The next frame, skipping heartbeat pings. */
     public Reply read() throws IOException {
-        for (;;) {
+        for (; ; ) {
             byte[] header = new byte[ProtocolConstants.HEADER_LENGTH];
             in.readFully(header);
             ByteBuffer h = ByteBuffer.wrap(header);
@@ -121,8 +121,8 @@ public final class RawPeer implements AutoCloseable {
             if (type == MessageType.HEARTBEAT_PING.code()) {
                 continue;
             }
-            return new Reply(type, h.get(ProtocolConstants.OFFSET_STATUS), h.getLong(ProtocolConstants.OFFSET_REQUEST_ID),
-                    body);
+            return new Reply(
+                    type, h.get(ProtocolConstants.OFFSET_STATUS), h.getLong(ProtocolConstants.OFFSET_REQUEST_ID), body);
         }
     }
 

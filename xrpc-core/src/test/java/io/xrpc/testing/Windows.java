@@ -18,6 +18,7 @@ public final class Windows {
     public static final long MILLIS = 100;
     /** Windows counted at most; later events count in the last. */
     public static final int MAX = 600;
+
     private final long t0 = System.nanoTime();
 
     /** The window now. */
@@ -33,7 +34,8 @@ public final class Windows {
     /** Waits until {@code millis} more have passed in window time, or {@code stopped}: the scenario's length. */
     public void runFor(long millis, BooleanSupplier stopped) {
         int until = now() + (int) (millis / MILLIS);
-        await().atMost(Duration.ofMillis(millis + 30_000)).pollInterval(Duration.ofMillis(10))
+        await().atMost(Duration.ofMillis(millis + 30_000))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> now() >= until || stopped.getAsBoolean());
     }
 
@@ -43,6 +45,8 @@ public final class Windows {
 
     /** The counts of windows {@code from} to {@code to}, space-separated, as the tests print them. */
     public static String line(AtomicIntegerArray a, int from, int to) {
-        return IntStream.range(from, to).mapToObj(i -> Integer.toString(a.get(i))).collect(Collectors.joining(" "));
+        return IntStream.range(from, to)
+                .mapToObj(i -> Integer.toString(a.get(i)))
+                .collect(Collectors.joining(" "));
     }
 }

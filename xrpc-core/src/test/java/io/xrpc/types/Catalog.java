@@ -30,10 +30,13 @@ import java.util.UUID;
 
 /** The kinds of value a new user's first service exchanges: records, JDK value types, enums, subtypes. */
 public final class Catalog {
-    private Catalog() {
-    }
+    private Catalog() {}
 
-    public enum Category { TOOLS, FOOD, TOYS }
+    public enum Category {
+        TOOLS,
+        FOOD,
+        TOYS
+    }
 
     /** An enum whose constants have bodies: each constant is a subclass of its own. */
     public enum Op {
@@ -54,17 +57,18 @@ public final class Catalog {
     }
 
     /** The DTO: a record of a UUID, text, money, an enum and times. */
-    public record Item(UUID id, String name, BigDecimal price, Category category, Instant added, LocalDate due) {
-    }
+    public record Item(UUID id, String name, BigDecimal price, Category category, Instant added, LocalDate due) {}
 
-    public record Page<T>(List<T> content, int number, long total) {
-    }
+    public record Page<T>(List<T> content, int number, long total) {}
 
     public record Order(Item first, List<Item> items, Map<String, Item> byName, Item[] extra) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Order x && Objects.equals(first, x.first) && Objects.equals(items, x.items)
-                    && Objects.equals(byName, x.byName) && Arrays.equals(extra, x.extra);
+            return o instanceof Order x
+                    && Objects.equals(first, x.first)
+                    && Objects.equals(items, x.items)
+                    && Objects.equals(byName, x.byName)
+                    && Arrays.equals(extra, x.extra);
         }
 
         @Override
@@ -88,38 +92,57 @@ public final class Catalog {
         }
     }
 
-    public record Empty() {
-    }
+    public record Empty() {}
 
-    public record Times(LocalDate date, LocalTime time, LocalDateTime dateTime, Instant instant, Duration duration,
-                        Period period, ZonedDateTime zoned, OffsetDateTime offsetDateTime, OffsetTime offsetTime,
-                        Year year, YearMonth yearMonth, MonthDay monthDay, ZoneOffset offset, ZoneId zone,
-                        DayOfWeek dayOfWeek, Month month) {
-    }
+    public record Times(
+            LocalDate date,
+            LocalTime time,
+            LocalDateTime dateTime,
+            Instant instant,
+            Duration duration,
+            Period period,
+            ZonedDateTime zoned,
+            OffsetDateTime offsetDateTime,
+            OffsetTime offsetTime,
+            Year year,
+            YearMonth yearMonth,
+            MonthDay monthDay,
+            ZoneOffset offset,
+            ZoneId zone,
+            DayOfWeek dayOfWeek,
+            Month month) {}
 
-    public record Numbers(BigDecimal decimal, BigInteger integer, char c, short s, byte b, float f, double d,
-                          long l, boolean flag, Character boxedChar, Short boxedShort, Byte boxedByte) {
-    }
+    public record Numbers(
+            BigDecimal decimal,
+            BigInteger integer,
+            char c,
+            short s,
+            byte b,
+            float f,
+            double d,
+            long l,
+            boolean flag,
+            Character boxedChar,
+            Short boxedShort,
+            Byte boxedByte) {}
 
-    public record Enums(Category category, Op op, EnumMap<Category, BigDecimal> prices, EnumSet<Category> tags,
-                        Map<Category, Integer> counts) {
-    }
+    public record Enums(
+            Category category,
+            Op op,
+            EnumMap<Category, BigDecimal> prices,
+            EnumSet<Category> tags,
+            Map<Category, Integer> counts) {}
 
-    public record Immutables(List<String> list, Set<Integer> set, Map<String, Long> map, List<Item> emptyList,
-                             List<String> one) {
-    }
+    public record Immutables(
+            List<String> list, Set<Integer> set, Map<String, Long> map, List<Item> emptyList, List<String> one) {}
 
-    public record Optionals(Optional<String> name, Optional<Item> item) {
-    }
+    public record Optionals(Optional<String> name, Optional<Item> item) {}
 
-    public sealed interface Shape permits Circle, Square {
-    }
+    public sealed interface Shape permits Circle, Square {}
 
-    public record Circle(double radius) implements Shape {
-    }
+    public record Circle(double radius) implements Shape {}
 
-    public record Square(double side) implements Shape {
-    }
+    public record Square(double side) implements Shape {}
 
     public abstract static class Animal {
         public String name;
@@ -138,8 +161,7 @@ public final class Catalog {
     public static class Dog extends Animal {
         public int barks;
 
-        public Dog() {
-        }
+        public Dog() {}
 
         public Dog(String name, int barks) {
             this.name = name;
@@ -158,8 +180,7 @@ public final class Catalog {
     }
 
     /** Fields declared with a supertype, holding subtypes. */
-    public record Holder(Object anything, Shape shape, List<Shape> shapes, Animal animal) {
-    }
+    public record Holder(Object anything, Shape shape, List<Shape> shapes, Animal animal) {}
 
     public record Blob(String name, byte[] data) {
         @Override
@@ -179,12 +200,10 @@ public final class Catalog {
     }
 
     /** A record no service method names: it can only travel in an Object field, allowed by name. */
-    public record Note(String text, Category category) {
-    }
+    public record Note(String text, Category category) {}
 
     /** The same item held twice. */
-    public record Pair(Item left, Item right) {
-    }
+    public record Pair(Item left, Item right) {}
 
     /** A mutable node that can point back at itself. */
     public static class Node {

@@ -55,6 +55,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -63,7 +64,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import java.util.Random;
 
 /**
  * The types a new user's first service exchanges, through every serializer with and without gzip,
@@ -82,30 +82,41 @@ class TypeMatrixTest {
 
     /** Rows a serializer cannot carry, and why; {@code docs/SERIALIZATION.md} says the same. */
     static final Map<String, Map<String, String>> CANNOT = Map.of(
-            "kryo", Map.of(
-                    SHARED, "arrives as two equal copies: XRpc runs kryo without reference tracking,"
-                            + " which would cost every message a lookup per object",
-                    CYCLE, "refused before sending, naming the likely cycle: no reference tracking, as above"),
+            "kryo",
+                    Map.of(
+                            SHARED,
+                            "arrives as two equal copies: XRpc runs kryo without reference tracking,"
+                                    + " which would cost every message a lookup per object",
+                            CYCLE,
+                            "refused before sending, naming the likely cycle: no reference tracking, as above"),
             "hessian", Map.of(),
-            "json", Map.of( // generic invocation's: values as plain JSON, read as the declared types
-                    SHARED, "arrives as two equal copies: JSON holds a tree of values, not a graph",
-                    CYCLE, "refused before sending, naming the likely cycle, as above",
-                    HOLDER, "refused by the provider naming the abstract type: JSON names no class, so json"
-                            + " cannot choose a subtype for an abstract or sealed field",
-                    HOLDER_BY_NAME, "the record arrives as a map: an Object field holds JSON's own shapes",
-                    SEALED, "refused naming the sealed interface, as above"),
-            "fory", Map.of(
-                    SHARED, "arrives as two equal copies: XRpc runs fory without reference tracking, as kryo",
-                    CYCLE, "refused before sending: no reference tracking, as above"),
-            "jackson", Map.of( // the test tree's custom serializer (JacksonSerializerProvider)
-                    SHARED, "arrives as two equal copies: Jackson writes a tree, not a graph",
-                    CYCLE, "refused before sending: Jackson names the self-reference",
-                    EMPTY_ENUM_SET, "refused before sending: Jackson reads an EnumSet's element type from a"
-                            + " private field of java.util, which JDK 17 does not open"),
-            "protostuff", Map.of(
-                    SHARED, "arrives as two equal copies: protostuff's runtime schemas keep no references"
-                            + " (its graph mode would cost every message)",
-                    CYCLE, "refused before sending, naming the likely cycle, as above"));
+            "json",
+                    Map.of( // generic invocation's: values as plain JSON, read as the declared types
+                            SHARED, "arrives as two equal copies: JSON holds a tree of values, not a graph",
+                            CYCLE, "refused before sending, naming the likely cycle, as above",
+                            HOLDER,
+                                    "refused by the provider naming the abstract type: JSON names no class, so json"
+                                            + " cannot choose a subtype for an abstract or sealed field",
+                            HOLDER_BY_NAME, "the record arrives as a map: an Object field holds JSON's own shapes",
+                            SEALED, "refused naming the sealed interface, as above"),
+            "fory",
+                    Map.of(
+                            SHARED, "arrives as two equal copies: XRpc runs fory without reference tracking, as kryo",
+                            CYCLE, "refused before sending: no reference tracking, as above"),
+            "jackson",
+                    Map.of( // the test tree's custom serializer (JacksonSerializerProvider)
+                            SHARED, "arrives as two equal copies: Jackson writes a tree, not a graph",
+                            CYCLE, "refused before sending: Jackson names the self-reference",
+                            EMPTY_ENUM_SET,
+                                    "refused before sending: Jackson reads an EnumSet's element type from a"
+                                            + " private field of java.util, which JDK 17 does not open"),
+            "protostuff",
+                    Map.of(
+                            SHARED,
+                            "arrives as two equal copies: protostuff's runtime schemas keep no references"
+                                    + " (its graph mode would cost every message)",
+                            CYCLE,
+                            "refused before sending, naming the likely cycle, as above"));
 
     record Row(String name, String method, Object sample, BiPredicate<Object, Object> same) {
         static Row of(String name, String method, Object sample) {
@@ -114,9 +125,13 @@ class TypeMatrixTest {
     }
 
     static Item item(int n) {
-        return new Item(UUID.nameUUIDFromBytes(("item" + n).getBytes()), "item #" + n + " 🙂",
-                new BigDecimal("19.99").add(BigDecimal.valueOf(n)), Category.values()[n % 3],
-                Instant.ofEpochSecond(1_700_000_000L + n, 123_456_789), LocalDate.of(2026, 11, 1 + n % 28));
+        return new Item(
+                UUID.nameUUIDFromBytes(("item" + n).getBytes()),
+                "item #" + n + " 🙂",
+                new BigDecimal("19.99").add(BigDecimal.valueOf(n)),
+                Category.values()[n % 3],
+                Instant.ofEpochSecond(1_700_000_000L + n, 123_456_789),
+                LocalDate.of(2026, 11, 1 + n % 28));
     }
 
     static List<Row> rows() {
@@ -126,48 +141,84 @@ class TypeMatrixTest {
         rows.add(Row.of("generic record Page<Item>", "page", new Page<>(List.of(item(1), item(2)), 3, 42L)));
         Map<String, Item> byName = new LinkedHashMap<>();
         byName.put("a", item(3));
-        rows.add(Row.of("nested records, List, Map, array of records", "order",
+        rows.add(Row.of(
+                "nested records, List, Map, array of records",
+                "order",
                 new Order(item(1), new ArrayList<>(List.of(item(2))), byName, new Item[] {item(4), null})));
         rows.add(Row.of("record with a compact constructor", "range", new Range(1, 5, "five")));
         rows.add(Row.of("record without components", "empty", new Empty()));
-        rows.add(Row.of("record of every java.time type", "times", new Times(LocalDate.of(2024, 2, 29),
-                LocalTime.of(23, 59, 59, 999_999_999), LocalDateTime.of(2026, 11, 23, 10, 15, 30, 1),
-                Instant.ofEpochSecond(-1, 5), Duration.ofSeconds(-90, 7), Period.of(1, -2, 3),
-                ZonedDateTime.of(2026, 3, 29, 2, 30, 0, 0, ZoneId.of("Europe/Lisbon")),
-                OffsetDateTime.of(2026, 11, 23, 10, 0, 0, 0, ZoneOffset.ofHours(-3)),
-                OffsetTime.of(8, 0, 0, 0, ZoneOffset.ofHoursMinutes(5, 45)), Year.of(-44), YearMonth.of(2026, 2),
-                MonthDay.of(2, 29), ZoneOffset.ofTotalSeconds(-12_345), ZoneId.of("Asia/Kathmandu"),
-                DayOfWeek.SUNDAY, Month.FEBRUARY)));
-        rows.add(Row.of("record of BigDecimal, BigInteger, char, short, byte and the rest", "numbers",
-                new Numbers(new BigDecimal("-0.000123456789012345678901234567890"),
-                        new BigInteger("123456789012345678901234567890123456789"), 'ß', (short) -300, (byte) -7,
-                        1.5f, -2.5e-300, Long.MIN_VALUE, true, 'é', (short) 12, (byte) 3)));
+        rows.add(Row.of(
+                "record of every java.time type",
+                "times",
+                new Times(
+                        LocalDate.of(2024, 2, 29),
+                        LocalTime.of(23, 59, 59, 999_999_999),
+                        LocalDateTime.of(2026, 11, 23, 10, 15, 30, 1),
+                        Instant.ofEpochSecond(-1, 5),
+                        Duration.ofSeconds(-90, 7),
+                        Period.of(1, -2, 3),
+                        ZonedDateTime.of(2026, 3, 29, 2, 30, 0, 0, ZoneId.of("Europe/Lisbon")),
+                        OffsetDateTime.of(2026, 11, 23, 10, 0, 0, 0, ZoneOffset.ofHours(-3)),
+                        OffsetTime.of(8, 0, 0, 0, ZoneOffset.ofHoursMinutes(5, 45)),
+                        Year.of(-44),
+                        YearMonth.of(2026, 2),
+                        MonthDay.of(2, 29),
+                        ZoneOffset.ofTotalSeconds(-12_345),
+                        ZoneId.of("Asia/Kathmandu"),
+                        DayOfWeek.SUNDAY,
+                        Month.FEBRUARY)));
+        rows.add(Row.of(
+                "record of BigDecimal, BigInteger, char, short, byte and the rest",
+                "numbers",
+                new Numbers(
+                        new BigDecimal("-0.000123456789012345678901234567890"),
+                        new BigInteger("123456789012345678901234567890123456789"),
+                        'ß',
+                        (short) -300,
+                        (byte) -7,
+                        1.5f,
+                        -2.5e-300,
+                        Long.MIN_VALUE,
+                        true,
+                        'é',
+                        (short) 12,
+                        (byte) 3)));
         EnumMap<Category, BigDecimal> prices = new EnumMap<>(Category.class);
         prices.put(Category.TOYS, new BigDecimal("9.50"));
         prices.put(Category.TOOLS, new BigDecimal("120"));
         Map<Category, Integer> counts = new TreeMap<>(Map.of(Category.FOOD, 3));
-        rows.add(Row.of("record of enum, enum with bodies, EnumMap, EnumSet, Map keyed by enum", "enums",
+        rows.add(Row.of(
+                "record of enum, enum with bodies, EnumMap, EnumSet, Map keyed by enum",
+                "enums",
                 new Enums(Category.FOOD, Op.TIMES, prices, EnumSet.of(Category.TOYS, Category.FOOD), counts)));
-        rows.add(Row.of("record of List.of, Set.of, Map.of", "immutables", new Immutables(List.of("a", "b", "c"),
-                Set.of(1, 2, 3), Map.of("k", 1L, "l", 2L), List.of(), List.of("one"))));
+        rows.add(Row.of(
+                "record of List.of, Set.of, Map.of",
+                "immutables",
+                new Immutables(
+                        List.of("a", "b", "c"), Set.of(1, 2, 3), Map.of("k", 1L, "l", 2L), List.of(), List.of("one"))));
         rows.add(Row.of("record of Optional fields", "optionals", new Optionals(Optional.of("x"), Optional.empty())));
         // Dog is allowed by name below: an abstract field says nothing about what it may hold.
         // Circle and Square are found on their own, as the permitted subclasses of Shape.
-        rows.add(Row.of(HOLDER, "holder",
+        rows.add(Row.of(
+                HOLDER,
+                "holder",
                 new Holder(item(5), new Square(2.0), List.of(new Circle(1.0), new Square(3.0)), new Dog("rex", 3))));
-        rows.add(Row.of(HOLDER_BY_NAME, "holder",
-                new Holder(new Catalog.Note("hello", Category.FOOD), null, List.of(), null)));
+        rows.add(Row.of(
+                HOLDER_BY_NAME, "holder", new Holder(new Catalog.Note("hello", Category.FOOD), null, List.of(), null)));
         byte[] big = new byte[1 << 20];
         new Random(1).nextBytes(big);
         rows.add(Row.of("record holding a 1 MiB byte[]", "blob", new Blob("big", big)));
         Item shared = item(6);
-        rows.add(new Row(SHARED, "pair", new Pair(shared, shared),
+        rows.add(new Row(
+                SHARED,
+                "pair",
+                new Pair(shared, shared),
                 (sent, back) -> sent.equals(back) && ((Pair) back).left() == ((Pair) back).right()));
         Node cycle = new Node();
         cycle.name = "loop";
         cycle.next = cycle;
-        rows.add(new Row(CYCLE, "node", cycle,
-                (sent, back) -> back instanceof Node n && n.name.equals("loop") && n.next == n));
+        rows.add(new Row(
+                CYCLE, "node", cycle, (sent, back) -> back instanceof Node n && n.name.equals("loop") && n.next == n));
         rows.add(Row.of("UUID", "uuid", UUID.fromString("6f1c1f5e-1b7a-4a7e-9a59-1f2f3a4b5c6d")));
         rows.add(Row.of("enum", "category", Category.TOYS));
         rows.add(Row.of("enum constant with a body", "op", Op.PLUS));
@@ -192,10 +243,18 @@ class TypeMatrixTest {
 
     @BeforeAll
     static void start() {
-        Object echo = Proxy.newProxyInstance(CatalogService.class.getClassLoader(),
-                new Class<?>[] {CatalogService.class}, (proxy, method, args) -> args[0]);
-        server = RpcServer.builder().host("127.0.0.1").port(0).compressThreshold(0).allowClass(Dog.class)
-                .service(CatalogService.class, (CatalogService) echo).build().start();
+        Object echo = Proxy.newProxyInstance(
+                CatalogService.class.getClassLoader(),
+                new Class<?>[] {CatalogService.class},
+                (proxy, method, args) -> args[0]);
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .compressThreshold(0)
+                .allowClass(Dog.class)
+                .service(CatalogService.class, (CatalogService) echo)
+                .build()
+                .start();
         client = RpcClient.builder().compressThreshold(0).allowClass(Dog.class).build();
         // As the starter passes xrpc.allowed-classes: by name, after building.
         server.allowList().allowClassName(Catalog.Note.class.getName());
@@ -211,19 +270,28 @@ class TypeMatrixTest {
     @ParameterizedTest(name = "{0}+{1}")
     @MethodSource(Codecs.ALL_AND_CUSTOM)
     void everyRowComesBackEqualOrIsDocumentedAsImpossible(String serializer, String compressor) throws Exception {
-        CatalogService service = client.proxy(CatalogService.class, ReferenceOptions.builder()
-                .address(server.endpoint()).serializer(serializer).compressor(compressor)
-                .timeout(Duration.ofSeconds(20)).build());
+        CatalogService service = client.proxy(
+                CatalogService.class,
+                ReferenceOptions.builder()
+                        .address(server.endpoint())
+                        .serializer(serializer)
+                        .compressor(compressor)
+                        .timeout(Duration.ofSeconds(20))
+                        .build());
         Map<String, String> failed = new LinkedHashMap<>();
         StringBuilder table = new StringBuilder();
         for (Row row : rows()) {
-            Method m = Arrays.stream(CatalogService.class.getMethods()).filter(x -> x.getName().equals(row.method()))
-                    .findFirst().orElseThrow();
+            Method m = Arrays.stream(CatalogService.class.getMethods())
+                    .filter(x -> x.getName().equals(row.method()))
+                    .findFirst()
+                    .orElseThrow();
             String outcome;
             try {
                 Object back = m.invoke(service, row.sample());
-                outcome = row.same().test(row.sample(), back) ? null
-                        : "came back as " + back + (back == null ? "" : " (" + back.getClass().getName() + ")");
+                outcome = row.same().test(row.sample(), back)
+                        ? null
+                        : "came back as " + back
+                                + (back == null ? "" : " (" + back.getClass().getName() + ")");
             } catch (InvocationTargetException e) {
                 outcome = String.valueOf(e.getCause());
             }
@@ -233,15 +301,23 @@ class TypeMatrixTest {
             table.append(String.format("| %s | %s |%n", row.name(), outcome == null ? "ok" : "no: " + outcome));
         }
         System.out.printf("%s+%s%n%s", serializer, compressor, table);
-        CANNOT.get(serializer).forEach((row, why) -> assertThat(failed.get(row)).as(row).isNotNull());
+        CANNOT.get(serializer)
+                .forEach((row, why) -> assertThat(failed.get(row)).as(row).isNotNull());
         if (serializer.equals("json")) { // refused for the documented reason, not any failure
-            assertThat(failed.get(HOLDER)).as(HOLDER).contains("Cannot construct instance").contains("Shape");
-            assertThat(failed.get(SEALED)).as(SEALED).contains("Cannot construct instance").contains("Shape");
+            assertThat(failed.get(HOLDER))
+                    .as(HOLDER)
+                    .contains("Cannot construct instance")
+                    .contains("Shape");
+            assertThat(failed.get(SEALED))
+                    .as(SEALED)
+                    .contains("Cannot construct instance")
+                    .contains("Shape");
         }
         if (failed.containsKey(CYCLE) && !serializer.equals("jackson")) {
             assertThat(failed.get(CYCLE)).as("what a cycle is told").contains("most likely a cycle");
         }
-        assertThat(failed.keySet()).as(serializer + "+" + compressor + ": " + failed)
+        assertThat(failed.keySet())
+                .as(serializer + "+" + compressor + ": " + failed)
                 .containsExactlyInAnyOrderElementsOf(CANNOT.get(serializer).keySet());
     }
 }

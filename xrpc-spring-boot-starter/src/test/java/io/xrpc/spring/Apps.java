@@ -13,8 +13,7 @@ import org.springframework.context.annotation.Lazy;
 
 /** The applications the starter tests run. */
 final class Apps {
-    private Apps() {
-    }
+    private Apps() {}
 
     /** Exports {@link GreeterImpl}, wrapped in a CGLIB proxy whose advice counts calls. */
     @SpringBootConfiguration
@@ -46,8 +45,7 @@ final class Apps {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import({GreeterUser.class, LazyUser.class})
-    static class Consumer {
-    }
+    static class Consumer {}
 
     /** Uses the remote greeter, and records what it saw in {@code @PostConstruct}. */
     static class GreeterUser {

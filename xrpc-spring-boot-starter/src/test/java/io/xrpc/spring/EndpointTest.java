@@ -2,21 +2,21 @@ package io.xrpc.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.xrpc.spring.autoconfigure.RpcServiceExporter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.web.servlet.client.RestTestClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import io.xrpc.spring.autoconfigure.RpcServiceExporter;
 
 /**
  * {@code /actuator/xrpc} and the {@code xrpc} health over HTTP, through Boot's web server and the
@@ -26,8 +26,10 @@ import io.xrpc.spring.autoconfigure.RpcServiceExporter;
 @Timeout(180)
 class EndpointTest {
     private static final JsonMapper JSON = JsonMapper.builder().build();
+
     @RegisterExtension
     final TestZooKeeper zk = new TestZooKeeper();
+
     private final List<ConfigurableApplicationContext> started = new ArrayList<>();
 
     /** Before the extension stops ZooKeeper: extensions' after-each callbacks run after this. */
@@ -37,10 +39,16 @@ class EndpointTest {
     }
 
     private ConfigurableApplicationContext start(Class<?> app, WebApplicationType web, String... properties) {
-        ConfigurableApplicationContext ctx = new SpringApplicationBuilder(app).web(web)
-                .properties("xrpc.registry.address=" + zk.address(), "xrpc.server.host=127.0.0.1",
-                        "xrpc.server.port=0", "xrpc.server.unregister-delay=0ms", "spring.main.banner-mode=off",
-                        "server.address=127.0.0.1", "server.port=0")
+        ConfigurableApplicationContext ctx = new SpringApplicationBuilder(app)
+                .web(web)
+                .properties(
+                        "xrpc.registry.address=" + zk.address(),
+                        "xrpc.server.host=127.0.0.1",
+                        "xrpc.server.port=0",
+                        "xrpc.server.unregister-delay=0ms",
+                        "spring.main.banner-mode=off",
+                        "server.address=127.0.0.1",
+                        "server.port=0")
                 .properties(properties)
                 .run();
         started.add(ctx);
@@ -49,30 +57,47 @@ class EndpointTest {
 
     private static RestTestClient http(ConfigurableApplicationContext ctx) {
         return RestTestClient.bindToServer()
-                .baseUrl("http://127.0.0.1:" + ctx.getEnvironment().getProperty("local.server.port")).build();
+                .baseUrl("http://127.0.0.1:" + ctx.getEnvironment().getProperty("local.server.port"))
+                .build();
     }
 
     private static JsonNode get(RestTestClient http, String path) {
-        String body = http.get().uri(path).exchange().expectStatus().isOk().expectBody(String.class)
-                .returnResult().getResponseBody();
+        String body = http.get()
+                .uri(path)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
         return JSON.readTree(body);
     }
 
     @Test
     void theEndpointShowsProvidersComingAndGoingAndHealthStaysUpWithNone() {
         RecordingAppender.clear();
-        ConfigurableApplicationContext a = start(Apps.Provider.class, WebApplicationType.SERVLET,
-                "test.provider-name=a", "management.endpoints.web.exposure.include=xrpc");
+        ConfigurableApplicationContext a = start(
+                Apps.Provider.class,
+                WebApplicationType.SERVLET,
+                "test.provider-name=a",
+                "management.endpoints.web.exposure.include=xrpc");
         ConfigurableApplicationContext b = start(Apps.Provider.class, WebApplicationType.NONE, "test.provider-name=b");
-        ConfigurableApplicationContext consumer = start(Apps.Consumer.class, WebApplicationType.SERVLET,
+        ConfigurableApplicationContext consumer = start(
+                Apps.Consumer.class,
+                WebApplicationType.SERVLET,
                 "management.endpoints.web.exposure.include=xrpc,health",
-                "management.endpoint.health.show-details=always", "xrpc.client.load-balancer=round-robin");
+                "management.endpoint.health.show-details=always",
+                "xrpc.client.load-balancer=round-robin");
         RestTestClient http = http(consumer);
         Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
-        String aAddress = a.getBean(RpcServiceExporter.class).server()
-                .advertisedEndpoint().toString();
-        String bAddress = b.getBean(RpcServiceExporter.class).server()
-                .advertisedEndpoint().toString();
+        String aAddress = a.getBean(RpcServiceExporter.class)
+                .server()
+                .advertisedEndpoint()
+                .toString();
+        String bAddress = b.getBean(RpcServiceExporter.class)
+                .server()
+                .advertisedEndpoint()
+                .toString();
         // Calls until both providers have answered: each then has an open connection.
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
             greeter.whoAmI();
@@ -99,8 +124,11 @@ class EndpointTest {
         assertThat(view.get("registry").get("acl").asString()).isEqualTo("auth::cdrwa,world:anyone:r");
         assertThat(view.toString()).doesNotContain(TestZooKeeper.PASSWORD);
         assertThat(view.get("limits").get("maxFrameLengthBytes").asLong()).isEqualTo(8L * 1024 * 1024);
-        assertThat(view.get("limits").get("client").get("timeoutMillis").asLong()).isEqualTo(3000);
-        assertThat(view.get("server").isNull()).as("the consumer exports nothing").isTrue();
+        assertThat(view.get("limits").get("client").get("timeoutMillis").asLong())
+                .isEqualTo(3000);
+        assertThat(view.get("server").isNull())
+                .as("the consumer exports nothing")
+                .isTrue();
 
         // The provider's own view: what it exports, and its endpoint is not the consumer's.
         JsonNode provided = get(http(a), "/actuator/xrpc");
@@ -119,25 +147,45 @@ class EndpointTest {
             assertThat(addresses(r)).containsExactly(bAddress);
         });
         b.close();
-        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(reference(get(http, "/actuator/xrpc")).get("providerCount").asInt()).isZero());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(reference(get(http, "/actuator/xrpc"))
+                                .get("providerCount")
+                                .asInt())
+                        .isZero());
         // No provider is a detail, not DOWN: restarting this consumer would not bring one.
         JsonNode health = get(http, "/actuator/health/xrpc");
         assertThat(health.get("status").asString()).isEqualTo("UP");
-        assertThat(health.get("details").get("references").get(Greeter.class.getName()).asInt()).isZero();
+        assertThat(health.get("details")
+                        .get("references")
+                        .get(Greeter.class.getName())
+                        .asInt())
+                .isZero();
         // One WARN per reference that lost its last provider; one INFO each when a provider is back.
-        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(RecordingAppender.messages(
-                ch.qos.logback.classic.Level.WARN, "has no provider any more")).hasSize(2));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(RecordingAppender.messages(
+                                ch.qos.logback.classic.Level.WARN, "has no provider any more"))
+                        .hasSize(2));
 
         ConfigurableApplicationContext c = start(Apps.Provider.class, WebApplicationType.NONE, "test.provider-name=c");
-        String cAddress = c.getBean(RpcServiceExporter.class).server()
-                .advertisedEndpoint().toString();
-        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(addresses(reference(get(http, "/actuator/xrpc")))).containsExactly(cAddress));
+        String cAddress = c.getBean(RpcServiceExporter.class)
+                .server()
+                .advertisedEndpoint()
+                .toString();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(addresses(reference(get(http, "/actuator/xrpc"))))
+                        .containsExactly(cAddress));
         assertThat(greeter.whoAmI()).isEqualTo("c");
-        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(RecordingAppender.messages(
-                ch.qos.logback.classic.Level.INFO, "has 1 provider(s) now: [" + cAddress + "]")).hasSize(2));
-        assertThat(RecordingAppender.messages(ch.qos.logback.classic.Level.WARN, "")).as("no other warning").hasSize(2);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(RecordingAppender.messages(
+                                ch.qos.logback.classic.Level.INFO, "has 1 provider(s) now: [" + cAddress + "]"))
+                        .hasSize(2));
+        assertThat(RecordingAppender.messages(ch.qos.logback.classic.Level.WARN, ""))
+                .as("no other warning")
+                .hasSize(2);
     }
 
     @Test
@@ -159,7 +207,8 @@ class EndpointTest {
     /** The consumer's kryo greeter reference (its hessian one has the default timeout). */
     private static JsonNode reference(JsonNode view) {
         for (JsonNode r : view.get("references")) {
-            if (r.get("key").asString().equals(Greeter.class.getName()) && r.get("timeoutMillis").asLong() == 5000) {
+            if (r.get("key").asString().equals(Greeter.class.getName())
+                    && r.get("timeoutMillis").asLong() == 5000) {
                 return r;
             }
         }

@@ -26,8 +26,7 @@ class FailureReportTest {
     final TestZooKeeper zk = new TestZooKeeper();
 
     /** Kryo cannot carry a Pattern (it would reach into java.base's private fields). */
-    public record Rule(String name, Pattern pattern) {
-    }
+    public record Rule(String name, Pattern pattern) {}
 
     public interface Rules {
         Rule rule(String name);
@@ -41,8 +40,7 @@ class FailureReportTest {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import(RulesUser.class)
-    static class RulesConsumer {
-    }
+    static class RulesConsumer {}
 
     @BeforeEach
     void clear() {
@@ -51,9 +49,13 @@ class FailureReportTest {
 
     /** Starts {@code app}, which must fail, and returns Spring Boot's failure report. */
     private static String report(Class<?> app, String... properties) {
-        assertThatThrownBy(() -> new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "xrpc.server.host=127.0.0.1", "xrpc.server.port=0")
-                .properties(properties).run().close()).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> new SpringApplicationBuilder(app)
+                        .web(WebApplicationType.NONE)
+                        .properties("spring.main.banner-mode=off", "xrpc.server.host=127.0.0.1", "xrpc.server.port=0")
+                        .properties(properties)
+                        .run()
+                        .close())
+                .isInstanceOf(RuntimeException.class);
         List<String> reports = RecordingAppender.messages(Level.ERROR, "APPLICATION FAILED TO START");
         assertThat(reports).as("Spring Boot's failure report").hasSize(1);
         String report = reports.get(0);
@@ -70,10 +72,13 @@ class FailureReportTest {
     @Test
     void anUnreachableRegistry() throws Exception {
         int port = freePort();
-        assertThat(report(Apps.Provider.class, "xrpc.registry.address=zookeeper://127.0.0.1:" + port,
-                "xrpc.registry.connect-timeout=1s"))
+        assertThat(report(
+                        Apps.Provider.class,
+                        "xrpc.registry.address=zookeeper://127.0.0.1:" + port,
+                        "xrpc.registry.connect-timeout=1s"))
                 .contains("cannot connect to ZooKeeper at 127.0.0.1:" + port + " within 1000 ms")
-                .contains("Action:").contains("point xrpc.registry.address at a running ZooKeeper");
+                .contains("Action:")
+                .contains("point xrpc.registry.address at a running ZooKeeper");
     }
 
     @Test
@@ -89,21 +94,31 @@ class FailureReportTest {
      */
     @Test
     void aPasswordPlaceholderThatDidNotResolve() {
-        assertThat(report(Apps.Provider.class, "xrpc.registry.address=" + zk.getConnectString(),
-                "xrpc.registry.username=xrpc", "xrpc.registry.password=${XRPC_TEST_UNSET_VARIABLE_8f2c}"))
-                .contains("xrpc.registry.password").contains("did not resolve")
+        assertThat(report(
+                        Apps.Provider.class,
+                        "xrpc.registry.address=" + zk.getConnectString(),
+                        "xrpc.registry.username=xrpc",
+                        "xrpc.registry.password=${XRPC_TEST_UNSET_VARIABLE_8f2c}"))
+                .contains("xrpc.registry.password")
+                .contains("did not resolve")
                 .contains("environment variable");
         RecordingAppender.clear();
-        assertThat(report(Apps.Provider.class, "xrpc.registry.address=" + zk.getConnectString(),
-                "xrpc.registry.username=xrpc", "xrpc.registry.password= "))
-                .contains("xrpc.registry.password").contains("it is empty");
+        assertThat(report(
+                        Apps.Provider.class,
+                        "xrpc.registry.address=" + zk.getConnectString(),
+                        "xrpc.registry.username=xrpc",
+                        "xrpc.registry.password= "))
+                .contains("xrpc.registry.password")
+                .contains("it is empty");
     }
 
     @Test
     void anUnknownRegistryScheme() {
         assertThat(report(Apps.Provider.class, "xrpc.registry.address=etcd://127.0.0.1:2379"))
-                .contains("registry scheme").contains("etcd")
-                .contains("Action:").contains("needs the module that provides it");
+                .contains("registry scheme")
+                .contains("etcd")
+                .contains("Action:")
+                .contains("needs the module that provides it");
     }
 
     @Test
@@ -116,13 +131,18 @@ class FailureReportTest {
     @Test
     void anUnreadableCertificate() {
         // Without Boot's SSL metrics, which would read the bundle first and fail with Boot's own trace.
-        String report = report(Apps.Provider.class, "xrpc.registry.address=", "xrpc.server.ssl.bundle=p",
+        String report = report(
+                Apps.Provider.class,
+                "xrpc.registry.address=",
+                "xrpc.server.ssl.bundle=p",
                 "spring.autoconfigure.exclude="
                         + "org.springframework.boot.micrometer.metrics.autoconfigure.ssl.SslMetricsAutoConfiguration",
                 "spring.ssl.bundle.pem.p.keystore.certificate=file:/nonexistent/cert.pem",
                 "spring.ssl.bundle.pem.p.keystore.private-key=file:/nonexistent/key.pem");
-        assertThat(report).contains("XRpc cannot use the SSL bundle xrpc.server.ssl.bundle=p")
-                .contains("/nonexistent/cert.pem").contains("files that exist and can be read");
+        assertThat(report)
+                .contains("XRpc cannot use the SSL bundle xrpc.server.ssl.bundle=p")
+                .contains("/nonexistent/cert.pem")
+                .contains("files that exist and can be read");
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.xrpc.spring;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 public interface Greeter {
     String hello(String name);

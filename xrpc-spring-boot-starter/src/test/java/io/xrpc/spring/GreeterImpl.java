@@ -1,9 +1,9 @@
 package io.xrpc.spring;
 
-import java.util.concurrent.CompletableFuture;
-import org.springframework.beans.factory.annotation.Value;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.springframework.beans.factory.annotation.Value;
 
 @RpcService
 public class GreeterImpl implements Greeter {

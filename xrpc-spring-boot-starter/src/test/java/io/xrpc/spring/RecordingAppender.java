@@ -27,7 +27,10 @@ public class RecordingAppender extends AppenderBase<ILoggingEvent> {
 
     /** The messages logged at {@code level} that contain {@code part}. */
     static List<String> messages(Level level, String part) {
-        return EVENTS.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage)
-                .filter(m -> m.contains(part)).toList();
+        return EVENTS.stream()
+                .filter(e -> e.getLevel() == level)
+                .map(ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.contains(part))
+                .toList();
     }
 }

@@ -3,38 +3,29 @@ package io.xrpc.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
+import io.xrpc.client.CallCredentials;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
-import io.xrpc.spring.autoconfigure.XrpcHealthIndicator;
-import io.xrpc.spring.autoconfigure.XrpcProperties;
-import io.xrpc.testing.CallLoad;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledForJreRange;
-import org.junit.jupiter.api.condition.JRE;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.health.contributor.Status;
-import org.springframework.context.ConfigurableApplicationContext;
-import io.micrometer.common.KeyValues;
-import io.micrometer.observation.ObservationRegistry;
-import io.xrpc.client.CallCredentials;
 import io.xrpc.server.Authenticator;
 import io.xrpc.server.CallThreads;
 import io.xrpc.spring.autoconfigure.RpcServiceExporter;
+import io.xrpc.spring.autoconfigure.XrpcHealthIndicator;
+import io.xrpc.spring.autoconfigure.XrpcProperties;
 import io.xrpc.spring.custom.ShoutingSerializerProvider;
 import io.xrpc.spring.observation.DefaultXrpcClientObservationConvention;
 import io.xrpc.spring.observation.XrpcClientContext;
+import io.xrpc.testing.CallLoad;
 import io.xrpc.testing.XrpcThreads;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -42,9 +33,18 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /** Provider and consumer Spring Boot contexts in one JVM against an in-process ZooKeeper. */
 class StarterTest {
@@ -52,10 +52,16 @@ class StarterTest {
     final TestZooKeeper zk = new TestZooKeeper();
 
     private ConfigurableApplicationContext start(Class<?> app, String... properties) {
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("xrpc.registry.address=" + zk.getConnectString(), "xrpc.registry.username=" + TestZooKeeper.USER,
-                        "xrpc.registry.password=" + TestZooKeeper.PASSWORD, "xrpc.server.host=127.0.0.1",
-                        "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
+        return new SpringApplicationBuilder(app)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "xrpc.registry.address=" + zk.getConnectString(),
+                        "xrpc.registry.username=" + TestZooKeeper.USER,
+                        "xrpc.registry.password=" + TestZooKeeper.PASSWORD,
+                        "xrpc.server.host=127.0.0.1",
+                        "xrpc.server.port=0",
+                        "xrpc.server.unregister-delay=300ms",
+                        "spring.main.banner-mode=off")
                 .properties(properties)
                 .run();
     }
@@ -64,12 +70,13 @@ class StarterTest {
     void injectedProxiesCallTheExportedServiceIncludingAsyncAndExceptions() throws Exception {
         int advisedBefore = Apps.Provider.ADVISED.get();
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+                ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
             Apps.GreeterUser user = consumer.getBean(Apps.GreeterUser.class);
             assertThat(user.injectedBeforePostConstruct).isTrue();
             assertThat(user.greeter.hello("spring")).isEqualTo("hello spring");
             assertThat(user.viaSetter.hello("hessian")).isEqualTo("hello hessian");
-            assertThat(user.greeter.helloAsync("later").get(5, TimeUnit.SECONDS)).isEqualTo("async hello later");
+            assertThat(user.greeter.helloAsync("later").get(5, TimeUnit.SECONDS))
+                    .isEqualTo("async hello later");
             assertThatThrownBy(() -> user.greeter.fail("bad input")).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
                 assertThat(e.remoteClassName()).isEqualTo(IllegalArgumentException.class.getName());
@@ -80,83 +87,126 @@ class StarterTest {
             // One proxy per distinct reference configuration.
             assertThat(user.sameSettings).isSameAs(user.greeter);
             assertThat(user.viaSetter).isNotSameAs(user.greeter);
-            assertThat(Apps.LazyUser.CREATED.get()).as("lazy beans are not created to be scanned").isZero();
+            assertThat(Apps.LazyUser.CREATED.get())
+                    .as("lazy beans are not created to be scanned")
+                    .isZero();
 
             XrpcHealthIndicator health = provider.getBean(XrpcHealthIndicator.class);
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
-            assertThat(health.health(true).getDetails().get("services").toString()).contains(Greeter.class.getName());
-            Object references = consumer.getBean(XrpcHealthIndicator.class).health(true).getDetails().get("references");
-            assertThat(references).asInstanceOf(InstanceOfAssertFactories.MAP)
+            assertThat(health.health(true).getDetails().get("services").toString())
+                    .contains(Greeter.class.getName());
+            Object references = consumer.getBean(XrpcHealthIndicator.class)
+                    .health(true)
+                    .getDetails()
+                    .get("references");
+            assertThat(references)
+                    .asInstanceOf(InstanceOfAssertFactories.MAP)
                     .containsEntry(Greeter.class.getName(), 1);
             assertThat(provider.getBeanFactory().containsSingleton("xrpcClient"))
-                    .as("a provider-only app opens no client").isFalse();
+                    .as("a provider-only app opens no client")
+                    .isFalse();
         }
     }
 
     @Test
     void aProviderWithLazyInitializationStillExportsItsServices() {
-        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "spring.main.lazy-initialization=true");
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
-            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("lazy")).isEqualTo("hello lazy");
+        try (ConfigurableApplicationContext provider =
+                        start(Apps.Provider.class, "spring.main.lazy-initialization=true");
+                ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("lazy"))
+                    .isEqualTo("hello lazy");
         }
     }
 
     @Test
     void metricsAreRecordedWhenAMeterRegistryIsPresent() {
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "xrpc.server.host=127.0.0.1",
-                             "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
-                     .run();
-             ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
-                     .initializers(ctx -> {
-                         ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry());
-                         // The application's convention adds a tag to the default ones.
-                         ctx.getBeanFactory().registerSingleton("convention",
-                                 new DefaultXrpcClientObservationConvention() {
-                                     @Override
-                                     public KeyValues getLowCardinalityKeyValues(
-                                             XrpcClientContext context) {
-                                         return super.getLowCardinalityKeyValues(context).and("region", "eu");
-                                     }
-                                 });
-                     })
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
-                     .run()) {
+                        .initializers(
+                                ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                        .web(WebApplicationType.NONE)
+                        .properties(
+                                "xrpc.registry.address=" + zk.address(),
+                                "xrpc.server.host=127.0.0.1",
+                                "xrpc.server.port=0",
+                                "xrpc.server.unregister-delay=300ms",
+                                "spring.main.banner-mode=off")
+                        .run();
+                ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
+                        .initializers(ctx -> {
+                            ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry());
+                            // The application's convention adds a tag to the default ones.
+                            ctx.getBeanFactory()
+                                    .registerSingleton("convention", new DefaultXrpcClientObservationConvention() {
+                                        @Override
+                                        public KeyValues getLowCardinalityKeyValues(XrpcClientContext context) {
+                                            return super.getLowCardinalityKeyValues(context)
+                                                    .and("region", "eu");
+                                        }
+                                    });
+                        })
+                        .web(WebApplicationType.NONE)
+                        .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
+                        .run()) {
             consumer.getBean(Apps.GreeterUser.class).greeter.hello("metrics");
             MeterRegistry meters = consumer.getBean(MeterRegistry.class);
-            assertThat(meters.get("xrpc.client.calls").tag("status", "OK").tag("method", "hello(java.lang.String)")
-                    .tag("serializer", "kryo").tag("service", Greeter.class.getName()).tag("region", "eu")
-                    .timer().count()).isEqualTo(1);
+            assertThat(meters.get("xrpc.client.calls")
+                            .tag("status", "OK")
+                            .tag("method", "hello(java.lang.String)")
+                            .tag("serializer", "kryo")
+                            .tag("service", Greeter.class.getName())
+                            .tag("region", "eu")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
             MeterRegistry providerMeters = provider.getBean(MeterRegistry.class);
-            assertThat(providerMeters.get("xrpc.server.calls").tag("status", "OK")
-                    .tag("method", "hello(java.lang.String)").timer().count()).isEqualTo(1);
+            assertThat(providerMeters
+                            .get("xrpc.server.calls")
+                            .tag("status", "OK")
+                            .tag("method", "hello(java.lang.String)")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
             // The method runs and returns; its result cannot be written. The provider counts what
             // the caller got, not what the implementation returned.
-            assertThatThrownBy(() -> consumer.getBean(Apps.GreeterUser.class).greeter.unwritable())
-                    .isInstanceOfSatisfying(RpcException.class,
-                            e -> assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR));
-            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()")
-                            .tag("status", "SERIALIZATION_ERROR").timers()).hasSize(1));
-            assertThat(providerMeters.find("xrpc.server.calls").tag("method", "unwritable()").tag("status", "OK")
-                    .timers()).isEmpty();
+            assertThatThrownBy(() ->
+                            consumer.getBean(Apps.GreeterUser.class).greeter.unwritable())
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(providerMeters
+                                    .find("xrpc.server.calls")
+                                    .tag("method", "unwritable()")
+                                    .tag("status", "SERIALIZATION_ERROR")
+                                    .timers())
+                            .hasSize(1));
+            assertThat(providerMeters
+                            .find("xrpc.server.calls")
+                            .tag("method", "unwritable()")
+                            .tag("status", "OK")
+                            .timers())
+                    .isEmpty();
         }
     }
 
     @Test
     void bootsObservationSwitchTurnsXrpcObservationsOff() {
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
-             ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
-                             "management.observations.enable.xrpc=false")
-                     .run()) {
-            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("unobserved")).isEqualTo("hello unobserved");
-            assertThat(consumer.getBean(MeterRegistry.class).find("xrpc.client.calls").timers()).isEmpty();
+                ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
+                        .initializers(
+                                ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                        .web(WebApplicationType.NONE)
+                        .properties(
+                                "xrpc.registry.address=" + zk.address(),
+                                "spring.main.banner-mode=off",
+                                "management.observations.enable.xrpc=false")
+                        .run()) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("unobserved"))
+                    .isEqualTo("hello unobserved");
+            assertThat(consumer.getBean(MeterRegistry.class)
+                            .find("xrpc.client.calls")
+                            .timers())
+                    .isEmpty();
         }
     }
 
@@ -165,16 +215,22 @@ class StarterTest {
         String noObservations = "spring.autoconfigure.exclude="
                 + "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration";
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class, noObservations);
-             ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
-                             noObservations)
-                     .run()) {
+                ConfigurableApplicationContext consumer = new SpringApplicationBuilder(Apps.Consumer.class)
+                        .initializers(
+                                ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
+                        .web(WebApplicationType.NONE)
+                        .properties(
+                                "xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off", noObservations)
+                        .run()) {
             assertThat(consumer.getBeanNamesForType(ObservationRegistry.class)).isEmpty();
             consumer.getBean(Apps.GreeterUser.class).greeter.hello("meters only");
-            assertThat(consumer.getBean(MeterRegistry.class).get("xrpc.client.calls").tag("status", "OK")
-                    .tag("method", "hello(java.lang.String)").timer().count()).isEqualTo(1);
+            assertThat(consumer.getBean(MeterRegistry.class)
+                            .get("xrpc.client.calls")
+                            .tag("status", "OK")
+                            .tag("method", "hello(java.lang.String)")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
         }
     }
 
@@ -207,8 +263,9 @@ class StarterTest {
     @EnabledForJreRange(min = JRE.JAVA_21)
     void virtualCallThreadsFromAProperty() {
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.server.call-threads=virtual");
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
-            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("virtual")).isEqualTo("hello virtual");
+                ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("virtual"))
+                    .isEqualTo("hello virtual");
             assertThat(provider.getBean(XrpcProperties.class).server().callThreads())
                     .isEqualTo(CallThreads.VIRTUAL);
         }
@@ -220,10 +277,13 @@ class StarterTest {
         // with "expected one of [hessian, kryo, protostuff]".
         int writes = ShoutingSerializerProvider.WRITES.get();
         try (ConfigurableApplicationContext provider = start(Apps.Provider.class);
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class, "xrpc.client.serializer=shouting")) {
-            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("custom")).isEqualTo("hello custom");
+                ConfigurableApplicationContext consumer =
+                        start(Apps.Consumer.class, "xrpc.client.serializer=shouting")) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("custom"))
+                    .isEqualTo("hello custom");
             assertThat(ShoutingSerializerProvider.WRITES.get() - writes)
-                    .as("the request and its answer written by it").isGreaterThanOrEqualTo(2);
+                    .as("the request and its answer written by it")
+                    .isGreaterThanOrEqualTo(2);
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=yaml"))
                 .hasStackTraceContaining("expected one of [fory, hessian, json, kryo, protostuff, shouting");
@@ -233,11 +293,17 @@ class StarterTest {
     void retriesOfTheClustersStrategyAreMetrics() throws Exception {
         // Two providers that each run one call at a time and queue none: of 20 calls of 50 ms made
         // at once most are refused SERVER_BUSY, and failover retries them on the other provider.
-        try (ConfigurableApplicationContext p1 = start(Apps.Provider.class, "xrpc.server.executor-threads=1",
-                "xrpc.server.executor-queue=0", "test.provider-name=a");
-             ConfigurableApplicationContext p2 = start(Apps.Provider.class, "xrpc.server.executor-threads=1",
-                     "xrpc.server.executor-queue=0", "test.provider-name=b");
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
+        try (ConfigurableApplicationContext p1 = start(
+                        Apps.Provider.class,
+                        "xrpc.server.executor-threads=1",
+                        "xrpc.server.executor-queue=0",
+                        "test.provider-name=a");
+                ConfigurableApplicationContext p2 = start(
+                        Apps.Provider.class,
+                        "xrpc.server.executor-threads=1",
+                        "xrpc.server.executor-queue=0",
+                        "test.provider-name=b");
+                ConfigurableApplicationContext consumer = start(Apps.Consumer.class)) {
             Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
                 Set<String> seen = new HashSet<>();
@@ -264,12 +330,13 @@ class StarterTest {
             } finally {
                 callers.shutdownNow();
             }
-            MeterRegistry meters =
-                    consumer.getBean(MeterRegistry.class);
+            MeterRegistry meters = consumer.getBean(MeterRegistry.class);
             long retries = consumer.getBean(RpcClient.class).references().stream()
-                    .mapToLong(r -> r.counters().retries()).sum();
+                    .mapToLong(r -> r.counters().retries())
+                    .sum();
             assertThat(retries).as("retries of the 20 calls").isPositive();
-            assertThat(meters.get("xrpc.client.retries").functionCounter().count()).isEqualTo((double) retries);
+            assertThat(meters.get("xrpc.client.retries").functionCounter().count())
+                    .isEqualTo((double) retries);
         }
     }
 
@@ -278,33 +345,41 @@ class StarterTest {
         Authenticator onlyGood = (credentials, service, method, peer) ->
                 "Bearer good".equals(credentials) ? null : "bearer token required";
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("auth", onlyGood))
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "xrpc.server.host=127.0.0.1",
-                             "xrpc.server.port=0", "xrpc.server.unregister-delay=300ms", "spring.main.banner-mode=off")
-                     .run();
-             ConfigurableApplicationContext good = new SpringApplicationBuilder(Apps.Consumer.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
-                             (CallCredentials) inv -> "Bearer good"))
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off",
-                             "xrpc.client.credentials-over-plaintext=true")
-                     .run();
-             ConfigurableApplicationContext plaintext = new SpringApplicationBuilder(Apps.Consumer.class)
-                     .initializers(ctx -> ctx.getBeanFactory().registerSingleton("token",
-                             (CallCredentials) inv -> "Bearer good"))
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
-                     .run();
-             ConfigurableApplicationContext anonymous = start(Apps.Consumer.class)) {
+                        .initializers(ctx -> ctx.getBeanFactory().registerSingleton("auth", onlyGood))
+                        .web(WebApplicationType.NONE)
+                        .properties(
+                                "xrpc.registry.address=" + zk.address(),
+                                "xrpc.server.host=127.0.0.1",
+                                "xrpc.server.port=0",
+                                "xrpc.server.unregister-delay=300ms",
+                                "spring.main.banner-mode=off")
+                        .run();
+                ConfigurableApplicationContext good = new SpringApplicationBuilder(Apps.Consumer.class)
+                        .initializers(ctx ->
+                                ctx.getBeanFactory().registerSingleton("token", (CallCredentials) inv -> "Bearer good"))
+                        .web(WebApplicationType.NONE)
+                        .properties(
+                                "xrpc.registry.address=" + zk.address(),
+                                "spring.main.banner-mode=off",
+                                "xrpc.client.credentials-over-plaintext=true")
+                        .run();
+                ConfigurableApplicationContext plaintext = new SpringApplicationBuilder(Apps.Consumer.class)
+                        .initializers(ctx ->
+                                ctx.getBeanFactory().registerSingleton("token", (CallCredentials) inv -> "Bearer good"))
+                        .web(WebApplicationType.NONE)
+                        .properties("xrpc.registry.address=" + zk.address(), "spring.main.banner-mode=off")
+                        .run();
+                ConfigurableApplicationContext anonymous = start(Apps.Consumer.class)) {
             assertThat(good.getBean(Apps.GreeterUser.class).greeter.hello("me")).isEqualTo("hello me");
             // Without TLS the token is not sent unless the opt-out says so.
-            assertThatThrownBy(() -> plaintext.getBean(Apps.GreeterUser.class).greeter.hello("me"))
+            assertThatThrownBy(() ->
+                            plaintext.getBean(Apps.GreeterUser.class).greeter.hello("me"))
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
                         assertThat(e.getMessage()).contains("sent only over TLS");
                     });
-            assertThatThrownBy(() -> anonymous.getBean(Apps.GreeterUser.class).greeter.hello("me"))
+            assertThatThrownBy(() ->
+                            anonymous.getBean(Apps.GreeterUser.class).greeter.hello("me"))
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.UNAUTHENTICATED);
                         assertThat(e.getMessage()).contains("bearer token required");
@@ -312,12 +387,14 @@ class StarterTest {
             // Refusals are counted, and the count is a metric. The server counts a refusal after
             // answering it (the answer goes out before any GOAWAY it causes), so the caller may
             // see its answer first: wait for the count.
-            MeterRegistry meters =
-                    provider.getBean(MeterRegistry.class);
+            MeterRegistry meters = provider.getBean(MeterRegistry.class);
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                assertThat(meters.get("xrpc.server.authentication.refusals").functionCounter().count()).isEqualTo(1.0);
-                assertThat(provider.getBean(RpcServiceExporter.class).server()
-                        .authenticationRefusals()).isEqualTo(1);
+                assertThat(meters.get("xrpc.server.authentication.refusals")
+                                .functionCounter()
+                                .count())
+                        .isEqualTo(1.0);
+                assertThat(provider.getBean(RpcServiceExporter.class).server().authenticationRefusals())
+                        .isEqualTo(1);
             });
         }
     }
@@ -325,81 +402,119 @@ class StarterTest {
     @Test
     void registryParametersInTheAddressWinOverTheTypedDefaults() throws Exception {
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
-                     .web(WebApplicationType.NONE)
-                     .properties("xrpc.registry.address=" + zk.address() + "?root-path=/shop",
-                             "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0s",
-                             "spring.application.name=order service", "spring.main.banner-mode=off")
-                     .run();
-             CuratorFramework inspector = zk.inspector()) {
+                        .web(WebApplicationType.NONE)
+                        .properties(
+                                "xrpc.registry.address=" + zk.address() + "?root-path=/shop",
+                                "xrpc.server.host=127.0.0.1",
+                                "xrpc.server.port=0",
+                                "xrpc.server.unregister-delay=0s",
+                                "spring.application.name=order service",
+                                "spring.main.banner-mode=off")
+                        .run();
+                CuratorFramework inspector = zk.inspector()) {
             // Before: the typed xrpc.registry.root-path default (/xrpc) replaced the address's.
             assertThat(inspector.checkExists().forPath("/shop")).isNotNull();
             assertThat(inspector.checkExists().forPath("/xrpc")).isNull();
             // One node per instance, under the application Spring names (what a path cannot hold as '-').
-            assertThat(inspector.getChildren().forPath("/shop/apps/order-service/instances")).hasSize(1);
+            assertThat(inspector.getChildren().forPath("/shop/apps/order-service/instances"))
+                    .hasSize(1);
         }
     }
 
     @Test
     void requiringClientCertificatesWithoutATrustStoreStopsStartUp() throws Exception {
-        X509Bundle ca = new CertificateBuilder().subject("CN=test CA").setIsCertificateAuthority(true).ecp256()
+        X509Bundle ca = new CertificateBuilder()
+                .subject("CN=test CA")
+                .setIsCertificateAuthority(true)
+                .ecp256()
                 .buildSelfSigned();
-        X509Bundle server = new CertificateBuilder().subject("CN=localhost").addSanIpAddress("127.0.0.1")
-                .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
+        X509Bundle server = new CertificateBuilder()
+                .subject("CN=localhost")
+                .addSanIpAddress("127.0.0.1")
+                .addExtendedKeyUsageServerAuth()
+                .ecp256()
+                .buildIssuedBy(ca);
         // Spring would otherwise trust the JDK's public authorities for client certificates.
-        assertThatThrownBy(() -> start(Apps.Provider.class,
-                "spring.ssl.bundle.pem.provider.keystore.certificate=file:" + server.toTempCertChainPem(),
-                "spring.ssl.bundle.pem.provider.keystore.private-key=file:" + server.toTempPrivateKeyPem(),
-                "xrpc.server.ssl.bundle=provider", "xrpc.server.ssl.client-auth=require"))
+        assertThatThrownBy(() -> start(
+                        Apps.Provider.class,
+                        "spring.ssl.bundle.pem.provider.keystore.certificate=file:" + server.toTempCertChainPem(),
+                        "spring.ssl.bundle.pem.provider.keystore.private-key=file:" + server.toTempPrivateKeyPem(),
+                        "xrpc.server.ssl.bundle=provider",
+                        "xrpc.server.ssl.client-auth=require"))
                 .hasStackTraceContaining("xrpc.server.ssl.client-auth=require needs a trust store");
     }
 
     @Test
     void mutualTlsFromSpringSslBundles() throws Exception {
-        X509Bundle ca = new CertificateBuilder().subject("CN=test CA").setIsCertificateAuthority(true).ecp256()
+        X509Bundle ca = new CertificateBuilder()
+                .subject("CN=test CA")
+                .setIsCertificateAuthority(true)
+                .ecp256()
                 .buildSelfSigned();
-        X509Bundle server = new CertificateBuilder().subject("CN=localhost").addSanIpAddress("127.0.0.1")
-                .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
-        X509Bundle client = new CertificateBuilder().subject("CN=consumer").addExtendedKeyUsageClientAuth().ecp256()
+        X509Bundle server = new CertificateBuilder()
+                .subject("CN=localhost")
+                .addSanIpAddress("127.0.0.1")
+                .addExtendedKeyUsageServerAuth()
+                .ecp256()
+                .buildIssuedBy(ca);
+        X509Bundle client = new CertificateBuilder()
+                .subject("CN=consumer")
+                .addExtendedKeyUsageClientAuth()
+                .ecp256()
                 .buildIssuedBy(ca);
         String caPem = "file:" + ca.toTempRootCertPem();
-        try (ConfigurableApplicationContext provider = start(Apps.Provider.class,
-                "spring.ssl.bundle.pem.provider.keystore.certificate=file:" + server.toTempCertChainPem(),
-                "spring.ssl.bundle.pem.provider.keystore.private-key=file:" + server.toTempPrivateKeyPem(),
-                "spring.ssl.bundle.pem.provider.truststore.certificate=" + caPem,
-                "xrpc.server.ssl.bundle=provider", "xrpc.server.ssl.client-auth=require");
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class,
-                     "spring.ssl.bundle.pem.consumer.keystore.certificate=file:" + client.toTempCertChainPem(),
-                     "spring.ssl.bundle.pem.consumer.keystore.private-key=file:" + client.toTempPrivateKeyPem(),
-                     "spring.ssl.bundle.pem.consumer.truststore.certificate=" + caPem,
-                     "xrpc.client.ssl.bundle=consumer");
-             ConfigurableApplicationContext plaintext = start(Apps.Consumer.class)) {
-            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("tls")).isEqualTo("hello tls");
-            assertThatThrownBy(() -> plaintext.getBean(Apps.GreeterUser.class).greeter.hello("plain"))
-                    .isInstanceOf(RpcException.class).hasStackTraceContaining("requires TLS");
+        try (ConfigurableApplicationContext provider = start(
+                        Apps.Provider.class,
+                        "spring.ssl.bundle.pem.provider.keystore.certificate=file:" + server.toTempCertChainPem(),
+                        "spring.ssl.bundle.pem.provider.keystore.private-key=file:" + server.toTempPrivateKeyPem(),
+                        "spring.ssl.bundle.pem.provider.truststore.certificate=" + caPem,
+                        "xrpc.server.ssl.bundle=provider",
+                        "xrpc.server.ssl.client-auth=require");
+                ConfigurableApplicationContext consumer = start(
+                        Apps.Consumer.class,
+                        "spring.ssl.bundle.pem.consumer.keystore.certificate=file:" + client.toTempCertChainPem(),
+                        "spring.ssl.bundle.pem.consumer.keystore.private-key=file:" + client.toTempPrivateKeyPem(),
+                        "spring.ssl.bundle.pem.consumer.truststore.certificate=" + caPem,
+                        "xrpc.client.ssl.bundle=consumer");
+                ConfigurableApplicationContext plaintext = start(Apps.Consumer.class)) {
+            assertThat(consumer.getBean(Apps.GreeterUser.class).greeter.hello("tls"))
+                    .isEqualTo("hello tls");
+            assertThatThrownBy(() ->
+                            plaintext.getBean(Apps.GreeterUser.class).greeter.hello("plain"))
+                    .isInstanceOf(RpcException.class)
+                    .hasStackTraceContaining("requires TLS");
         }
     }
 
     @Test
     void propertiesBindAndABadValueStopsStartUpNamingTheProperty() {
-        try (ConfigurableApplicationContext consumer = start(Apps.Consumer.class, "xrpc.client.timeout=1500ms",
-                "xrpc.client.load-balancer=round-robin", "xrpc.max-frame-length=2MB",
-                "xrpc.allowed-packages=com.acme.dto", "xrpc.client.attempt-timeout=500ms")) {
+        try (ConfigurableApplicationContext consumer = start(
+                Apps.Consumer.class,
+                "xrpc.client.timeout=1500ms",
+                "xrpc.client.load-balancer=round-robin",
+                "xrpc.max-frame-length=2MB",
+                "xrpc.allowed-packages=com.acme.dto",
+                "xrpc.client.attempt-timeout=500ms")) {
             XrpcProperties p = consumer.getBean(XrpcProperties.class);
             assertThat(p.client().timeout()).isEqualTo(Duration.ofMillis(1500));
             assertThat(p.client().attemptTimeout()).isEqualTo(Duration.ofMillis(500));
             assertThat(p.client().loadBalancer()).isEqualTo("round-robin");
             assertThat(p.maxFrameLength().toMegabytes()).isEqualTo(2);
-            assertThat(consumer.getBean(RpcClient.class).allowList().isAllowed("com.acme.dto.Order")).isTrue();
+            assertThat(consumer.getBean(RpcClient.class).allowList().isAllowed("com.acme.dto.Order"))
+                    .isTrue();
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=yaml"))
                 .hasStackTraceContaining("xrpc.client.serializer")
-                .hasStackTraceContaining("expected one of [fory, hessian, json, kryo, protostuff"); // and the tests' own
+                .hasStackTraceContaining(
+                        "expected one of [fory, hessian, json, kryo, protostuff"); // and the tests' own
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
                 .hasStackTraceContaining("xrpc.server.port");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.attempt-timeout=0s"))
-                .hasStackTraceContaining("xrpc.client.attempt-timeout").hasStackTraceContaining("expected a duration > 0");
+                .hasStackTraceContaining("xrpc.client.attempt-timeout")
+                .hasStackTraceContaining("expected a duration > 0");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-depth=0"))
-                .hasStackTraceContaining("xrpc.max-depth").hasStackTraceContaining("expected >= 1");
+                .hasStackTraceContaining("xrpc.max-depth")
+                .hasStackTraceContaining("expected >= 1");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.write-buffer.low-water-mark=2MB"))
                 .hasStackTraceContaining("xrpc.write-buffer.high-water-mark");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.max-frame-length=1KB"))
@@ -408,14 +523,19 @@ class StarterTest {
 
     @Test
     void theHostilePeerLimitsReachTheServer() throws Exception {
-        try (ConfigurableApplicationContext provider = start(Apps.Provider.class, "xrpc.server.max-connections=1",
-                "xrpc.server.frame-timeout=2s", "xrpc.max-objects-per-message=5000");
-             Socket first = new Socket("127.0.0.1", port(provider))) {
+        try (ConfigurableApplicationContext provider = start(
+                        Apps.Provider.class,
+                        "xrpc.server.max-connections=1",
+                        "xrpc.server.frame-timeout=2s",
+                        "xrpc.max-objects-per-message=5000");
+                Socket first = new Socket("127.0.0.1", port(provider))) {
             XrpcProperties p = provider.getBean(XrpcProperties.class);
             assertThat(p.server().frameTimeout()).isEqualTo(Duration.ofSeconds(2));
             assertThat(p.maxObjectsPerMessage()).isEqualTo(5000);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.getBean(
-                    RpcServiceExporter.class).server().connectionCount() == 1);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            provider.getBean(RpcServiceExporter.class).server().connectionCount() == 1);
             try (Socket second = new Socket("127.0.0.1", port(provider))) {
                 second.setSoTimeout(10_000);
                 byte[] h = second.getInputStream().readNBytes(24);
@@ -426,7 +546,9 @@ class StarterTest {
             // 10 s, would outlast the read timeout).
             first.setSoTimeout(8_000);
             first.getOutputStream().write(new byte[] {0x58, 0x52, 2, 1, 0}); // magic "XR", version 2, request
-            assertThat(first.getInputStream().read()).as("end of stream: the server closed it").isEqualTo(-1);
+            assertThat(first.getInputStream().read())
+                    .as("end of stream: the server closed it")
+                    .isEqualTo(-1);
         }
     }
 
@@ -445,8 +567,8 @@ class StarterTest {
     void closingOneOfTwoProvidersLosesNoCallOfSixteenCallingThreads() throws Exception {
         ConfigurableApplicationContext a = start(Apps.Provider.class, "test.provider-name=a");
         try (ConfigurableApplicationContext b = start(Apps.Provider.class, "test.provider-name=b");
-             ConfigurableApplicationContext consumer = start(Apps.Consumer.class,
-                     "xrpc.client.load-balancer=round-robin")) {
+                ConfigurableApplicationContext consumer =
+                        start(Apps.Consumer.class, "xrpc.client.load-balancer=round-robin")) {
             Greeter greeter = consumer.getBean(Apps.GreeterUser.class).greeter;
             CallLoad load = new CallLoad(16, greeter::whoAmI);
             try (load) {
@@ -455,8 +577,8 @@ class StarterTest {
                 load.awaitMore("b", 600, Duration.ofSeconds(30));
             }
             assertThat(load.errors()).as("failed calls by error").isEmpty();
-            System.out.printf("provider context closed under load: %d calls answered, 0 failed%n",
-                    load.answeredInAll());
+            System.out.printf(
+                    "provider context closed under load: %d calls answered, 0 failed%n", load.answeredInAll());
         } finally {
             a.close();
         }

@@ -1,14 +1,14 @@
 package io.xrpc.spring;
 
+import java.nio.charset.StandardCharsets;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import java.nio.charset.StandardCharsets;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 
 /**
  * A real in-process ZooKeeper (curator-test's {@code TestingServer}) on a free port, a new one for
@@ -55,7 +55,8 @@ public final class TestZooKeeper implements BeforeEachCallback, AfterEachCallbac
     /** A Curator client of the test user, started; the caller closes it. */
     public CuratorFramework inspector() {
         CuratorFramework c = CuratorFrameworkFactory.builder()
-                .connectString(server.getConnectString()).retryPolicy(new RetryOneTime(100))
+                .connectString(server.getConnectString())
+                .retryPolicy(new RetryOneTime(100))
                 .authorization("digest", (USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8))
                 .build();
         c.start();

@@ -49,7 +49,8 @@ public interface OrderService {
 
         @Override
         public String toString() {
-            return "Order#" + id + "[" + customer + ", " + lines.size() + " lines, total " + total + ", " + placedAt + "]";
+            return "Order#" + id + "[" + customer + ", " + lines.size() + " lines, total " + total + ", " + placedAt
+                    + "]";
         }
     }
 }

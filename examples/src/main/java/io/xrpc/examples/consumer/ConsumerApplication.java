@@ -21,7 +21,8 @@ public class ConsumerApplication {
     }
 
     public static SpringApplicationBuilder app() {
-        return new SpringApplicationBuilder(ConsumerApplication.class).web(WebApplicationType.NONE)
+        return new SpringApplicationBuilder(ConsumerApplication.class)
+                .web(WebApplicationType.NONE)
                 .properties("spring.config.name=consumer");
     }
 }

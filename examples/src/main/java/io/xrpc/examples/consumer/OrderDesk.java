@@ -15,14 +15,19 @@ import org.springframework.stereotype.Component;
 public class OrderDesk {
     @RpcReference(serializer = "kryo")
     OrderService kryo;
+
     @RpcReference(serializer = "kryo", compressor = "gzip")
     OrderService kryoGzip;
+
     @RpcReference(serializer = "hessian")
     OrderService hessian;
+
     @RpcReference(serializer = "hessian", compressor = "gzip")
     OrderService hessianGzip;
+
     @RpcReference(serializer = "protostuff")
     OrderService protostuff;
+
     @RpcReference(serializer = "protostuff", compressor = "gzip")
     OrderService protostuffGzip;
 
@@ -42,9 +47,14 @@ public class OrderDesk {
         boolean ok = true;
         for (Map.Entry<String, OrderService> e : refs.entrySet()) {
             OrderService orders = e.getValue();
-            ok &= call(e.getKey(), "place", () -> orders.place("Ana 🚲",
-                    List.of(new OrderService.Line("BIKE-7", 1, new BigDecimal("499.90")),
-                            new OrderService.Line("LAMP-2", 2, new BigDecimal("19.95")))));
+            ok &= call(
+                    e.getKey(),
+                    "place",
+                    () -> orders.place(
+                            "Ana 🚲",
+                            List.of(
+                                    new OrderService.Line("BIKE-7", 1, new BigDecimal("499.90")),
+                                    new OrderService.Line("LAMP-2", 2, new BigDecimal("19.95")))));
             ok &= call(e.getKey(), "find", () -> orders.find(1));
             ok &= call(e.getKey(), "recent", () -> orders.recent(3).get(3, TimeUnit.SECONDS));
             try {
@@ -61,8 +71,9 @@ public class OrderDesk {
                 System.out.printf("%-16s %-7s -> did not fail%n", e.getKey(), "invalid");
                 ok = false;
             } catch (RpcException ex) {
-                System.out.printf("%-16s %-7s -> %s from %s: %s%n", e.getKey(), "invalid", ex.status(),
-                        ex.remoteClassName(), ex.remoteMessage());
+                System.out.printf(
+                        "%-16s %-7s -> %s from %s: %s%n",
+                        e.getKey(), "invalid", ex.status(), ex.remoteClassName(), ex.remoteMessage());
             }
         }
         return ok;

@@ -2,7 +2,6 @@ package io.xrpc.examples.provider;
 
 import io.xrpc.examples.api.OrderService;
 import io.xrpc.spring.RpcService;
-
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -27,7 +26,8 @@ public class OrderServiceImpl implements OrderService {
         o.id = ids.incrementAndGet();
         o.customer = customer;
         o.lines = new ArrayList<>(lines);
-        o.total = lines.stream().map(l -> l.unitPrice().multiply(BigDecimal.valueOf(l.quantity())))
+        o.total = lines.stream()
+                .map(l -> l.unitPrice().multiply(BigDecimal.valueOf(l.quantity())))
                 .reduce(BigDecimal.ZERO, BigDecimal::add);
         o.placedAt = LocalDateTime.of(2026, 11, 22, 12, 0).plusMinutes(o.id);
         orders.put(o.id, o);

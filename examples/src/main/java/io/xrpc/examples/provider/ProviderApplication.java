@@ -16,7 +16,8 @@ public class ProviderApplication {
     }
 
     public static SpringApplicationBuilder app() {
-        return new SpringApplicationBuilder(ProviderApplication.class).web(WebApplicationType.NONE)
+        return new SpringApplicationBuilder(ProviderApplication.class)
+                .web(WebApplicationType.NONE)
                 .properties("spring.config.name=provider");
     }
 }

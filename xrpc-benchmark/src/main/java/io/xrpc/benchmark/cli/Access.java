@@ -2,15 +2,15 @@ package io.xrpc.benchmark.cli;
 
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.ServiceKey;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import picocli.CommandLine.Option;
 
 /**
  * How a tool reaches a user's service, the options the {@code xrpc} command line and the stress
@@ -23,16 +23,20 @@ public final class Access {
     @Option(names = "--group", description = "The service's group.")
     String group;
 
-    @Option(names = "--token", description = "Sent as the calls' credentials (Bearer <token>); needs TLS, or"
-            + " --plaintext-token on loopback. Visible to every local user in the process list: prefer --token-file"
-            + " or the environment variable " + TOKEN_VARIABLE + ".")
+    @Option(
+            names = "--token",
+            description = "Sent as the calls' credentials (Bearer <token>); needs TLS, or"
+                    + " --plaintext-token on loopback. Visible to every local user in the process list: prefer --token-file"
+                    + " or the environment variable " + TOKEN_VARIABLE + ".")
     String token;
 
     @Option(names = "--token-file", description = "A file holding the token (its first line), read at start.")
     Path tokenFile;
 
-    @Option(names = "--plaintext-token", description = "Send the token without TLS: only to a provider named with"
-            + " --address on a loopback address (development).")
+    @Option(
+            names = "--plaintext-token",
+            description = "Send the token without TLS: only to a provider named with"
+                    + " --address on a loopback address (development).")
     boolean plaintextToken;
 
     /** The environment variable a token is read from when neither --token nor --token-file is given. */
@@ -59,13 +63,17 @@ public final class Access {
     public String token() {
         if (token == null && tokenFile != null) {
             try {
-                String first = Files.readAllLines(tokenFile).stream().findFirst().orElse("").trim();
+                String first = Files.readAllLines(tokenFile).stream()
+                        .findFirst()
+                        .orElse("")
+                        .trim();
                 if (first.isEmpty()) {
                     throw new IllegalArgumentException("--token-file " + tokenFile + ": empty");
                 }
                 token = first;
             } catch (IOException e) {
-                throw new IllegalArgumentException("--token-file " + tokenFile + ": cannot read it: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "--token-file " + tokenFile + ": cannot read it: " + e.getMessage(), e);
             }
         }
         if (token == null) {
@@ -87,15 +95,16 @@ public final class Access {
             return;
         }
         if (address == null) {
-            throw new IllegalArgumentException("--plaintext-token: only with --address on a loopback address (the"
-                    + " providers a registry lists may be anywhere, and the token would cross the network in plaintext)");
+            throw new IllegalArgumentException(
+                    "--plaintext-token: only with --address on a loopback address (the"
+                            + " providers a registry lists may be anywhere, and the token would cross the network in plaintext)");
         }
-        String host = address.startsWith("[") ? address.substring(1, Math.max(1, address.indexOf(']')))
+        String host = address.startsWith("[")
+                ? address.substring(1, Math.max(1, address.indexOf(']')))
                 : address.contains(":") ? address.substring(0, address.lastIndexOf(':')) : address;
         boolean loopback;
         try {
-            loopback = Arrays.stream(InetAddress.getAllByName(host))
-                    .allMatch(InetAddress::isLoopbackAddress);
+            loopback = Arrays.stream(InetAddress.getAllByName(host)).allMatch(InetAddress::isLoopbackAddress);
         } catch (UnknownHostException e) {
             loopback = false;
         }

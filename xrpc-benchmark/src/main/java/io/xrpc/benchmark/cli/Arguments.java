@@ -1,17 +1,16 @@
 package io.xrpc.benchmark.cli;
 
+import com.fasterxml.jackson.core.JacksonException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
-import com.fasterxml.jackson.core.JacksonException;
 
 /** Argument parsing and overload resolution, shared with the stress tool's {@code --target} mode. */
 public final class Arguments {
-    private Arguments() {
-    }
+    private Arguments() {}
 
     /** {@code '[1, "a"]'} as its elements, any other JSON value as the one argument; {@code @file} read first. */
     public static List<Object> parse(String text, CommandLine cl) throws Exception {
@@ -20,8 +19,10 @@ public final class Arguments {
         try {
             value = XrpcCli.JSON.readValue(json, Object.class);
         } catch (JacksonException e) {
-            throw new CommandLine.ParameterException(cl, "ARGS is not JSON: " + e.getOriginalMessage()
-                    + " (expected: a JSON array of the arguments, such as '[42]')");
+            throw new CommandLine.ParameterException(
+                    cl,
+                    "ARGS is not JSON: " + e.getOriginalMessage()
+                            + " (expected: a JSON array of the arguments, such as '[42]')");
         }
         if (value instanceof List<?> list) {
             return new ArrayList<>(list);
@@ -45,9 +46,11 @@ public final class Arguments {
             }
         }
         if (found.size() != 1) {
-            throw new CommandLine.ParameterException(cl, (found.isEmpty() ? "no method " : "several methods ")
-                    + name + " with " + count + " parameters in " + description.get("service") + " (it has: "
-                    + all + ")" + (found.isEmpty() ? "" : "; pick one with --types"));
+            throw new CommandLine.ParameterException(
+                    cl,
+                    (found.isEmpty() ? "no method " : "several methods ")
+                            + name + " with " + count + " parameters in " + description.get("service") + " (it has: "
+                            + all + ")" + (found.isEmpty() ? "" : "; pick one with --types"));
         }
         return found.get(0);
     }

@@ -10,8 +10,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code xrpc demo-provider}: the demo UserService until killed, to try the other commands on. */
-@Command(name = "demo-provider", mixinStandardHelpOptions = true,
-        description = "Serves the demo UserService (the stress tool's model) until stopped, to try the other commands on.")
+@Command(
+        name = "demo-provider",
+        mixinStandardHelpOptions = true,
+        description =
+                "Serves the demo UserService (the stress tool's model) until stopped, to try the other commands on.")
 final class DemoProvider implements Callable<Integer> {
     @Option(names = "--port", description = "The port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
     int port = 20880;
@@ -27,14 +30,16 @@ final class DemoProvider implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        RpcServer.Builder b = RpcServer.builder().host(host).port(port)
-                .service(UserService.class, new UserServiceImpl());
+        RpcServer.Builder b =
+                RpcServer.builder().host(host).port(port).service(UserService.class, new UserServiceImpl());
         if (registry != null) {
             b.registry(registry);
         }
         try (RpcServer server = b.build().start()) {
-            spec.commandLine().getOut().println("demo provider of " + UserService.class.getName() + " at "
-                    + server.endpoint() + "; try: xrpc list --address " + server.endpoint());
+            spec.commandLine()
+                    .getOut()
+                    .println("demo provider of " + UserService.class.getName() + " at " + server.endpoint()
+                            + "; try: xrpc list --address " + server.endpoint());
             spec.commandLine().getOut().flush();
             new CountDownLatch(1).await(); // until the process is killed
         }

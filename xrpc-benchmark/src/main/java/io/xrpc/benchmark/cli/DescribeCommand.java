@@ -5,16 +5,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import java.util.TreeMap;
 
 /** {@code xrpc describe}: one service's methods and types, briefly, or whole with {@code --schema}. */
-@Command(name = "describe", mixinStandardHelpOptions = true,
+@Command(
+        name = "describe",
+        mixinStandardHelpOptions = true,
         description = "Describes a service: its methods, their parameter and result types, and each type's fields.")
 final class DescribeCommand implements Callable<Integer> {
     @Mixin
@@ -23,8 +25,10 @@ final class DescribeCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "SERVICE", description = "The interface name, such as com.acme.Orders.")
     String service;
 
-    @Option(names = "--schema", description = "Print everything reflection says: each method's parameters and"
-            + " result, and each type, as JSON Schema (default: a line per method and a field list per type).")
+    @Option(
+            names = "--schema",
+            description = "Print everything reflection says: each method's parameters and"
+                    + " result, and each type, as JSON Schema (default: a line per method and a field list per type).")
     boolean schema;
 
     @CommandLine.Spec
@@ -59,20 +63,26 @@ final class DescribeCommand implements Callable<Integer> {
             List<String> types = (List<String>) m.getOrDefault("parameterTypes", List.of());
             List<String> names = (List<String>) m.getOrDefault("parameterNames", List.of());
             List<Object> schemas = (List<Object>) m.getOrDefault("parameters", List.of());
-            StringBuilder line = new StringBuilder(shortType(String.valueOf(m.get("resultType")))).append(' ')
-                    .append(m.get("name")).append('(');
+            StringBuilder line = new StringBuilder(shortType(String.valueOf(m.get("resultType"))))
+                    .append(' ')
+                    .append(m.get("name"))
+                    .append('(');
             for (int i = 0; i < types.size(); i++) {
                 // The erased type (what --types takes), with its elements' type where the schema knows it.
                 Object items = i < schemas.size() && schemas.get(i) instanceof Map<?, ?> ps ? ps.get("items") : null;
                 String element = items == null ? "any" : typeOf(items);
-                line.append(i == 0 ? "" : ", ").append(shortType(types.get(i)))
+                line.append(i == 0 ? "" : ", ")
+                        .append(shortType(types.get(i)))
                         .append(element.equals("any") || types.get(i).endsWith("]") ? "" : "<" + element + ">")
                         .append(i < names.size() ? " " + names.get(i) : "");
             }
             line.append(')');
             List<String> thrown = (List<String>) m.getOrDefault("exceptions", List.of());
             if (!thrown.isEmpty()) {
-                line.append(" throws ").append(String.join(", ", thrown.stream().map(DescribeCommand::shortType).toList()));
+                line.append(" throws ")
+                        .append(String.join(
+                                ", ",
+                                thrown.stream().map(DescribeCommand::shortType).toList()));
             }
             if (Boolean.TRUE.equals(m.get("idempotent"))) {
                 line.append("  @Idempotent");
@@ -119,8 +129,8 @@ final class DescribeCommand implements Callable<Integer> {
             case "string" -> format.isEmpty() ? "String" : "String (" + format + ")";
             case "boolean" -> "boolean";
             case "array" -> "array of " + typeOf(p.get("items"));
-            case "object" -> p.get("additionalProperties") != null ? "map of " + typeOf(p.get("additionalProperties"))
-                    : "object";
+            case "object" ->
+                p.get("additionalProperties") != null ? "map of " + typeOf(p.get("additionalProperties")) : "object";
             default -> "any";
         };
     }

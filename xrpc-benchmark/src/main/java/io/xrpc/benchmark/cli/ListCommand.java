@@ -4,6 +4,7 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.common.ServerReflection;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
+import io.xrpc.registry.RegistryConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,10 +12,11 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import io.xrpc.registry.RegistryConfig;
 
 /** {@code xrpc list}: what a provider exports, or the interfaces a registry has providers of. */
-@Command(name = "list", mixinStandardHelpOptions = true,
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
         description = "Lists the services a provider exports (--address: from its reflection service), or the"
                 + " interfaces a registry has providers of (--registry).")
 final class ListCommand implements Callable<Integer> {
@@ -38,8 +40,9 @@ final class ListCommand implements Callable<Integer> {
             }
         }
         try (RpcClient client = target.client(cl)) {
-            Object services = target.waiting(() -> client.generic(ServerReflection.class.getName(),
-                    target.at(target.address)).invoke("services", List.of(), List.of()));
+            Object services =
+                    target.waiting(() -> client.generic(ServerReflection.class.getName(), target.at(target.address))
+                            .invoke("services", List.of(), List.of()));
             cl.getOut().println(XrpcCli.JSON.writeValueAsString(services));
             return 0;
         }

@@ -9,17 +9,16 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
+import java.security.spec.InvalidKeySpecException;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.Collection;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
-import java.security.spec.InvalidKeySpecException;
 
 /** TLS of the command line and the stress tool's --target, from PEM files: what to trust, and a chain and key to present. */
 public final class Pem {
-    private Pem() {
-    }
+    private Pem() {}
 
     /**
      * A client's TLS: trusting the certificates in {@code trust} (null: the JDK's authorities),
@@ -57,7 +56,8 @@ public final class Pem {
 
     private static Collection<? extends Certificate> certificates(Path pem) throws Exception {
         try (InputStream in = Files.newInputStream(pem)) {
-            Collection<? extends Certificate> all = CertificateFactory.getInstance("X.509").generateCertificates(in);
+            Collection<? extends Certificate> all =
+                    CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (all.isEmpty()) {
                 throw new IllegalArgumentException(pem + " holds no PEM certificate");
             }

@@ -8,20 +8,19 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
+import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.ServiceInstance;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import io.xrpc.registry.RegistryConfig;
 
 /**
  * Finding a provider and asking it what it serves: shared by the {@code xrpc} commands and the
  * stress tool's {@code --target} mode.
  */
 public final class Providers {
-    private Providers() {
-    }
+    private Providers() {}
 
     /**
      * A client with {@code access}'s TLS and token, a deadline and connect timeout of
@@ -48,8 +47,12 @@ public final class Providers {
     @SuppressWarnings("unchecked")
     public static Map<String, Object> describe(RpcClient client, String address, ServiceKey key, Duration timeout) {
         try {
-            return (Map<String, Object>) client.generic(ServerReflection.class.getName(),
-                            ReferenceOptions.builder().address(address).timeout(timeout).build())
+            return (Map<String, Object>) client.generic(
+                            ServerReflection.class.getName(),
+                            ReferenceOptions.builder()
+                                    .address(address)
+                                    .timeout(timeout)
+                                    .build())
                     .invoke("describe", List.of("java.lang.String"), List.of(key.toString()));
         } catch (RpcException e) {
             if (e.status() == RpcStatus.APPLICATION_ERROR
@@ -63,8 +66,7 @@ public final class Providers {
     /** The address of the first provider of {@code key} that {@code registry} lists. */
     public static String providerOf(String registry, ServiceKey key) {
         try (Registry r = Registries.create(registry);
-             ServiceDiscovery.Subscription s = r.subscribe(key, l -> {
-             })) {
+                ServiceDiscovery.Subscription s = r.subscribe(key, l -> {})) {
             List<ServiceInstance> found = s.instances();
             if (found.isEmpty()) {
                 String where = RegistryConfig.mask(registry) + (r.isConnected() ? "" : " (not connected)");
@@ -76,9 +78,16 @@ public final class Providers {
                 }
                 if (!others.isEmpty()) {
                     // Another version or group is there: waiting would not help, the key is wrong.
-                    throw new RpcException(RpcStatus.SERVICE_NOT_FOUND, "no provider of " + key + " in " + where
-                            + "; registered: " + String.join(", ", others.stream().map(ServiceKey::toString).toList())
-                            + " (--service-version and --group choose one)");
+                    throw new RpcException(
+                            RpcStatus.SERVICE_NOT_FOUND,
+                            "no provider of " + key + " in " + where
+                                    + "; registered: "
+                                    + String.join(
+                                            ", ",
+                                            others.stream()
+                                                    .map(ServiceKey::toString)
+                                                    .toList())
+                                    + " (--service-version and --group choose one)");
                 }
                 throw new RpcException(RpcStatus.UNAVAILABLE, "no provider of " + key + " in " + where);
             }

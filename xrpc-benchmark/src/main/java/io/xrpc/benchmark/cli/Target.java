@@ -1,5 +1,6 @@
 package io.xrpc.benchmark.cli;
 
+import io.xrpc.benchmark.stress.DurationConverter;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
@@ -10,22 +11,27 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import io.xrpc.benchmark.stress.DurationConverter;
 
 /** Where the provider is and how to reach it: the options every command shares. */
 final class Target {
     @Option(names = "--address", description = "The provider's host:port.")
     String address;
 
-    @Option(names = "--registry", description = "A registry address, such as zookeeper://127.0.0.1:2181, to find"
-            + " providers in (describe and call).")
+    @Option(
+            names = "--registry",
+            description = "A registry address, such as zookeeper://127.0.0.1:2181, to find"
+                    + " providers in (describe and call).")
     String registry;
 
-    @Option(names = "--timeout", converter = DurationConverter.class,
+    @Option(
+            names = "--timeout",
+            converter = DurationConverter.class,
             description = "Deadline of the call (default: 3s).")
     Duration timeout = Duration.ofSeconds(3);
 
-    @Option(names = "--wait", converter = DurationConverter.class,
+    @Option(
+            names = "--wait",
+            converter = DurationConverter.class,
             description = "Wait up to this long for a provider that is not reachable yet (starting, or not yet"
                     + " registered), such as 30s (default: 0s, fail at once).")
     Duration waitFor = Duration.ZERO;
@@ -33,7 +39,7 @@ final class Target {
     /** Runs {@code action}, again while it fails UNAVAILABLE (no provider reachable) within --wait. */
     <T> T waiting(Callable<T> action) throws Exception {
         long until = System.nanoTime() + waitFor.toNanos();
-        for (;;) {
+        for (; ; ) {
             try {
                 return action.call();
             } catch (RpcException e) {
@@ -63,7 +69,9 @@ final class Target {
     /** The reference options of {@code service}: at --address, or the providers the registry lists. */
     ReferenceOptions options(String service) {
         ServiceKey key = access.key(service);
-        ReferenceOptions.Builder o = ReferenceOptions.builder().timeout(timeout).version(key.version())
+        ReferenceOptions.Builder o = ReferenceOptions.builder()
+                .timeout(timeout)
+                .version(key.version())
                 .group(key.group());
         if (address != null) {
             o.address(address);

@@ -1,5 +1,6 @@
 package io.xrpc.benchmark.cli;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.xrpc.client.GenericException;
@@ -12,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 
 /**
  * The {@code xrpc} command line: list what a provider exports, describe a service, and call any
@@ -31,24 +31,31 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
  * ({@code error}, {@code message}, and for a declared exception {@code exception} and
  * {@code fields}) and exits with a code that says what failed: see {@link #exitCode}.
  */
-@Command(name = "xrpc", mixinStandardHelpOptions = true, version = "xrpc 0.1",
+@Command(
+        name = "xrpc",
+        mixinStandardHelpOptions = true,
+        version = "xrpc 0.1",
         description = "Lists, describes and calls XRpc services without their jar.",
         subcommands = {ListCommand.class, DescribeCommand.class, CallCommand.class, DemoProvider.class},
-        footer = {"", "Every answer, a failure too, is JSON on standard output. Exit codes:",
-                "  0   success",
-                "  1   an error of this tool or its connection",
-                "  2   a wrong command line",
-                "  10 + the XRpc status of a failed call:",
-                "  11  APPLICATION_ERROR (the method threw)",
-                "  12  SERVER_BUSY",
-                "  13  DEADLINE_EXCEEDED",
-                "  14  SERVICE_NOT_FOUND (the error names the versions and groups exported)",
-                "  15  METHOD_NOT_FOUND",
-                "  16  SERIALIZATION_ERROR (an argument the method cannot take)",
-                "  17  UNAVAILABLE (no provider reachable; --wait 30s waits for one)",
-                "  22  UNAUTHENTICATED"})
+        footer = {
+            "",
+            "Every answer, a failure too, is JSON on standard output. Exit codes:",
+            "  0   success",
+            "  1   an error of this tool or its connection",
+            "  2   a wrong command line",
+            "  10 + the XRpc status of a failed call:",
+            "  11  APPLICATION_ERROR (the method threw)",
+            "  12  SERVER_BUSY",
+            "  13  DEADLINE_EXCEEDED",
+            "  14  SERVICE_NOT_FOUND (the error names the versions and groups exported)",
+            "  15  METHOD_NOT_FOUND",
+            "  16  SERIALIZATION_ERROR (an argument the method cannot take)",
+            "  17  UNAVAILABLE (no provider reachable; --wait 30s waits for one)",
+            "  22  UNAUTHENTICATED"
+        })
 public final class XrpcCli implements Runnable {
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
@@ -75,8 +82,12 @@ public final class XrpcCli implements Runnable {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("error", "USAGE");
             m.put("message", e.getMessage());
-            m.put("help", "xrpc " + (e.getCommandLine().getParent() == null ? "" : e.getCommandLine().getCommandName()
-                    + " ") + "--help");
+            m.put(
+                    "help",
+                    "xrpc "
+                            + (e.getCommandLine().getParent() == null
+                                    ? ""
+                                    : e.getCommandLine().getCommandName() + " ") + "--help");
             e.getCommandLine().getOut().println(JSON.writeValueAsString(m));
             e.getCommandLine().getOut().flush();
             return 2;
@@ -86,7 +97,8 @@ public final class XrpcCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: list, describe, call or demo-provider");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "name a command: list, describe, call or demo-provider");
     }
 
     /**

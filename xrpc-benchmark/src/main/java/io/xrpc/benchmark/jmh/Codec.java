@@ -8,15 +8,17 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
 import io.protostuff.LinkedBuffer;
 import io.protostuff.ProtostuffIOUtil;
 import io.protostuff.Schema;
 import io.protostuff.runtime.RuntimeSchema;
 import io.xrpc.benchmark.model.Page;
 import io.xrpc.benchmark.model.Response;
-import io.xrpc.benchmark.model.User;
 import io.xrpc.benchmark.model.Scenarios;
+import io.xrpc.benchmark.model.User;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
@@ -24,14 +26,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import org.apache.fory.memory.MemoryBuffer;
-import org.objenesis.strategy.StdInstantiatorStrategy;
-import io.netty.buffer.ByteBufInputStream;
-import io.netty.buffer.Unpooled;
 import org.apache.fory.Fory;
 import org.apache.fory.config.CompatibleMode;
 import org.apache.fory.config.Language;
 import org.apache.fory.io.ForyInputStream;
+import org.apache.fory.memory.MemoryBuffer;
+import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
  * One way of turning a payload into bytes: through XRpc's serializer SPI, or the library called
@@ -66,7 +66,8 @@ public interface Codec {
      */
     static Codec of(String api, String serializer) {
         if (api.equals("xrpc") || api.equals("xrpc-stream")) {
-            Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
+            Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults())
+                    .get(serializer);
             boolean buffers = api.equals("xrpc");
             return new Codec() {
                 @Override
@@ -81,8 +82,7 @@ public interface Codec {
 
                 @Override
                 public Object read(ByteBuffer in, Class<?> type) throws IOException {
-                    return buffers ? s.readResult(in, type, Serializer.NO_DEADLINE)
-                            : read(stream(in), type);
+                    return buffers ? s.readResult(in, type, Serializer.NO_DEADLINE) : read(stream(in), type);
                 }
             };
         }
@@ -227,8 +227,11 @@ public interface Codec {
         private final Fory fory = Fory.builder()
                 .withLanguage(Language.JAVA)
                 .withCompatibleMode(CompatibleMode.SCHEMA_CONSISTENT)
-                .requireClassRegistration(false).suppressClassRegistrationWarnings(true)
-                .withRefTracking(false).withAsyncCompilation(false).build();
+                .requireClassRegistration(false)
+                .suppressClassRegistrationWarnings(true)
+                .withRefTracking(false)
+                .withAsyncCompilation(false)
+                .build();
 
         @Override
         public void write(Object value, OutputStream out) {

@@ -4,14 +4,15 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.xrpc.benchmark.model.Payloads;
+import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.benchmark.model.User;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.protocol.WireStrings;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
-import io.xrpc.benchmark.model.Scenarios;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
@@ -29,7 +30,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import io.xrpc.protocol.WireStrings;
 
 /** One whole request frame (createUser) encoded by the codec, then framed, decoded and read back. */
 @State(Scope.Thread)
@@ -57,7 +57,8 @@ public class FrameBenchmark {
 
     @Setup
     public void setUp() {
-        ser = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
+        ser = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults())
+                .get(serializer);
         compressors = CompressorRegistry.load();
         comp = compressors.get(compressor);
         channel = new EmbeddedChannel(new FrameDecoder(ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH));
@@ -70,8 +71,19 @@ public class FrameBenchmark {
 
     @Benchmark
     public Object encodeAndDecode() throws IOException {
-        ByteBuf frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, ++id, 3000, RpcCodec.clockMillis(), ser,
-                comp, 0, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, service, method, null, args);
+        ByteBuf frame = RpcCodec.encodeRequest(
+                ByteBufAllocator.DEFAULT,
+                ++id,
+                3000,
+                RpcCodec.clockMillis(),
+                ser,
+                comp,
+                0,
+                ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH,
+                service,
+                method,
+                null,
+                args);
         channel.writeInbound(frame);
         Frame f = channel.readInbound();
         try {

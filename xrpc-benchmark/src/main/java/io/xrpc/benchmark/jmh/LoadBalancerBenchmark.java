@@ -2,9 +2,9 @@ package io.xrpc.benchmark.jmh;
 
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
+import io.xrpc.loadbalance.LeastActiveLoadBalancer;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.loadbalance.LoadBalancerProvider;
-import io.xrpc.loadbalance.LeastActiveLoadBalancer;
 import io.xrpc.loadbalance.P2cLoadBalancer;
 import io.xrpc.loadbalance.RandomLoadBalancer;
 import io.xrpc.registry.ServiceInstance;

@@ -7,8 +7,7 @@ import java.util.List;
 
 /** The benchmark payloads, built the same way for every serializer and contender. */
 public final class Payloads {
-    private Payloads() {
-    }
+    private Payloads() {}
 
     /** The seed article's response: a UUID request id, code 200, "ok", a short unicode string. */
     public static Response response() {

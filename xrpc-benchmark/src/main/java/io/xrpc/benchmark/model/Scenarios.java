@@ -1,14 +1,13 @@
 package io.xrpc.benchmark.model;
 
-import java.util.List;
 import io.xrpc.serialize.ClassAllowList;
+import java.util.List;
 
 /** The four rpc-benchmark scenarios as calls on any {@link UserService}, each checking its answer. */
 public final class Scenarios {
     public static final List<String> ALL = List.of("existUser", "createUser", "getUser", "listUser");
 
-    private Scenarios() {
-    }
+    private Scenarios() {}
 
     /** One call of the scenario through {@code service}; throws on a wrong answer. */
     public static Runnable call(UserService service, String scenario) {

@@ -1,19 +1,14 @@
 package io.xrpc.benchmark.registry;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.net.InetAddress;
 import org.apache.zookeeper.client.FourLetterWordMain;
 import org.apache.zookeeper.common.X509Exception;
 
@@ -46,8 +41,12 @@ final class Ensemble implements AutoCloseable {
             Files.writeString(data.resolve("myid"), Integer.toString(i + 1));
             StringBuilder cfg = new StringBuilder()
                     .append("tickTime=2000\ninitLimit=10\nsyncLimit=5\n")
-                    .append("dataDir=").append(data.toAbsolutePath()).append('\n')
-                    .append("clientPort=").append(clientPorts[i]).append('\n')
+                    .append("dataDir=")
+                    .append(data.toAbsolutePath())
+                    .append('\n')
+                    .append("clientPort=")
+                    .append(clientPorts[i])
+                    .append('\n')
                     .append("clientPortAddress=127.0.0.1\n")
                     .append("maxClientCnxns=0\n")
                     .append("4lw.commands.whitelist=srvr,mntr\n")
@@ -55,8 +54,13 @@ final class Ensemble implements AutoCloseable {
                     // A laptop's disk: the figures are of the protocol's work, not of fsync.
                     .append("forceSync=no\n");
             for (int j = 0; j < size; j++) {
-                cfg.append("server.").append(j + 1).append("=127.0.0.1:").append(quorum[j]).append(':')
-                        .append(election[j]).append('\n');
+                cfg.append("server.")
+                        .append(j + 1)
+                        .append("=127.0.0.1:")
+                        .append(quorum[j])
+                        .append(':')
+                        .append(election[j])
+                        .append('\n');
             }
             Files.writeString(data.resolve("zoo.cfg"), cfg);
         }
@@ -77,8 +81,11 @@ final class Ensemble implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.apache.zookeeper.server.quorum.QuorumPeerMain");
         cmd.add(data.resolve("zoo.cfg").toString());
-        servers[i] = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(data.resolve("server.log").toFile())).start();
+        servers[i] = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        data.resolve("server.log").toFile()))
+                .start();
     }
 
     /** Kills server {@code i} at once, as a power cut would. */
@@ -142,8 +149,7 @@ final class Ensemble implements AutoCloseable {
     /** A four-letter word's answer; empty when the server does not answer. */
     private String fourLetter(int i, String word) {
         try {
-            return FourLetterWordMain.send4LetterWord("127.0.0.1", clientPorts[i], word,
-                    false, 3000);
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", clientPorts[i], word, false, 3000);
         } catch (IOException | X509Exception.SSLContextException e) {
             return "";
         }

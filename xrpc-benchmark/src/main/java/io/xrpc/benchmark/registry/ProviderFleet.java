@@ -11,12 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.Locale;
 
 /**
  * The provider side of the scale tool, a JVM of its own: instance {@code k} is a
@@ -28,8 +28,7 @@ import java.util.Locale;
  * <p>Arguments: connect string, services, mode, session timeout in seconds.
  */
 public final class ProviderFleet {
-    private ProviderFleet() {
-    }
+    private ProviderFleet() {}
 
     /** Instance {@code k}'s address: a distinct host per instance, as a fleet has. */
     static Endpoint endpoint(int k) {
@@ -45,7 +44,8 @@ public final class ProviderFleet {
         String connect = args[0];
         int services = Integer.parseInt(args[1]);
         ZookeeperSettings.Mode mode = ZookeeperSettings.Mode.valueOf(args[2].toUpperCase(Locale.ROOT));
-        ZookeeperSettings settings = ZookeeperSettings.defaults().withMode(mode, "scale")
+        ZookeeperSettings settings = ZookeeperSettings.defaults()
+                .withMode(mode, "scale")
                 .withSessionTimeout(Duration.ofSeconds(Integer.parseInt(args[3])))
                 .withConnectTimeout(Duration.ofMinutes(5));
         Map<Integer, ZookeeperRegistry> live = new ConcurrentHashMap<>();
@@ -96,8 +96,8 @@ public final class ProviderFleet {
         ZookeeperRegistry r = new ZookeeperRegistry(settings, connect, null);
         List<ServiceInstance> all = new ArrayList<>();
         for (int s = 0; s < services; s++) {
-            all.add(new ServiceInstance(service(s), endpoint(k), ServiceInstance.DEFAULT_WEIGHT, List.of("kryo"),
-                    Map.of()));
+            all.add(new ServiceInstance(
+                    service(s), endpoint(k), ServiceInstance.DEFAULT_WEIGHT, List.of("kryo"), Map.of()));
         }
         r.registerAll(all);
         return r;

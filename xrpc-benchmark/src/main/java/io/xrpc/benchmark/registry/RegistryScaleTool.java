@@ -6,6 +6,7 @@ import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.zookeeper.ZookeeperRegistry;
 import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -15,26 +16,25 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import java.io.IOException;
-import java.util.Comparator;
-import java.util.Locale;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Callable;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Discovery at scale, measured: a real ZooKeeper ensemble of separate JVMs, P provider instances
@@ -49,54 +49,92 @@ import java.util.stream.Stream;
  *     --instances 500,2000 --services 20 --consumers 50 --storm
  * </pre>
  */
-@Command(name = "registry-scale", mixinStandardHelpOptions = true,
+@Command(
+        name = "registry-scale",
+        mixinStandardHelpOptions = true,
         description = "Measures ZooKeeper discovery with P instances x S services x C consumers.")
 public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.Row>> {
 
     @Option(names = "--instances", split = ",", defaultValue = "500", description = "provider instances, one run each")
     List<Integer> instances;
+
     @Option(names = "--services", defaultValue = "20", description = "services per instance")
     int services;
+
     @Option(names = "--consumers", defaultValue = "50", description = "consumers, each following every service")
     int consumers;
+
     @Option(names = "--joins", defaultValue = "20", description = "instances joining (then leaving) one at a time")
     int joins;
-    @Option(names = "--warmup-joins", defaultValue = "30",
+
+    @Option(
+            names = "--warmup-joins",
+            defaultValue = "30",
             description = "instances joining and leaving before measuring (the JIT compiles the paths first)")
     int warmupJoins;
+
     @Option(names = "--mode", defaultValue = "instance", description = "registry layout: instance, interface or all")
     ZookeeperSettings.Mode mode;
+
     @Option(names = "--storm", description = "kill the ZooKeeper leader, start it again, and watch the lists")
     boolean storm;
-    @Option(names = "--storm-watch", defaultValue = "60",
+
+    @Option(
+            names = "--storm-watch",
+            defaultValue = "60",
             description = "seconds the lists are watched after the leader kill")
     int stormWatch;
+
     @Option(names = "--session-timeout", defaultValue = "30", description = "seconds")
     int sessionTimeout;
+
     @Option(names = "--provider-heap", defaultValue = "6g")
     String providerHeap;
+
     @Option(names = "--zk-heap", defaultValue = "1g")
     String zkHeap;
-    @Option(names = "--out", defaultValue = "target/registry-scale", description = "results.json and results.md go here")
+
+    @Option(
+            names = "--out",
+            defaultValue = "target/registry-scale",
+            description = "results.json and results.md go here")
     Path out;
+
     @Option(names = "--quiet", description = "no progress lines")
     boolean quiet;
 
     /** One size's figures. Times in milliseconds, CPU in microseconds, heap in bytes. */
-    public record Row(String mode, int instances, int services, int consumers, long znodes, long watches,
-                      long dataBytes, long connections, double subscribeP50, double subscribeP99,
-                      double joinP50, double joinP99, double joinMax, double leaveP50, double leaveP99,
-                      double leaveMax, int joinsUnseen, double cpuMicrosPerJoin, double cpuMicrosPerLeave,
-                      long heapPerConsumer, Storm storm) {
-    }
+    public record Row(
+            String mode,
+            int instances,
+            int services,
+            int consumers,
+            long znodes,
+            long watches,
+            long dataBytes,
+            long connections,
+            double subscribeP50,
+            double subscribeP99,
+            double joinP50,
+            double joinP99,
+            double joinMax,
+            double leaveP50,
+            double leaveP99,
+            double leaveMax,
+            int joinsUnseen,
+            double cpuMicrosPerJoin,
+            double cpuMicrosPerLeave,
+            long heapPerConsumer,
+            Storm storm) {}
 
     /** A leader kill: how long until a leader answered, the smallest list seen and how long until whole. */
-    public record Storm(long electionMillis, int minListSize, int listsBelowTrueSize, long wholeAfterMillis) {
-    }
+    public record Storm(long electionMillis, int minListSize, int listsBelowTrueSize, long wholeAfterMillis) {}
 
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        System.exit(new CommandLine(new RegistryScaleTool()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+        System.exit(new CommandLine(new RegistryScaleTool())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .execute(args));
     }
 
     /** Runs with {@code args} and returns the rows (for tests). */
@@ -132,8 +170,10 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             try (Fleet fleet = new Fleet(zk.connectString(), m)) {
                 long started = Long.parseLong(fleet.send("start " + p, 30).split(" ")[1]);
                 progress("%d instances registered in %d ms", p, started);
-                ZookeeperSettings settings = ZookeeperSettings.defaults().withMode(m, "consumer")
-                        .withSessionTimeout(Duration.ofSeconds(sessionTimeout)).withConnectTimeout(Duration.ofMinutes(5));
+                ZookeeperSettings settings = ZookeeperSettings.defaults()
+                        .withMode(m, "consumer")
+                        .withSessionTimeout(Duration.ofSeconds(sessionTimeout))
+                        .withConnectTimeout(Duration.ofMinutes(5));
                 long heapBefore = usedHeapAfterGc();
                 double[] subscribe = new double[consumers];
                 ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -155,7 +195,7 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
                 } finally {
                     pool.shutdown();
                 }
-                if (propagate(cs, p, () -> { }, new ArrayList<>()) > 0) {
+                if (propagate(cs, p, () -> {}, new ArrayList<>()) > 0) {
                     throw new IllegalStateException("consumers did not list all " + p + " instances within 60 s");
                 }
                 long heapPerConsumer = (usedHeapAfterGc() - heapBefore) / consumers;
@@ -167,7 +207,9 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
                     watches += num(own, "zk_watch_count");
                     connections += num(own, "zk_num_alive_connections");
                 }
-                progress("%d consumers subscribed; %s znodes, %d watches", consumers, mntr.get("zk_znode_count"), watches);
+                progress(
+                        "%d consumers subscribed; %s znodes, %d watches",
+                        consumers, mntr.get("zk_znode_count"), watches);
 
                 for (int j = 0; j < warmupJoins; j++) {
                     int k = p + joins + j;
@@ -180,14 +222,32 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
                 // Joins one at a time (each list one longer), then the same instances leave.
                 Phase joined = phase(cs, fleet, idleCpu, joinMs, j -> p + j + 1, j -> "join " + (p + j));
                 Phase left = phase(cs, fleet, idleCpu, leaveMs, j -> p + joins - 1 - j, j -> "leave " + (p + j));
-                progress("joins p50 %.0f ms, p99 %.0f ms; %.0f us CPU per join per consumer", pct(joinMs, 50),
-                        pct(joinMs, 99), joined.cpuMicros());
+                progress(
+                        "joins p50 %.0f ms, p99 %.0f ms; %.0f us CPU per join per consumer",
+                        pct(joinMs, 50), pct(joinMs, 99), joined.cpuMicros());
                 Storm s = storm ? storm(zk, cs, p) : null;
-                return new Row(m.name().toLowerCase(Locale.ROOT), p, services, consumers,
-                        num(mntr, "zk_znode_count"), watches, num(mntr, "zk_approximate_data_size"),
-                        connections, pct(subscribe, 50), pct(subscribe, 99),
-                        pct(joinMs, 50), pct(joinMs, 99), max(joinMs), pct(leaveMs, 50), pct(leaveMs, 99), max(leaveMs),
-                        joined.unseen() + left.unseen(), joined.cpuMicros(), left.cpuMicros(), heapPerConsumer, s);
+                return new Row(
+                        m.name().toLowerCase(Locale.ROOT),
+                        p,
+                        services,
+                        consumers,
+                        num(mntr, "zk_znode_count"),
+                        watches,
+                        num(mntr, "zk_approximate_data_size"),
+                        connections,
+                        pct(subscribe, 50),
+                        pct(subscribe, 99),
+                        pct(joinMs, 50),
+                        pct(joinMs, 99),
+                        max(joinMs),
+                        pct(leaveMs, 50),
+                        pct(leaveMs, 99),
+                        max(leaveMs),
+                        joined.unseen() + left.unseen(),
+                        joined.cpuMicros(),
+                        left.cpuMicros(),
+                        heapPerConsumer,
+                        s);
             }
         } finally {
             cs.parallelStream().forEach(c -> c.registry.close());
@@ -196,16 +256,20 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
     }
 
     /** What a phase of changes cost each consumer (us of CPU per change, net of idle) and how many missed one. */
-    private record Phase(double cpuMicros, int unseen) {
-    }
+    private record Phase(double cpuMicros, int unseen) {}
 
     /**
      * {@link #joins} changes one at a time: change {@code j} is {@code command(j)} to the fleet, then every list must
      * have {@code size(j)} providers. The consumers' CPU over the phase, less what this JVM spends
      * idle in as long, per change and consumer.
      */
-    private Phase phase(List<Consumer> cs, Fleet fleet, long idleCpuPerSecond, List<Double> delays,
-                        IntUnaryOperator size, IntFunction<String> command)
+    private Phase phase(
+            List<Consumer> cs,
+            Fleet fleet,
+            long idleCpuPerSecond,
+            List<Double> delays,
+            IntUnaryOperator size,
+            IntFunction<String> command)
             throws Exception {
         int unseen = 0;
         long cpu = 0;
@@ -293,8 +357,10 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             below += c.below.get();
         }
         zk.awaitQuorum(120_000);
-        progress("storm: leader %d killed, a leader again after %d ms; smallest list %d of %d; %d lists below;"
-                + " whole after %d ms", leader + 1, elected, min, p, below, wholeAt);
+        progress(
+                "storm: leader %d killed, a leader again after %d ms; smallest list %d of %d; %d lists below;"
+                        + " whole after %d ms",
+                leader + 1, elected, min, p, below, wholeAt);
         return new Storm(elected, min, below, min < p ? wholeAt : 0);
     }
 
@@ -307,7 +373,11 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
     }
 
     private static long cpuNanos() {
-        return ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+        return ProcessHandle.current()
+                .info()
+                .totalCpuDuration()
+                .map(Duration::toNanos)
+                .orElse(0L);
     }
 
     private static long usedHeapAfterGc() {
@@ -344,7 +414,9 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
 
     private void write(List<Row> rows) throws Exception {
         Files.createDirectories(out);
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("results.json").toFile(), rows);
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(out.resolve("results.json").toFile(), rows);
         Files.writeString(out.resolve("results.md"), markdown(rows));
     }
 
@@ -354,11 +426,25 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
                 + " | leave seen p50 / p99 / max (ms) | consumer CPU per join (us) | heap per consumer (KB) |\n");
         sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT,
+            sb.append(String.format(
+                    Locale.ROOT,
                     "| %s | %,d x %d x %d | %,d | %,d | %.0f / %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | %,d |%n",
-                    r.mode(), r.instances(), r.services(), r.consumers(), r.znodes(), r.watches(), r.subscribeP50(),
-                    r.subscribeP99(), r.joinP50(), r.joinP99(), r.joinMax(), r.leaveP50(), r.leaveP99(), r.leaveMax(),
-                    r.cpuMicrosPerJoin(), r.heapPerConsumer() / 1024));
+                    r.mode(),
+                    r.instances(),
+                    r.services(),
+                    r.consumers(),
+                    r.znodes(),
+                    r.watches(),
+                    r.subscribeP50(),
+                    r.subscribeP99(),
+                    r.joinP50(),
+                    r.joinP99(),
+                    r.joinMax(),
+                    r.leaveP50(),
+                    r.leaveP99(),
+                    r.leaveMax(),
+                    r.cpuMicrosPerJoin(),
+                    r.heapPerConsumer() / 1024));
         }
         boolean storms = rows.stream().anyMatch(r -> r.storm() != null);
         if (storms) {
@@ -367,9 +453,18 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             for (Row r : rows) {
                 if (r.storm() != null) {
                     Storm s = r.storm();
-                    sb.append(String.format(Locale.ROOT, "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
-                            r.mode(), r.instances(), r.services(), r.consumers(), s.electionMillis(), s.minListSize(),
-                            r.instances(), s.listsBelowTrueSize(), s.wholeAfterMillis()));
+                    sb.append(String.format(
+                            Locale.ROOT,
+                            "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
+                            r.mode(),
+                            r.instances(),
+                            r.services(),
+                            r.consumers(),
+                            s.electionMillis(),
+                            s.minListSize(),
+                            r.instances(),
+                            s.listsBelowTrueSize(),
+                            s.wholeAfterMillis()));
                 }
             }
         }
@@ -401,8 +496,8 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             this.sizes = new int[services];
             for (int s = 0; s < services; s++) {
                 int id = s;
-                ServiceDiscovery.Subscription sub = registry.subscribe(ProviderFleet.service(s),
-                        list -> changed(id, list.size()));
+                ServiceDiscovery.Subscription sub =
+                        registry.subscribe(ProviderFleet.service(s), list -> changed(id, list.size()));
                 synchronized (this) {
                     sizes[s] = sub.instances().size();
                 }
@@ -463,23 +558,35 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
         private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
 
         Fleet(String connect, ZookeeperSettings.Mode m) throws Exception {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx" + providerHeap, "-Xss256k", "-XX:+UseParallelGC",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"),
-                    ProviderFleet.class.getName(), connect, Integer.toString(services),
-                    m.name().toLowerCase(Locale.ROOT), Integer.toString(sessionTimeout)));
-            process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            List<String> cmd = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx" + providerHeap,
+                    "-Xss256k",
+                    "-XX:+UseParallelGC",
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ProviderFleet.class.getName(),
+                    connect,
+                    Integer.toString(services),
+                    m.name().toLowerCase(Locale.ROOT),
+                    Integer.toString(sessionTimeout)));
+            process = new ProcessBuilder(cmd)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
             in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    for (String line; (line = out.readLine()) != null; ) {
-                        answers.add(line);
-                    }
-                } catch (IOException e) {
-                    // the process ended
-                }
-            }, "registry-scale-fleet");
+            Thread reader = new Thread(
+                    () -> {
+                        try (BufferedReader out = new BufferedReader(
+                                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                            for (String line; (line = out.readLine()) != null; ) {
+                                answers.add(line);
+                            }
+                        } catch (IOException e) {
+                            // the process ended
+                        }
+                    },
+                    "registry-scale-fleet");
             reader.setDaemon(true);
             reader.start();
         }

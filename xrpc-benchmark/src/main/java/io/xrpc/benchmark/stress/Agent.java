@@ -1,6 +1,7 @@
 package io.xrpc.benchmark.stress;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.io.IOException;
 
 /**
  * One contender's callers in a JVM of their own ({@code StressTool --agent}), kept running for the
@@ -39,21 +39,23 @@ final class Agent implements AutoCloseable {
         this.process = process;
         this.timeout = timeout;
         this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.US_ASCII);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    if (line.startsWith(READY) || line.startsWith(SLICE)) {
-                        answers.add(line);
-                    } else if (!quiet) {
-                        System.out.println("  [" + name + "] " + line);
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line; (line = in.readLine()) != null; ) {
+                            if (line.startsWith(READY) || line.startsWith(SLICE)) {
+                                answers.add(line);
+                            } else if (!quiet) {
+                                System.out.println("  [" + name + "] " + line);
+                            }
+                        }
+                    } catch (IOException e) {
+                        // the agent is gone: said below
                     }
-                }
-            } catch (IOException e) {
-                // the agent is gone: said below
-            }
-            answers.add(GONE);
-        }, "agent-" + name);
+                    answers.add(GONE);
+                },
+                "agent-" + name);
         reader.setDaemon(true);
         reader.start();
     }
@@ -63,8 +65,15 @@ final class Agent implements AutoCloseable {
      * with the serializer and dispatch it was asked for. {@code environment} is added to its own
      * (secrets go there, not on its command line, where {@code ps} shows them).
      */
-    static Agent start(String name, List<String> command, Map<String, String> environment, String serializer,
-                       String dispatch, Duration timeout, boolean quiet) throws Exception {
+    static Agent start(
+            String name,
+            List<String> command,
+            Map<String, String> environment,
+            String serializer,
+            String dispatch,
+            Duration timeout,
+            boolean quiet)
+            throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().putAll(environment);
         Process p = pb.start();
@@ -73,9 +82,13 @@ final class Agent implements AutoCloseable {
         String expected = READY + " " + serializer + " " + dispatch;
         if (!expected.equals(first)) {
             a.close();
-            throw new IllegalStateException(first == null ? "the agent for " + name + " did not start within 90 s"
-                    : first.equals(GONE) ? a.gone() : "the agent for " + name + " answered '" + first
-                    + "' (expected: '" + expected + "')");
+            throw new IllegalStateException(
+                    first == null
+                            ? "the agent for " + name + " did not start within 90 s"
+                            : first.equals(GONE)
+                                    ? a.gone()
+                                    : "the agent for " + name + " answered '" + first + "' (expected: '" + expected
+                                            + "')");
         }
         return a;
     }
@@ -83,7 +96,8 @@ final class Agent implements AutoCloseable {
     /** Has the agent's callers run {@code scenario} with {@code threads} callers for {@code length}. */
     Slice slice(String scenario, int threads, Duration length, boolean measured) throws Exception {
         try {
-            commands.write("run " + scenario + " " + threads + " " + length.toMillis() + " " + (measured ? 1 : 0) + "\n");
+            commands.write(
+                    "run " + scenario + " " + threads + " " + length.toMillis() + " " + (measured ? 1 : 0) + "\n");
             commands.flush();
         } catch (IOException e) {
             throw new IllegalStateException(gone(), e);
@@ -112,8 +126,9 @@ final class Agent implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return "the agent for " + name + (process.isAlive() ? " closed its output"
-                : " exited with " + process.exitValue()) + " (its error output is above)";
+        return "the agent for " + name
+                + (process.isAlive() ? " closed its output" : " exited with " + process.exitValue())
+                + " (its error output is above)";
     }
 
     @Override

@@ -18,7 +18,8 @@ public interface Contender {
 
     /** The peer contender called {@code name}, or {@code null} when it is not on the class path. */
     static Contender peer(String name) {
-        String cls = "io.xrpc.benchmark.peers." + Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Contender";
+        String cls =
+                "io.xrpc.benchmark.peers." + Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Contender";
         try {
             return (Contender) Class.forName(cls).getDeclaredConstructor().newInstance();
         } catch (ClassNotFoundException e) {

@@ -1,7 +1,7 @@
 package io.xrpc.benchmark.stress;
 
-import java.lang.management.ManagementFactory;
 import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 
 /**
  * Bytes this JVM has allocated on the heap, over all its threads (those that ended included),
@@ -10,13 +10,13 @@ import com.sun.management.ThreadMXBean;
  * per call on each side.
  */
 final class HeapAllocation {
-    private HeapAllocation() {
-    }
+    private HeapAllocation() {}
 
     /** Bytes allocated since the JVM started, or -1 where the JVM does not measure it. */
     static long total() {
         if (ManagementFactory.getThreadMXBean() instanceof ThreadMXBean t
-                && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()) {
+                && t.isThreadAllocatedMemorySupported()
+                && t.isThreadAllocatedMemoryEnabled()) {
             return t.getTotalThreadAllocatedBytes();
         }
         return -1;

@@ -1,18 +1,14 @@
 package io.xrpc.benchmark.stress;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.ToDoubleFunction;
-import java.util.Comparator;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
@@ -28,12 +24,13 @@ final class HtmlReport {
     /** The contender other ratios are taken against, when the run has it. */
     static final String BASELINE = "raw-netty";
 
-    private HtmlReport() {
-    }
+    private HtmlReport() {}
 
     static String render(Map<String, Object> header, List<Level> results, List<Comparison.Before> before) {
-        List<String> contenders = new ArrayList<>(new LinkedHashSet<>(results.stream().map(Level::contender).toList()));
-        List<String> scenarios = new ArrayList<>(new LinkedHashSet<>(results.stream().map(Level::scenario).toList()));
+        List<String> contenders = new ArrayList<>(
+                new LinkedHashSet<>(results.stream().map(Level::contender).toList()));
+        List<String> scenarios = new ArrayList<>(
+                new LinkedHashSet<>(results.stream().map(Level::scenario).toList()));
         Map<String, String> colour = new LinkedHashMap<>();
         for (int i = 0; i < contenders.size(); i++) {
             colour.put(contenders.get(i), SvgChart.COLOURS[i % SvgChart.COLOURS.length]);
@@ -41,54 +38,69 @@ final class HtmlReport {
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>XRpc stress report</title>\n")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>")
-                .append("body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px;color:#222}")
+                .append(
+                        "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px;color:#222}")
                 .append("h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}")
                 .append(".panels{display:flex;flex-wrap:wrap;gap:12px}.chart{margin:0;border:1px solid #e3e3e3;")
                 .append("border-radius:6px;padding:4px;background:#fff}.chart svg text{font-family:inherit}")
-                .append(".title{font-size:13px;font-weight:600}.tick{font-size:10px;fill:#555}.label{font-size:11px;fill:#333}")
+                .append(
+                        ".title{font-size:13px;font-weight:600}.tick{font-size:10px;fill:#555}.label{font-size:11px;fill:#333}")
                 .append(".chart .gridline{stroke:#eee}.axis{stroke:#888}figcaption{font-size:12px;padding:2px 6px}")
                 .append(".key{margin-right:12px;white-space:nowrap}.key svg{vertical-align:middle;margin-right:4px}")
                 .append("table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 7px;")
                 .append("text-align:right}th{background:#f6f6f6}td:first-child,th:first-child{text-align:left}")
-                .append(".up{color:#067d17}.down{color:#b00020}.note{color:#555}.facts td{text-align:left}</style></head><body>\n")
+                .append(
+                        ".up{color:#067d17}.down{color:#b00020}.note{color:#555}.facts td{text-align:left}</style></head><body>\n")
                 .append("<h1>XRpc stress report</h1>\n<table class=\"facts\">");
-        header.forEach((k, v) -> h.append("<tr><th>").append(SvgChart.esc(k)).append("</th><td>")
-                .append(SvgChart.esc(String.valueOf(v))).append("</td></tr>"));
+        header.forEach((k, v) -> h.append("<tr><th>")
+                .append(SvgChart.esc(k))
+                .append("</th><td>")
+                .append(SvgChart.esc(String.valueOf(v)))
+                .append("</td></tr>"));
         h.append("</table>\n");
         summary(h, results);
         if (before != null) {
             comparison(h, results, before, scenarios, colour);
         }
         for (String scenario : scenarios) {
-            List<Level> levels = results.stream().filter(l -> l.scenario().equals(scenario)).toList();
-            List<Integer> threads = new ArrayList<>(new LinkedHashSet<>(levels.stream().map(Level::threads).sorted().toList()));
+            List<Level> levels =
+                    results.stream().filter(l -> l.scenario().equals(scenario)).toList();
+            List<Integer> threads = new ArrayList<>(new LinkedHashSet<>(
+                    levels.stream().map(Level::threads).sorted().toList()));
             List<String> categories = threads.stream().map(String::valueOf).toList();
             h.append("<h2>").append(SvgChart.esc(scenario)).append("</h2>\n<div class=\"panels\">");
             SvgChart tp = new SvgChart("Throughput", "caller threads", "calls per second", categories);
             SvgChart lat = new SvgChart("Latency: p99 and p50", "caller threads", "microseconds", categories);
-            SvgChart ratio = new SvgChart("Throughput as a ratio to " + BASELINE, "caller threads", "x " + BASELINE,
-                    categories);
-            SvgChart cpu = new SvgChart("CPU per call", "caller threads",
-                    "CPU microseconds per call", categories);
-            SvgChart alloc = new SvgChart("Heap allocated per call",
-                    "caller threads", "bytes per call", categories);
+            SvgChart ratio =
+                    new SvgChart("Throughput as a ratio to " + BASELINE, "caller threads", "x " + BASELINE, categories);
+            SvgChart cpu = new SvgChart("CPU per call", "caller threads", "CPU microseconds per call", categories);
+            SvgChart alloc = new SvgChart("Heap allocated per call", "caller threads", "bytes per call", categories);
             for (String c : contenders) {
-                List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
+                List<Level> mine =
+                        levels.stream().filter(l -> l.contender().equals(c)).toList();
                 String col = colour.get(c);
                 tp.add(new SvgChart.Series(c, col, false, points(mine, threads, Level::throughput)));
                 List<Level> answered = mine.stream().filter(Level::hasLatency).toList();
                 lat.add(new SvgChart.Series(c + " p99", col, false, points(answered, threads, Level::p99Micros)));
                 lat.add(new SvgChart.Series(c + " p50", col, true, points(answered, threads, Level::p50Micros)));
-                cpu.add(new SvgChart.Series(c + " callers", col, false, points(mine, threads, Level::clientCpuMicrosPerCall)));
-                cpu.add(new SvgChart.Series(c + " provider", col, true, points(mine, threads, Level::providerCpuMicrosPerCall)));
-                alloc.add(new SvgChart.Series(c + " callers", col, false, points(mine, threads, Level::clientAllocBytesPerCall)));
-                alloc.add(new SvgChart.Series(c + " provider", col, true, points(mine, threads, Level::providerAllocBytesPerCall)));
+                cpu.add(new SvgChart.Series(
+                        c + " callers", col, false, points(mine, threads, Level::clientCpuMicrosPerCall)));
+                cpu.add(new SvgChart.Series(
+                        c + " provider", col, true, points(mine, threads, Level::providerCpuMicrosPerCall)));
+                alloc.add(new SvgChart.Series(
+                        c + " callers", col, false, points(mine, threads, Level::clientAllocBytesPerCall)));
+                alloc.add(new SvgChart.Series(
+                        c + " provider", col, true, points(mine, threads, Level::providerAllocBytesPerCall)));
                 if (!c.equals(BASELINE)) {
                     List<double[]> r = new ArrayList<>();
                     for (Level l : mine) {
-                        levels.stream().filter(b -> b.contender().equals(BASELINE) && b.threads() == l.threads()
-                                && b.throughput() > 0).findFirst().ifPresent(b -> r.add(
-                                new double[] {threads.indexOf(l.threads()), l.throughput() / b.throughput()}));
+                        levels.stream()
+                                .filter(b -> b.contender().equals(BASELINE)
+                                        && b.threads() == l.threads()
+                                        && b.throughput() > 0)
+                                .findFirst()
+                                .ifPresent(b -> r.add(
+                                        new double[] {threads.indexOf(l.threads()), l.throughput() / b.throughput()}));
                     }
                     ratio.add(new SvgChart.Series(c, col, false, r));
                 }
@@ -100,7 +112,9 @@ final class HtmlReport {
             }
             h.append("</div>\n");
             if (ratio.isEmpty() && !header.containsKey("target")) {
-                h.append("<p class=\"note\">No ratio: this run has no ").append(BASELINE).append(" baseline.</p>\n");
+                h.append("<p class=\"note\">No ratio: this run has no ")
+                        .append(BASELINE)
+                        .append(" baseline.</p>\n");
             }
             if (cpu.isEmpty()) {
                 h.append("<p class=\"note\">No CPU or allocation per call: they are measured when the callers and the"
@@ -136,30 +150,50 @@ final class HtmlReport {
     private static void summary(StringBuilder h, List<Level> results) {
         boolean open = results.stream().anyMatch(l -> l.rate() > 0);
         h.append("<h2>Summary</h2>\n<table class=\"summary\"><tr><th>contender</th><th>scenario</th><th>")
-                .append(open ? "callers" : "threads").append("</th>").append(open ? "<th>rate asked /s</th>" : "")
+                .append(open ? "callers" : "threads")
+                .append("</th>")
+                .append(open ? "<th>rate asked /s</th>" : "")
                 .append("<th>warm-up s</th><th>steady</th><th>calls OK</th><th>KO</th><th>KO %</th><th>calls/s</th>"
                         + "<th>min us</th><th>mean us</th><th>p50 us</th><th>p90 us</th><th>p95 us</th><th>p99 us</th>"
                         + "<th>p99.9 us</th><th>max us</th></tr>");
         for (Level l : results) {
             long all = l.calls() + l.errorCount();
-            h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
-                    .append("</td><td>").append(l.threads()).append("</td>")
-                    .append(open ? cell(l.rate()) : "").append(latency(l.steady() != null, l.warmupSeconds()))
+            h.append("<tr><td>")
+                    .append(SvgChart.esc(l.contender()))
+                    .append("</td><td>")
+                    .append(SvgChart.esc(l.scenario()))
+                    .append("</td><td>")
+                    .append(l.threads())
+                    .append("</td>")
+                    .append(open ? cell(l.rate()) : "")
+                    .append(latency(l.steady() != null, l.warmupSeconds()))
                     .append(l.steady() != null && !l.wasSteady() ? "<td class=\"down\">" : "<td>")
-                    .append(l.steadyText()).append("</td>")
-                    .append("<td>").append(l.calls()).append("</td><td").append(l.errorCount() > 0 ? " class=\"down\">" : ">")
-                    .append(l.errorCount()).append("</td>")
-                    .append(cell(all == 0 ? 0 : 100.0 * l.errorCount() / all)).append(cell(l.throughput()));
+                    .append(l.steadyText())
+                    .append("</td>")
+                    .append("<td>")
+                    .append(l.calls())
+                    .append("</td><td")
+                    .append(l.errorCount() > 0 ? " class=\"down\">" : ">")
+                    .append(l.errorCount())
+                    .append("</td>")
+                    .append(cell(all == 0 ? 0 : 100.0 * l.errorCount() / all))
+                    .append(cell(l.throughput()));
             // No latency without a successful call; no min, mean or p95 in a results.json older than them.
             boolean any = l.hasLatency();
             boolean full = l.hasFullLatency();
-            h.append(latency(full, l.minMicros())).append(latency(full, l.meanMicros())).append(latency(any, l.p50Micros()))
-                    .append(latency(any, l.p90Micros())).append(latency(full, l.p95Micros()))
-                    .append(latency(any, l.p99Micros())).append(latency(any, l.p999Micros()))
-                    .append(latency(any, l.maxMicros())).append("</tr>");
+            h.append(latency(full, l.minMicros()))
+                    .append(latency(full, l.meanMicros()))
+                    .append(latency(any, l.p50Micros()))
+                    .append(latency(any, l.p90Micros()))
+                    .append(latency(full, l.p95Micros()))
+                    .append(latency(any, l.p99Micros()))
+                    .append(latency(any, l.p999Micros()))
+                    .append(latency(any, l.maxMicros()))
+                    .append("</tr>");
         }
         h.append("</table>\n<p class=\"note\">KO: calls that failed, by status below. Latency is of the calls that"
-                + " succeeded").append(open ? ", counted from when each call was due (open model)" : "")
+                        + " succeeded")
+                .append(open ? ", counted from when each call was due (open model)" : "")
                 .append(". A level is steady when its warm-up ended with its throughput no longer moving and its"
                         + " measured throughput then moved no more than that (the warm-up rule above).</p>\n");
     }
@@ -173,8 +207,10 @@ final class HtmlReport {
         if (drawn.isEmpty()) {
             return;
         }
-        double low = Math.max(1, drawn.stream().mapToDouble(Level::minMicros).min().orElse(1));
-        double high = Math.max(low * 2, drawn.stream().mapToDouble(Level::maxMicros).max().orElse(2));
+        double low =
+                Math.max(1, drawn.stream().mapToDouble(Level::minMicros).min().orElse(1));
+        double high = Math.max(
+                low * 2, drawn.stream().mapToDouble(Level::maxMicros).max().orElse(2));
         int buckets = 24;
         double ratio = Math.pow(high / low, 1.0 / buckets);
         List<String> categories = new ArrayList<>();
@@ -190,7 +226,8 @@ final class HtmlReport {
             for (HistogramIterationValue v : hist.recordedValues()) {
                 double micros = hist.highestEquivalentValue(v.getValueIteratedTo()) / 1e3;
                 int i = (int) Math.floor(Math.log(Math.max(micros, low) / low) / Math.log(ratio));
-                share[Math.max(0, Math.min(buckets - 1, i))] += 100.0 * v.getCountAtValueIteratedTo() / hist.getTotalCount();
+                share[Math.max(0, Math.min(buckets - 1, i))] +=
+                        100.0 * v.getCountAtValueIteratedTo() / hist.getTotalCount();
             }
             List<double[]> p = new ArrayList<>();
             for (int i = 0; i < buckets; i++) {
@@ -198,8 +235,11 @@ final class HtmlReport {
             }
             // A colour per line; with several contenders the second and later contenders' lines dashed.
             String col = SvgChart.COLOURS[shade++ % SvgChart.COLOURS.length];
-            chart.add(new SvgChart.Series((several ? l.contender() + " " : "") + l.threads() + " threads", col,
-                    several && !l.contender().equals(drawn.get(0).contender()), p));
+            chart.add(new SvgChart.Series(
+                    (several ? l.contender() + " " : "") + l.threads() + " threads",
+                    col,
+                    several && !l.contender().equals(drawn.get(0).contender()),
+                    p));
         }
         h.append("<div class=\"panels\">").append(chart.render()).append("</div>\n");
     }
@@ -209,54 +249,71 @@ final class HtmlReport {
      * dashed), latency percentiles, the callers under way and failed calls, each level labelled
      * where it began.
      */
-    private static void overTime(StringBuilder h, List<Level> levels, List<String> contenders, Map<String, String> colour) {
-        long first = levels.stream().flatMap(HtmlReport::course)
-                .mapToLong(Second::atMillis).min().orElse(-1);
+    private static void overTime(
+            StringBuilder h, List<Level> levels, List<String> contenders, Map<String, String> colour) {
+        long first = levels.stream()
+                .flatMap(HtmlReport::course)
+                .mapToLong(Second::atMillis)
+                .min()
+                .orElse(-1);
         if (first < 0) {
             return;
         }
         long start = first - 1000; // a point is stamped as it ends, about a second after it began
         String x = "seconds since the scenario began";
-        double end = levels.stream().flatMap(HtmlReport::course)
-                .mapToLong(Second::atMillis).max().orElse(start) / 1.0;
+        double end = levels.stream()
+                        .flatMap(HtmlReport::course)
+                        .mapToLong(Second::atMillis)
+                        .max()
+                        .orElse(start)
+                / 1.0;
         SvgChart calls = new SvgChart("Calls per second over the run (warm-up dashed)", x, "calls per second", null);
         SvgChart pct = new SvgChart("Latency percentiles over the run", x, "microseconds", null);
         SvgChart active = new SvgChart("Calls under way over the run", x, "callers in a call", null);
         SvgChart errs = new SvgChart("Failed calls over the run", x, "failed calls per point", null);
         boolean one = contenders.size() == 1;
         for (String c : contenders) {
-            List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
+            List<Level> mine =
+                    levels.stream().filter(l -> l.contender().equals(c)).toList();
             String col = colour.get(c);
             String prefix = one ? "" : c + " ";
-            calls.add(new SvgChart.Series(prefix + "warm-up", col, true, line(mine, start, Level::warmup,
-                    Second::callsPerSecond, false)));
-            calls.add(new SvgChart.Series(prefix + "measured", col, false, line(mine, start, Level::timeline,
-                    Second::callsPerSecond, false)));
+            calls.add(new SvgChart.Series(
+                    prefix + "warm-up", col, true, line(mine, start, Level::warmup, Second::callsPerSecond, false)));
+            calls.add(new SvgChart.Series(
+                    prefix + "measured",
+                    col,
+                    false,
+                    line(mine, start, Level::timeline, Second::callsPerSecond, false)));
             if (one) {
                 String[] names = {"p50", "p90", "p99", "p99.9"};
-                List<ToDoubleFunction<Second>> values = List.of(Second::p50Micros,
-                        Second::p90Micros, Second::p99Micros, Second::p999Micros);
+                List<ToDoubleFunction<Second>> values =
+                        List.of(Second::p50Micros, Second::p90Micros, Second::p99Micros, Second::p999Micros);
                 for (int i = 0; i < names.length; i++) {
-                    pct.add(new SvgChart.Series(names[i], SvgChart.COLOURS[i], false, line(mine, start, Level::timeline,
-                            values.get(i), true)));
+                    pct.add(new SvgChart.Series(
+                            names[i],
+                            SvgChart.COLOURS[i],
+                            false,
+                            line(mine, start, Level::timeline, values.get(i), true)));
                 }
             } else {
-                pct.add(new SvgChart.Series(c + " p99", col, false, line(mine, start, Level::timeline, Second::p99Micros,
-                        true)));
-                pct.add(new SvgChart.Series(c + " p50", col, true, line(mine, start, Level::timeline, Second::p50Micros,
-                        true)));
+                pct.add(new SvgChart.Series(
+                        c + " p99", col, false, line(mine, start, Level::timeline, Second::p99Micros, true)));
+                pct.add(new SvgChart.Series(
+                        c + " p50", col, true, line(mine, start, Level::timeline, Second::p50Micros, true)));
             }
             // An older results.json has no callers count (0): left out as a latency is.
-            active.add(new SvgChart.Series(prefix + "callers", col, false, line(mine, start, Level::timeline,
-                    s -> s.active(), true)));
-            errs.add(new SvgChart.Series(prefix + "failed", col, false, line(mine, start, Level::timeline,
-                    s -> s.errors(), false)));
+            active.add(new SvgChart.Series(
+                    prefix + "callers", col, false, line(mine, start, Level::timeline, s -> s.active(), true)));
+            errs.add(new SvgChart.Series(
+                    prefix + "failed", col, false, line(mine, start, Level::timeline, s -> s.errors(), false)));
         }
         // Each level labelled where its first point (warm-up or measured) began; contenders that took
         // turns share one label, contenders measured one after another (--client inproc) get their own.
         List<double[]> begins = new ArrayList<>();
         for (Level l : levels) {
-            course(l).mapToLong(Second::atMillis).min()
+            course(l)
+                    .mapToLong(Second::atMillis)
+                    .min()
                     .ifPresent(t -> begins.add(new double[] {(t - start) / 1e3 - 1, l.threads()}));
         }
         begins.sort(Comparator.comparingDouble(b -> b[0]));
@@ -281,7 +338,8 @@ final class HtmlReport {
 
     /** A level's points in the order they ran: its warm-up, then its measured slices (either may be absent). */
     private static Stream<Second> course(Level l) {
-        return Stream.concat(l.warmup() == null ? Stream.empty() : l.warmup().stream(),
+        return Stream.concat(
+                l.warmup() == null ? Stream.empty() : l.warmup().stream(),
                 l.timeline() == null ? Stream.empty() : l.timeline().stream());
     }
 
@@ -289,8 +347,12 @@ final class HtmlReport {
      * One line through the levels' points, broken between levels; with {@code latency}, points
      * without a successful call or without the value are left out.
      */
-    private static List<double[]> line(List<Level> levels, long start, Function<Level, List<Second>> of,
-                                       ToDoubleFunction<Second> value, boolean latency) {
+    private static List<double[]> line(
+            List<Level> levels,
+            long start,
+            Function<Level, List<Second>> of,
+            ToDoubleFunction<Second> value,
+            boolean latency) {
         List<double[]> p = new ArrayList<>();
         for (Level l : levels) {
             List<Second> points = of.apply(l);
@@ -323,16 +385,28 @@ final class HtmlReport {
         statuses.forEach(s -> h.append("<th>").append(SvgChart.esc(s)).append("</th>"));
         h.append("</tr>");
         for (Level l : failed) {
-            h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
-                    .append("</td><td>").append(l.threads()).append("</td><td>").append(l.calls()).append("</td>");
-            statuses.forEach(s -> h.append("<td>").append(l.errors().getOrDefault(s, 0L)).append("</td>"));
+            h.append("<tr><td>")
+                    .append(SvgChart.esc(l.contender()))
+                    .append("</td><td>")
+                    .append(SvgChart.esc(l.scenario()))
+                    .append("</td><td>")
+                    .append(l.threads())
+                    .append("</td><td>")
+                    .append(l.calls())
+                    .append("</td>");
+            statuses.forEach(
+                    s -> h.append("<td>").append(l.errors().getOrDefault(s, 0L)).append("</td>"));
             h.append("</tr>");
         }
         h.append("</table>\n");
     }
 
-    private static void comparison(StringBuilder h, List<Level> results, List<Comparison.Before> before, List<String> scenarios,
-                                   Map<String, String> colour) {
+    private static void comparison(
+            StringBuilder h,
+            List<Level> results,
+            List<Comparison.Before> before,
+            List<String> scenarios,
+            Map<String, String> colour) {
         h.append("<h2>Before and after</h2>\n<p class=\"note\">Before (dashed): the run given to --compare; after"
                 + " (solid): this run. Each change is given with its noise: the half-width of a 99% confidence"
                 + " interval of the difference between the two runs, from the values of their callers' JVMs when both"
@@ -341,15 +415,18 @@ final class HtmlReport {
                 + SvgChart.number(Comparison.FLOOR) + "%) is named and coloured; a level that was not steady in either"
                 + " run is not judged.</p>\n");
         for (String scenario : scenarios) {
-            List<Level> levels = results.stream().filter(l -> l.scenario().equals(scenario)).toList();
-            List<Integer> threads = new ArrayList<>(new LinkedHashSet<>(levels.stream().map(Level::threads).sorted().toList()));
+            List<Level> levels =
+                    results.stream().filter(l -> l.scenario().equals(scenario)).toList();
+            List<Integer> threads = new ArrayList<>(new LinkedHashSet<>(
+                    levels.stream().map(Level::threads).sorted().toList()));
             List<String> categories = threads.stream().map(String::valueOf).toList();
             SvgChart tp = new SvgChart(scenario + ": throughput", "caller threads", "calls per second", categories);
             SvgChart p99 = new SvgChart(scenario + ": p99 latency", "caller threads", "microseconds", categories);
             for (String c : colour.keySet()) {
                 List<double[]> tpBefore = new ArrayList<>();
                 List<double[]> p99Before = new ArrayList<>();
-                List<Level> mine = levels.stream().filter(l -> l.contender().equals(c)).toList();
+                List<Level> mine =
+                        levels.stream().filter(l -> l.contender().equals(c)).toList();
                 for (Level l : mine) {
                     Comparison.Before b = Comparison.match(l, before, results);
                     if (b != null) {
@@ -358,11 +435,16 @@ final class HtmlReport {
                     }
                 }
                 tp.add(new SvgChart.Series(c + " before", colour.get(c), true, tpBefore));
-                tp.add(new SvgChart.Series(c + " after", colour.get(c), false, points(mine, threads, Level::throughput)));
+                tp.add(new SvgChart.Series(
+                        c + " after", colour.get(c), false, points(mine, threads, Level::throughput)));
                 p99.add(new SvgChart.Series(c + " before", colour.get(c), true, p99Before));
-                p99.add(new SvgChart.Series(c + " after", colour.get(c), false, points(mine, threads, Level::p99Micros)));
+                p99.add(new SvgChart.Series(
+                        c + " after", colour.get(c), false, points(mine, threads, Level::p99Micros)));
             }
-            h.append("<div class=\"panels\">").append(tp.render()).append(p99.render()).append("</div>\n");
+            h.append("<div class=\"panels\">")
+                    .append(tp.render())
+                    .append(p99.render())
+                    .append("</div>\n");
         }
         h.append("<table class=\"comparison\"><tr><th>contender</th><th>scenario</th><th>threads</th>"
                 + "<th>calls/s before</th><th>after</th><th>change ±noise</th><th>p50 us before</th><th>after</th>"
@@ -371,14 +453,29 @@ final class HtmlReport {
         for (Comparison.Row r : Comparison.rows(results, before)) {
             Level l = r.after();
             Comparison.Before b = r.before();
-            h.append("<tr><td>").append(SvgChart.esc(l.contender())).append("</td><td>").append(SvgChart.esc(l.scenario()))
-                    .append("</td><td>").append(l.threads()).append("</td>")
-                    .append(cell(b.throughput())).append(cell(l.throughput())).append(change(r, "calls/s"))
-                    .append(cell(b.p50())).append(cell(l.p50Micros())).append(change(r, "p50"))
+            h.append("<tr><td>")
+                    .append(SvgChart.esc(l.contender()))
+                    .append("</td><td>")
+                    .append(SvgChart.esc(l.scenario()))
+                    .append("</td><td>")
+                    .append(l.threads())
+                    .append("</td>")
+                    .append(cell(b.throughput()))
+                    .append(cell(l.throughput()))
+                    .append(change(r, "calls/s"))
+                    .append(cell(b.p50()))
+                    .append(cell(l.p50Micros()))
+                    .append(change(r, "p50"))
                     .append(change(r, "p90"))
-                    .append(cell(b.p99())).append(cell(l.p99Micros())).append(change(r, "p99"))
-                    .append(change(r, "p99.9")).append("<td class=\"").append(r.steady() ? "" : "down").append("\">")
-                    .append(SvgChart.esc(r.verdict())).append("</td></tr>");
+                    .append(cell(b.p99()))
+                    .append(cell(l.p99Micros()))
+                    .append(change(r, "p99"))
+                    .append(change(r, "p99.9"))
+                    .append("<td class=\"")
+                    .append(r.steady() ? "" : "down")
+                    .append("\">")
+                    .append(SvgChart.esc(r.verdict()))
+                    .append("</td></tr>");
         }
         h.append("</table>\n");
     }

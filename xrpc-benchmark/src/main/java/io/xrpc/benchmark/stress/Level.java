@@ -1,13 +1,13 @@
 package io.xrpc.benchmark.stress;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import org.HdrHistogram.Histogram;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
 
 /**
  * The measured result of one contender, scenario and thread count: the sum of its {@link Slice}s.
@@ -44,14 +44,37 @@ import java.util.zip.DataFormatException;
  *                   in base64 ({@link #latencies()}): the distribution the report draws
  * @param forks      with {@code --forks} of two or more, what each callers' JVM measured; empty otherwise
  */
-public record Level(String contender, String scenario, int threads, long calls, long errorCount,
-                    Map<String, Long> errors, double seconds, double throughput, double p50Micros,
-                    double p90Micros, double p99Micros, double p999Micros, double maxMicros,
-                    double providerCpuMicrosPerCall, double clientCpuMicrosPerCall,
-                    double providerAllocBytesPerCall, double clientAllocBytesPerCall,
-                    List<Double> roundThroughputs, List<Long> roundStartMillis, List<Second> timeline,
-                    double minMicros, double meanMicros, double p95Micros, double rate, List<Second> warmup,
-                    double warmupSeconds, double drift, Boolean steady, String histogram, List<Fork> forks) {
+public record Level(
+        String contender,
+        String scenario,
+        int threads,
+        long calls,
+        long errorCount,
+        Map<String, Long> errors,
+        double seconds,
+        double throughput,
+        double p50Micros,
+        double p90Micros,
+        double p99Micros,
+        double p999Micros,
+        double maxMicros,
+        double providerCpuMicrosPerCall,
+        double clientCpuMicrosPerCall,
+        double providerAllocBytesPerCall,
+        double clientAllocBytesPerCall,
+        List<Double> roundThroughputs,
+        List<Long> roundStartMillis,
+        List<Second> timeline,
+        double minMicros,
+        double meanMicros,
+        double p95Micros,
+        double rate,
+        List<Second> warmup,
+        double warmupSeconds,
+        double drift,
+        Boolean steady,
+        String histogram,
+        List<Fork> forks) {
 
     /** Whether this level was steady; false when its results.json did not say (one older than the warm-up rule). */
     boolean wasSteady() {
@@ -60,8 +83,7 @@ public record Level(String contender, String scenario, int threads, long calls, 
 
     /** {@code yes}, {@code no (drift +40%)}, or {@code -} where the results.json did not say. */
     String steadyText() {
-        return steady == null ? "-" : steady ? "yes"
-                : String.format(Locale.ROOT, "no (drift %+.0f%%)", drift);
+        return steady == null ? "-" : steady ? "yes" : String.format(Locale.ROOT, "no (drift %+.0f%%)", drift);
     }
 
     /** Whether it has latencies: none without a successful call. */
@@ -80,8 +102,14 @@ public record Level(String contender, String scenario, int threads, long calls, 
      * end), so that what a JVM does after its callers stop (a collection, a compilation) is charged
      * to it, not lost between slices.
      */
-    static Level of(String contender, String scenario, int threads, List<Slice> warms, Warmup rule, double rate,
-                    List<List<Slice>> byFork) {
+    static Level of(
+            String contender,
+            String scenario,
+            int threads,
+            List<Slice> warms,
+            Warmup rule,
+            double rate,
+            List<List<Slice>> byFork) {
         Histogram latencies = null;
         Map<String, Long> errors = new LinkedHashMap<>();
         double seconds = 0;
@@ -113,32 +141,58 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 }
             }
         }
-        List<Slice> slices = rounds.stream().sorted(Comparator.comparingLong(Slice::startMillis)).toList();
+        List<Slice> slices = rounds.stream()
+                .sorted(Comparator.comparingLong(Slice::startMillis))
+                .toList();
         long calls = latencies.getTotalCount();
         long errorCount = errors.values().stream().mapToLong(Long::longValue).sum();
-        List<Second> timeline = slices.stream().flatMap(s -> s.timeline().stream()).toList();
+        List<Second> timeline =
+                slices.stream().flatMap(s -> s.timeline().stream()).toList();
         boolean fixedRate = rate > 0;
         double drift = Warmup.drift(timeline, fixedRate);
         boolean warmed = warms.stream().allMatch(Slice::steady);
         // A fork's drift is its own: JVMs that settled at different speeds are the spread, not a trend.
         double worst = 0;
         for (List<Slice> f : byFork) {
-            double d = Warmup.drift(f.stream().flatMap(s -> s.timeline().stream()).toList(), fixedRate);
+            double d =
+                    Warmup.drift(f.stream().flatMap(s -> s.timeline().stream()).toList(), fixedRate);
             worst = Math.abs(d) > Math.abs(worst) ? d : worst;
         }
         drift = byFork.size() > 1 ? worst : drift;
         boolean steady = warmed && Math.abs(drift) <= rule.tolerance() * 100;
-        List<Fork> forks = byFork.size() < 2 ? List.of() : byFork.stream().map(Fork::of).toList();
-        return new Level(contender, scenario, threads, calls, errorCount, errors, seconds, calls / seconds,
-                latencies.getValueAtPercentile(50) / 1e3, latencies.getValueAtPercentile(90) / 1e3,
-                latencies.getValueAtPercentile(99) / 1e3, latencies.getValueAtPercentile(99.9) / 1e3,
-                latencies.getMaxValue() / 1e3, perCall(cost[0], calls, 1e3), perCall(cost[1], calls, 1e3),
-                perCall(cost[2], calls, 1), perCall(cost[3], calls, 1),
-                rounds.stream().map(Slice::throughput).toList(), rounds.stream().map(Slice::startMillis).toList(),
-                timeline, calls == 0 ? 0 : latencies.getMinValue() / 1e3, calls == 0 ? 0 : latencies.getMean() / 1e3,
-                latencies.getValueAtPercentile(95) / 1e3, rate,
+        List<Fork> forks =
+                byFork.size() < 2 ? List.of() : byFork.stream().map(Fork::of).toList();
+        return new Level(
+                contender,
+                scenario,
+                threads,
+                calls,
+                errorCount,
+                errors,
+                seconds,
+                calls / seconds,
+                latencies.getValueAtPercentile(50) / 1e3,
+                latencies.getValueAtPercentile(90) / 1e3,
+                latencies.getValueAtPercentile(99) / 1e3,
+                latencies.getValueAtPercentile(99.9) / 1e3,
+                latencies.getMaxValue() / 1e3,
+                perCall(cost[0], calls, 1e3),
+                perCall(cost[1], calls, 1e3),
+                perCall(cost[2], calls, 1),
+                perCall(cost[3], calls, 1),
+                rounds.stream().map(Slice::throughput).toList(),
+                rounds.stream().map(Slice::startMillis).toList(),
+                timeline,
+                calls == 0 ? 0 : latencies.getMinValue() / 1e3,
+                calls == 0 ? 0 : latencies.getMean() / 1e3,
+                latencies.getValueAtPercentile(95) / 1e3,
+                rate,
                 warms.stream().flatMap(w -> w.timeline().stream()).toList(),
-                warms.stream().mapToDouble(Slice::seconds).max().orElse(0), drift, steady, Slice.text(latencies), forks);
+                warms.stream().mapToDouble(Slice::seconds).max().orElse(0),
+                drift,
+                steady,
+                Slice.text(latencies),
+                forks);
     }
 
     /**
@@ -155,8 +209,12 @@ public record Level(String contender, String scenario, int threads, long calls, 
                 }
                 seconds += slices.get(i).seconds();
             }
-            return new Fork(h.getTotalCount() / seconds, h.getValueAtPercentile(50) / 1e3,
-                    h.getValueAtPercentile(90) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3);
+            return new Fork(
+                    h.getTotalCount() / seconds,
+                    h.getValueAtPercentile(50) / 1e3,
+                    h.getValueAtPercentile(90) / 1e3,
+                    h.getValueAtPercentile(99) / 1e3,
+                    h.getValueAtPercentile(99.9) / 1e3);
         }
     }
 
@@ -179,10 +237,22 @@ public record Level(String contender, String scenario, int threads, long calls, 
     /** A one-line summary for the tool's progress output: no braces, errors named only when there are any. */
     String summary() {
         StringBuilder failed = new StringBuilder();
-        errors.forEach((k, v) -> failed.append(failed.isEmpty() ? " (" : ", ").append(v).append(' ').append(k));
-        return String.format(Locale.ROOT, "%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %s%s,"
-                        + " warmed %.0f s%s", contender, scenario, threads, throughput, p50Micros, p99Micros,
-                errorCount == 0 ? "no errors" : errorCount + " errors", failed.isEmpty() ? "" : failed + ")",
-                warmupSeconds, wasSteady() ? "" : ", NOT STEADY: " + steadyText());
+        errors.forEach((k, v) -> failed.append(failed.isEmpty() ? " (" : ", ")
+                .append(v)
+                .append(' ')
+                .append(k));
+        return String.format(
+                Locale.ROOT,
+                "%s %s %d threads: %.0f calls/s, p50 %.1f us, p99 %.1f us, %s%s," + " warmed %.0f s%s",
+                contender,
+                scenario,
+                threads,
+                throughput,
+                p50Micros,
+                p99Micros,
+                errorCount == 0 ? "no errors" : errorCount + " errors",
+                failed.isEmpty() ? "" : failed + ")",
+                warmupSeconds,
+                wasSteady() ? "" : ", NOT STEADY: " + steadyText());
     }
 }

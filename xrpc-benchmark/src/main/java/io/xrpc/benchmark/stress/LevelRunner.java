@@ -1,7 +1,9 @@
 package io.xrpc.benchmark.stress;
 
+import io.xrpc.client.GenericException;
 import io.xrpc.common.RpcException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +17,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import io.xrpc.client.GenericException;
-import java.util.ArrayList;
 
 /**
  * Measures one level: {@code n} caller threads running one call in a closed loop (or at a fixed
@@ -55,12 +55,20 @@ final class LevelRunner {
      * (or its maximum is reached); the slice's timeline is the warm-up's course and
      * {@link Slice#steady()} says which ended it.
      */
-    Slice warm(String contender, String scenario, int n, StressTool.Call call, Warmup rule) throws InterruptedException {
+    Slice warm(String contender, String scenario, int n, StressTool.Call call, Warmup rule)
+            throws InterruptedException {
         return run(contender, scenario, n, call, rule.max(), false, rule);
     }
 
-    private Slice run(String contender, String scenario, int n, StressTool.Call call, Duration length, boolean measured,
-                      Warmup rule) throws InterruptedException {
+    private Slice run(
+            String contender,
+            String scenario,
+            int n,
+            StressTool.Call call,
+            Duration length,
+            boolean measured,
+            Warmup rule)
+            throws InterruptedException {
         Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
         Map<String, LongAdder> errors = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
@@ -73,45 +81,52 @@ final class LevelRunner {
         for (int t = 0; t < n; t++) {
             // At a fixed rate the callers' schedules are spread over one interval, not all due at once.
             long phase = intervalNanos * t / n;
-            Thread th = new Thread(() -> {
-                try {
-                    long intended = System.nanoTime() + phase;
-                    while (!stop.get()) {
-                        long begin;
-                        if (intervalNanos > 0) {
-                            long wait = intended - System.nanoTime();
-                            if (wait > 0) {
-                                LockSupport.parkNanos(wait);
-                            }
-                            begin = intended; // latency counts from when the call should have started
-                            intended += intervalNanos;
-                        } else {
-                            begin = System.nanoTime();
-                        }
-                        active.incrementAndGet();
+            Thread th = new Thread(
+                    () -> {
                         try {
-                            call.run();
-                            recorder.recordValue(Math.min(System.nanoTime() - begin, TimeUnit.SECONDS.toNanos(60)));
-                            // --calls bounds the measured slices; --max-warmup bounds a warm-up.
-                            if (measured && maxCalls > 0 && calls.incrementAndGet() >= maxCalls) {
-                                stop.set(true);
+                            long intended = System.nanoTime() + phase;
+                            while (!stop.get()) {
+                                long begin;
+                                if (intervalNanos > 0) {
+                                    long wait = intended - System.nanoTime();
+                                    if (wait > 0) {
+                                        LockSupport.parkNanos(wait);
+                                    }
+                                    begin = intended; // latency counts from when the call should have started
+                                    intended += intervalNanos;
+                                } else {
+                                    begin = System.nanoTime();
+                                }
+                                active.incrementAndGet();
+                                try {
+                                    call.run();
+                                    recorder.recordValue(
+                                            Math.min(System.nanoTime() - begin, TimeUnit.SECONDS.toNanos(60)));
+                                    // --calls bounds the measured slices; --max-warmup bounds a warm-up.
+                                    if (measured && maxCalls > 0 && calls.incrementAndGet() >= maxCalls) {
+                                        stop.set(true);
+                                    }
+                                } catch (Exception e) {
+                                    String type = e instanceof RpcException r
+                                            ? "RpcException " + r.status()
+                                            : e instanceof GenericException g
+                                                    ? "APPLICATION_ERROR " + g.className()
+                                                    : e.getClass().getSimpleName();
+                                    errors.computeIfAbsent(type, k -> {
+                                                System.err.println("first " + type + " in " + contender + " " + scenario
+                                                        + ": " + e);
+                                                return new LongAdder();
+                                            })
+                                            .increment();
+                                } finally {
+                                    active.decrementAndGet();
+                                }
                             }
-                        } catch (Exception e) {
-                            String type = e instanceof RpcException r ? "RpcException " + r.status()
-                                    : e instanceof GenericException g ? "APPLICATION_ERROR " + g.className()
-                                    : e.getClass().getSimpleName();
-                            errors.computeIfAbsent(type, k -> {
-                                System.err.println("first " + type + " in " + contender + " " + scenario + ": " + e);
-                                return new LongAdder();
-                            }).increment();
                         } finally {
-                            active.decrementAndGet();
+                            done.countDown();
                         }
-                    }
-                } finally {
-                    done.countDown();
-                }
-            }, "caller-" + t);
+                    },
+                    "caller-" + t);
             th.setDaemon(true);
             th.start();
         }
@@ -130,18 +145,29 @@ final class LevelRunner {
             long now = System.nanoTime();
             long errorsNow = errors.values().stream().mapToLong(LongAdder::sum).sum();
             boolean any = interval.getTotalCount() > 0;
-            timeline.add(new Second(System.currentTimeMillis(), interval.getTotalCount() * 1e9 / (now - pointStart),
-                    any ? interval.getValueAtPercentile(99) / 1e3 : 0, errorsNow - errorsSoFar,
-                    any ? interval.getValueAtPercentile(50) / 1e3 : 0, any ? interval.getValueAtPercentile(90) / 1e3 : 0,
-                    any ? interval.getValueAtPercentile(99.9) / 1e3 : 0, any ? interval.getMaxValue() / 1e3 : 0,
+            timeline.add(new Second(
+                    System.currentTimeMillis(),
+                    interval.getTotalCount() * 1e9 / (now - pointStart),
+                    any ? interval.getValueAtPercentile(99) / 1e3 : 0,
+                    errorsNow - errorsSoFar,
+                    any ? interval.getValueAtPercentile(50) / 1e3 : 0,
+                    any ? interval.getValueAtPercentile(90) / 1e3 : 0,
+                    any ? interval.getValueAtPercentile(99.9) / 1e3 : 0,
+                    any ? interval.getMaxValue() / 1e3 : 0,
                     active.get()));
             errorsSoFar = errorsNow;
             pointStart = now;
             if (measured && !quiet) {
-                System.out.printf("  %-9s %-10s %4d threads  %8.0f calls/s  p99 %8.1f us  errors %d%n", contender,
-                        scenario, n, interval.getTotalCount() * 1e9 / Math.max(1, interval.getEndTimeStamp() * 1e6
-                                - interval.getStartTimeStamp() * 1e6),
-                        interval.getValueAtPercentile(99) / 1e3, errorsNow);
+                System.out.printf(
+                        "  %-9s %-10s %4d threads  %8.0f calls/s  p99 %8.1f us  errors %d%n",
+                        contender,
+                        scenario,
+                        n,
+                        interval.getTotalCount()
+                                * 1e9
+                                / Math.max(1, interval.getEndTimeStamp() * 1e6 - interval.getStartTimeStamp() * 1e6),
+                        interval.getValueAtPercentile(99) / 1e3,
+                        errorsNow);
             }
             if (rule != null && now - start >= rule.min().toNanos()) {
                 if (rule.steady(timeline, rate > 0)) {
@@ -161,8 +187,15 @@ final class LevelRunner {
         total = total == null ? recorder.getIntervalHistogram() : add(total, recorder.getIntervalHistogram());
         Map<String, Long> errorCounts = new LinkedHashMap<>();
         errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
-        return new Slice(total, errorCounts, seconds, startMillis, Slice.Costs.UNKNOWN, Slice.Costs.UNKNOWN,
-                List.copyOf(timeline), steady);
+        return new Slice(
+                total,
+                errorCounts,
+                seconds,
+                startMillis,
+                Slice.Costs.UNKNOWN,
+                Slice.Costs.UNKNOWN,
+                List.copyOf(timeline),
+                steady);
     }
 
     private static Histogram add(Histogram total, Histogram interval) {

@@ -7,14 +7,16 @@ import java.time.Duration;
  * the stress tool can report CPU per call for each JVM it forks and for its own.
  */
 final class ProcessCpu {
-    private ProcessCpu() {
-    }
+    private ProcessCpu() {}
 
     /** Nanoseconds of CPU {@code pid} has used, or -1 when that cannot be read. */
     static long nanos(long pid) {
         if (pid < 0) {
             return -1;
         }
-        return ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
+        return ProcessHandle.of(pid)
+                .flatMap(h -> h.info().totalCpuDuration())
+                .map(Duration::toNanos)
+                .orElse(-1L);
     }
 }

@@ -5,10 +5,10 @@ import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.server.CallThreads;
 import io.xrpc.server.RpcServer;
-import java.util.List;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * A provider in a JVM of its own, started by the stress tool:
@@ -18,18 +18,23 @@ import java.nio.charset.StandardCharsets;
  * allocated so far (see {@link HeapAllocation}).
  */
 public final class ProviderMain {
-    private ProviderMain() {
-    }
+    private ProviderMain() {}
 
     /** XRpc's provider of UserService on loopback, its calls run as {@code dispatch} (pool, virtual or direct) says. */
     static RpcServer.Builder xrpcProvider(String dispatch) {
         if (!List.of("pool", "virtual", "direct").contains(dispatch)) {
             throw new IllegalArgumentException("--dispatch " + dispatch + " (expected: pool, virtual or direct)");
         }
-        return RpcServer.builder().host("127.0.0.1").port(0)
+        return RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
                 .callThreads(dispatch.equals("virtual") ? CallThreads.VIRTUAL : CallThreads.PLATFORM)
-                .service(UserService.class, new UserServiceImpl(),
-                        ServiceOptions.builder().nonBlocking(dispatch.equals("direct")).build());
+                .service(
+                        UserService.class,
+                        new UserServiceImpl(),
+                        ServiceOptions.builder()
+                                .nonBlocking(dispatch.equals("direct"))
+                                .build());
     }
 
     public static void main(String[] args) throws Exception {
@@ -58,8 +63,7 @@ public final class ProviderMain {
         }
         System.out.println("READY " + port);
         System.out.flush();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in,
-                StandardCharsets.US_ASCII));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         for (String line; (line = in.readLine()) != null; ) {
             if (line.equals("alloc")) {
                 System.out.println("ALLOC " + HeapAllocation.total());

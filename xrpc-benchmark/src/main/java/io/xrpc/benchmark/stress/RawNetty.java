@@ -23,8 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection, the same event loops. Frame: length (4), request id (8), response size (4), padding.
  */
 public final class RawNetty {
-    private RawNetty() {
-    }
+    private RawNetty() {}
 
     /** Answers each request with a frame of the size it asks for. */
     public static final class Server implements AutoCloseable {
@@ -33,30 +32,38 @@ public final class RawNetty {
 
         public Server(int port, int ioThreads) throws InterruptedException {
             group = NettyTransport.newEventLoopGroup(ioThreads, "raw-server", false);
-            channel = new ServerBootstrap().group(group)
+            channel = new ServerBootstrap()
+                    .group(group)
                     .channel(NettyTransport.serverChannelType())
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(16 << 20, 0, 4, 0, 4),
-                                    new SimpleChannelInboundHandler<ByteBuf>() {
-                                        @Override
-                                        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
-                                            long id = in.readLong();
-                                            int size = in.readInt();
-                                            ByteBuf out = ctx.alloc().ioBuffer(16 + size);
-                                            out.writeInt(8 + size).writeLong(id).writeZero(size);
-                                            ctx.write(out, ctx.voidPromise());
-                                        }
+                            ch.pipeline()
+                                    .addLast(
+                                            new LengthFieldBasedFrameDecoder(16 << 20, 0, 4, 0, 4),
+                                            new SimpleChannelInboundHandler<ByteBuf>() {
+                                                @Override
+                                                protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
+                                                    long id = in.readLong();
+                                                    int size = in.readInt();
+                                                    ByteBuf out = ctx.alloc().ioBuffer(16 + size);
+                                                    out.writeInt(8 + size)
+                                                            .writeLong(id)
+                                                            .writeZero(size);
+                                                    ctx.write(out, ctx.voidPromise());
+                                                }
 
-                                        @Override
-                                        public void channelReadComplete(ChannelHandlerContext ctx) {
-                                            ctx.flush();
-                                        }
-                                    });
+                                                @Override
+                                                public void channelReadComplete(ChannelHandlerContext ctx) {
+                                                    ctx.flush();
+                                                }
+                                            });
                         }
-                    }).bind("127.0.0.1", port).sync().channel();
+                    })
+                    .bind("127.0.0.1", port)
+                    .sync()
+                    .channel();
         }
 
         public int port() {
@@ -79,24 +86,30 @@ public final class RawNetty {
 
         public Client(int port, int ioThreads) throws InterruptedException {
             group = NettyTransport.newEventLoopGroup(ioThreads, "raw-client", true);
-            channel = new Bootstrap().group(group)
+            channel = new Bootstrap()
+                    .group(group)
                     .channel(NettyTransport.channelType())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(16 << 20, 0, 4, 0, 4),
-                                    new SimpleChannelInboundHandler<ByteBuf>() {
-                                        @Override
-                                        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
-                                            CompletableFuture<Void> f = pending.remove(in.readLong());
-                                            if (f != null) {
-                                                f.complete(null);
-                                            }
-                                        }
-                                    });
+                            ch.pipeline()
+                                    .addLast(
+                                            new LengthFieldBasedFrameDecoder(16 << 20, 0, 4, 0, 4),
+                                            new SimpleChannelInboundHandler<ByteBuf>() {
+                                                @Override
+                                                protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
+                                                    CompletableFuture<Void> f = pending.remove(in.readLong());
+                                                    if (f != null) {
+                                                        f.complete(null);
+                                                    }
+                                                }
+                                            });
                         }
-                    }).connect("127.0.0.1", port).sync().channel();
+                    })
+                    .connect("127.0.0.1", port)
+                    .sync()
+                    .channel();
         }
 
         /** Sends {@code requestBytes} and waits for a response of {@code responseBytes}. */
@@ -105,7 +118,10 @@ public final class RawNetty {
             CompletableFuture<Void> f = new CompletableFuture<>();
             pending.put(id, f);
             ByteBuf out = channel.alloc().ioBuffer(16 + requestBytes);
-            out.writeInt(12 + requestBytes).writeLong(id).writeInt(responseBytes).writeZero(requestBytes);
+            out.writeInt(12 + requestBytes)
+                    .writeLong(id)
+                    .writeInt(responseBytes)
+                    .writeZero(requestBytes);
             channel.writeAndFlush(out, channel.voidPromise());
             try {
                 f.get(timeoutMillis, TimeUnit.MILLISECONDS);

@@ -9,26 +9,26 @@ import io.xrpc.benchmark.stress.StressTool.Call;
 import io.xrpc.client.RpcClient;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
+import io.xrpc.protocol.WireStrings;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.server.RpcServer;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import io.xrpc.protocol.WireStrings;
-import io.xrpc.serialize.ReadLimits;
-import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One contender's provider and callers, as a run starts them: the provider in this JVM or a JVM of
@@ -47,8 +47,7 @@ final class Rig implements AutoCloseable {
     /** Its standard input, where the tool asks for its allocation; null when it runs in this JVM. */
     private Writer providerInput;
     /** Its answers to those questions. */
-    private final BlockingQueue<Long> providerAllocations =
-            new LinkedBlockingQueue<>();
+    private final BlockingQueue<Long> providerAllocations = new LinkedBlockingQueue<>();
     /** One caller per scenario of the run. */
     final Map<String, Call> calls = new LinkedHashMap<>();
 
@@ -84,8 +83,11 @@ final class Rig implements AutoCloseable {
 
     /** The cost counters of the provider's JVM (or -1) and this one, now. */
     Slice.Costs costs() throws Exception {
-        return new Slice.Costs(ProcessCpu.nanos(providerPid), ProcessCpu.nanos(ProcessHandle.current().pid()),
-                providerAllocation(), HeapAllocation.total());
+        return new Slice.Costs(
+                ProcessCpu.nanos(providerPid),
+                ProcessCpu.nanos(ProcessHandle.current().pid()),
+                providerAllocation(),
+                HeapAllocation.total());
     }
 
     @Override
@@ -142,11 +144,14 @@ final class Rig implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (String line; (line = in.readLine()) != null && System.nanoTime() < deadline; ) {
             if (line.startsWith("READY ")) {
-                Thread drain = new Thread(() -> in.lines().forEach(l -> {
-                    if (l.startsWith("ALLOC ")) {
-                        providerAllocations.add(Long.parseLong(l.substring(6).trim()));
-                    }
-                }), "provider-output");
+                Thread drain = new Thread(
+                        () -> in.lines().forEach(l -> {
+                            if (l.startsWith("ALLOC ")) {
+                                providerAllocations.add(
+                                        Long.parseLong(l.substring(6).trim()));
+                            }
+                        }),
+                        "provider-output");
                 drain.setDaemon(true);
                 drain.start();
                 return Integer.parseInt(line.substring(6).trim());
@@ -166,8 +171,9 @@ final class Rig implements AutoCloseable {
         return bytes == null ? -1 : bytes;
     }
 
-    private Call caller(String contender, String scenario, int port, EmbeddedZooKeeper zk,
-                        List<AutoCloseable> resources) throws Exception {
+    private Call caller(
+            String contender, String scenario, int port, EmbeddedZooKeeper zk, List<AutoCloseable> resources)
+            throws Exception {
         if (contender.equals("target")) {
             RpcClient c = o.targetClient();
             resources.add(c);
@@ -179,12 +185,16 @@ final class Rig implements AutoCloseable {
         }
         if (contender.equals("raw-netty")) {
             int[] sizes = frameSizes(scenario);
-            RawNetty.Client c = new RawNetty.Client(port, Math.min(4, Runtime.getRuntime().availableProcessors()));
+            RawNetty.Client c =
+                    new RawNetty.Client(port, Math.min(4, Runtime.getRuntime().availableProcessors()));
             resources.add(c);
             long t = o.timeout.toMillis();
             return () -> c.call(sizes[0], sizes[1], t);
         }
-        RpcClient.Builder b = RpcClient.builder().serializer(serializer).compressor(o.compressor).timeout(o.timeout);
+        RpcClient.Builder b = RpcClient.builder()
+                .serializer(serializer)
+                .compressor(o.compressor)
+                .timeout(o.timeout);
         if (zk != null) {
             b.registry("zookeeper://" + zk.connectString());
         }
@@ -212,7 +222,8 @@ final class Rig implements AutoCloseable {
 
     /** Bytes of XRpc's request and response frames for the scenario, which raw Netty then carries. */
     private int[] frameSizes(String scenario) throws Exception {
-        Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults()).get(serializer);
+        Serializer s = SerializerRegistry.load(Scenarios.allowList(), ReadLimits.defaults())
+                .get(serializer);
         var comp = CompressorRegistry.load().get(o.compressor);
         Object[] args;
         Object result;
@@ -239,8 +250,19 @@ final class Rig implements AutoCloseable {
                 sig = "listUser(int)";
             }
         }
-        ByteBuf req = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, 1, 3000, RpcCodec.clockMillis(), s, comp, 1024,
-                Integer.MAX_VALUE, WireStrings.shortStringBytes(UserService.class.getName()), WireStrings.shortStringBytes(sig), null, args);
+        ByteBuf req = RpcCodec.encodeRequest(
+                ByteBufAllocator.DEFAULT,
+                1,
+                3000,
+                RpcCodec.clockMillis(),
+                s,
+                comp,
+                1024,
+                Integer.MAX_VALUE,
+                WireStrings.shortStringBytes(UserService.class.getName()),
+                WireStrings.shortStringBytes(sig),
+                null,
+                args);
         ByteBuf resp = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 1, s, comp, 1024, Integer.MAX_VALUE, result);
         try {
             // Raw frames add 4 + 8 (+4) bytes of their own; pad to XRpc's whole frame size.

@@ -13,6 +13,13 @@ package io.xrpc.benchmark.stress;
  *                       closed loop nearly all of them; at a fixed rate, how many of the callers
  *                       the rate keeps busy, at most their number)
  */
-public record Second(long atMillis, double callsPerSecond, double p99Micros, long errors, double p50Micros,
-                     double p90Micros, double p999Micros, double maxMicros, int active) {
-}
+public record Second(
+        long atMillis,
+        double callsPerSecond,
+        double p99Micros,
+        long errors,
+        double p50Micros,
+        double p90Micros,
+        double p999Micros,
+        double maxMicros,
+        int active) {}

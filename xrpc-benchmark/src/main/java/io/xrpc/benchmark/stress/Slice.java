@@ -9,8 +9,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
 
 /**
  * What one contender's callers did in one measured stretch, and the JVMs' cost counters when it
@@ -25,8 +25,15 @@ import java.util.zip.DataFormatException;
  * @param steady      for a warm-up, whether it ended because the level was steady (not at its
  *                    maximum); true for a measured slice
  */
-record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long startMillis, Costs start,
-             Costs end, List<Second> timeline, boolean steady) {
+record Slice(
+        Histogram latencies,
+        Map<String, Long> errors,
+        double seconds,
+        long startMillis,
+        Costs start,
+        Costs end,
+        List<Second> timeline,
+        boolean steady) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -66,7 +73,8 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
 
     /** The histogram {@link #text} wrote. */
     static Histogram histogram(String text) throws DataFormatException {
-        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(text)), 0);
+        return Histogram.decodeFromCompressedByteBuffer(
+                ByteBuffer.wrap(Base64.getDecoder().decode(text)), 0);
     }
 
     /** One line of JSON, the histogram compressed in base64: how an agent JVM answers the tool. */
@@ -87,10 +95,17 @@ record Slice(Histogram latencies, Map<String, Long> errors, double seconds, long
         JsonNode o = JSON.readTree(line);
         Histogram h = histogram(o.get("latencies").asText());
         Map<String, Long> errors = new LinkedHashMap<>();
-        o.get("errors").fields().forEachRemaining(e -> errors.put(e.getKey(), e.getValue().asLong()));
-        return new Slice(h, errors, o.get("seconds").asDouble(), o.get("startMillis").asLong(),
+        o.get("errors")
+                .fields()
+                .forEachRemaining(e -> errors.put(e.getKey(), e.getValue().asLong()));
+        return new Slice(
+                h,
+                errors,
+                o.get("seconds").asDouble(),
+                o.get("startMillis").asLong(),
                 Costs.of(JSON.treeToValue(o.get("start"), long[].class)),
                 Costs.of(JSON.treeToValue(o.get("end"), long[].class)),
-                List.of(JSON.treeToValue(o.get("timeline"), Second[].class)), o.get("steady").asBoolean());
+                List.of(JSON.treeToValue(o.get("timeline"), Second[].class)),
+                o.get("steady").asBoolean());
     }
 }

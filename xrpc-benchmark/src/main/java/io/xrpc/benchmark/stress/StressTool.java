@@ -1,33 +1,31 @@
 package io.xrpc.benchmark.stress;
 
+import io.xrpc.benchmark.cli.Access;
 import io.xrpc.benchmark.model.Scenarios;
-import io.xrpc.benchmark.model.UserService;
 import io.xrpc.client.RpcClient;
-
+import io.xrpc.registry.RegistryConfig;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import io.xrpc.benchmark.cli.Access;
-import io.xrpc.registry.RegistryConfig;
-import java.io.PrintStream;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
-import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * The invoke stress test, done right: every call's latency goes into an HdrHistogram, every error
@@ -38,42 +36,66 @@ import java.util.stream.Collectors;
  *
  * <pre>java -cp benchmarks.jar io.xrpc.benchmark.stress.StressTool --threads 1,32 --duration 10s</pre>
  */
-@Command(name = "stress", mixinStandardHelpOptions = true,
+@Command(
+        name = "stress",
+        mixinStandardHelpOptions = true,
         description = "Concurrent invoke stress test of XRpc beside a raw-Netty baseline.")
 public final class StressTool implements Callable<Integer> {
 
-    @Option(names = "--threads", split = ",", description = "Caller thread counts, one level each (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--threads",
+            split = ",",
+            description = "Caller thread counts, one level each (default: ${DEFAULT-VALUE}).")
     List<Integer> threads = List.of(1, 32, 128, 256);
 
-    @Option(names = "--duration", converter = DurationConverter.class, description = "Measured time per level (default: 10s).")
+    @Option(
+            names = "--duration",
+            converter = DurationConverter.class,
+            description = "Measured time per level (default: 10s).")
     Duration duration = Duration.ofSeconds(10);
 
-    @Option(names = "--warmup", converter = DurationConverter.class, description = "Unmeasured calls before each"
-            + " level, at least this long and then until it is steady (five one-second points without a trend, see"
-            + " --steady), at most --max-warmup (default: 3s).")
+    @Option(
+            names = "--warmup",
+            converter = DurationConverter.class,
+            description = "Unmeasured calls before each"
+                    + " level, at least this long and then until it is steady (five one-second points without a trend, see"
+                    + " --steady), at most --max-warmup (default: 3s).")
     Duration warmup = Duration.ofSeconds(3);
 
-    @Option(names = "--forks", description = "With --client fork: callers' JVMs per contender, each warmed and"
-            + " measured for --duration (their slices taking turns with the others'), as JMH forks: with two or more"
-            + " a side, --compare takes its noise from the spread between JVMs, which one JVM cannot show (default: 1).")
+    @Option(
+            names = "--forks",
+            description =
+                    "With --client fork: callers' JVMs per contender, each warmed and"
+                            + " measured for --duration (their slices taking turns with the others'), as JMH forks: with two or more"
+                            + " a side, --compare takes its noise from the spread between JVMs, which one JVM cannot show (default: 1).")
     int forks = 1;
 
-    @Option(names = "--max-warmup", converter = DurationConverter.class, description = "The longest a level warms up;"
-            + " one not steady by then is measured and marked not steady (default: 30s).")
+    @Option(
+            names = "--max-warmup",
+            converter = DurationConverter.class,
+            description = "The longest a level warms up;"
+                    + " one not steady by then is measured and marked not steady (default: 30s).")
     Duration maxWarmup = Duration.ofSeconds(30);
 
-    @Option(names = "--steady", description = "Percent: a level is warm when the calls per second of its last five"
-            + " one-second points show no trend larger than this of their mean, and steady when its measured"
-            + " throughput then moves no more (default: 10).")
+    @Option(
+            names = "--steady",
+            description = "Percent: a level is warm when the calls per second of its last five"
+                    + " one-second points show no trend larger than this of their mean, and steady when its measured"
+                    + " throughput then moves no more (default: 10).")
     double steadyPercent = 10;
 
-    @Option(names = "--calls", description = "Stop a level (with --client fork, each of its slices) after this many"
-            + " calls even before its time is up (0: no limit).")
+    @Option(
+            names = "--calls",
+            description = "Stop a level (with --client fork, each of its slices) after this many"
+                    + " calls even before its time is up (0: no limit).")
     long maxCalls = 0;
 
-    @Option(names = "--serializer", split = ",", description = "kryo, hessian, protostuff, fory, or several: XRpc is then"
-            + " measured once per serializer, as xrpc-<serializer>; raw Netty carries the first one's frame sizes"
-            + " (default: kryo).")
+    @Option(
+            names = "--serializer",
+            split = ",",
+            description = "kryo, hessian, protostuff, fory, or several: XRpc is then"
+                    + " measured once per serializer, as xrpc-<serializer>; raw Netty carries the first one's frame sizes"
+                    + " (default: kryo).")
     List<String> serializers = List.of("kryo");
 
     /** The serializer of the XRpc run under way (the first of {@link #serializers} for other contenders). */
@@ -85,27 +107,39 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--scenario", split = ",", description = "existUser, createUser, getUser, listUser (default: all).")
     List<String> scenarios = Scenarios.ALL;
 
-    @Option(names = "--contender", split = ",", description = "xrpc, raw-netty, and with the peers profile grpc and dubbo (default: xrpc, raw-netty).")
+    @Option(
+            names = "--contender",
+            split = ",",
+            description = "xrpc, raw-netty, and with the peers profile grpc and dubbo (default: xrpc, raw-netty).")
     List<String> contenders = List.of("xrpc", "raw-netty");
 
-    @Option(names = "--provider", description = "inproc (same JVM) or fork (a JVM of its own, same flags) (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--provider",
+            description = "inproc (same JVM) or fork (a JVM of its own, same flags) (default: ${DEFAULT-VALUE}).")
     String provider = "inproc";
 
     /** Forked by default: callers in the tool's own JVM would share its heap and GC with the measurement. */
-    @Option(names = "--client", description = "fork (a callers' JVM per contender, same flags, all running"
-            + " at once and measured in turns, see --slice) or inproc (callers in this JVM, each contender after the"
-            + " other) (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--client",
+            description = "fork (a callers' JVM per contender, same flags, all running"
+                    + " at once and measured in turns, see --slice) or inproc (callers in this JVM, each contender after the"
+                    + " other) (default: ${DEFAULT-VALUE}).")
     String client = "fork";
 
-    @Option(names = "--registry", description = "embedded (ZooKeeper in this JVM) or direct (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--registry",
+            description = "embedded (ZooKeeper in this JVM) or direct (default: ${DEFAULT-VALUE}).")
     String registry = "embedded";
 
-    @Option(names = "--rate", converter = RateConverter.class, description = "Calls per second, such as 5000 or"
-            + " 5000/s, for a fixed-rate run: the --threads callers share the rate, each on a fixed schedule, and"
-            + " each latency counts from when its call was due, so a call that starts late because its caller was"
-            + " still waiting for an answer carries that wait (coordinated omission accounted for, as wrk2 does;"
-            + " give enough --threads that callers are seldom all busy: the report shows how many are); 0 = closed"
-            + " loop (default).")
+    @Option(
+            names = "--rate",
+            converter = RateConverter.class,
+            description = "Calls per second, such as 5000 or"
+                    + " 5000/s, for a fixed-rate run: the --threads callers share the rate, each on a fixed schedule, and"
+                    + " each latency counts from when its call was due, so a call that starts late because its caller was"
+                    + " still waiting for an answer carries that wait (coordinated omission accounted for, as wrk2 does;"
+                    + " give enough --threads that callers are seldom all busy: the report shows how many are); 0 = closed"
+                    + " loop (default).")
     double rate = 0;
 
     /** Reads {@code 5000} or {@code 5000/s}. */
@@ -113,23 +147,34 @@ public final class StressTool implements Callable<Integer> {
         @Override
         public Double convert(String value) {
             String v = value.strip();
-            double r = Double.parseDouble(v.endsWith("/s") ? v.substring(0, v.length() - 2).strip() : v);
+            double r = Double.parseDouble(
+                    v.endsWith("/s") ? v.substring(0, v.length() - 2).strip() : v);
             if (!(r >= 0) || Double.isInfinite(r)) {
-                throw new CommandLine.TypeConversionException("'" + value + "': expected calls per second, such as 5000/s");
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "': expected calls per second, such as 5000/s");
             }
             return r;
         }
     }
 
-    @Option(names = "--timeout", converter = DurationConverter.class, description = "Deadline of each call (default: 3s).")
+    @Option(
+            names = "--timeout",
+            converter = DurationConverter.class,
+            description = "Deadline of each call (default: 3s).")
     Duration timeout = Duration.ofSeconds(3);
 
-    @Option(names = "--out", description = "Directory for results.json, results.md and results.png (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--out",
+            description = "Directory for results.json, results.md and results.png (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("stress-results");
 
-    @Option(names = "--dispatch", split = ",", description = "Where XRpc's provider runs UserService: pool (platform"
-            + " call threads), virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked"
-            + " NonBlocking), or several: XRpc is then measured once per choice, as xrpc-<choice> (default: pool).")
+    @Option(
+            names = "--dispatch",
+            split = ",",
+            description =
+                    "Where XRpc's provider runs UserService: pool (platform"
+                            + " call threads), virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked"
+                            + " NonBlocking), or several: XRpc is then measured once per choice, as xrpc-<choice> (default: pool).")
     List<String> dispatches = List.of("pool");
 
     /** Where the XRpc provider under way runs calls (the first of {@link #dispatches} for other contenders). */
@@ -138,29 +183,42 @@ public final class StressTool implements Callable<Integer> {
     @Option(names = "--quiet", description = "No progress lines.")
     boolean quiet;
 
-    @Option(names = "--slice", converter = DurationConverter.class, description = "With --client fork: each"
-            + " level's --duration is measured in slices of about this length, the contenders taking turns,"
-            + " so that all are measured over the same stretch of time (0: one stretch each, in turn) (default: 2s).")
+    @Option(
+            names = "--slice",
+            converter = DurationConverter.class,
+            description =
+                    "With --client fork: each"
+                            + " level's --duration is measured in slices of about this length, the contenders taking turns,"
+                            + " so that all are measured over the same stretch of time (0: one stretch each, in turn) (default: 2s).")
     Duration slice = Duration.ofSeconds(2);
 
-    @Option(names = "--target", description = "Measure a running service instead of the built-in model: its"
-            + " provider's host:port or a registry address such as zookeeper://127.0.0.1:2181 (with --call and --args).")
+    @Option(
+            names = "--target",
+            description =
+                    "Measure a running service instead of the built-in model: its"
+                            + " provider's host:port or a registry address such as zookeeper://127.0.0.1:2181 (with --call and --args).")
     String target;
 
-    @Option(names = "--call", description = "With --target: the method to call, SERVICE/METHOD, such as"
-            + " com.acme.Orders/find.")
+    @Option(
+            names = "--call",
+            description = "With --target: the method to call, SERVICE/METHOD, such as" + " com.acme.Orders/find.")
     String targetCall;
 
-    @Option(names = "--args", description = "With --target: the arguments of every call, a JSON array such as '[42]'"
-            + " (default: []).")
+    @Option(
+            names = "--args",
+            description = "With --target: the arguments of every call, a JSON array such as '[42]'" + " (default: []).")
     String targetArgs;
 
-    @Option(names = "--args-file", description = "With --target: a file of argument sets, one JSON array a line,"
-            + " used round-robin.")
+    @Option(
+            names = "--args-file",
+            description = "With --target: a file of argument sets, one JSON array a line," + " used round-robin.")
     Path targetArgsFile;
 
-    @Option(names = "--types", split = ",", description = "With --target: the method's parameter types (default:"
-            + " asked of the provider's reflection service).")
+    @Option(
+            names = "--types",
+            split = ",",
+            description = "With --target: the method's parameter types (default:"
+                    + " asked of the provider's reflection service).")
     List<String> targetTypes;
 
     /** With --target: the service's version and group, TLS and token, as the xrpc command line takes them. */
@@ -172,13 +230,16 @@ public final class StressTool implements Callable<Integer> {
     /** Where a forked caller finds the whole --target (a registry address may hold a password): not its command line. */
     static final String TARGET_VARIABLE = "XRPC_STRESS_TARGET";
 
-
-    @Option(names = "--compare", description = "A previous run's results.json: the report shows each level before"
-            + " and after, with the change in throughput and in each percentile.")
+    @Option(
+            names = "--compare",
+            description = "A previous run's results.json: the report shows each level before"
+                    + " and after, with the change in throughput and in each percentile.")
     Path compare;
 
-    @Option(names = "--report-from", description = "Run nothing: write the reports (results.md, results.png,"
-            + " report.html) of an earlier run's results.json into --out again, as this version draws them.")
+    @Option(
+            names = "--report-from",
+            description = "Run nothing: write the reports (results.md, results.png,"
+                    + " report.html) of an earlier run's results.json into --out again, as this version draws them.")
     Path reportFrom;
 
     @CommandLine.Spec
@@ -187,8 +248,10 @@ public final class StressTool implements Callable<Integer> {
     /** The resolved --target call; null when the built-in model is measured. */
     TargetCall resolvedTarget;
 
-    @Option(names = "--agent", hidden = true, description = "Serve one contender's callers to the tool that started"
-            + " this JVM (see Agent).")
+    @Option(
+            names = "--agent",
+            hidden = true,
+            description = "Serve one contender's callers to the tool that started" + " this JVM (see Agent).")
     boolean agent;
 
     private final List<Level> results = new ArrayList<>();
@@ -211,8 +274,10 @@ public final class StressTool implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (forks < 1 || forks > 1 && client.equals("inproc")) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--forks " + forks + ": expected 1 or more,"
-                    + " and more than 1 only with --client fork (callers in JVMs of their own)");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--forks " + forks + ": expected 1 or more,"
+                            + " and more than 1 only with --client fork (callers in JVMs of their own)");
         }
         serializer = serializers.get(0);
         dispatch = dispatches.get(0);
@@ -255,8 +320,16 @@ public final class StressTool implements Callable<Integer> {
             targetTypes = targetTypes.stream().filter(t -> !t.isBlank()).toList(); // "" is no parameter
         }
         try (RpcClient c = targetClient()) {
-            resolvedTarget = TargetCall.resolve(target, targetCall, targetArgs, targetArgsFile, targetTypes, c, timeout,
-                    access, spec.commandLine());
+            resolvedTarget = TargetCall.resolve(
+                    target,
+                    targetCall,
+                    targetArgs,
+                    targetArgsFile,
+                    targetTypes,
+                    c,
+                    timeout,
+                    access,
+                    spec.commandLine());
         }
         targetTypes = resolvedTarget.types();
         scenarios = List.of(resolvedTarget.method());
@@ -268,8 +341,7 @@ public final class StressTool implements Callable<Integer> {
     }
 
     /** One contender to measure, as its results are named: XRpc once per serializer and dispatch asked for. */
-    private record Variant(String name, String contender, String serializer, String dispatch) {
-    }
+    private record Variant(String name, String contender, String serializer, String dispatch) {}
 
     /** Names XRpc {@code xrpc-<serializer>-<dispatch>}, with only the parts that vary. */
     private List<Variant> variants() {
@@ -309,8 +381,14 @@ public final class StressTool implements Callable<Integer> {
                     secrets.put(TARGET_VARIABLE, target);
                 }
                 for (int f = 1; f <= forks; f++) {
-                    Agent a = Agent.start(v.name() + (forks > 1 ? " fork " + f : ""), agentCommand(v), secrets,
-                            v.serializer(), v.dispatch(), timeout, quiet);
+                    Agent a = Agent.start(
+                            v.name() + (forks > 1 ? " fork " + f : ""),
+                            agentCommand(v),
+                            secrets,
+                            v.serializer(),
+                            v.dispatch(),
+                            timeout,
+                            quiet);
                     agents.add(a);
                     variantOf.put(a, v.name());
                 }
@@ -329,8 +407,16 @@ public final class StressTool implements Callable<Integer> {
                         }
                     }
                     for (String name : new LinkedHashSet<>(variantOf.values())) {
-                        List<Agent> mine = agents.stream().filter(a -> variantOf.get(a).equals(name)).toList();
-                        record(Level.of(name, scenario, n, mine.stream().map(warm::get).toList(), warmupRule(), rate,
+                        List<Agent> mine = agents.stream()
+                                .filter(a -> variantOf.get(a).equals(name))
+                                .toList();
+                        record(Level.of(
+                                name,
+                                scenario,
+                                n,
+                                mine.stream().map(warm::get).toList(),
+                                warmupRule(),
+                                rate,
                                 mine.stream().map(slices::get).toList()));
                     }
                 }
@@ -368,16 +454,44 @@ public final class StressTool implements Callable<Integer> {
     /** This tool again as an agent for one contender: same JVM flags, same options. */
     private List<String> agentCommand(Variant v) {
         List<String> cmd = javaCommand(StressTool.class);
-        cmd.addAll(List.of("--agent", "--contender", v.contender(), "--provider", provider,
-                "--registry", registry, "--serializer", v.serializer(), "--compressor", compressor,
-                "--scenario", String.join(",", scenarios), "--timeout", timeout.toMillis() + "ms",
-                "--calls", Long.toString(maxCalls), "--rate", Double.toString(rate), "--dispatch", v.dispatch(),
-                "--warmup", warmup.toMillis() + "ms", "--max-warmup", maxWarmup.toMillis() + "ms",
-                "--steady", Double.toString(steadyPercent)));
+        cmd.addAll(List.of(
+                "--agent",
+                "--contender",
+                v.contender(),
+                "--provider",
+                provider,
+                "--registry",
+                registry,
+                "--serializer",
+                v.serializer(),
+                "--compressor",
+                compressor,
+                "--scenario",
+                String.join(",", scenarios),
+                "--timeout",
+                timeout.toMillis() + "ms",
+                "--calls",
+                Long.toString(maxCalls),
+                "--rate",
+                Double.toString(rate),
+                "--dispatch",
+                v.dispatch(),
+                "--warmup",
+                warmup.toMillis() + "ms",
+                "--max-warmup",
+                maxWarmup.toMillis() + "ms",
+                "--steady",
+                Double.toString(steadyPercent)));
         if (target != null) {
-            cmd.addAll(List.of("--target", RegistryConfig.mask(target), "--call", targetCall, "--types=" + String.join(",", targetTypes)));
+            cmd.addAll(List.of(
+                    "--target",
+                    RegistryConfig.mask(target),
+                    "--call",
+                    targetCall,
+                    "--types=" + String.join(",", targetTypes)));
             if (targetArgsFile != null) {
-                cmd.addAll(List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
+                cmd.addAll(
+                        List.of("--args-file", targetArgsFile.toAbsolutePath().toString()));
             } else if (targetArgs != null) {
                 cmd.addAll(List.of("--args", targetArgs));
             }
@@ -407,7 +521,8 @@ public final class StressTool implements Callable<Integer> {
                 Call call = calls.get(w[1]);
                 int n = Integer.parseInt(w[2]);
                 Duration length = Duration.ofMillis(Long.parseLong(w[3]));
-                Slice s = w[4].equals("1") ? measuredSlice(levels, rig, contender, w[1], n, call, length)
+                Slice s = w[4].equals("1")
+                        ? measuredSlice(levels, rig, contender, w[1], n, call, length)
                         : levels.warm(contender, w[1], n, call, warmupRule());
                 out.println("SLICE " + s.encode());
                 out.flush();
@@ -433,7 +548,8 @@ public final class StressTool implements Callable<Integer> {
                             Call call = rig.calls.get(scenario);
                             Slice warm = levels.warm(v.name(), scenario, n, call, warmupRule());
                             Slice s = measuredSlice(levels, rig, v.name(), scenario, n, call, duration);
-                            record(Level.of(v.name(), scenario, n, List.of(warm), warmupRule(), rate, List.of(List.of(s))));
+                            record(Level.of(
+                                    v.name(), scenario, n, List.of(warm), warmupRule(), rate, List.of(List.of(s))));
                         }
                     }
                 }
@@ -450,8 +566,9 @@ public final class StressTool implements Callable<Integer> {
      * and heap allocation, and when the provider runs in a JVM of its own, that JVM's (its
      * allocation asked on its input). Unknown when the provider runs here: one JVM then does both.
      */
-    private Slice measuredSlice(LevelRunner levels, Rig rig, String contender, String scenario, int n, Call call,
-                                Duration length) throws Exception {
+    private Slice measuredSlice(
+            LevelRunner levels, Rig rig, String contender, String scenario, int n, Call call, Duration length)
+            throws Exception {
         Slice.Costs before = rig.costs();
         Slice s = levels.measure(contender, scenario, n, call, length, true);
         Slice.Costs after = rig.costs();
@@ -469,11 +586,15 @@ public final class StressTool implements Callable<Integer> {
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("date", began.truncatedTo(ChronoUnit.SECONDS).toString());
         header.put("duration", Duration.between(began, Instant.now()).toSeconds() + " s in all");
-        header.put("run", (rate > 0 ? "" : "caller threads ") + threads.stream().map(String::valueOf)
-                .collect(Collectors.joining(", ")) + (rate > 0 ? " callers" : "") + " for each of "
-                + String.join(", ", scenarios) + "; " + DurationConverter.text(duration) + " measured each"
-                + (client.equals("fork") && !slice.isZero() && contenders.size() > 1 ? " in slices of "
-                + DurationConverter.text(slice) + " taken in turns" : ""));
+        header.put(
+                "run",
+                (rate > 0 ? "" : "caller threads ")
+                        + threads.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                        + (rate > 0 ? " callers" : "") + " for each of "
+                        + String.join(", ", scenarios) + "; " + DurationConverter.text(duration) + " measured each"
+                        + (client.equals("fork") && !slice.isZero() && contenders.size() > 1
+                                ? " in slices of " + DurationConverter.text(slice) + " taken in turns"
+                                : ""));
         header.put("warm-up", warmupRule().describe());
         header.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         header.put("cores", Runtime.getRuntime().availableProcessors());
@@ -489,9 +610,15 @@ public final class StressTool implements Callable<Integer> {
         }
         header.put("compressor", compressor);
         header.put("client", client);
-        header.put("mode", rate > 0 ? String.format(Locale.ROOT, "open model: calls start at %.0f/s,"
-                + " latency counted from when each was due (coordinated omission accounted for)", rate)
-                : "closed loop: each caller starts its next call when the last answers");
+        header.put(
+                "mode",
+                rate > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                "open model: calls start at %.0f/s,"
+                                        + " latency counted from when each was due (coordinated omission accounted for)",
+                                rate)
+                        : "closed loop: each caller starts its next call when the last answers");
         StressReport.write(out, header, results, compare);
     }
 }

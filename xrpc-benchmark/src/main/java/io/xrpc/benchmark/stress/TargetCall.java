@@ -1,5 +1,6 @@
 package io.xrpc.benchmark.stress;
 
+import io.xrpc.benchmark.cli.Access;
 import io.xrpc.benchmark.cli.Arguments;
 import io.xrpc.benchmark.cli.Providers;
 import io.xrpc.client.GenericService;
@@ -11,9 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import picocli.CommandLine;
-import io.xrpc.benchmark.cli.Access;
 import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine;
 
 /**
  * The stress tool's {@code --target} mode: one method of a user's running service, called through a
@@ -31,13 +31,21 @@ import java.util.concurrent.ThreadLocalRandom;
 record TargetCall(String target, ServiceKey key, String method, List<String> types, List<List<Object>> argumentSets) {
 
     /** Parses the options and, when no types are given, asks the provider's reflection for them. */
-    static TargetCall resolve(String target, String call, String args, Path argsFile, List<String> types,
-                              RpcClient client, Duration timeout, Access access, CommandLine cl)
+    static TargetCall resolve(
+            String target,
+            String call,
+            String args,
+            Path argsFile,
+            List<String> types,
+            RpcClient client,
+            Duration timeout,
+            Access access,
+            CommandLine cl)
             throws Exception {
         int slash = call == null ? -1 : call.lastIndexOf('/');
         if (slash <= 0 || slash == call.length() - 1) {
-            throw new CommandLine.ParameterException(cl, "--call " + call + " (expected: SERVICE/METHOD, such as"
-                    + " com.acme.Orders/find)");
+            throw new CommandLine.ParameterException(
+                    cl, "--call " + call + " (expected: SERVICE/METHOD, such as" + " com.acme.Orders/find)");
         }
         if (args != null && argsFile != null) {
             throw new CommandLine.ParameterException(cl, "--args and --args-file: give one");
@@ -51,13 +59,14 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
                     try {
                         sets.add(Arguments.parse(l.trim(), cl));
                     } catch (CommandLine.ParameterException e) {
-                        throw new CommandLine.ParameterException(cl, argsFile + " line " + line + ": " + e.getMessage());
+                        throw new CommandLine.ParameterException(
+                                cl, argsFile + " line " + line + ": " + e.getMessage());
                     }
                 }
             }
             if (sets.isEmpty()) {
-                throw new CommandLine.ParameterException(cl, argsFile + " holds no argument set (expected: one JSON"
-                        + " array a line)");
+                throw new CommandLine.ParameterException(
+                        cl, argsFile + " holds no argument set (expected: one JSON" + " array a line)");
             }
         } else {
             sets.add(Arguments.parse(args == null ? "[]" : args, cl));
@@ -67,8 +76,9 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
         int count = sets.get(0).size();
         for (List<Object> s : sets) {
             if (s.size() != count) {
-                throw new CommandLine.ParameterException(cl, "argument sets of " + count + " and " + s.size()
-                        + " values: every set calls the same method");
+                throw new CommandLine.ParameterException(
+                        cl,
+                        "argument sets of " + count + " and " + s.size() + " values: every set calls the same method");
             }
         }
         List<String> resolved = types;
@@ -85,7 +95,8 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
 
     /** The client that calls the target: through its registry, or straight to its address; TLS and token as given. */
     static RpcClient client(String target, Access access, Duration timeout) throws Exception {
-        return Providers.client(isRegistry(target) ? target : null, isRegistry(target) ? null : target, access, timeout);
+        return Providers.client(
+                isRegistry(target) ? target : null, isRegistry(target) ? null : target, access, timeout);
     }
 
     /**
@@ -94,7 +105,8 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
      * rather than filling every level with it.
      */
     StressTool.Call caller(RpcClient client) {
-        ReferenceOptions.Builder o = ReferenceOptions.builder().version(key.version()).group(key.group());
+        ReferenceOptions.Builder o =
+                ReferenceOptions.builder().version(key.version()).group(key.group());
         if (!isRegistry(target)) {
             o.address(target);
         }
@@ -106,8 +118,8 @@ record TargetCall(String target, ServiceKey key, String method, List<String> typ
             return () -> generic.invoke(method, types, only);
         }
         // Each caller takes the sets in turn, from a place of its own: no counter shared by every caller.
-        ThreadLocal<int[]> next = ThreadLocal.withInitial(() -> new int[] {
-                ThreadLocalRandom.current().nextInt(n)});
+        ThreadLocal<int[]> next = ThreadLocal.withInitial(
+                () -> new int[] {ThreadLocalRandom.current().nextInt(n)});
         return () -> {
             int[] i = next.get();
             i[0] = (i[0] + 1) % n;

@@ -43,7 +43,8 @@ record Warmup(Duration min, Duration max, double tolerance) {
             return false; // a second without an answer has no latency, and is no steady throughput
         }
         double meanX = (WINDOW - 1) / 2.0;
-        double meanY = last.stream().mapToDouble(s -> value(s, fixedRate)).average().orElse(0);
+        double meanY =
+                last.stream().mapToDouble(s -> value(s, fixedRate)).average().orElse(0);
         double num = 0;
         double den = 0;
         for (int i = 0; i < WINDOW; i++) {
@@ -56,8 +57,9 @@ record Warmup(Duration min, Duration max, double tolerance) {
 
     /** Whether none of the last {@value #WINDOW} points had a successful call: a warm-up that cannot succeed. */
     boolean hopeless(List<Second> points) {
-        return points.size() >= WINDOW && points.subList(points.size() - WINDOW, points.size()).stream()
-                .allMatch(s -> s.callsPerSecond() <= 0);
+        return points.size() >= WINDOW
+                && points.subList(points.size() - WINDOW, points.size()).stream()
+                        .allMatch(s -> s.callsPerSecond() <= 0);
     }
 
     private static double value(Second s, boolean fixedRate) {
@@ -87,10 +89,15 @@ record Warmup(Duration min, Duration max, double tolerance) {
 
     /** The rule in words, for the report. */
     String describe() {
-        return String.format(Locale.ROOT, "at least %s, then until %d one-second points in a row show no"
-                + " trend (their fitted line moves less than %.0f%% of their mean across them: calls per second, or the"
-                + " median latency at a fixed rate); at most %s. A level that did not get there, or whose measured"
-                + " points then moved by more than that, is marked not steady", DurationConverter.text(min), WINDOW,
-                tolerance * 100, DurationConverter.text(max));
+        return String.format(
+                Locale.ROOT,
+                "at least %s, then until %d one-second points in a row show no"
+                        + " trend (their fitted line moves less than %.0f%% of their mean across them: calls per second, or the"
+                        + " median latency at a fixed rate); at most %s. A level that did not get there, or whose measured"
+                        + " points then moved by more than that, is marked not steady",
+                DurationConverter.text(min),
+                WINDOW,
+                tolerance * 100,
+                DurationConverter.text(max));
     }
 }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TlsCliTest {
     @TempDir
     static Path pem;
+
     static RpcServer provider;
     static Path trust;
     static Path cert;
@@ -33,19 +34,36 @@ class TlsCliTest {
 
     @BeforeAll
     static void start() throws Exception {
-        X509Bundle ca = new CertificateBuilder().subject("CN=XRpc test CA").setIsCertificateAuthority(true).ecp256()
+        X509Bundle ca = new CertificateBuilder()
+                .subject("CN=XRpc test CA")
+                .setIsCertificateAuthority(true)
+                .ecp256()
                 .buildSelfSigned();
-        X509Bundle server = new CertificateBuilder().subject("CN=localhost").addSanDnsName("localhost")
-                .addSanIpAddress("127.0.0.1").addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
-        X509Bundle client = new CertificateBuilder().subject("CN=load-test").addExtendedKeyUsageClientAuth().ecp256()
+        X509Bundle server = new CertificateBuilder()
+                .subject("CN=localhost")
+                .addSanDnsName("localhost")
+                .addSanIpAddress("127.0.0.1")
+                .addExtendedKeyUsageServerAuth()
+                .ecp256()
+                .buildIssuedBy(ca);
+        X509Bundle client = new CertificateBuilder()
+                .subject("CN=load-test")
+                .addExtendedKeyUsageClientAuth()
+                .ecp256()
                 .buildIssuedBy(ca);
         trust = Files.writeString(pem.resolve("ca.pem"), ca.getCertificatePEM());
         cert = Files.writeString(pem.resolve("client.pem"), client.getCertificatePathPEM());
         key = Files.writeString(pem.resolve("client-key.pem"), client.getPrivateKeyPEM());
-        provider = RpcServer.builder().host("127.0.0.1").port(0)
-                .tls(TlsConfig.server(server.toKeyManagerFactory()).trust(ca.toTrustManagerFactory())
-                        .clientAuth(TlsConfig.ClientAuth.REQUIRE).build())
-                .service(UserService.class, new UserServiceImpl()).build().start();
+        provider = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .tls(TlsConfig.server(server.toKeyManagerFactory())
+                        .trust(ca.toTrustManagerFactory())
+                        .clientAuth(TlsConfig.ClientAuth.REQUIRE)
+                        .build())
+                .service(UserService.class, new UserServiceImpl())
+                .build()
+                .start();
     }
 
     @AfterAll
@@ -60,25 +78,68 @@ class TlsCliTest {
     @Test
     void theCommandLinePresentsItsCertificateFromPemFiles() throws Exception {
         StringWriter out = new StringWriter();
-        int exit = xrpc(out, "call", UserService.class.getName() + "/getUser", "[3]", "--address",
-                provider.endpoint().toString(), "--tls-trust", trust.toString(), "--tls-cert", cert.toString(),
-                "--tls-key", key.toString());
+        int exit = xrpc(
+                out,
+                "call",
+                UserService.class.getName() + "/getUser",
+                "[3]",
+                "--address",
+                provider.endpoint().toString(),
+                "--tls-trust",
+                trust.toString(),
+                "--tls-cert",
+                cert.toString(),
+                "--tls-key",
+                key.toString());
         assertThat(exit).as(out.toString()).isZero();
-        assertThat(new ObjectMapper().readTree(out.toString()).get("name").asText()).isNotBlank();
+        assertThat(new ObjectMapper().readTree(out.toString()).get("name").asText())
+                .isNotBlank();
 
         StringWriter refused = new StringWriter();
-        assertThat(xrpc(refused, "call", UserService.class.getName() + "/getUser", "[3]", "--types", "long",
-                "--address", provider.endpoint().toString(), "--tls-trust", trust.toString(), "--timeout", "3s"))
-                .as("no client certificate: " + refused).isEqualTo(17);
+        assertThat(xrpc(
+                        refused,
+                        "call",
+                        UserService.class.getName() + "/getUser",
+                        "[3]",
+                        "--types",
+                        "long",
+                        "--address",
+                        provider.endpoint().toString(),
+                        "--tls-trust",
+                        trust.toString(),
+                        "--timeout",
+                        "3s"))
+                .as("no client certificate: " + refused)
+                .isEqualTo(17);
         assertThat(refused.toString()).contains("\"UNAVAILABLE\"").contains("requires a client certificate");
     }
 
     @Test
     void theStressToolsCallersInTheirOwnJvmUseTheSameTls(@TempDir Path out) throws Exception {
-        var levels = StressTool.run("--target", provider.endpoint().toString(), "--call",
-                UserService.class.getName() + "/getUser", "--args", "[2]", "--tls-trust", trust.toString(),
-                "--tls-cert", cert.toString(), "--tls-key", key.toString(), "--threads", "2", "--duration", "1s",
-                "--warmup", "200ms", "--max-warmup", "200ms", "--quiet", "--out", out.toString());
+        var levels = StressTool.run(
+                "--target",
+                provider.endpoint().toString(),
+                "--call",
+                UserService.class.getName() + "/getUser",
+                "--args",
+                "[2]",
+                "--tls-trust",
+                trust.toString(),
+                "--tls-cert",
+                cert.toString(),
+                "--tls-key",
+                key.toString(),
+                "--threads",
+                "2",
+                "--duration",
+                "1s",
+                "--warmup",
+                "200ms",
+                "--max-warmup",
+                "200ms",
+                "--quiet",
+                "--out",
+                out.toString());
         assertThat(levels).singleElement().satisfies(l -> {
             assertThat(l.calls()).isPositive();
             assertThat(l.errorCount()).as(l.errors().toString()).isZero();

@@ -4,27 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.xrpc.config.ServiceOptions;
+import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
 import io.xrpc.server.RpcServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import io.xrpc.config.ServiceOptions;
-import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command line end to end against real providers on loopback, as a user types it. */
 class XrpcCliTest {
 
-    public record Item(String sku, int quantity) {
-    }
+    public record Item(String sku, int quantity) {}
 
     public static class OutOfStock extends Exception {
         private static final long serialVersionUID = 1L;
@@ -69,11 +68,20 @@ class XrpcCliTest {
 
     @BeforeAll
     static void start() {
-        open = RpcServer.builder().host("127.0.0.1").port(0).service(Shop.class, new ShopImpl()).build().start();
-        guarded = RpcServer.builder().host("127.0.0.1").port(0).service(Shop.class, new ShopImpl())
+        open = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .service(Shop.class, new ShopImpl())
+                .build()
+                .start();
+        guarded = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .service(Shop.class, new ShopImpl())
                 .authenticator((credentials, service, method, peer) ->
                         "Bearer s3cret".equals(credentials) ? null : "a valid bearer token is required")
-                .build().start();
+                .build()
+                .start();
     }
 
     @AfterAll
@@ -117,27 +125,45 @@ class XrpcCliTest {
         // Before: 150 lines for 4 methods. A line per method and a field list per type.
         Run describe = xrpc("describe", shop(), "--address", open.endpoint().toString());
         assertThat(describe.exit()).as(describe.err()).isZero();
-        assertThat(describe.json().get("methods").toString()).contains("\"" + Item.class.getName() + " find(long")
+        assertThat(describe.json().get("methods").toString())
+                .contains("\"" + Item.class.getName() + " find(long")
                 .contains("int total(List<" + Item.class.getName() + ">");
-        assertThat(describe.json().get("types").get(Item.class.getName()).get("quantity").asText()).isEqualTo("int");
-        assertThat(describe.out().lines().count()).as(describe.out()).isLessThan(schema.out().lines().count() / 2);
+        assertThat(describe.json()
+                        .get("types")
+                        .get(Item.class.getName())
+                        .get("quantity")
+                        .asText())
+                .isEqualTo("int");
+        assertThat(describe.out().lines().count())
+                .as(describe.out())
+                .isLessThan(schema.out().lines().count() / 2);
     }
 
     @Test
     void aCallTakesJsonArgumentsAndPrintsTheResultAsJson() throws Exception {
-        Run find = xrpc("call", shop() + "/find", "[21]", "--address", open.endpoint().toString());
+        Run find = xrpc(
+                "call", shop() + "/find", "[21]", "--address", open.endpoint().toString());
         assertThat(find.exit()).as(find.err() + find.out()).isZero();
         assertThat(find.json()).isEqualTo(JSON.readTree("{\"sku\":\"sku-21\",\"quantity\":42}"));
 
-        Run total = xrpc("call", shop() + "/total", "[[{\"sku\":\"a\",\"quantity\":2},{\"sku\":\"b\",\"quantity\":5}]]",
-                "--address", open.endpoint().toString());
+        Run total = xrpc(
+                "call",
+                shop() + "/total",
+                "[[{\"sku\":\"a\",\"quantity\":2},{\"sku\":\"b\",\"quantity\":5}]]",
+                "--address",
+                open.endpoint().toString());
         assertThat(total.exit()).as(total.out()).isZero();
         assertThat(total.out().trim()).isEqualTo("7");
     }
 
     @Test
     void aDeclaredExceptionPrintsItsClassMessageAndFieldsAndExits11() throws Exception {
-        Run r = xrpc("call", shop() + "/reserve", "[\"tea\", 3]", "--address", open.endpoint().toString());
+        Run r = xrpc(
+                "call",
+                shop() + "/reserve",
+                "[\"tea\", 3]",
+                "--address",
+                open.endpoint().toString());
         assertThat(r.exit()).isEqualTo(11);
         assertThat(r.json().get("error").asText()).isEqualTo("APPLICATION_ERROR");
         assertThat(r.json().get("exception").asText()).isEqualTo(OutOfStock.class.getName());
@@ -147,17 +173,34 @@ class XrpcCliTest {
 
     @Test
     void aRefusedTokenExits22AndAGoodOneIsLetThrough() throws Exception {
-        Run none = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString());
+        Run none = xrpc(
+                "call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString());
         assertThat(none.exit()).as(none.out()).isEqualTo(22);
         assertThat(none.json().get("error").asText()).isEqualTo("UNAUTHENTICATED");
         assertThat(none.json().get("message").asText()).contains("a valid bearer token is required");
 
-        Run wrong = xrpc("call", shop() + "/find", "[1]", "--types", "long", "--address",
-                guarded.endpoint().toString(), "--token", "guess", "--plaintext-token");
+        Run wrong = xrpc(
+                "call",
+                shop() + "/find",
+                "[1]",
+                "--types",
+                "long",
+                "--address",
+                guarded.endpoint().toString(),
+                "--token",
+                "guess",
+                "--plaintext-token");
         assertThat(wrong.exit()).isEqualTo(22);
 
-        Run good = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString(),
-                "--token", "s3cret", "--plaintext-token");
+        Run good = xrpc(
+                "call",
+                shop() + "/find",
+                "[1]",
+                "--address",
+                guarded.endpoint().toString(),
+                "--token",
+                "s3cret",
+                "--plaintext-token");
         assertThat(good.exit()).as(good.out()).isZero();
         assertThat(good.json().get("sku").asText()).isEqualTo("sku-1");
     }
@@ -167,47 +210,77 @@ class XrpcCliTest {
      * sent it in plaintext to any address, a registry's providers included.
      */
     @Test
-    void aTokenComesFromAFileAndGoesInPlaintextOnlyToALoopbackAddress(@TempDir
-                                                                          Path dir) throws Exception {
+    void aTokenComesFromAFileAndGoesInPlaintextOnlyToALoopbackAddress(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("token");
         Files.writeString(file, "s3cret\n");
-        Run good = xrpc("call", shop() + "/find", "[1]", "--address", guarded.endpoint().toString(),
-                "--token-file", file.toString(), "--plaintext-token");
+        Run good = xrpc(
+                "call",
+                shop() + "/find",
+                "[1]",
+                "--address",
+                guarded.endpoint().toString(),
+                "--token-file",
+                file.toString(),
+                "--plaintext-token");
         assertThat(good.exit()).as(good.out() + good.err()).isZero();
 
-        Run viaRegistry = xrpc("call", shop() + "/find", "[1]", "--registry", "zookeeper://127.0.0.1:1",
-                "--token", "s3cret", "--plaintext-token");
+        Run viaRegistry = xrpc(
+                "call",
+                shop() + "/find",
+                "[1]",
+                "--registry",
+                "zookeeper://127.0.0.1:1",
+                "--token",
+                "s3cret",
+                "--plaintext-token");
         assertThat(viaRegistry.exit()).isEqualTo(2);
         assertThat(viaRegistry.json().get("message").asText())
                 .contains("--plaintext-token: only with --address on a loopback address");
 
         // Refused before any client is built: nothing is sent to this documentation-only address.
-        Run elsewhere = xrpc("call", shop() + "/find", "[1]", "--address", "192.0.2.1:20880",
-                "--token", "s3cret", "--plaintext-token");
+        Run elsewhere = xrpc(
+                "call",
+                shop() + "/find",
+                "[1]",
+                "--address",
+                "192.0.2.1:20880",
+                "--token",
+                "s3cret",
+                "--plaintext-token");
         assertThat(elsewhere.exit()).isEqualTo(2);
         assertThat(elsewhere.json().get("message").asText()).contains("192.0.2.1 is not a loopback address");
     }
 
     @Test
     void aWrongArgumentTypeExits16NamingTheArgumentAndType() throws Exception {
-        Run r = xrpc("call", shop() + "/find", "[\"twenty\"]", "--address", open.endpoint().toString());
+        Run r = xrpc(
+                "call",
+                shop() + "/find",
+                "[\"twenty\"]",
+                "--address",
+                open.endpoint().toString());
         assertThat(r.exit()).isEqualTo(16);
         assertThat(r.json().get("error").asText()).isEqualTo("SERIALIZATION_ERROR");
-        assertThat(r.json().get("message").asText()).contains("argument 0 (long)").contains("twenty");
+        assertThat(r.json().get("message").asText())
+                .contains("argument 0 (long)")
+                .contains("twenty");
     }
 
     /** Before: a wrong command printed the whole usage on standard error instead of JSON. */
     @Test
     void mistakesOnTheCommandLineExit2NamingThemInJson() throws Exception {
-        Run notJson = xrpc("call", shop() + "/find", "[21", "--address", open.endpoint().toString());
+        Run notJson = xrpc(
+                "call", shop() + "/find", "[21", "--address", open.endpoint().toString());
         assertThat(notJson.exit()).isEqualTo(2);
         assertThat(notJson.json().get("error").asText()).isEqualTo("USAGE");
         assertThat(notJson.json().get("message").asText()).contains("ARGS is not JSON");
         assertThat(notJson.json().get("help").asText()).isEqualTo("xrpc call --help");
 
-        Run noMethod = xrpc("call", shop() + "/lose", "[1]", "--address", open.endpoint().toString());
+        Run noMethod = xrpc(
+                "call", shop() + "/lose", "[1]", "--address", open.endpoint().toString());
         assertThat(noMethod.exit()).isEqualTo(2);
-        assertThat(noMethod.json().get("message").asText()).contains("no method lose with 1 parameters")
+        assertThat(noMethod.json().get("message").asText())
+                .contains("no method lose with 1 parameters")
                 .contains("find(long)");
         assertThat(noMethod.err()).as("no usage dump").isEmpty();
 
@@ -223,14 +296,31 @@ class XrpcCliTest {
     /** Before: SERVICE_NOT_FOUND for a service exported as 1.0 did not say that 1.0 is exported. */
     @Test
     void aNotFoundServiceNamesTheVersionsItIsExportedUnder() throws Exception {
-        try (RpcServer versioned = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(Shop.class, new ShopImpl(), ServiceOptions.builder().version("1.0").build())
-                .build().start()) {
-            Run r = xrpc("call", shop() + "/find", "[1]", "--address", versioned.endpoint().toString());
+        try (RpcServer versioned = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .service(
+                        Shop.class,
+                        new ShopImpl(),
+                        ServiceOptions.builder().version("1.0").build())
+                .build()
+                .start()) {
+            Run r = xrpc(
+                    "call",
+                    shop() + "/find",
+                    "[1]",
+                    "--address",
+                    versioned.endpoint().toString());
             assertThat(r.exit()).as(r.out()).isEqualTo(14);
             assertThat(r.json().get("message").asText()).contains("exported as " + shop() + ":1.0");
-            Run right = xrpc("call", shop() + "/find", "[1]", "--address", versioned.endpoint().toString(),
-                    "--service-version", "1.0");
+            Run right = xrpc(
+                    "call",
+                    shop() + "/find",
+                    "[1]",
+                    "--address",
+                    versioned.endpoint().toString(),
+                    "--service-version",
+                    "1.0");
             assertThat(right.exit()).as(right.out()).isZero();
         }
     }
@@ -242,14 +332,21 @@ class XrpcCliTest {
     @Test
     void aRegistryWithAnotherVersionNamesIt() throws Exception {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
-             RpcServer versioned = RpcServer.builder().host("127.0.0.1").port(0)
-                     .registry("zookeeper://" + zk.connectString())
-                     .service(Shop.class, new ShopImpl(), ServiceOptions.builder().version("1.0").build())
-                     .build().start()) {
+                RpcServer versioned = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .registry("zookeeper://" + zk.connectString())
+                        .service(
+                                Shop.class,
+                                new ShopImpl(),
+                                ServiceOptions.builder().version("1.0").build())
+                        .build()
+                        .start()) {
             String registry = "zookeeper://" + zk.connectString();
             Run r = xrpc("call", shop() + "/find", "[1]", "--registry", registry, "--wait", "20s");
             assertThat(r.exit()).as(r.out()).isEqualTo(14);
-            assertThat(r.json().get("message").asText()).contains("no provider of " + shop() + " in")
+            assertThat(r.json().get("message").asText())
+                    .contains("no provider of " + shop() + " in")
                     .contains("registered: " + shop() + ":1.0");
             Run right = xrpc("call", shop() + "/find", "[1]", "--registry", registry, "--service-version", "1.0");
             assertThat(right.exit()).as(right.out()).isZero();
@@ -267,9 +364,13 @@ class XrpcCliTest {
         assertThat(refused.exit()).isEqualTo(17);
         // The provider starts half a second after the command does, as one started with & just before it.
         CompletableFuture<RpcServer> starting = CompletableFuture.supplyAsync(
-                () -> RpcServer.builder().host("127.0.0.1").port(port).service(Shop.class, new ShopImpl()).build()
-                        .start(), CompletableFuture.delayedExecutor(500,
-                        TimeUnit.MILLISECONDS));
+                () -> RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(port)
+                        .service(Shop.class, new ShopImpl())
+                        .build()
+                        .start(),
+                CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS));
         try {
             Run waited = xrpc("list", "--address", "127.0.0.1:" + port, "--wait", "20s");
             assertThat(waited.exit()).as(waited.out()).isZero();
@@ -280,24 +381,36 @@ class XrpcCliTest {
     }
 
     @Test
-    void argumentsFromAFileAndAMisspeltServiceExit14(@TempDir Path dir)
-            throws Exception {
+    void argumentsFromAFileAndAMisspeltServiceExit14(@TempDir Path dir) throws Exception {
         Path args = dir.resolve("items.json");
         Files.writeString(args, "[ [ {\"sku\": \"a b\", \"quantity\": 2},\n  {\"sku\": \"c\", \"quantity\": 3} ] ]\n");
-        Run total = xrpc("call", shop() + "/total", "@" + args, "--address", open.endpoint().toString());
+        Run total = xrpc(
+                "call",
+                shop() + "/total",
+                "@" + args,
+                "--address",
+                open.endpoint().toString());
         assertThat(total.exit()).as(total.err() + total.out()).isZero();
         assertThat(total.out().trim()).isEqualTo("5");
 
-        Run typo = xrpc("call", shop() + "x/find", "[1]", "--address", open.endpoint().toString());
+        Run typo = xrpc(
+                "call", shop() + "x/find", "[1]", "--address", open.endpoint().toString());
         assertThat(typo.exit()).as(typo.out()).isEqualTo(14);
-        assertThat(typo.json().get("message").asText()).contains("no service \"" + shop() + "x\"").contains(shop());
+        assertThat(typo.json().get("message").asText())
+                .contains("no service \"" + shop() + "x\"")
+                .contains(shop());
     }
 
     @Test
     void aCallFindsItsProviderInTheRegistry() throws Exception {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
-             RpcServer registered = RpcServer.builder().host("127.0.0.1").port(0)
-                     .registry("zookeeper://" + zk.connectString()).service(Shop.class, new ShopImpl()).build().start()) {
+                RpcServer registered = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .registry("zookeeper://" + zk.connectString())
+                        .service(Shop.class, new ShopImpl())
+                        .build()
+                        .start()) {
             String registry = "zookeeper://" + zk.connectString();
             Run describe = xrpc("describe", shop(), "--registry", registry);
             assertThat(describe.exit()).as(describe.err() + describe.out()).isZero();
@@ -310,15 +423,16 @@ class XrpcCliTest {
             assertThat(list.json().get("interfaces").get(0).asText()).isEqualTo(shop());
             // Before: the registry's password was printed as given.
             Run withPassword = xrpc("list", "--registry", "zookeeper://reader:s3cret@" + zk.connectString());
-            assertThat(withPassword.exit()).as(withPassword.err() + withPassword.out()).isZero();
+            assertThat(withPassword.exit())
+                    .as(withPassword.err() + withPassword.out())
+                    .isZero();
             assertThat(withPassword.out()).doesNotContain("s3cret").contains("reader:****@");
         }
     }
 
     @Test
     void noProviderThereExits17() throws Exception {
-        Run r = xrpc("call", shop() + "/find", "[1]", "--types", "long", "--address", "127.0.0.1:1",
-                "--timeout", "2s");
+        Run r = xrpc("call", shop() + "/find", "[1]", "--types", "long", "--address", "127.0.0.1:1", "--timeout", "2s");
         assertThat(r.exit()).as(r.out()).isEqualTo(17);
         assertThat(r.json().get("error").asText()).isEqualTo("UNAVAILABLE");
     }

@@ -9,13 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import java.util.Comparator;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -29,29 +29,83 @@ class ReportBrowserTest {
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void theReportLoadsWithoutErrorsAndEveryChartHasPoints() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "Chromium is not installed at " + CHROMIUM
-                + " (apt-get install chromium, or -Dxrpc.chromium=PATH): report.html was not checked in a browser");
+        Assumptions.assumeTrue(
+                Files.isExecutable(CHROMIUM),
+                "Chromium is not installed at " + CHROMIUM
+                        + " (apt-get install chromium, or -Dxrpc.chromium=PATH): report.html was not checked in a browser");
         Path out = Path.of("target", "report-browser-test");
-        try (RpcServer provider = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(UserService.class, new UserServiceImpl()).build().start()) {
+        try (RpcServer provider = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .service(UserService.class, new UserServiceImpl())
+                .build()
+                .start()) {
             Path previous = out.resolve("before");
-            StressTool.run("--target", provider.endpoint().toString(), "--call", UserService.class.getName()
-                    + "/listUser", "--args", "[1]", "--threads", "1,2,4", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms",
-                    "--client", "inproc", "--quiet", "--out", previous.toString());
-            StressTool.run("--target", provider.endpoint().toString(), "--call", UserService.class.getName()
-                    + "/listUser", "--args", "[1]", "--threads", "1,2,4", "--duration", "1s", "--warmup", "200ms", "--max-warmup", "200ms",
-                    "--client", "inproc", "--quiet", "--compare", previous.resolve("results.json").toString(),
-                    "--out", out.toString());
+            StressTool.run(
+                    "--target",
+                    provider.endpoint().toString(),
+                    "--call",
+                    UserService.class.getName() + "/listUser",
+                    "--args",
+                    "[1]",
+                    "--threads",
+                    "1,2,4",
+                    "--duration",
+                    "1s",
+                    "--warmup",
+                    "200ms",
+                    "--max-warmup",
+                    "200ms",
+                    "--client",
+                    "inproc",
+                    "--quiet",
+                    "--out",
+                    previous.toString());
+            StressTool.run(
+                    "--target",
+                    provider.endpoint().toString(),
+                    "--call",
+                    UserService.class.getName() + "/listUser",
+                    "--args",
+                    "[1]",
+                    "--threads",
+                    "1,2,4",
+                    "--duration",
+                    "1s",
+                    "--warmup",
+                    "200ms",
+                    "--max-warmup",
+                    "200ms",
+                    "--client",
+                    "inproc",
+                    "--quiet",
+                    "--compare",
+                    previous.resolve("results.json").toString(),
+                    "--out",
+                    out.toString());
         }
         Path report = out.resolve("report.html").toAbsolutePath();
         String html = Files.readString(report);
         int drawn = count(html, "<figure class=\"chart\"");
         assertThat(drawn).as("charts in the page").isGreaterThanOrEqualTo(10);
         // What a Gatling user looks for: the run's facts, a summary per level, the course of the run.
-        assertThat(html).contains("<th>date</th>", "<th>duration</th>", "<th>warm-up</th>", "<h2>Summary</h2>",
-                "<th>calls OK</th><th>KO</th>", "<th>p95 us</th>", "<th>p99.9 us</th>", "Latency distribution",
-                "Latency percentiles over the run", "Calls under way over the run", "Failed calls over the run",
-                "class=\"mark\"", "warm-up</span>", "change ±noise").doesNotContain("No ratio");
+        assertThat(html)
+                .contains(
+                        "<th>date</th>",
+                        "<th>duration</th>",
+                        "<th>warm-up</th>",
+                        "<h2>Summary</h2>",
+                        "<th>calls OK</th><th>KO</th>",
+                        "<th>p95 us</th>",
+                        "<th>p99.9 us</th>",
+                        "Latency distribution",
+                        "Latency percentiles over the run",
+                        "Calls under way over the run",
+                        "Failed calls over the run",
+                        "class=\"mark\"",
+                        "warm-up</span>",
+                        "change ±noise")
+                .doesNotContain("No ratio");
 
         Chromium dom = chromium(out, "--dump-dom", report.toUri().toString());
         assertThat(dom.exit()).as(dom.err()).isZero();
@@ -63,32 +117,50 @@ class ReportBrowserTest {
 
         Path shot = out.resolve("report.png").toAbsolutePath();
         Files.deleteIfExists(shot);
-        Chromium screenshot = chromium(out, "--screenshot=" + shot, "--window-size=1400,2600", "--hide-scrollbars",
+        Chromium screenshot = chromium(
+                out,
+                "--screenshot=" + shot,
+                "--window-size=1400,2600",
+                "--hide-scrollbars",
                 report.toUri().toString());
         assertThat(screenshot.exit()).as(screenshot.err()).isZero();
         assertThat(shot).isNotEmptyFile();
         assertThat(consoleErrors(screenshot.err())).isEmpty();
     }
 
-    record Chromium(int exit, String out, String err) {
-    }
+    record Chromium(int exit, String out, String err) {}
 
     /** Chromium as the machine's probe runs it: headless, no sandbox (root), nothing fetched from the network. */
     static Chromium chromium(Path dir, String... args) throws Exception {
         Path profile = Files.createTempDirectory(dir, "chromium-profile").toAbsolutePath();
-        List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
+        List<String> cmd = new ArrayList<>(List.of(
+                CHROMIUM.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--enable-logging=stderr",
+                "--v=0",
                 "--user-data-dir=" + profile));
         cmd.addAll(List.of(args));
         Path stdout = Files.createTempFile(dir, "chromium", ".out");
         Path stderr = Files.createTempFile(dir, "chromium", ".err");
-        Process p = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr.toFile())
+                .start();
         try {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 throw new AssertionError("Chromium did not finish within 60 s: " + Files.readString(stderr));
             }
-            return new Chromium(p.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
+            return new Chromium(
+                    p.exitValue(),
+                    Files.readString(stdout, StandardCharsets.UTF_8),
                     Files.readString(stderr, StandardCharsets.UTF_8));
         } finally {
             if (p.isAlive()) { // timed out, or this thread was interrupted: no browser outlives its test
@@ -105,7 +177,9 @@ class ReportBrowserTest {
 
     /** The lines Chromium logs for the page's console errors and uncaught exceptions. */
     static List<String> consoleErrors(String log) {
-        return log.lines().filter(l -> l.contains("CONSOLE") || l.contains("Uncaught")).toList();
+        return log.lines()
+                .filter(l -> l.contains("CONSOLE") || l.contains("Uncaught"))
+                .toList();
     }
 
     private static int count(String s, String what) {

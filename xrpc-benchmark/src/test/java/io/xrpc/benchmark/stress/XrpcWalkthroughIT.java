@@ -2,22 +2,22 @@ package io.xrpc.benchmark.stress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import com.fasterxml.jackson.core.JsonParser;
-import java.io.File;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The README's walkthrough block pasted whole, as a new user does: one shell runs it from the
@@ -44,7 +44,8 @@ class XrpcWalkthroughIT {
             port = s.getLocalPort();
         }
         Path out = ROOT.resolve("xrpc-benchmark/target/walkthrough/stress-target");
-        String block = String.join("\n", block()).replace("20880", Integer.toString(port))
+        String block = String.join("\n", block())
+                .replace("20880", Integer.toString(port))
                 .replace("--out stress-target", "--out " + out);
         String after = readmeAfterBlock();
         assertThat(after).as("the README says how to stop the provider").contains("`kill %1`");
@@ -56,7 +57,9 @@ class XrpcWalkthroughIT {
         // list, describe and call print JSON values one after another, after Maven's colour resets
         // (mvn -q prints only those); the provider's one line may fall among them.
         String text = r.out().replaceAll("\u001B\\[[0-9;]*m", "");
-        String json = text.substring(text.indexOf("[")).lines().filter(l -> !l.startsWith("demo provider of"))
+        String json = text.substring(text.indexOf("["))
+                .lines()
+                .filter(l -> !l.startsWith("demo provider of"))
                 .reduce("", (x, y) -> x + y + "\n");
         JsonParser parser = JSON.getFactory().createParser(json);
         JsonNode list = JSON.readTree(parser);
@@ -79,7 +82,8 @@ class XrpcWalkthroughIT {
         Path report = out.resolve("report.html");
         assertThat(Files.readString(report)).contains("<h2>Summary</h2>", "Latency percentiles over the run");
         if (Files.isExecutable(ReportBrowserTest.CHROMIUM)) {
-            ReportBrowserTest.Chromium dom = ReportBrowserTest.chromium(out, "--dump-dom", report.toUri().toString());
+            ReportBrowserTest.Chromium dom =
+                    ReportBrowserTest.chromium(out, "--dump-dom", report.toUri().toString());
             assertThat(dom.out()).contains("data-empty-charts=\"0\"");
             assertThat(ReportBrowserTest.consoleErrors(dom.err())).isEmpty();
         } else {
@@ -109,15 +113,22 @@ class XrpcWalkthroughIT {
     /** bash with this JVM's java first on the PATH, as a user with this JDK runs the README. */
     private static ProcessBuilder bash(String command) {
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).directory(ROOT.toFile());
-        pb.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + File.pathSeparator
-                + pb.environment().getOrDefault("PATH", ""));
+        pb.environment()
+                .put(
+                        "PATH",
+                        Path.of(System.getProperty("java.home"), "bin")
+                                + File.pathSeparator
+                                + pb.environment().getOrDefault("PATH", ""));
         return pb;
     }
 
     private static Run run(String command) throws Exception {
         Path stdout = Files.createTempFile("walkthrough", ".out");
         Path stderr = Files.createTempFile("walkthrough", ".err");
-        Process p = bash(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        Process p = bash(command)
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr.toFile())
+                .start();
         try {
             if (!p.waitFor(400, TimeUnit.SECONDS)) {
                 throw new AssertionError("did not finish in 400 s: " + command + "\n" + Files.readString(stdout)
@@ -139,7 +150,9 @@ class XrpcWalkthroughIT {
         List<String> readme = Files.readAllLines(ROOT.resolve("README.md"));
         int begin = indexOf(readme, "<!-- walkthrough:begin");
         int end = indexOf(readme, "<!-- walkthrough:end");
-        return readme.subList(begin + 1, end).stream().filter(l -> !l.startsWith("```")).toList();
+        return readme.subList(begin + 1, end).stream()
+                .filter(l -> !l.startsWith("```"))
+                .toList();
     }
 
     /** The README's paragraph after the block: its lines up to the first blank one after some text. */

@@ -34,12 +34,21 @@ public final class Frame {
     private ByteBuf body;
     /** Where the bytes of its body are reserved, or null. */
     private MemoryBudget budget;
+
     private long reserved;
     /** Its body was not read: the server's memory budget had no room for it as it arrived. */
     private boolean overBudget;
 
-    Frame(MessageType type, byte serializerId, byte compressorId, byte status, byte flags, long requestId,
-          int budgetMillis, int sentAtMillis, ByteBuf body) {
+    Frame(
+            MessageType type,
+            byte serializerId,
+            byte compressorId,
+            byte status,
+            byte flags,
+            long requestId,
+            int budgetMillis,
+            int sentAtMillis,
+            ByteBuf body) {
         this.type = type;
         this.serializerId = serializerId;
         this.compressorId = compressorId;
@@ -136,7 +145,7 @@ public final class Frame {
         ByteBuf out = body.alloc().buffer(Math.min(Math.max(body.readableBytes() * 4, 256), maxLength + 1));
         boolean ok = false;
         try (InputStream in = c.decompress(new ByteBufInputStream(body.duplicate()))) { // owns no buffer
-            for (;;) {
+            for (; ; ) {
                 int room = maxLength + 1 - out.readableBytes();
                 int n = out.writeBytes(in, Math.min(CHUNK, room));
                 if (n < 0) {

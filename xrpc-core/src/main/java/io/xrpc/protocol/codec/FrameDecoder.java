@@ -19,8 +19,8 @@ import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.VERSION;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.CorruptedFrameException;
@@ -57,6 +57,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private boolean failed;
     /** When the first byte of the partial frame in the buffer arrived (nanoTime); 0 when none. */
     private long partialSince;
+
     private ScheduledFuture<?> frameTimer;
     private ChannelHandlerContext ctx;
     /** The event loop's clock (a test's embedded loop can move it on). */
@@ -146,15 +147,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int readable = in.readableBytes();
         if (readable >= 2 && in.getShort(start + OFFSET_MAGIC) != MAGIC) {
-            fail(in, new CorruptedFrameException(String.format(
-                    "bad magic 0x%04x (expected: 0x%04x); closing the connection",
-                    in.getShort(start) & 0xFFFF, MAGIC)));
+            fail(
+                    in,
+                    new CorruptedFrameException(String.format(
+                            "bad magic 0x%04x (expected: 0x%04x); closing the connection",
+                            in.getShort(start) & 0xFFFF, MAGIC)));
         }
         if (readable >= 3) {
             byte version = in.getByte(start + OFFSET_VERSION);
             if (version < MIN_VERSION || version > VERSION) {
-                fail(in, new CorruptedFrameException("unsupported protocol version " + version + " (expected: "
-                        + MIN_VERSION + " to " + VERSION + "); closing the connection"));
+                fail(
+                        in,
+                        new CorruptedFrameException("unsupported protocol version " + version + " (expected: "
+                                + MIN_VERSION + " to " + VERSION + "); closing the connection"));
             }
         }
         if (readable < HEADER_LENGTH) {
@@ -162,23 +167,32 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         int bodyLength = in.getInt(start + OFFSET_BODY_LENGTH);
         if (bodyLength < 0 || bodyLength > maxFrameLength) {
-            fail(in, new TooLongFrameException("frame body of " + (bodyLength & 0xFFFFFFFFL)
-                    + " bytes exceeds the limit of " + maxFrameLength + " bytes; closing the connection"));
+            fail(
+                    in,
+                    new TooLongFrameException("frame body of " + (bodyLength & 0xFFFFFFFFL)
+                            + " bytes exceeds the limit of " + maxFrameLength + " bytes; closing the connection"));
         }
         MessageType type = MessageType.fromCode(in.getByte(start + OFFSET_TYPE));
         if (type == null) {
-            fail(in, new CorruptedFrameException("unknown message type " + in.getByte(start + OFFSET_TYPE)
-                    + "; closing the connection"));
+            fail(
+                    in,
+                    new CorruptedFrameException(
+                            "unknown message type " + in.getByte(start + OFFSET_TYPE) + "; closing the connection"));
         }
         byte flags = in.getByte(start + OFFSET_FLAGS);
         if ((flags & ~KNOWN_FLAGS) != 0) {
-            fail(in, new CorruptedFrameException(String.format("unknown flags 0x%02x (known: 0x%02x); closing the"
-                    + " connection", flags & 0xFF, KNOWN_FLAGS)));
+            fail(
+                    in,
+                    new CorruptedFrameException(String.format(
+                            "unknown flags 0x%02x (known: 0x%02x); closing the" + " connection",
+                            flags & 0xFF, KNOWN_FLAGS)));
         }
         boolean stamped = (flags & FLAG_TIMESTAMPED) != 0;
         if (stamped && bodyLength < TIMESTAMP_LENGTH) {
-            fail(in, new CorruptedFrameException("timestamped frame with a body of " + bodyLength
-                    + " bytes (expected: at least " + TIMESTAMP_LENGTH + "); closing the connection"));
+            fail(
+                    in,
+                    new CorruptedFrameException("timestamped frame with a body of " + bodyLength
+                            + " bytes (expected: at least " + TIMESTAMP_LENGTH + "); closing the connection"));
         }
         if (reservedForPartial == 0) {
             partialBudget = budget; // a new frame: the budget the connection has now
@@ -220,10 +234,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             reservedForPartial = 0;
         }
         if (type != MessageType.REQUEST) {
-            fail(in, new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"
-                    + " for requests (" + partialBudget.limit() + " bytes) is full; closing the connection"));
+            fail(
+                    in,
+                    new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"
+                            + " for requests (" + partialBudget.limit() + " bytes) is full; closing the connection"));
         }
-        Frame refused = frameAt(in, start, type, (byte) 0, 0, Unpooled.EMPTY_BUFFER).overBudget();
+        Frame refused =
+                frameAt(in, start, type, (byte) 0, 0, Unpooled.EMPTY_BUFFER).overBudget();
         long frameBytes = HEADER_LENGTH + (long) bodyLength;
         int now = (int) Math.min(frameBytes, in.readableBytes());
         in.skipBytes(now);
@@ -233,9 +250,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     /** The frame whose header starts at {@code start}, with {@code body}. */
     private static Frame frameAt(ByteBuf in, int start, MessageType type, byte flags, int sentAt, ByteBuf body) {
-        return new Frame(type, in.getByte(start + OFFSET_SERIALIZER), in.getByte(start + OFFSET_COMPRESSOR),
-                in.getByte(start + OFFSET_STATUS), flags, in.getLong(start + OFFSET_REQUEST_ID),
-                in.getInt(start + OFFSET_BUDGET), sentAt, body);
+        return new Frame(
+                type,
+                in.getByte(start + OFFSET_SERIALIZER),
+                in.getByte(start + OFFSET_COMPRESSOR),
+                in.getByte(start + OFFSET_STATUS),
+                flags,
+                in.getLong(start + OFFSET_REQUEST_ID),
+                in.getInt(start + OFFSET_BUDGET),
+                sentAt,
+                body);
     }
 
     private void fail(ByteBuf in, Exception e) throws Exception {
@@ -276,16 +300,18 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         long waited = ticker.nanoTime() - since;
         if (waited < frameTimeoutNanos) {
-            frameTimer = ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos - waited,
-                    TimeUnit.NANOSECONDS);
+            frameTimer =
+                    ctx.executor().schedule(this::checkFrameTimeout, frameTimeoutNanos - waited, TimeUnit.NANOSECONDS);
             return;
         }
         ByteBuf partial = internalBuffer();
         int got = partial.readableBytes();
-        String expected = skipping > 0 ? skipping + " more bytes of a request refused for the memory budget"
+        String expected = skipping > 0
+                ? skipping + " more bytes of a request refused for the memory budget"
                 : got >= HEADER_LENGTH
-                ? (HEADER_LENGTH + (partial.getInt(partial.readerIndex() + OFFSET_BODY_LENGTH) & 0xFFFFFFFFL)) + " bytes"
-                : "a header of " + HEADER_LENGTH + " bytes";
+                        ? (HEADER_LENGTH + (partial.getInt(partial.readerIndex() + OFFSET_BODY_LENGTH) & 0xFFFFFFFFL))
+                                + " bytes"
+                        : "a header of " + HEADER_LENGTH + " bytes";
         failed = true;
         partialSince = 0;
         partial.skipBytes(got);
@@ -381,7 +407,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int v = 0;
         for (int i = OFFSET_BODY_LENGTH; i < OFFSET_BODY_LENGTH + 4; i++) {
             int held = cumulation.readableBytes();
-            byte b = i < held ? cumulation.getByte(cumulation.readerIndex() + i) : in.getByte(in.readerIndex() + i - held);
+            byte b = i < held
+                    ? cumulation.getByte(cumulation.readerIndex() + i)
+                    : in.getByte(in.readerIndex() + i - held);
             v = (v << 8) | (b & 0xFF);
         }
         return v;
@@ -396,8 +424,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     ? (HEADER_LENGTH + in.getInt(in.readerIndex() + OFFSET_BODY_LENGTH)) + " bytes"
                     : "at least " + HEADER_LENGTH + " header bytes";
             in.skipBytes(got);
-            throw new CorruptedFrameException("connection closed in the middle of a frame: received " + got
-                    + " of " + expected);
+            throw new CorruptedFrameException(
+                    "connection closed in the middle of a frame: received " + got + " of " + expected);
         }
     }
 }

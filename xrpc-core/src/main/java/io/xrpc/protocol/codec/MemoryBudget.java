@@ -1,7 +1,7 @@
 package io.xrpc.protocol.codec;
 
-import java.util.concurrent.atomic.AtomicLong;
 import io.netty.util.internal.PlatformDependent;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Bytes a server may hold, over all its connections, in requests that are arriving or were read
@@ -28,8 +28,8 @@ public final class MemoryBudget {
 
     private MemoryBudget(long limit, MemoryBudget whole) {
         if (limit < FREE_BODY) {
-            throw new IllegalArgumentException("memory budget: " + limit + " bytes (expected: at least " + FREE_BODY
-                    + ")");
+            throw new IllegalArgumentException(
+                    "memory budget: " + limit + " bytes (expected: at least " + FREE_BODY + ")");
         }
         this.limit = limit;
         this.whole = whole;

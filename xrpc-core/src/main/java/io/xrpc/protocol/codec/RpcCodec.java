@@ -19,17 +19,17 @@ import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
-import io.xrpc.serialize.RemoteExceptions;
-import java.lang.reflect.Type;
 
 /**
  * Encodes whole frames and reads frame bodies; see {@code docs/PROTOCOL.md} for the body layouts.
@@ -48,16 +48,13 @@ public final class RpcCodec {
     /** Longest exception class name sent. */
     private static final int MAX_CLASS_NAME_BYTES = 1024;
 
-    private RpcCodec() {
-    }
+    private RpcCodec() {}
 
     /** The head of a request body: where the call goes, and its attachments. */
-    public record RequestHead(String serviceKey, String signature, Map<String, String> attachments) {
-    }
+    public record RequestHead(String serviceKey, String signature, Map<String, String> attachments) {}
 
     /** The body of an error response. */
-    public record RemoteError(String className, String message, String stackTrace) {
-    }
+    public record RemoteError(String className, String message, String stackTrace) {}
 
     /**
      * @param sentAtMillis  the sender's clock ({@link #clockMillis(long)}) read with the budget
@@ -65,10 +62,20 @@ public final class RpcCodec {
      *                      {@link FrameTooLargeException} rather than making the receiver close
      *                      a connection other calls share
      */
-    public static ByteBuf encodeRequest(ByteBufAllocator alloc, long requestId, int budgetMillis, int sentAtMillis,
-                                        Serializer serializer, Compressor compressor, int compressThreshold,
-                                        int maxBodyLength, byte[] serviceKey, byte[] signature,
-                                        Map<String, String> attachments, Object[] arguments) throws IOException {
+    public static ByteBuf encodeRequest(
+            ByteBufAllocator alloc,
+            long requestId,
+            int budgetMillis,
+            int sentAtMillis,
+            Serializer serializer,
+            Compressor compressor,
+            int compressThreshold,
+            int maxBodyLength,
+            byte[] serviceKey,
+            byte[] signature,
+            Map<String, String> attachments,
+            Object[] arguments)
+            throws IOException {
         ByteBuf buf = alloc.ioBuffer(256);
         try {
             writeHeader(buf, MessageType.REQUEST, serializer.id(), compressor.id(), (byte) 0, requestId, budgetMillis);
@@ -99,9 +106,15 @@ public final class RpcCodec {
     }
 
     /** A successful response; a {@code null} value is an empty body. See {@link #encodeRequest} for the limit. */
-    public static ByteBuf encodeResponse(ByteBufAllocator alloc, long requestId, Serializer serializer,
-                                         Compressor compressor, int compressThreshold, int maxBodyLength,
-                                         Object value) throws IOException {
+    public static ByteBuf encodeResponse(
+            ByteBufAllocator alloc,
+            long requestId,
+            Serializer serializer,
+            Compressor compressor,
+            int compressThreshold,
+            int maxBodyLength,
+            Object value)
+            throws IOException {
         ByteBuf buf = alloc.ioBuffer(128);
         try {
             writeHeader(buf, MessageType.RESPONSE, serializer.id(), compressor.id(), RpcStatus.OK.code(), requestId, 0);
@@ -122,9 +135,16 @@ public final class RpcCodec {
      * enormous message fails only its own call and never makes a receiver close a connection other
      * calls share, whatever its frame limit.
      */
-    public static ByteBuf encodeError(ByteBufAllocator alloc, long requestId, byte serializerId, byte compressorId,
-                                      RpcStatus status, String className, String message, String stackTrace,
-                                      int maxBodyLength) {
+    public static ByteBuf encodeError(
+            ByteBufAllocator alloc,
+            long requestId,
+            byte serializerId,
+            byte compressorId,
+            RpcStatus status,
+            String className,
+            String message,
+            String stackTrace,
+            int maxBodyLength) {
         int room = Math.min(maxBodyLength, MAX_ERROR_BODY) - 3 * 4;
         String cls = truncate(className, MAX_CLASS_NAME_BYTES);
         room -= utf8Length(cls);
@@ -149,13 +169,28 @@ public final class RpcCodec {
      * the carried form cannot be written or does not fit the error limit, the answer is the plain
      * text one.
      */
-    public static ByteBuf encodeApplicationError(ByteBufAllocator alloc, long requestId, Serializer serializer,
-                                                 byte compressorId, String className, String message,
-                                                 String stackTrace, int maxBodyLength, ExceptionValue carried) {
+    public static ByteBuf encodeApplicationError(
+            ByteBufAllocator alloc,
+            long requestId,
+            Serializer serializer,
+            byte compressorId,
+            String className,
+            String message,
+            String stackTrace,
+            int maxBodyLength,
+            ExceptionValue carried) {
         String notCarried = null;
         if (carried != null) {
-            ByteBuf buf = encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR,
-                    className, message, truncate(stackTrace, CARRIED_TEXT_STACK), maxBodyLength);
+            ByteBuf buf = encodeError(
+                    alloc,
+                    requestId,
+                    serializer.id(),
+                    compressorId,
+                    RpcStatus.APPLICATION_ERROR,
+                    className,
+                    message,
+                    truncate(stackTrace, CARRIED_TEXT_STACK),
+                    maxBodyLength);
             try {
                 serializer.writeResult(carried, new ByteBufOutputStream(buf));
                 int body = buf.readableBytes() - HEADER_LENGTH;
@@ -171,10 +206,19 @@ public final class RpcCodec {
             buf.release();
         }
         // Not carried: the text answer says what was thrown, and why it is not the exception itself.
-        String text = notCarried == null ? stackTrace
+        String text = notCarried == null
+                ? stackTrace
                 : RemoteExceptions.notCarried(notCarried) + (stackTrace == null ? "" : stackTrace);
-        return encodeError(alloc, requestId, serializer.id(), compressorId, RpcStatus.APPLICATION_ERROR, className,
-                message, text, maxBodyLength);
+        return encodeError(
+                alloc,
+                requestId,
+                serializer.id(),
+                compressorId,
+                RpcStatus.APPLICATION_ERROR,
+                className,
+                message,
+                text,
+                maxBodyLength);
     }
 
     private static final String TRUNCATED = "... (truncated)";
@@ -201,7 +245,9 @@ public final class RpcCodec {
                 n = 1;
             } else if (c < 0x800) {
                 n = 2;
-            } else if (Character.isHighSurrogate(c) && end + 1 < s.length() && Character.isLowSurrogate(s.charAt(end + 1))) {
+            } else if (Character.isHighSurrogate(c)
+                    && end + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(end + 1))) {
                 n = 4;
                 step = 2;
             } else {
@@ -278,8 +324,14 @@ public final class RpcCodec {
         return (int) (nanoTime / 1_000_000L);
     }
 
-    private static void writeHeader(ByteBuf buf, MessageType type, byte serializer, byte compressor, byte status,
-                                    long requestId, int budgetMillis) {
+    private static void writeHeader(
+            ByteBuf buf,
+            MessageType type,
+            byte serializer,
+            byte compressor,
+            byte status,
+            long requestId,
+            int budgetMillis) {
         buf.writeShort(MAGIC)
                 .writeByte(VERSION)
                 .writeByte(type.code())
@@ -302,12 +354,14 @@ public final class RpcCodec {
      * @param plainEnd writer index up to which the body stays plain (a request's head), or -1 for
      *                 the clock stamp only
      */
-    private static ByteBuf finish(ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold,
-                                  int maxBodyLength, int plainEnd) throws IOException {
+    private static ByteBuf finish(
+            ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold, int maxBodyLength, int plainEnd)
+            throws IOException {
         int bodyLength = buf.readableBytes() - HEADER_LENGTH;
         // A clock stamp stays in front, plain: the receiver reads it before decompressing.
         int flags = buf.getByte(buf.readerIndex() + OFFSET_FLAGS);
-        int plain = plainEnd >= 0 ? plainEnd - buf.readerIndex()
+        int plain = plainEnd >= 0
+                ? plainEnd - buf.readerIndex()
                 : HEADER_LENGTH + ((flags & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0);
         if (compressor.id() == IdentityCompressor.ID || bodyLength < threshold || plain >= buf.readableBytes()) {
             checkLimit(bodyLength, maxBodyLength);
@@ -334,8 +388,8 @@ public final class RpcCodec {
 
     private static void checkLimit(int bodyLength, int maxBodyLength) throws FrameTooLargeException {
         if (bodyLength > maxBodyLength) {
-            throw new FrameTooLargeException("body of " + bodyLength + " bytes is over the frame limit of "
-                    + maxBodyLength + " bytes");
+            throw new FrameTooLargeException(
+                    "body of " + bodyLength + " bytes is over the frame limit of " + maxBodyLength + " bytes");
         }
     }
 
@@ -380,12 +434,13 @@ public final class RpcCodec {
     }
 
     /** As {@link #readArguments(ByteBuf, Serializer, Class[], long)}, with the parameters' generic types. */
-    public static Object[] readArguments(ByteBuf body, Serializer serializer, Class<?>[] types,
-                                         Type[] genericTypes, long deadlineNanos) throws IOException {
+    public static Object[] readArguments(
+            ByteBuf body, Serializer serializer, Class<?>[] types, Type[] genericTypes, long deadlineNanos)
+            throws IOException {
         if (types.length == 0) {
             if (body.isReadable()) {
-                throw new SerializationException(body.readableBytes() + " bytes of arguments sent to a method"
-                        + " that takes none");
+                throw new SerializationException(
+                        body.readableBytes() + " bytes of arguments sent to a method" + " that takes none");
             }
             return NO_ARGUMENTS;
         }
@@ -411,8 +466,9 @@ public final class RpcCodec {
     }
 
     /** As {@link #readResult(ByteBuf, Serializer, Class, long)}, with the result's generic type. */
-    public static Object readResult(ByteBuf body, Serializer serializer, Class<?> type,
-                                    Type genericType, long deadlineNanos) throws IOException {
+    public static Object readResult(
+            ByteBuf body, Serializer serializer, Class<?> type, Type genericType, long deadlineNanos)
+            throws IOException {
         if (!body.isReadable()) {
             return null;
         }

@@ -1,6 +1,7 @@
 package io.xrpc.serialize.fory;
 
 import io.xrpc.internal.ByteBufferInputStream;
+import io.xrpc.internal.NamedExtensions;
 import io.xrpc.internal.Types;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
@@ -15,7 +16,9 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.fory.Fory;
 import org.apache.fory.config.CompatibleMode;
 import org.apache.fory.config.Language;
@@ -23,9 +26,6 @@ import org.apache.fory.exception.InsecureException;
 import org.apache.fory.io.ForyInputStream;
 import org.apache.fory.memory.MemoryBuffer;
 import org.apache.fory.resolver.SharedRegistry;
-import io.xrpc.internal.NamedExtensions;
-import java.lang.reflect.Modifier;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Apache Fory 1.6, in Java mode with schema-consistent classes and without reference tracking
@@ -74,10 +74,12 @@ public final class ForySerializer implements Serializer {
      * generation of the allow-list: it holds the refusals made for that generation too.
      */
     private volatile Shared shared = new Shared(new SharedRegistry(), -1);
+
     private final ThreadLocal<Slot> slots = new ThreadLocal<>();
     private final AtomicLong totalFailures = new AtomicLong();
     /** For {@link #cannotCarry}, made on first use (start-up only), with a list of its own. */
     private Fory checker;
+
     private final ClassAllowList checkerList = ClassAllowList.withDefaults();
 
     public ForySerializer(ClassAllowList allowList, ReadLimits limits) {
@@ -131,8 +133,7 @@ public final class ForySerializer implements Serializer {
         return s;
     }
 
-    private record Shared(SharedRegistry registry, int generation) {
-    }
+    private record Shared(SharedRegistry registry, int generation) {}
 
     @Override
     public String name() {
@@ -275,8 +276,8 @@ public final class ForySerializer implements Serializer {
     private static Object next(Slot s, MemoryBuffer message, InputStream in, Class<?> type, int arguments)
             throws SerializationException {
         if (message.remaining() == 0 && available(in) == 0) {
-            throw new SerializationException("the message ended before "
-                    + (arguments < 0 ? "the result" : "its " + arguments + " arguments"));
+            throw new SerializationException(
+                    "the message ended before " + (arguments < 0 ? "the result" : "its " + arguments + " arguments"));
         }
         return declared(s.fory.deserialize(message), type);
     }
@@ -284,8 +285,8 @@ public final class ForySerializer implements Serializer {
     private static void consumed(MemoryBuffer message, InputStream in, int arguments) throws SerializationException {
         long left = message.remaining() + (long) available(in);
         if (left > 0) {
-            throw new SerializationException(left + " bytes left over after "
-                    + (arguments < 0 ? "the result" : arguments + " arguments"));
+            throw new SerializationException(
+                    left + " bytes left over after " + (arguments < 0 ? "the result" : arguments + " arguments"));
         }
     }
 
@@ -302,8 +303,8 @@ public final class ForySerializer implements Serializer {
         if (value == null || type == Object.class || Types.box(type).isInstance(value)) {
             return value;
         }
-        throw new IllegalStateException(new SerializationException("fory read a " + value.getClass().getName()
-                + " where a " + type.getName() + " was declared"));
+        throw new IllegalStateException(new SerializationException(
+                "fory read a " + value.getClass().getName() + " where a " + type.getName() + " was declared"));
     }
 
     /**
@@ -328,8 +329,8 @@ public final class ForySerializer implements Serializer {
             if (t instanceof InsecureException insecure) {
                 String m = String.valueOf(insecure.getMessage());
                 if (m.contains("depth")) {
-                    throw new PayloadLimitException("values nest deeper than " + limits.maxDepth()
-                            + " levels (the limit)");
+                    throw new PayloadLimitException(
+                            "values nest deeper than " + limits.maxDepth() + " levels (the limit)");
                 }
                 if (m.contains("maxGraphMemoryBytes") || m.contains("maxUnbackedContainerItems")) {
                     throw new PayloadLimitException("the message builds more than " + limits.maxObjects()
@@ -349,7 +350,9 @@ public final class ForySerializer implements Serializer {
      */
     @Override
     public synchronized String cannotCarry(Class<?> type) {
-        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
+        if (type.isInterface()
+                || Modifier.isAbstract(type.getModifiers())
+                || type.isPrimitive()
                 || type == Void.class) {
             return null; // nothing, or only null, travels as such a type
         }
@@ -395,6 +398,7 @@ public final class ForySerializer implements Serializer {
         int failures;
         /** A whole small message, read at once: Fory checks every length against what it holds. */
         final byte[] smallBytes = new byte[BUFFER_SIZE];
+
         final MemoryBuffer smallMessage = MemoryBuffer.fromByteArray(smallBytes, 0, 0);
 
         Slot(Fory fory, int generation) {
@@ -475,8 +479,8 @@ public final class ForySerializer implements Serializer {
             checkDeadline(deadlineNanos, filled);
             int left = ForySerializer.available(message);
             if (minFillSize > left) {
-                throw new PayloadLimitException("fory asks for " + minFillSize + " more bytes, but only " + left
-                        + " are left in the message");
+                throw new PayloadLimitException(
+                        "fory asks for " + minFillSize + " more bytes, but only " + left + " are left in the message");
             }
             int n = super.fillBuffer(minFillSize);
             filled += n;

@@ -5,6 +5,7 @@ import io.xrpc.serialize.ClassNotAllowedException;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.LinkedBlockingDeque;
 import org.apache.fory.Fory;
 import org.apache.fory.context.ReadContext;
 import org.apache.fory.context.WriteContext;
@@ -13,9 +14,8 @@ import org.apache.fory.resolver.TypeResolver;
 import org.apache.fory.serializer.BufferSerializers;
 import org.apache.fory.serializer.Serializer;
 import org.apache.fory.serializer.collection.CollectionSerializer;
-import org.apache.fory.serializer.collection.MapSerializer;
-import java.util.concurrent.LinkedBlockingDeque;
 import org.apache.fory.serializer.collection.ConcurrentCollectionSerializer;
+import org.apache.fory.serializer.collection.MapSerializer;
 
 /**
  * Fory writes the classes it registers itself (about 175 JDK classes: queues, atomics,
@@ -26,20 +26,20 @@ import org.apache.fory.serializer.collection.ConcurrentCollectionSerializer;
  * a class allowed later is carried.
  */
 final class Refusals {
-    private Refusals() {
-    }
+    private Refusals() {}
 
     static void install(Fory fory, ClassAllowList allowList) {
         TypeResolver resolver = fory.getTypeResolver();
         if (!(resolver instanceof ClassResolver classes)) {
-            throw new IllegalStateException("fory: expected Java mode, found " + resolver.getClass().getName());
+            throw new IllegalStateException(
+                    "fory: expected Java mode, found " + resolver.getClass().getName());
         }
         // On the default allow-list, but without a serializer of Fory's own: Fory would write it
         // field by field, its lock and conditions too. As a collection, as every other serializer does.
         if (allowList.isAllowed(LinkedBlockingDeque.class.getName())) {
-            classes.registerInternalSerializer(LinkedBlockingDeque.class,
-                    new ConcurrentCollectionSerializer<>(resolver,
-                            LinkedBlockingDeque.class, true));
+            classes.registerInternalSerializer(
+                    LinkedBlockingDeque.class,
+                    new ConcurrentCollectionSerializer<>(resolver, LinkedBlockingDeque.class, true));
         }
         for (Class<?> c : classes.getRegisteredClasses()) {
             if (c.isPrimitive()) {

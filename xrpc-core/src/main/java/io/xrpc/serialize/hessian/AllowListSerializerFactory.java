@@ -15,12 +15,12 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Timestamp;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.EnumMap;
 
 /**
  * Hessian's serializer factory with XRpc's reading rules. Every type name read from a payload is
@@ -42,12 +42,34 @@ import java.util.EnumMap;
  */
 final class AllowListSerializerFactory extends SerializerFactory {
     /** Hessian's built-in type names, the only names without a package it may read. */
-    private static final Set<String> BUILT_IN = Set.of("void", "boolean", "byte", "short", "int", "long",
-            "float", "double", "char", "string", "object", "date", "[boolean", "[byte", "[short", "[int",
-            "[long", "[float", "[double", "[char", "[string", "[object");
+    private static final Set<String> BUILT_IN = Set.of(
+            "void",
+            "boolean",
+            "byte",
+            "short",
+            "int",
+            "long",
+            "float",
+            "double",
+            "char",
+            "string",
+            "object",
+            "date",
+            "[boolean",
+            "[byte",
+            "[short",
+            "[int",
+            "[long",
+            "[float",
+            "[double",
+            "[char",
+            "[string",
+            "[object");
+
     private static final String HESSIAN = "com.alibaba.com.caucho.hessian.io.";
     /** Hessian's stand-ins for JDK values, rebuilt in readResolve. */
     private static final Set<String> HANDLES = Set.of(HESSIAN + "BitSetHandle", HESSIAN + "LocaleHandle");
+
     private static final String TIME_HANDLES = HESSIAN + "java8.";
     /** Type names whose readers are kept; past it they are looked up anew each time. */
     private static final int MAX_CACHED = 4096;

@@ -65,10 +65,12 @@ final class GuardedHessianInput extends Hessian2Input {
     private static final int INITIAL_LEVELS = 16;
     /** What filling a value does with its children: nothing, hashes them all, hashes the keys. */
     private static final byte PLAIN = 0;
+
     private static final byte HASH_SET = 1;
     private static final byte HASH_MAP = 2;
     /** Within a hash map: the next child is a key, a value, or unknown (a reader that does not say). */
     private static final byte UNKNOWN = 0;
+
     private static final byte KEY = 1;
     private static final byte VALUE = 2;
 
@@ -87,6 +89,7 @@ final class GuardedHessianInput extends Hessian2Input {
      * unfinished value it refers to.
      */
     private long[] frameStart = new long[INITIAL_LEVELS];
+
     private int[] frameRef = new int[INITIAL_LEVELS];
     private byte[] frameKind = new byte[INITIAL_LEVELS];
     private byte[] frameNext = new byte[INITIAL_LEVELS];
@@ -336,7 +339,9 @@ final class GuardedHessianInput extends Hessian2Input {
      */
     @Override
     protected IOException expect(String expected, int ch) {
-        return new HessianProtocolException(ch < 0 ? "expected " + expected + " at the end of the message"
-                : "expected " + expected + " at 0x" + Integer.toHexString(ch & 0xff));
+        return new HessianProtocolException(
+                ch < 0
+                        ? "expected " + expected + " at the end of the message"
+                        : "expected " + expected + " at 0x" + Integer.toHexString(ch & 0xff));
     }
 }

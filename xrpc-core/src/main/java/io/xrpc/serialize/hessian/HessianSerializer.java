@@ -127,8 +127,8 @@ public final class HessianSerializer implements Serializer {
     /** @param arguments how many arguments were read, or -1 for a result */
     private static void checkConsumed(GuardedHessianInput in, int arguments) throws IOException {
         if (!in.isEnd()) {
-            throw new SerializationException("bytes left over after "
-                    + (arguments < 0 ? "the result" : arguments + " arguments"));
+            throw new SerializationException(
+                    "bytes left over after " + (arguments < 0 ? "the result" : arguments + " arguments"));
         }
     }
 

@@ -12,7 +12,6 @@ public final class HessianSerializerProvider implements SerializerProvider {
         return "hessian";
     }
 
-
     @Override
     public String dependency() {
         return "org.apache.dubbo:hessian-lite";

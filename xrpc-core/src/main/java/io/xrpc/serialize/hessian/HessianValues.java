@@ -47,13 +47,12 @@ final class HessianValues {
     static final String TIMESTAMP = "java.sql.Timestamp";
     static final int MAX_DIGITS = 10_000;
 
-    private HessianValues() {
-    }
+    private HessianValues() {}
 
     private static String digits(String value, String type) {
         if (value != null && value.length() > MAX_DIGITS) {
-            throw new PayloadLimitException(type + " of " + value.length() + " characters (expected: at most "
-                    + MAX_DIGITS + ")");
+            throw new PayloadLimitException(
+                    type + " of " + value.length() + " characters (expected: at most " + MAX_DIGITS + ")");
         }
         return value;
     }
@@ -112,8 +111,8 @@ final class HessianValues {
         @SuppressWarnings({"unchecked", "rawtypes"})
         Object readElements(AbstractHessianInput in, Class type, int count) throws IOException {
             if (count > 0 && count % 2 != 0) {
-                throw new HessianProtocolException("EnumMap of " + count + " parts after its key type (expected:"
-                        + " key and value pairs)");
+                throw new HessianProtocolException(
+                        "EnumMap of " + count + " parts after its key type (expected:" + " key and value pairs)");
             }
             EnumMap map = new EnumMap(type);
             for (int i = 0; more(in, i, count); i += 2) {
@@ -192,8 +191,8 @@ final class HessianValues {
             try {
                 return Enum.valueOf(enumType, name);
             } catch (IllegalArgumentException | NullPointerException e) {
-                throw new HessianProtocolException(what + " of " + enumType.getName() + " with " + name
-                        + ", which is not one of its constants");
+                throw new HessianProtocolException(
+                        what + " of " + enumType.getName() + " with " + name + ", which is not one of its constants");
             }
         }
     }

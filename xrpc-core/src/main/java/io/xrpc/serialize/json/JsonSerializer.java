@@ -1,5 +1,9 @@
 package io.xrpc.serialize.json;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.PropertyAccessor;
+import io.xrpc.internal.ByteBufferInputStream;
+import io.xrpc.internal.Texts;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ClassNotAllowedException;
 import io.xrpc.serialize.ExceptionValue;
@@ -18,6 +22,8 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -45,12 +51,6 @@ import tools.jackson.databind.exc.InvalidFormatException;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
 import tools.jackson.databind.module.SimpleModule;
-import com.fasterxml.jackson.annotation.JsonAutoDetect;
-import com.fasterxml.jackson.annotation.PropertyAccessor;
-import io.xrpc.internal.ByteBufferInputStream;
-import io.xrpc.internal.Texts;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code json} (wire id 5): arguments and results as plain JSON, read as the types the method
@@ -88,6 +88,7 @@ public final class JsonSerializer implements Serializer {
     public static final String NAME = "json";
     /** The id in the frame header. */
     public static final byte ID = 5;
+
     private static final String DEADLINE = "xrpc.deadline";
     /** The most digits a number may have (Jackson's own default, stated here so it cannot drift). */
     static final int MAX_NUMBER_DIGITS = 1000;
@@ -98,6 +99,7 @@ public final class JsonSerializer implements Serializer {
     private final ObjectReader reader;
     /** A result is one whole value: bytes after it fail. */
     private final ObjectReader resultReader;
+
     private final ObjectWriter writer;
 
     JsonSerializer(ClassAllowList allowList, ReadLimits limits) {
@@ -107,7 +109,9 @@ public final class JsonSerializer implements Serializer {
                         .maxTokenCount(limits.maxObjects())
                         .maxNumberLength(MAX_NUMBER_DIGITS)
                         .build())
-                .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(limits.maxDepth()).build())
+                .streamWriteConstraints(StreamWriteConstraints.builder()
+                        .maxNestingDepth(limits.maxDepth())
+                        .build())
                 .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
                 .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
                 .build();
@@ -117,8 +121,7 @@ public final class JsonSerializer implements Serializer {
         this.mapper = JsonMapper.builder(json)
                 .addModule(guard)
                 .polymorphicTypeValidator(NoTypeIds.INSTANCE)
-                .changeDefaultVisibility(v -> v
-                        .withVisibility(PropertyAccessor.GETTER, JsonAutoDetect.Visibility.NONE)
+                .changeDefaultVisibility(v -> v.withVisibility(PropertyAccessor.GETTER, JsonAutoDetect.Visibility.NONE)
                         .withVisibility(PropertyAccessor.IS_GETTER, JsonAutoDetect.Visibility.NONE)
                         .withVisibility(PropertyAccessor.SETTER, JsonAutoDetect.Visibility.NONE)
                         .withVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY))
@@ -168,8 +171,10 @@ public final class JsonSerializer implements Serializer {
     private static SerializationException writeFailure(String what, JacksonException e) {
         boolean deep = hasCause(e, StreamConstraintsException.class)
                 || String.valueOf(e.getOriginalMessage()).contains("self-reference");
-        return new SerializationException("json cannot write " + what + ": " + e.getOriginalMessage()
-                + (deep ? " (most likely a cycle: JSON holds a tree of values, not a graph)" : ""), e);
+        return new SerializationException(
+                "json cannot write " + what + ": " + e.getOriginalMessage()
+                        + (deep ? " (most likely a cycle: JSON holds a tree of values, not a graph)" : ""),
+                e);
     }
 
     private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
@@ -189,8 +194,7 @@ public final class JsonSerializer implements Serializer {
     @Override
     public Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, Type[] genericTypes, long deadlineNanos)
             throws IOException {
-        return readArguments(new ByteBufferInputStream(in), parameterTypes, genericTypes,
-                deadlineNanos);
+        return readArguments(new ByteBufferInputStream(in), parameterTypes, genericTypes, deadlineNanos);
     }
 
     private Object[] readArguments(InputStream in, Class<?>[] parameterTypes, Type[] genericTypes, long deadlineNanos)
@@ -205,8 +209,8 @@ public final class JsonSerializer implements Serializer {
             for (int i = 0; i < parameterTypes.length; i++) {
                 checkDeadline(deadlineNanos);
                 if (p.nextToken() == JsonToken.END_ARRAY) {
-                    throw new SerializationException("json: " + i + " arguments where the method takes "
-                            + parameterTypes.length);
+                    throw new SerializationException(
+                            "json: " + i + " arguments where the method takes " + parameterTypes.length);
                 }
                 JavaType type = mapper.constructType(genericTypes[i]);
                 try {
@@ -216,8 +220,8 @@ public final class JsonSerializer implements Serializer {
                 }
             }
             if (p.nextToken() != JsonToken.END_ARRAY) {
-                throw new SerializationException("json: more arguments than the " + parameterTypes.length
-                        + " the method takes");
+                throw new SerializationException(
+                        "json: more arguments than the " + parameterTypes.length + " the method takes");
             }
             if (p.nextToken() != null) {
                 throw new SerializationException("json: bytes after the arguments");
@@ -242,7 +246,10 @@ public final class JsonSerializer implements Serializer {
         checkDeadline(deadlineNanos);
         JavaType t = mapper.constructType(type);
         try {
-            return resultReader.withAttribute(DEADLINE, deadlineNanos).forType(t).readValue(in);
+            return resultReader
+                    .withAttribute(DEADLINE, deadlineNanos)
+                    .forType(t)
+                    .readValue(in);
         } catch (JacksonException e) {
             throw translate("a " + t.toCanonical(), e);
         }
@@ -255,9 +262,14 @@ public final class JsonSerializer implements Serializer {
      */
     @Override
     public String cannotCarry(Class<?> type) {
-        if (type.isPrimitive() || type.isArray() || Enum.class.isAssignableFrom(type) || type.isRecord()
-                || Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
-                || type.getName().startsWith("java.") || Throwable.class.isAssignableFrom(type)
+        if (type.isPrimitive()
+                || type.isArray()
+                || Enum.class.isAssignableFrom(type)
+                || type.isRecord()
+                || Collection.class.isAssignableFrom(type)
+                || Map.class.isAssignableFrom(type)
+                || type.getName().startsWith("java.")
+                || Throwable.class.isAssignableFrom(type)
                 || type == ExceptionValue.class) {
             return null;
         }
@@ -294,7 +306,8 @@ public final class JsonSerializer implements Serializer {
                 throw new PayloadLimitException("json: " + limit.getOriginalMessage());
             }
         }
-        if (e instanceof InvalidFormatException f && isWholeNumber(f.getTargetType())
+        if (e instanceof InvalidFormatException f
+                && isWholeNumber(f.getTargetType())
                 && String.valueOf(e.getOriginalMessage()).startsWith("Cannot coerce Floating-point")) {
             String where = e.getPathReference();
             return new SerializationException("json: cannot read " + reading + ": a number with a fraction or an"
@@ -305,14 +318,24 @@ public final class JsonSerializer implements Serializer {
             return new SerializationException("json: cannot read " + reading + ": values nest too deeply");
         }
         String where = e.getPathReference();
-        return new SerializationException("json: cannot read " + reading + ": " + e.getOriginalMessage()
-                + (where == null || where.isEmpty() ? "" : " (at " + where + ")"), e);
+        return new SerializationException(
+                "json: cannot read " + reading + ": " + e.getOriginalMessage()
+                        + (where == null || where.isEmpty() ? "" : " (at " + where + ")"),
+                e);
     }
 
     private static boolean isWholeNumber(Class<?> t) {
-        return t == int.class || t == long.class || t == short.class || t == byte.class || t == Integer.class
-                || t == Long.class || t == Short.class || t == Byte.class || t == BigInteger.class
-                || t == AtomicInteger.class || t == AtomicLong.class;
+        return t == int.class
+                || t == long.class
+                || t == short.class
+                || t == byte.class
+                || t == Integer.class
+                || t == Long.class
+                || t == Short.class
+                || t == Byte.class
+                || t == BigInteger.class
+                || t == AtomicInteger.class
+                || t == AtomicLong.class;
     }
 
     /** Jackson's own reading of a {@code BigDecimal}, then its scale bounded by {@link #MAX_DECIMAL_SCALE}. */
@@ -342,8 +365,8 @@ public final class JsonSerializer implements Serializer {
         }
 
         @Override
-        public ValueDeserializer<?> modifyDeserializer(DeserializationConfig config, BeanDescription.Supplier bean,
-                                                       ValueDeserializer<?> deserializer) {
+        public ValueDeserializer<?> modifyDeserializer(
+                DeserializationConfig config, BeanDescription.Supplier bean, ValueDeserializer<?> deserializer) {
             Class<?> c = bean.getBeanClass();
             return c == ExceptionValue.class ? deserializer : new Checked(deserializer, c, allowList);
         }

@@ -24,8 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * could not be read back without registering its key type).
  */
 final class JdkSerializers {
-    private JdkSerializers() {
-    }
+    private JdkSerializers() {}
 
     static void addDefaults(Kryo kryo) {
         // Kryo ships these, but its defaults would use field serializers (closed to it on JDK 17).
@@ -55,8 +54,8 @@ final class JdkSerializers {
         public EnumMap read(Kryo kryo, Input input, Class<? extends EnumMap> type) {
             Registration r = kryo.readClass(input);
             if (r == null || !r.getType().isEnum()) {
-                throw new KryoException("EnumMap keyed by " + (r == null ? "null" : r.getType().getName())
-                        + " (expected: an enum)");
+                throw new KryoException(
+                        "EnumMap keyed by " + (r == null ? "null" : r.getType().getName()) + " (expected: an enum)");
             }
             Class keyType = r.getType();
             Object[] keys = keyType.getEnumConstants();

@@ -159,8 +159,8 @@ public final class KryoSerializer implements Serializer {
     private static void checkConsumed(GuardedInput in, int arguments) throws SerializationException {
         long left = in.remaining();
         if (left > 0) {
-            throw new SerializationException(left + " bytes left over after "
-                    + (arguments < 0 ? "the result" : arguments + " arguments"));
+            throw new SerializationException(
+                    left + " bytes left over after " + (arguments < 0 ? "the result" : arguments + " arguments"));
         }
     }
 

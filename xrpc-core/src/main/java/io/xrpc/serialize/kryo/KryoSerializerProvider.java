@@ -12,7 +12,6 @@ public final class KryoSerializerProvider implements SerializerProvider {
         return "kryo";
     }
 
-
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
         return new KryoSerializer(allowList, limits);

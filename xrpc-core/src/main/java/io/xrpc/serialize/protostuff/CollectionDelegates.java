@@ -12,12 +12,12 @@ import io.xrpc.internal.EnumTypes;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.SerializationException;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.function.BiFunction;
-import java.util.Collection;
 
 /**
  * Delegates for JDK collections protostuff's runtime cannot carry on JDK 17 without
@@ -27,8 +27,7 @@ import java.util.Collection;
  * an enum class named in it passes the allow-list before it is loaded.
  */
 final class CollectionDelegates {
-    private CollectionDelegates() {
-    }
+    private CollectionDelegates() {}
 
     static void registerAll(DefaultIdStrategy strategy, ClassAllowList allowList) {
         Schema<EnumParts> enumParts = RuntimeSchema.createFrom(EnumParts.class, strategy);
@@ -37,18 +36,22 @@ final class CollectionDelegates {
         strategy.registerDelegate("java.util.RegularEnumSet", enumSet);
         strategy.registerDelegate("java.util.JumboEnumSet", enumSet);
         strategy.registerDelegate(new EnumMapDelegate(enumParts, allowList));
-        strategy.registerDelegate(new ElementsDelegate(Collections.emptyList().getClass(), elements, 0, 0,
-                (v, k) -> Collections.emptyList()));
-        strategy.registerDelegate(new ElementsDelegate(Collections.emptySet().getClass(), elements, 0, 0,
-                (v, k) -> Collections.emptySet()));
-        strategy.registerDelegate(new ElementsDelegate(Collections.emptyMap().getClass(), elements, 0, 0,
-                (v, k) -> Collections.emptyMap()));
-        strategy.registerDelegate(new ElementsDelegate(Collections.singletonList(null).getClass(), elements, 1, 0,
-                (v, k) -> Collections.singletonList(v[0])));
-        strategy.registerDelegate(new ElementsDelegate(Collections.singleton(null).getClass(), elements, 1, 0,
-                (v, k) -> Collections.singleton(v[0])));
-        strategy.registerDelegate(new ElementsDelegate(Collections.singletonMap(null, null).getClass(), elements,
-                1, 1, (v, k) -> Collections.singletonMap(k[0], v[0])));
+        strategy.registerDelegate(new ElementsDelegate(
+                Collections.emptyList().getClass(), elements, 0, 0, (v, k) -> Collections.emptyList()));
+        strategy.registerDelegate(new ElementsDelegate(
+                Collections.emptySet().getClass(), elements, 0, 0, (v, k) -> Collections.emptySet()));
+        strategy.registerDelegate(new ElementsDelegate(
+                Collections.emptyMap().getClass(), elements, 0, 0, (v, k) -> Collections.emptyMap()));
+        strategy.registerDelegate(new ElementsDelegate(
+                Collections.singletonList(null).getClass(), elements, 1, 0, (v, k) -> Collections.singletonList(v[0])));
+        strategy.registerDelegate(new ElementsDelegate(
+                Collections.singleton(null).getClass(), elements, 1, 0, (v, k) -> Collections.singleton(v[0])));
+        strategy.registerDelegate(new ElementsDelegate(
+                Collections.singletonMap(null, null).getClass(),
+                elements,
+                1,
+                1,
+                (v, k) -> Collections.singletonMap(k[0], v[0])));
     }
 
     /** An enum class by name, with the names of some of its constants and, for a map, a value each. */
@@ -172,8 +175,8 @@ final class CollectionDelegates {
             EnumMap map = new EnumMap(type);
             int n = p.names == null ? 0 : p.names.length;
             if ((p.values == null ? 0 : p.values.length) != n) {
-                throw new SerializationException("an EnumMap with " + n + " keys and "
-                        + (p.values == null ? 0 : p.values.length) + " values");
+                throw new SerializationException(
+                        "an EnumMap with " + n + " keys and " + (p.values == null ? 0 : p.values.length) + " values");
             }
             for (int i = 0; i < n; i++) {
                 map.put(Enum.valueOf(type, p.names[i]), p.values[i]);
@@ -191,8 +194,12 @@ final class CollectionDelegates {
         /** Builds the collection from its values and keys. */
         private final BiFunction<Object[], Object[], Object> build;
 
-        ElementsDelegate(Class<?> type, Schema<Elements> schema, int values, int keys,
-                         BiFunction<Object[], Object[], Object> build) {
+        ElementsDelegate(
+                Class<?> type,
+                Schema<Elements> schema,
+                int values,
+                int keys,
+                BiFunction<Object[], Object[], Object> build) {
             this.type = type;
             this.schema = schema;
             this.values = values;

@@ -56,6 +56,7 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
     private final ReadGuard guard;
     /** Length the first object array at depth 1 (the argument holder) must have, or -1. */
     private int holderLength;
+
     private Schema<Object> pending;
     private int expect = NONE;
     private Schema<?> headerSchema;
@@ -77,8 +78,9 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
      *
      * @param holderLength the number of arguments the holder's array must have, or -1
      */
-    static <T> void mergeFrom(InputStream in, byte[] buffer, T message, Schema<T> schema, ReadGuard guard,
-                              int holderLength) throws IOException {
+    static <T> void mergeFrom(
+            InputStream in, byte[] buffer, T message, Schema<T> schema, ReadGuard guard, int holderLength)
+            throws IOException {
         int total = in.available();
         CodedInput coded = new CodedInput(in, buffer, true);
         coded.setSizeLimit(total);
@@ -86,7 +88,8 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
         schema.mergeFrom(g, message);
         coded.checkLastTagWas(0);
         if (coded.getTotalBytesRead() != total) {
-            throw new SerializationException((total - coded.getTotalBytesRead()) + " bytes left over after the message");
+            throw new SerializationException(
+                    (total - coded.getTotalBytesRead()) + " bytes left over after the message");
         }
     }
 
@@ -196,8 +199,7 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
                             + ReadGuard.MAX_ARRAY_DIMENSIONS + ")");
                 }
             }
-            default -> {
-            }
+            default -> {}
         }
         return v;
     }
@@ -247,8 +249,8 @@ final class GuardedInput extends FilterInput<CodedInput> implements Schema<Objec
                 case WireFormat.WIRETYPE_START_GROUP -> {
                     open++;
                     if (open > MAX_NESTED_UNKNOWN) {
-                        throw new PayloadLimitException("an unknown field nested deeper than " + MAX_NESTED_UNKNOWN
-                                + " levels");
+                        throw new PayloadLimitException(
+                                "an unknown field nested deeper than " + MAX_NESTED_UNKNOWN + " levels");
                     }
                 }
                 case WireFormat.WIRETYPE_END_GROUP -> open--;

@@ -18,17 +18,23 @@ import java.util.Map;
  * {@link CollectionDelegates}.)
  */
 final class ImmutableJdkCollections {
-    private static final List<String> LISTS = List.of("java.util.ImmutableCollections$List12",
-            "java.util.ImmutableCollections$ListN", "java.util.ImmutableCollections$SubList",
-            "java.util.Arrays$ArrayList", "java.util.Collections$UnmodifiableList",
+    private static final List<String> LISTS = List.of(
+            "java.util.ImmutableCollections$List12",
+            "java.util.ImmutableCollections$ListN",
+            "java.util.ImmutableCollections$SubList",
+            "java.util.Arrays$ArrayList",
+            "java.util.Collections$UnmodifiableList",
             "java.util.Collections$UnmodifiableRandomAccessList");
-    private static final List<String> SETS = List.of("java.util.ImmutableCollections$Set12",
-            "java.util.ImmutableCollections$SetN", "java.util.Collections$UnmodifiableSet");
-    private static final List<String> MAPS = List.of("java.util.ImmutableCollections$Map1",
-            "java.util.ImmutableCollections$MapN", "java.util.Collections$UnmodifiableMap");
+    private static final List<String> SETS = List.of(
+            "java.util.ImmutableCollections$Set12",
+            "java.util.ImmutableCollections$SetN",
+            "java.util.Collections$UnmodifiableSet");
+    private static final List<String> MAPS = List.of(
+            "java.util.ImmutableCollections$Map1",
+            "java.util.ImmutableCollections$MapN",
+            "java.util.Collections$UnmodifiableMap");
 
-    private ImmutableJdkCollections() {
-    }
+    private ImmutableJdkCollections() {}
 
     static void readAsMutable(DefaultIdStrategy strategy) {
         for (String name : LISTS) {

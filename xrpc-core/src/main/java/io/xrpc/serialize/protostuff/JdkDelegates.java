@@ -29,8 +29,7 @@ final class JdkDelegates {
     /** Longest text a delegate reads (a currency code, a language tag, a zone offset). */
     private static final int MAX_TEXT = 256;
 
-    private JdkDelegates() {
-    }
+    private JdkDelegates() {}
 
     static void registerAll(DefaultIdStrategy strategy) {
         strategy.registerDelegate(TIMESTAMP);
@@ -107,8 +106,8 @@ final class JdkDelegates {
         public T readFrom(Input input) throws IOException {
             String s = input.readString();
             if (s.length() > MAX_TEXT) {
-                throw new PayloadLimitException(type.getName() + " of " + s.length() + " characters (expected: at most "
-                        + MAX_TEXT + ")");
+                throw new PayloadLimitException(
+                        type.getName() + " of " + s.length() + " characters (expected: at most " + MAX_TEXT + ")");
             }
             try {
                 return decode(s);
@@ -131,7 +130,10 @@ final class JdkDelegates {
     static final Delegate<Timestamp> TIMESTAMP = new BytesDelegate<>(Timestamp.class) {
         @Override
         byte[] encode(Timestamp v) {
-            return ByteBuffer.allocate(12).putLong(Math.floorDiv(v.getTime(), 1000L)).putInt(v.getNanos()).array();
+            return ByteBuffer.allocate(12)
+                    .putLong(Math.floorDiv(v.getTime(), 1000L))
+                    .putInt(v.getNanos())
+                    .array();
         }
 
         @Override

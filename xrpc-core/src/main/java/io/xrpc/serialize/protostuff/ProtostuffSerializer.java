@@ -39,8 +39,8 @@ public final class ProtostuffSerializer implements Serializer {
 
     // Keep null array elements in place (an argument list may hold nulls anywhere) and write the
     // class of a subclass value held in a field declared with its non-final parent.
-    private static final int FLAGS = IdStrategy.DEFAULT_FLAGS | IdStrategy.PRESERVE_NULL_ELEMENTS
-            | IdStrategy.MORPH_NON_FINAL_POJOS;
+    private static final int FLAGS =
+            IdStrategy.DEFAULT_FLAGS | IdStrategy.PRESERVE_NULL_ELEMENTS | IdStrategy.MORPH_NON_FINAL_POJOS;
 
     static {
         // Protostuff picks how it instantiates and accesses classes when its runtime first loads,
@@ -71,6 +71,7 @@ public final class ProtostuffSerializer implements Serializer {
     private final Schema<CollectionDelegates.Elements> readComponents;
     /** The allow-list generation whose records have delegates. */
     private volatile int recordsAt = -1;
+
     private final Schema<Arguments> writeArguments;
     private final Schema<Result> writeResult;
     private final Schema<Arguments> readArguments;
@@ -154,8 +155,13 @@ public final class ProtostuffSerializer implements Serializer {
             }
         }
         String name = type.getName();
-        if (type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type.isPrimitive()
-                || type.isArray() || type.isEnum() || name.startsWith("java.") || name.startsWith("javax.")) {
+        if (type.isInterface()
+                || Modifier.isAbstract(type.getModifiers())
+                || type.isPrimitive()
+                || type.isArray()
+                || type.isEnum()
+                || name.startsWith("java.")
+                || name.startsWith("javax.")) {
             return null;
         }
         registerRecords();
@@ -199,8 +205,9 @@ public final class ProtostuffSerializer implements Serializer {
         }
     }
 
-    private <T> void read(InputStream in, T message, Schema<T> schema, int holderLength, long deadlineNanos,
-                          String what) throws IOException {
+    private <T> void read(
+            InputStream in, T message, Schema<T> schema, int holderLength, long deadlineNanos, String what)
+            throws IOException {
         registerRecords();
         Slot slot = slots.get();
         Thread thread = Thread.currentThread();

@@ -12,7 +12,6 @@ public final class ProtostuffSerializerProvider implements SerializerProvider {
         return "protostuff";
     }
 
-
     @Override
     public String dependency() {
         return "io.protostuff:protostuff-core and io.protostuff:protostuff-runtime";

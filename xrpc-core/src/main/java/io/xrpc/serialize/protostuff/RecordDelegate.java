@@ -33,6 +33,7 @@ final class RecordDelegate<R> extends CollectionDelegates.MessageDelegate<R> {
     private final RecordComponent[] components;
     /** Each component's type, primitives boxed: what a value read for it must be an instance of. */
     private final Class<?>[] boxedTypes;
+
     private final MethodHandle[] accessors;
     private final MethodHandle constructor;
 
@@ -69,11 +70,14 @@ final class RecordDelegate<R> extends CollectionDelegates.MessageDelegate<R> {
             }
             Constructor<R> c = type.getDeclaredConstructor(types);
             c.setAccessible(true);
-            this.constructor = lookup.unreflectConstructor(c).asSpreader(Object[].class, types.length)
+            this.constructor = lookup.unreflectConstructor(c)
+                    .asSpreader(Object[].class, types.length)
                     .asType(MethodType.methodType(Object.class, Object[].class));
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("protostuff cannot carry record " + type.getName()
-                    + ": its canonical constructor and accessors are not accessible (" + e + ")", e);
+            throw new IllegalStateException(
+                    "protostuff cannot carry record " + type.getName()
+                            + ": its canonical constructor and accessors are not accessible (" + e + ")",
+                    e);
         }
     }
 
@@ -110,8 +114,11 @@ final class RecordDelegate<R> extends CollectionDelegates.MessageDelegate<R> {
         for (int i = 0; i < values.length; i++) {
             if (values[i] == null ? components[i].getType().isPrimitive() : !boxedTypes[i].isInstance(values[i])) {
                 throw new SerializationException("record " + type.getName() + ": component "
-                        + components[i].getName() + " of type " + components[i].getType().getName() + " holds "
-                        + (values[i] == null ? "null" : "a " + values[i].getClass().getName()));
+                        + components[i].getName() + " of type "
+                        + components[i].getType().getName() + " holds "
+                        + (values[i] == null
+                                ? "null"
+                                : "a " + values[i].getClass().getName()));
             }
         }
         try {
@@ -124,5 +131,4 @@ final class RecordDelegate<R> extends CollectionDelegates.MessageDelegate<R> {
             throw new SerializationException("record " + type.getName() + " refused its components: " + t, t);
         }
     }
-
 }

@@ -42,6 +42,7 @@ final class AdaptiveLimit {
     static final int WINDOW = 500;
     /** The limit's first value and floor. */
     static final int INITIAL = 20;
+
     static final int MIN = 2;
     /** Weight of a new sample in the recent latency. */
     private static final double SAMPLE_WEIGHT = 0.1;
@@ -62,6 +63,7 @@ final class AdaptiveLimit {
     private double recentNanos;
     /** Mean latency of calls that ran alone: the method's own, queueing aside. */
     private double unloadedMean;
+
     private int unloadedSamples;
     private long windowMin = Long.MAX_VALUE;
     private long previousMin = Long.MAX_VALUE;
@@ -79,7 +81,7 @@ final class AdaptiveLimit {
      */
     int tryAcquire() {
         int lim = limit;
-        for (;;) {
+        for (; ; ) {
             int n = inFlight.get();
             if (n >= lim) {
                 return 0;

@@ -46,6 +46,7 @@ final class Admission {
     private final EventExecutor loop;
     /** Requests read but not yet admitted, in order. Event loop only. */
     private final ArrayDeque<ServerCall> backlog = new ArrayDeque<>();
+
     private volatile boolean backlogged;
     private final AtomicBoolean admitScheduled = new AtomicBoolean();
     /** Calls of this connection given to the executor and not yet answered. */
@@ -131,9 +132,11 @@ final class Admission {
             call.run(); // answers, or leaves an asynchronous result to answer later
             long held = System.nanoTime() - start;
             if (held > NON_BLOCKING_WARN_AFTER_NANOS && call.stats().firstLoopHold()) {
-                log.warn("{} is marked NonBlocking but held event loop {} for {} ms, during which no other connection"
-                        + " of that loop was served; remove the mark if it blocks (logged once per method)",
-                        call.route().descriptor(), Thread.currentThread().getName(),
+                log.warn(
+                        "{} is marked NonBlocking but held event loop {} for {} ms, during which no other connection"
+                                + " of that loop was served; remove the mark if it blocks (logged once per method)",
+                        call.route().descriptor(),
+                        Thread.currentThread().getName(),
                         TimeUnit.NANOSECONDS.toMillis(held));
             }
             return;
@@ -141,8 +144,10 @@ final class Admission {
         try {
             server.executor().execute(call);
         } catch (RejectedExecutionException e) {
-            call.refuse(RpcStatus.SERVER_BUSY, "server " + server.endpoint() + " is busy: all "
-                    + server.executorThreads() + " threads and " + server.executorQueue() + " queue slots in use");
+            call.refuse(
+                    RpcStatus.SERVER_BUSY,
+                    "server " + server.endpoint() + " is busy: all " + server.executorThreads() + " threads and "
+                            + server.executorQueue() + " queue slots in use");
         }
     }
 
@@ -182,8 +187,9 @@ final class Admission {
         while ((c = backlog.peek()) != null && (server.isDraining() || connection.isClosing() || admits(c))) {
             backlog.poll();
             if (connection.isClosing()) {
-                c.refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is closing this connection;"
-                        + " request not run");
+                c.refuse(
+                        RpcStatus.UNAVAILABLE,
+                        "server " + server.endpoint() + " is closing this connection;" + " request not run");
             } else if (server.isDraining()) {
                 c.refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " is shutting down");
             } else {
@@ -222,18 +228,22 @@ final class Admission {
         if (pausedPongs != null) {
             return;
         }
-        pausedPongs = loop.scheduleAtFixedRate(() -> {
-            if (!backlogged || !channel.isActive() || connection.isClosing()) {
-                ScheduledFuture<?> f = pausedPongs;
-                pausedPongs = null;
-                if (f != null) {
-                    f.cancel(false);
-                }
-                return;
-            }
-            if (channel.isWritable()) {
-                connection.writes.enqueue(RpcCodec.encodeControl(channel.alloc(), MessageType.HEARTBEAT_PONG));
-            }
-        }, PAUSED_PONG_MILLIS, PAUSED_PONG_MILLIS, TimeUnit.MILLISECONDS);
+        pausedPongs = loop.scheduleAtFixedRate(
+                () -> {
+                    if (!backlogged || !channel.isActive() || connection.isClosing()) {
+                        ScheduledFuture<?> f = pausedPongs;
+                        pausedPongs = null;
+                        if (f != null) {
+                            f.cancel(false);
+                        }
+                        return;
+                    }
+                    if (channel.isWritable()) {
+                        connection.writes.enqueue(RpcCodec.encodeControl(channel.alloc(), MessageType.HEARTBEAT_PONG));
+                    }
+                },
+                PAUSED_PONG_MILLIS,
+                PAUSED_PONG_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 }

@@ -21,6 +21,7 @@ final class Authentications {
 
     /** Added on the event loop of each, removed when one authenticates, closes or is evicted. */
     private final Map<ConnectionAuthentication, Long> waiting = new ConcurrentHashMap<>();
+
     private final AtomicLong opened = new AtomicLong();
     private final LongAdder refusals = new LongAdder();
     private final LongAdder closures = new LongAdder();
@@ -48,8 +49,9 @@ final class Authentications {
                 oldestSeq = e.getValue();
             }
         }
-        if (oldest != null && oldest.closeUnauthenticated("it had carried no authenticated call when "
-                + newcomer.remoteAddress() + " needed its slot at the connection limit (" + max + ")")) {
+        if (oldest != null
+                && oldest.closeUnauthenticated("it had carried no authenticated call when " + newcomer.remoteAddress()
+                        + " needed its slot at the connection limit (" + max + ")")) {
             waiting.remove(oldest);
             return true;
         }

@@ -8,14 +8,14 @@ import io.netty.util.TimerTask;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
+import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
-import io.xrpc.protocol.codec.RpcCodec;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * One call in flight on the client: its encoded frame until written, its deadline timer, and the
@@ -38,6 +38,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     final long timeoutMillis;
     /** When this attempt was sent: a retry's or a bounded attempt's deadline is not its start plus the timeout. */
     private final long sentNanos;
+
     final Serializer serializer;
     /** The method's result type and what rebuilds an exception it declares. */
     final CallTarget target;
@@ -47,6 +48,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     private final int frameBytes;
     /** Cancelling it ends the call as its deadline would (a hedged attempt that lost). */
     final CompletableFuture<Object> future = new CallFuture();
+
     private final NettyClientTransport transport;
     private volatile int done;
     private volatile ByteBuf frame;
@@ -56,12 +58,21 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      * the provider's limit of unwritten request bytes too.
      */
     volatile EndpointPool pool;
+
     volatile Timeout timeout;
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
 
-    ClientCall(NettyClientTransport transport, long id, CallTarget target, Endpoint endpoint,
-               long timeoutMillis, Serializer serializer, long deadlineNanos, long sentNanos, ByteBuf frame) {
+    ClientCall(
+            NettyClientTransport transport,
+            long id,
+            CallTarget target,
+            Endpoint endpoint,
+            long timeoutMillis,
+            Serializer serializer,
+            long deadlineNanos,
+            long sentNanos,
+            ByteBuf frame) {
         this.transport = transport;
         this.deadlineNanos = deadlineNanos;
         this.frameBytes = frame.readableBytes();
@@ -118,8 +129,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         if (f.isSuccess()) {
             sent = true;
         } else {
-            fail(new RpcException(RpcStatus.UNAVAILABLE, description + " was not sent to " + endpoint + ": "
-                    + f.cause(), f.cause()));
+            fail(new RpcException(
+                    RpcStatus.UNAVAILABLE, description + " was not sent to " + endpoint + ": " + f.cause(), f.cause()));
         }
     }
 
@@ -134,8 +145,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         if (p != null && done == 0 && sent) {
             p.health.failed(); // sent and no answer in time: the provider may be frozen or overloaded
         }
-        RpcException e = new RpcException(RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint
-                + " timed out after " + timedOutAfter());
+        RpcException e = new RpcException(
+                RpcStatus.DEADLINE_EXCEEDED, description + " to " + endpoint + " timed out after " + timedOutAfter());
         onEventLoop(() -> fail(e));
     }
 
@@ -211,6 +222,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
 
     /** How an ended call counts in its provider's latency: an answer's time, the time waited, or the whole budget. */
     private static final int ANSWERED = 0;
+
     private static final int WAITED = 1;
     private static final int UNANSWERED = 2;
 
@@ -243,7 +255,9 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
                 if (how == ANSWERED) {
                     l.recordAnswer(waited, now);
                 } else {
-                    l.record(how == WAITED ? waited : timeoutMillis * 1_000_000L, now); // a failure counts as the whole timeout
+                    l.record(
+                            how == WAITED ? waited : timeoutMillis * 1_000_000L,
+                            now); // a failure counts as the whole timeout
                 }
             }
             p.active.decrementAndGet();
@@ -258,7 +272,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      */
     String timedOutAfter() {
         long attemptMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - sentNanos);
-        return attemptMillis >= timeoutMillis - 1 ? timeoutMillis + " ms"
+        return attemptMillis >= timeoutMillis - 1
+                ? timeoutMillis + " ms"
                 : attemptMillis + " ms (the call's timeout is " + timeoutMillis + " ms)";
     }
 }

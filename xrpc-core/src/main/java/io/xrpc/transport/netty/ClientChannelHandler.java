@@ -5,12 +5,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
-import io.xrpc.serialize.ExceptionValue;
-import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.ReadDeadlineException;
+import io.xrpc.serialize.RemoteExceptions;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,14 +77,19 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             String bodyError = frame.decompress(transport.compressors(), transport.maxFrameLength());
             if (bodyError != null) {
                 call.answered(null); // alive; the body is the problem
-                call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": bad response body from "
-                        + call.endpoint + ": " + bodyError));
+                call.fail(new RpcException(
+                        RpcStatus.SERIALIZATION_ERROR,
+                        call.description + ": bad response body from " + call.endpoint + ": " + bodyError));
                 return;
             }
             RpcStatus status = RpcStatus.fromCode(frame.status());
             if (status == RpcStatus.OK) {
-                Object value = RpcCodec.readResult(frame.body(), call.serializer, call.target.resultType(),
-                        call.target.genericResultType(), call.deadlineNanos);
+                Object value = RpcCodec.readResult(
+                        frame.body(),
+                        call.serializer,
+                        call.target.resultType(),
+                        call.target.genericResultType(),
+                        call.deadlineNanos);
                 call.answered(null); // once: a result that cannot be read is told below
                 call.succeed(value);
                 return;
@@ -98,26 +103,33 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 // Read only for a method that declares exceptions, and only as much as an honest
                 // provider sends (the whole error answer fits 16 KiB): a peer cannot make an
                 // error cost more than that.
-                if (call.target.declaredExceptions() != null && frame.body().isReadable()
+                if (call.target.declaredExceptions() != null
+                        && frame.body().isReadable()
                         && frame.body().readableBytes() <= RpcCodec.MAX_ERROR_BODY) {
                     ExceptionValue carried;
                     try {
                         carried = RpcCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
                     } catch (IOException | RuntimeException bad) {
                         carried = null; // what was thrown is still the text above; say why it is only that
-                        stack = RemoteExceptions.notCarried("it could not be read with " + call.serializer.name()
-                                + ": " + bad) + (stack == null ? "" : stack);
+                        stack = RemoteExceptions.notCarried(
+                                        "it could not be read with " + call.serializer.name() + ": " + bad)
+                                + (stack == null ? "" : stack);
                     }
                     if (carried != null) {
-                        declared = call.target.declaredExceptions().rebuild(carried, call.serializer, call.deadlineNanos);
+                        declared =
+                                call.target.declaredExceptions().rebuild(carried, call.serializer, call.deadlineNanos);
                         if (stack == null || stack.isEmpty()) {
                             stack = RemoteExceptions.stackText(carried);
                         }
                     }
                 }
-                RpcException thrown = new RpcException(call.description + " on " + call.endpoint + " threw "
-                        + e.className() + (e.message() != null ? ": " + e.message() : ""), e.className(), e.message(),
-                        stack, declared);
+                RpcException thrown = new RpcException(
+                        call.description + " on " + call.endpoint + " threw " + e.className()
+                                + (e.message() != null ? ": " + e.message() : ""),
+                        e.className(),
+                        e.message(),
+                        stack,
+                        declared);
                 if (declaredByMethod) {
                     call.answered(null); // the method's own answer
                     call.failWithAnswer(thrown);
@@ -128,18 +140,24 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             } else {
                 boolean providerFault = status == RpcStatus.SERVER_BUSY || status == RpcStatus.INTERNAL;
                 call.answered(providerFault ? status + " for " + call.description : null);
-                call.fail(new RpcException(status, call.description + ": " + call.endpoint + " answered " + status
-                        + ": " + e.message()));
+                call.fail(new RpcException(
+                        status, call.description + ": " + call.endpoint + " answered " + status + ": " + e.message()));
             }
         } catch (ReadDeadlineException t) {
             call.answered(null);
-            call.fail(new RpcException(RpcStatus.DEADLINE_EXCEEDED, call.description + " to " + call.endpoint
-                    + " timed out after " + call.timedOutAfter() + " while its response was read", t));
+            call.fail(new RpcException(
+                    RpcStatus.DEADLINE_EXCEEDED,
+                    call.description + " to " + call.endpoint + " timed out after " + call.timedOutAfter()
+                            + " while its response was read",
+                    t));
         } catch (Throwable t) {
             // Any failure to read a response, an Error included, ends that call now and no other.
             call.answered(null);
-            call.fail(new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": cannot read the response from "
-                    + call.endpoint + " with " + call.serializer.name() + ": " + t.getMessage(), t));
+            call.fail(new RpcException(
+                    RpcStatus.SERIALIZATION_ERROR,
+                    call.description + ": cannot read the response from " + call.endpoint + " with "
+                            + call.serializer.name() + ": " + t.getMessage(),
+                    t));
         }
     }
 
@@ -170,14 +188,16 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
             // With TLS 1.3 a client learns that the server refused its certificate only after its
             // own handshake finished, from the server's alert (encrypted, so not forgeable on the
             // path): the server read nothing, so nothing sent here ran.
-            transport.refused(connection, "TLS refused by " + connection.endpoint + ": " + refusal
-                    + " (a server that requires a client certificate refuses a missing or untrusted one)");
+            transport.refused(
+                    connection,
+                    "TLS refused by " + connection.endpoint + ": " + refusal
+                            + " (a server that requires a client certificate refuses a missing or untrusted one)");
             ctx.close();
             return;
         }
         if (cause instanceof DecoderException) {
-            closeReason = "closed on a bad frame (" + (cause.getCause() != null ? cause.getCause().getMessage()
-                    : cause.getMessage()) + ")";
+            closeReason = "closed on a bad frame ("
+                    + (cause.getCause() != null ? cause.getCause().getMessage() : cause.getMessage()) + ")";
         } else {
             closeReason = "failed (" + cause + ")";
         }

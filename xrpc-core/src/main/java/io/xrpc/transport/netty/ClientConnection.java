@@ -1,11 +1,11 @@
 package io.xrpc.transport.netty;
 
 import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import java.util.concurrent.ConcurrentHashMap;
-import io.netty.util.AttributeKey;
 import java.util.concurrent.RejectedExecutionException;
 
 /** One multiplexed connection to a provider and the calls waiting on it, by request id. */
@@ -116,11 +116,16 @@ final class ClientConnection {
         boolean lostSent = false;
         for (ClientCall c : pending.values()) {
             lostSent |= c.sent && !c.isDone();
-            c.fail(c.sent
-                    ? new RpcException(RpcStatus.CONNECTION_CLOSED, c.description + ": connection to " + endpoint
-                    + " " + why + " after the request was sent; it may or may not have run")
-                    : new RpcException(RpcStatus.UNAVAILABLE, c.description + ": connection to " + endpoint
-                    + " " + why + " before the request was sent"));
+            c.fail(
+                    c.sent
+                            ? new RpcException(
+                                    RpcStatus.CONNECTION_CLOSED,
+                                    c.description + ": connection to " + endpoint + " " + why
+                                            + " after the request was sent; it may or may not have run")
+                            : new RpcException(
+                                    RpcStatus.UNAVAILABLE,
+                                    c.description + ": connection to " + endpoint + " " + why
+                                            + " before the request was sent"));
         }
         if (lostSent && health != null) {
             health.failed(); // one lost connection is one failure, however many calls it carried

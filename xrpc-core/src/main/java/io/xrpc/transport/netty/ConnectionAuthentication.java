@@ -23,6 +23,7 @@ final class ConnectionAuthentication {
     private volatile boolean authenticated;
     /** Calls refused by the authenticator since the last admitted one. */
     private final AtomicInteger refusedInARow = new AtomicInteger();
+
     private volatile ScheduledFuture<?> deadline;
     /**
      * Set when the deadline passed while calls of this connection were being decided: its later
@@ -95,24 +96,28 @@ final class ConnectionAuthentication {
      * once, so a peer that always has a frame half-sent cannot stay.
      */
     private void arm(long nanos) {
-        deadline = loop.schedule(() -> {
-            if (authenticated || connection.isClosing() || !connection.isActive()) {
-                return;
-            }
-            Duration frameTimeout = server.settings().frameTimeout();
-            String why = "it carried no authenticated call within "
-                    + server.settings().authenticationTimeout().toMillis() + " ms of opening (authenticationTimeout)";
-            if (connection.callBeingDecided()) {
-                // No new request of it is taken from now on; it closes once those being decided end.
-                pastDeadline = true;
-                arm(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(100)));
-            } else if (connection.isReceiving() && !graceGiven && frameTimeout.toNanos() > 0) {
-                graceGiven = true;
-                arm(frameTimeout.toNanos());
-            } else {
-                close(graceGiven ? why + ", nor by the end of the frame it was receiving then" : why);
-            }
-        }, nanos, TimeUnit.NANOSECONDS);
+        deadline = loop.schedule(
+                () -> {
+                    if (authenticated || connection.isClosing() || !connection.isActive()) {
+                        return;
+                    }
+                    Duration frameTimeout = server.settings().frameTimeout();
+                    String why = "it carried no authenticated call within "
+                            + server.settings().authenticationTimeout().toMillis()
+                            + " ms of opening (authenticationTimeout)";
+                    if (connection.callBeingDecided()) {
+                        // No new request of it is taken from now on; it closes once those being decided end.
+                        pastDeadline = true;
+                        arm(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(100)));
+                    } else if (connection.isReceiving() && !graceGiven && frameTimeout.toNanos() > 0) {
+                        graceGiven = true;
+                        arm(frameTimeout.toNanos());
+                    } else {
+                        close(graceGiven ? why + ", nor by the end of the frame it was receiving then" : why);
+                    }
+                },
+                nanos,
+                TimeUnit.NANOSECONDS);
     }
 
     /**

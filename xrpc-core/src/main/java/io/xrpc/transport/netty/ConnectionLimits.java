@@ -1,15 +1,15 @@
 package io.xrpc.transport.netty;
 
-import io.xrpc.internal.LogLimiter;
 import io.netty.channel.Channel;
+import io.xrpc.internal.LogLimiter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.function.BooleanSupplier;
 
 /**
  * A server's caps on open connections, in all and per remote address. A connection over a cap is

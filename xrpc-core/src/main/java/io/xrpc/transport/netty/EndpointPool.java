@@ -2,25 +2,25 @@ package io.xrpc.transport.netty;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.util.AttributeKey;
-import io.xrpc.common.Endpoint;
-import io.xrpc.transport.ClientTransport;
-import io.xrpc.common.RpcException;
-import io.xrpc.common.RpcStatus;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.xrpc.common.Endpoint;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.transport.ClientTransport;
 import io.xrpc.transport.ProviderState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The connections to one provider: a fixed number of slots, each holding one multiplexed
@@ -105,8 +105,13 @@ final class EndpointPool {
         // for the requests waiting on it to arrive at 1 MB/s (transferNanos).
         long floor = usual < 0 ? TimeUnit.SECONDS.toNanos(1) : 0;
         if (sent == 0) {
-            if (silent > Math.max(Math.max(floor,
-                    TimeUnit.MILLISECONDS.toNanos(NettyClientTransport.PING_AFTER_SILENCE_MILLIS)), 4 * usual)
+            if (silent
+                            > Math.max(
+                                    Math.max(
+                                            floor,
+                                            TimeUnit.MILLISECONDS.toNanos(
+                                                    NettyClientTransport.PING_AFTER_SILENCE_MILLIS)),
+                                    4 * usual)
                     && silent > transferNanos()) {
                 boolean pinged = false;
                 for (Slot s : slots) {
@@ -123,7 +128,8 @@ final class EndpointPool {
             return;
         }
         long waited = now - sent;
-        if (waited > Math.max(Math.max(floor, settings.pingTimeout().toNanos()), 4 * usual) && waited > transferNanos()) {
+        if (waited > Math.max(Math.max(floor, settings.pingTimeout().toNanos()), 4 * usual)
+                && waited > transferNanos()) {
             pingSentNanos = 0;
             String why = "answered nothing for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms, not even a ping in "
                     + TimeUnit.NANOSECONDS.toMillis(waited) + " ms, while " + active.get() + " calls waited";
@@ -134,7 +140,9 @@ final class EndpointPool {
                     // Judged on the connection's event loop, after it has read what waits for it: a
                     // loop that was busy (a large response decoded) has not read the answer yet.
                     try {
-                        c.channel.eventLoop().schedule(() -> confirmUnresponsive(pingAt, why), 5, TimeUnit.MILLISECONDS);
+                        c.channel
+                                .eventLoop()
+                                .schedule(() -> confirmUnresponsive(pingAt, why), 5, TimeUnit.MILLISECONDS);
                     } catch (RejectedExecutionException closing) {
                         // the client is closing
                     }
@@ -198,7 +206,8 @@ final class EndpointPool {
             ClientConnection c = s.current;
             if (c != null && !c.pending.isEmpty()) {
                 ChannelOutboundBuffer out = c.channel.unsafe().outboundBuffer();
-                long unsent = c.writes.queuedBytes() + queuedRequestBytes.get()
+                long unsent = c.writes.queuedBytes()
+                        + queuedRequestBytes.get()
                         + (out == null ? 0 : out.totalPendingWriteBytes());
                 sending |= unsent > 0 && unsent != c.unsentAtLastLook;
                 c.unsentAtLastLook = unsent;
@@ -211,7 +220,10 @@ final class EndpointPool {
         this.endpoint = endpoint;
         this.bootstrap = bootstrap;
         this.settings = settings;
-        this.health = new ProviderHealth(endpoint, settings.outlierFailures(), settings.outlierBaseEjection().toNanos(),
+        this.health = new ProviderHealth(
+                endpoint,
+                settings.outlierFailures(),
+                settings.outlierBaseEjection().toNanos(),
                 settings.outlierMaxEjection().toNanos());
         this.slots = new Slot[settings.connectionsPerEndpoint()];
         for (int i = 0; i < slots.length; i++) {
@@ -309,14 +321,15 @@ final class EndpointPool {
             int n = failures + 1;
             failures = n;
             lastFailure = cause;
-            long backoff = Math.min(settings.maxReconnectBackoff().toNanos(),
+            long backoff = Math.min(
+                    settings.maxReconnectBackoff().toNanos(),
                     settings.reconnectBackoff().toNanos() << Math.min(n - 1, 20));
             nextAttemptNanos = System.nanoTime() + backoff;
             setAsideUntil = nextAttemptNanos;
         }
 
         CompletableFuture<ClientConnection> connect() {
-            for (;;) {
+            for (; ; ) {
                 ClientConnection c = current;
                 if (c != null && c.isActive()) {
                     return CompletableFuture.completedFuture(c);
@@ -327,9 +340,11 @@ final class EndpointPool {
                 }
                 long wait = nextAttemptNanos - System.nanoTime();
                 if (failures > 0 && wait > 0) {
-                    return CompletableFuture.failedFuture(new RpcException(RpcStatus.UNAVAILABLE, "cannot connect to "
-                            + endpoint + " (" + lastFailure + "); next attempt in "
-                            + TimeUnit.NANOSECONDS.toMillis(wait) + " ms; not sent"));
+                    return CompletableFuture.failedFuture(new RpcException(
+                            RpcStatus.UNAVAILABLE,
+                            "cannot connect to "
+                                    + endpoint + " (" + lastFailure + "); next attempt in "
+                                    + TimeUnit.NANOSECONDS.toMillis(wait) + " ms; not sent"));
                 }
                 CompletableFuture<ClientConnection> mine = new CompletableFuture<>();
                 if (!connecting.compareAndSet(null, mine)) {
@@ -352,16 +367,18 @@ final class EndpointPool {
                 try {
                     loop.execute(() -> {
                         try {
-                            b.connect(endpoint.host(), endpoint.port()).addListener(
-                                    f -> opened((ChannelFuture) f, mine));
+                            b.connect(endpoint.host(), endpoint.port())
+                                    .addListener(f -> opened((ChannelFuture) f, mine));
                         } catch (Throwable t) {
                             failed(mine, t, "cannot connect to " + endpoint + ": " + t);
                         }
                     });
                 } catch (RejectedExecutionException e) {
                     connecting.set(null);
-                    mine.completeExceptionally(new RpcException(RpcStatus.CANCELLED, "cannot connect to " + endpoint
-                            + ": the client is closing; not sent", e));
+                    mine.completeExceptionally(new RpcException(
+                            RpcStatus.CANCELLED,
+                            "cannot connect to " + endpoint + ": the client is closing; not sent",
+                            e));
                 }
                 return mine;
             }
@@ -385,8 +402,11 @@ final class EndpointPool {
                                 connected(ch, mine);
                             } else {
                                 ch.close();
-                                failed(mine, h.cause(), "cannot connect to " + endpoint + ": TLS handshake failed: "
-                                        + NettyTls.describe(h.cause()));
+                                failed(
+                                        mine,
+                                        h.cause(),
+                                        "cannot connect to " + endpoint + ": TLS handshake failed: "
+                                                + NettyTls.describe(h.cause()));
                             }
                         });
                     }
@@ -409,8 +429,8 @@ final class EndpointPool {
                 // The pool was dropped (its provider left) while this connect or its handshake ran.
                 ch.close();
                 connecting.set(null);
-                mine.completeExceptionally(new RpcException(RpcStatus.UNAVAILABLE, endpoint
-                        + " left the provider list while connecting; not sent"));
+                mine.completeExceptionally(new RpcException(
+                        RpcStatus.UNAVAILABLE, endpoint + " left the provider list while connecting; not sent"));
                 return;
             }
             ClientConnection conn = ch.attr(ClientConnection.KEY).get();

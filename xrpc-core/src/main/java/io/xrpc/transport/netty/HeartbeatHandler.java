@@ -50,7 +50,8 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
                 // While we stopped reading (calls of this peer still run) the silence is ours, not
                 // the peer's: keep pinging, so the peer hears from us and a dead peer still fails
                 // our writes, but do not close.
-                boolean paused = !ctx.channel().config().isAutoRead() && ctx.channel().isWritable();
+                boolean paused =
+                        !ctx.channel().config().isAutoRead() && ctx.channel().isWritable();
                 if (paused) {
                     silent[0] = 0; // nor does it count later, once the peer has to answer for itself
                 }
@@ -58,7 +59,8 @@ final class HeartbeatHandler extends ChannelInboundHandlerAdapter {
                     ctx.writeAndFlush(RpcCodec.encodePing(ctx.alloc()), ctx.voidPromise());
                     return;
                 }
-                log.warn("Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
+                log.warn(
+                        "Closing {}: nothing received for three heartbeat intervals, peer presumed dead",
                         ctx.channel());
                 ctx.close();
             }

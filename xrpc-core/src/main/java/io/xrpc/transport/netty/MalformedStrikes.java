@@ -24,8 +24,10 @@ final class MalformedStrikes {
     /** A request was refused as malformed, after its answer was queued. */
     void malformed(String why) {
         if (inARow.incrementAndGet() == MAX_IN_A_ROW) {
-            connection.closeWithGoAway(RpcStatus.SERIALIZATION_ERROR, MAX_IN_A_ROW
-                    + " requests in a row were malformed, the last: " + why, null);
+            connection.closeWithGoAway(
+                    RpcStatus.SERIALIZATION_ERROR,
+                    MAX_IN_A_ROW + " requests in a row were malformed, the last: " + why,
+                    null);
         }
     }
 

@@ -11,7 +11,9 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
@@ -25,21 +27,17 @@ import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
-import io.xrpc.config.TransportConfig;
-import java.time.Duration;
+import io.xrpc.transport.ProviderState;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import io.netty.util.Timeout;
-import io.netty.util.concurrent.ScheduledFuture;
-import io.xrpc.transport.ProviderState;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.Executor;
 
 /**
  * The Netty side of a client: a small pool of multiplexed connections per provider address,
@@ -56,6 +54,7 @@ public final class NettyClientTransport implements ClientTransport {
     private final ClientTransport.Settings settings;
     /** The client's TLS, or null for plaintext. */
     private final SslContext tls;
+
     private final CompressorRegistry compressors;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
@@ -67,40 +66,62 @@ public final class NettyClientTransport implements ClientTransport {
 
     public NettyClientTransport(ClientTransport.Settings settings, CompressorRegistry compressors) {
         this.settings = settings;
-        this.tls = settings.transport().tls() == null ? null : NettyTls.clientContext(settings.transport().tls());
+        this.tls = settings.transport().tls() == null
+                ? null
+                : NettyTls.clientContext(settings.transport().tls());
         this.compressors = compressors;
         this.group = NettyTransport.newEventLoopGroup(settings.ioThreads(), "xrpc-client-io", true);
-        this.timer = new HashedWheelTimer(new DefaultThreadFactory("xrpc-client-deadlines", true),
-                10, TimeUnit.MILLISECONDS, 512, true, settings.maxPendingCalls() + 1024L);
+        this.timer = new HashedWheelTimer(
+                new DefaultThreadFactory("xrpc-client-deadlines", true),
+                10,
+                TimeUnit.MILLISECONDS,
+                512,
+                true,
+                settings.maxPendingCalls() + 1024L);
         // On an event loop rather than the deadline wheel: its tasks are not bounded by the calls pending.
-        this.silenceWatch = settings.outlierFailures() > 0 && settings.pingTimeout().toNanos() > 0
-                ? group.next().scheduleAtFixedRate(new SilenceWatch(), SILENCE_CHECK_MILLIS, SILENCE_CHECK_MILLIS,
-                        TimeUnit.MILLISECONDS) : null;
+        this.silenceWatch = settings.outlierFailures() > 0
+                        && settings.pingTimeout().toNanos() > 0
+                ? group.next()
+                        .scheduleAtFixedRate(
+                                new SilenceWatch(), SILENCE_CHECK_MILLIS, SILENCE_CHECK_MILLIS, TimeUnit.MILLISECONDS)
+                : null;
         long hb = settings.transport().heartbeatInterval().toMillis();
         this.bootstrap = new Bootstrap()
                 .group(group)
                 .channel(NettyTransport.channelType())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-                        settings.transport().writeBufferLowWaterMark(), settings.transport().writeBufferHighWaterMark()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
+                        settings.connectTimeout().toMillis())
+                .option(
+                        ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(
+                                settings.transport().writeBufferLowWaterMark(),
+                                settings.transport().writeBufferHighWaterMark()))
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         EndpointPool pool = ch.attr(EndpointPool.POOL).get();
                         if (tls != null) {
                             // The handshake is part of connecting: EndpointPool waits for it.
-                            SslHandler ssl = tls.newHandler(ch.alloc(), pool.endpoint().host(), pool.endpoint().port());
-                            ssl.setHandshakeTimeoutMillis(settings.connectTimeout().toMillis());
+                            SslHandler ssl = tls.newHandler(
+                                    ch.alloc(),
+                                    pool.endpoint().host(),
+                                    pool.endpoint().port());
+                            ssl.setHandshakeTimeoutMillis(
+                                    settings.connectTimeout().toMillis());
                             ch.pipeline().addLast("tls", ssl);
                         }
                         ch.pipeline()
                                 .addLast("idle", HeartbeatHandler.idleHandler(hb))
-                                .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength()))
+                                .addLast(
+                                        "frames",
+                                        new FrameDecoder(settings.transport().maxFrameLength()))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
-                                .addLast("responses", new ClientChannelHandler(new ClientConnection(pool, ch),
-                                        NettyClientTransport.this));
+                                .addLast(
+                                        "responses",
+                                        new ClientChannelHandler(
+                                                new ClientConnection(pool, ch), NettyClientTransport.this));
                     }
                 });
     }
@@ -115,22 +136,29 @@ public final class NettyClientTransport implements ClientTransport {
      * @param timeoutMillis the call's whole timeout, named in its deadline error
      */
     @Override
-    public CompletableFuture<Object> send(Invocation invocation, CallTarget target, Endpoint endpoint,
-                                          Serializer serializer, Compressor compressor, long timeoutMillis) {
+    public CompletableFuture<Object> send(
+            Invocation invocation,
+            CallTarget target,
+            Endpoint endpoint,
+            Serializer serializer,
+            Compressor compressor,
+            long timeoutMillis) {
         if (closed) {
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.CANCELLED,
-                    target.description() + ": the client is closed"));
+            return CompletableFuture.failedFuture(
+                    new RpcException(RpcStatus.CANCELLED, target.description() + ": the client is closed"));
         }
         long now = System.nanoTime();
         long remainingNanos = invocation.deadlineNanos() - now;
         if (remainingNanos <= 0) {
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.DEADLINE_EXCEEDED,
+            return CompletableFuture.failedFuture(new RpcException(
+                    RpcStatus.DEADLINE_EXCEEDED,
                     target.description() + " to " + endpoint + " timed out after " + timeoutMillis
                             + " ms before it was sent"));
         }
         if (pendingCalls.incrementAndGet() > settings.maxPendingCalls()) {
             pendingCalls.decrementAndGet();
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.RESOURCE_EXHAUSTED,
+            return CompletableFuture.failedFuture(new RpcException(
+                    RpcStatus.RESOURCE_EXHAUSTED,
                     target.description() + ": " + settings.maxPendingCalls()
                             + " calls are already pending on this client (the limit); not sent"));
         }
@@ -139,22 +167,34 @@ public final class NettyClientTransport implements ClientTransport {
         try {
             int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos));
             // The sender's own limit: an oversize frame would make the receiver close a shared connection.
-            frame = RpcCodec.encodeRequest(ByteBufAllocator.DEFAULT, id, budget, RpcCodec.clockMillis(now),
-                    serializer, compressor, settings.transport().compressThreshold(), settings.transport().maxFrameLength(),
-                    target.serviceKey(), target.signature(), invocation.attachmentsOrNull(), invocation.arguments());
+            frame = RpcCodec.encodeRequest(
+                    ByteBufAllocator.DEFAULT,
+                    id,
+                    budget,
+                    RpcCodec.clockMillis(now),
+                    serializer,
+                    compressor,
+                    settings.transport().compressThreshold(),
+                    settings.transport().maxFrameLength(),
+                    target.serviceKey(),
+                    target.signature(),
+                    invocation.attachmentsOrNull(),
+                    invocation.arguments());
         } catch (Exception | StackOverflowError e) {
             callEnded();
-            return CompletableFuture.failedFuture(new RpcException(RpcStatus.SERIALIZATION_ERROR,
+            return CompletableFuture.failedFuture(new RpcException(
+                    RpcStatus.SERIALIZATION_ERROR,
                     target.description() + ": cannot write the arguments with " + serializer.name() + ": " + e
-                            + "; not sent", e));
+                            + "; not sent",
+                    e));
         }
         // As the server will count it: the body after the header and the clock stamp every request carries.
         invocation.requestBytes(
                 frame.readableBytes() - ProtocolConstants.HEADER_LENGTH - ProtocolConstants.TIMESTAMP_LENGTH);
-        ClientCall call = new ClientCall(this, id, target, endpoint, timeoutMillis, serializer,
-                invocation.deadlineNanos(), now, frame);
+        ClientCall call = new ClientCall(
+                this, id, target, endpoint, timeoutMillis, serializer, invocation.deadlineNanos(), now, frame);
         EndpointPool pool;
-        for (;;) {
+        for (; ; ) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
             // Counted before anything can end the call, so that end() always uncounts it.
             if (pool.active.get() == 0) {
@@ -169,9 +209,11 @@ public final class NettyClientTransport implements ClientTransport {
         }
         call.pool = pool; // nothing can end the call before its bytes count, so its end uncounts them
         if (pool.queuedRequestBytes.addAndGet(call.frameBytes()) > settings.maxPendingRequestBytes()) {
-            call.fail(new RpcException(RpcStatus.RESOURCE_EXHAUSTED, target.description() + ": "
-                    + settings.maxPendingRequestBytes() + " bytes of requests already wait to be written to "
-                    + endpoint + " (the limit, maxPendingRequestBytes); not sent"));
+            call.fail(new RpcException(
+                    RpcStatus.RESOURCE_EXHAUSTED,
+                    target.description() + ": "
+                            + settings.maxPendingRequestBytes() + " bytes of requests already wait to be written to "
+                            + endpoint + " (the limit, maxPendingRequestBytes); not sent"));
             return call.future;
         }
         try {
@@ -356,16 +398,20 @@ public final class NettyClientTransport implements ClientTransport {
         }
         for (ClientConnection c : all) {
             for (ClientCall call : c.pending.values()) {
-                call.fail(new RpcException(RpcStatus.CANCELLED, call.description + " to " + call.endpoint
-                        + ": the client was closed before the response came"));
+                call.fail(new RpcException(
+                        RpcStatus.CANCELLED,
+                        call.description + " to " + call.endpoint
+                                + ": the client was closed before the response came"));
             }
             c.channel.close();
         }
         // Calls still connecting are in no connection's map yet; the timer holds every call.
         for (Timeout t : timer.stop()) {
             if (t.task() instanceof ClientCall call) {
-                call.fail(new RpcException(RpcStatus.CANCELLED, call.description + " to " + call.endpoint
-                        + ": the client was closed before the response came"));
+                call.fail(new RpcException(
+                        RpcStatus.CANCELLED,
+                        call.description + " to " + call.endpoint
+                                + ": the client was closed before the response came"));
             }
         }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);

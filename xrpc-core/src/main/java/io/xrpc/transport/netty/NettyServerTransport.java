@@ -1,19 +1,24 @@
 package io.xrpc.transport.netty;
 
-import io.xrpc.internal.LogLimiter;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.xrpc.common.Endpoint;
 import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.internal.LogLimiter;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
@@ -21,25 +26,19 @@ import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.transport.RequestHandler;
 import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerTransport;
-import io.xrpc.config.TransportConfig;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.DuplexChannel;
-import io.netty.util.ReferenceCountUtil;
-import io.xrpc.protocol.ProtocolConstants;
-import java.net.BindException;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The Netty side of a server: accepts connections, frames them and feeds requests to the
@@ -58,6 +57,7 @@ public final class NettyServerTransport implements ServerTransport {
     private final ServerTransport.Settings settings;
     /** The server's TLS, or null for plaintext. */
     private final SslContext tls;
+
     private final Routes routes;
     private final RequestHandler requestHandler;
     private final SerializerRegistry serializers;
@@ -76,6 +76,7 @@ public final class NettyServerTransport implements ServerTransport {
      * without credentials that keep almost-whole large frames in flight cost only themselves.
      */
     static final int UNAUTHENTICATED_SHARE = 4;
+
     private final MemoryBudget unauthenticatedBudget;
     private final AtomicBoolean budgetFullLogged = new AtomicBoolean();
     private volatile boolean draining;
@@ -86,9 +87,12 @@ public final class NettyServerTransport implements ServerTransport {
     private ChannelGroup children;
     private volatile Endpoint endpoint;
 
-    public NettyServerTransport(ServerTransport.Settings settings, Routes routes, RequestHandler requestHandler,
-                                SerializerRegistry serializers,
-                                CompressorRegistry compressors) {
+    public NettyServerTransport(
+            ServerTransport.Settings settings,
+            Routes routes,
+            RequestHandler requestHandler,
+            SerializerRegistry serializers,
+            CompressorRegistry compressors) {
         this.settings = settings;
         this.routes = routes;
         this.requestHandler = requestHandler;
@@ -98,9 +102,12 @@ public final class NettyServerTransport implements ServerTransport {
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
         this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
         // At least one whole frame: a new connection's first call may be the largest there is.
-        this.unauthenticatedBudget = memoryBudget.share(Math.max(memoryBudget.limit() / UNAUTHENTICATED_SHARE,
+        this.unauthenticatedBudget = memoryBudget.share(Math.max(
+                memoryBudget.limit() / UNAUTHENTICATED_SHARE,
                 settings.transport().maxFrameLength() + (long) ProtocolConstants.HEADER_LENGTH));
-        this.tls = settings.transport().tls() == null ? null : NettyTls.serverContext(settings.transport().tls());
+        this.tls = settings.transport().tls() == null
+                ? null
+                : NettyTls.serverContext(settings.transport().tls());
     }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */
@@ -117,24 +124,38 @@ public final class NettyServerTransport implements ServerTransport {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-                        settings.transport().writeBufferLowWaterMark(), settings.transport().writeBufferHighWaterMark()))
+                .childOption(
+                        ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(
+                                settings.transport().writeBufferLowWaterMark(),
+                                settings.transport().writeBufferHighWaterMark()))
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        String refusal = limits.admit(ch, settings.authenticates()
-                                ? () -> authentications.evictOldest(ch, settings.maxConnections()) : null);
+                        String refusal = limits.admit(
+                                ch,
+                                settings.authenticates()
+                                        ? () -> authentications.evictOldest(ch, settings.maxConnections())
+                                        : null);
                         if (refusal != null) {
                             refuse(ch, refusal);
                             return;
                         }
                         children.add(ch);
                         ch.pipeline()
-                                .addLast("gate", new NettyTls.Gate(tls, String.valueOf(endpoint), settings.frameTimeout().toMillis()))
+                                .addLast(
+                                        "gate",
+                                        new NettyTls.Gate(
+                                                tls,
+                                                String.valueOf(endpoint),
+                                                settings.frameTimeout().toMillis()))
                                 .addLast("idle", HeartbeatHandler.idleHandler(hb))
-                                .addLast("frames", new FrameDecoder(settings.transport().maxFrameLength(),
-                                        settings.frameTimeout().toMillis(),
-                                        settings.authenticates() ? unauthenticatedBudget : memoryBudget))
+                                .addLast(
+                                        "frames",
+                                        new FrameDecoder(
+                                                settings.transport().maxFrameLength(),
+                                                settings.frameTimeout().toMillis(),
+                                                settings.authenticates() ? unauthenticatedBudget : memoryBudget))
                                 .addLast("heartbeat", HeartbeatHandler.INSTANCE)
                                 .addLast("requests", new ServerChannelHandler(NettyServerTransport.this, router));
                     }
@@ -151,12 +172,14 @@ public final class NettyServerTransport implements ServerTransport {
                 throw (InterruptedException) e;
             }
             if (isAddressInUse(e)) {
-                throw new IllegalStateException("cannot listen on " + settings.host() + ":" + settings.port()
-                        + ": address already in use (another server holds the port; choose another port,"
-                        + " or 0 for any free one)", e);
+                throw new IllegalStateException(
+                        "cannot listen on " + settings.host() + ":" + settings.port()
+                                + ": address already in use (another server holds the port; choose another port,"
+                                + " or 0 for any free one)",
+                        e);
             }
-            throw new IllegalStateException("cannot listen on " + settings.host() + ":" + settings.port() + ": "
-                    + e, e);
+            throw new IllegalStateException(
+                    "cannot listen on " + settings.host() + ":" + settings.port() + ": " + e, e);
         }
         InetSocketAddress local = (InetSocketAddress) serverChannel.localAddress();
         endpoint = new Endpoint(settings.host(), local.getPort());
@@ -296,9 +319,13 @@ public final class NettyServerTransport implements ServerTransport {
                 d.shutdownOutput();
             }
         });
-        ctx.executor().schedule(() -> {
-            ctx.close();
-        }, 1, TimeUnit.SECONDS);
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            ctx.close();
+                        },
+                        1,
+                        TimeUnit.SECONDS);
     }
 
     /**
@@ -365,9 +392,12 @@ public final class NettyServerTransport implements ServerTransport {
     /** A request was refused for the memory budget: said once, since a flood of them says nothing new. */
     void memoryBudgetFull() {
         if (budgetFullLogged.compareAndSet(false, true)) {
-            log.warn("Server {} holds its memory budget for requests in transit ({} bytes, maxRequestMemory): requests"
-                    + " over {} bytes that do not fit are answered SERVER_BUSY unread (logged once)", endpoint,
-                    memoryBudget.limit(), MemoryBudget.FREE_BODY);
+            log.warn(
+                    "Server {} holds its memory budget for requests in transit ({} bytes, maxRequestMemory): requests"
+                            + " over {} bytes that do not fit are answered SERVER_BUSY unread (logged once)",
+                    endpoint,
+                    memoryBudget.limit(),
+                    MemoryBudget.FREE_BODY);
         }
     }
 
@@ -428,11 +458,14 @@ public final class NettyServerTransport implements ServerTransport {
      * {@code SERVER_BUSY}.
      */
     private static ThreadPoolExecutor callExecutor(ServerTransport.Settings s) {
-        BlockingQueue<Runnable> queue = s.executorQueue() == 0
-                ? new SynchronousQueue<>()
-                : new ArrayBlockingQueue<>(s.executorQueue());
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(s.executorThreads(), s.executorThreads(), 60,
-                TimeUnit.SECONDS, queue,
+        BlockingQueue<Runnable> queue =
+                s.executorQueue() == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(s.executorQueue());
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                s.executorThreads(),
+                s.executorThreads(),
+                60,
+                TimeUnit.SECONDS,
+                queue,
                 s.callThreads() != null ? s.callThreads() : NettyTransport.callThreadFactory("xrpc-server-call"),
                 new ThreadPoolExecutor.AbortPolicy());
         executor.allowCoreThreadTimeOut(true);

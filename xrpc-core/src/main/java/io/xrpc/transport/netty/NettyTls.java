@@ -9,26 +9,27 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.config.TlsConfig;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
-import io.netty.util.concurrent.ScheduledFuture;
 
 /** {@link TlsConfig} in Netty's terms: the contexts, and the gate that names a peer on the other protocol. */
 final class NettyTls {
-    private NettyTls() {
-    }
+    private NettyTls() {}
 
     /** The JDK's TLS: OpenSSL through netty-tcnative is not among XRpc's dependencies. */
     static SslContext serverContext(TlsConfig tls) {
         try {
-            SslContextBuilder b = SslContextBuilder.forServer(tls.keys()).sslProvider(SslProvider.JDK)
-                    .clientAuth(switch (tls.clientAuth()) {
-                        case NONE -> ClientAuth.NONE;
-                        case OPTIONAL -> ClientAuth.OPTIONAL;
-                        case REQUIRE -> ClientAuth.REQUIRE;
-                    });
+            SslContextBuilder b = SslContextBuilder.forServer(tls.keys())
+                    .sslProvider(SslProvider.JDK)
+                    .clientAuth(
+                            switch (tls.clientAuth()) {
+                                case NONE -> ClientAuth.NONE;
+                                case OPTIONAL -> ClientAuth.OPTIONAL;
+                                case REQUIRE -> ClientAuth.REQUIRE;
+                            });
             if (tls.trust() != null) {
                 b.trustManager(tls.trust());
             }
@@ -40,7 +41,8 @@ final class NettyTls {
 
     static SslContext clientContext(TlsConfig tls) {
         try {
-            SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+            SslContextBuilder b = SslContextBuilder.forClient()
+                    .sslProvider(SslProvider.JDK)
                     .endpointIdentificationAlgorithm(tls.verifyHostname() ? "HTTPS" : null);
             if (tls.trust() != null) {
                 b.trustManager(tls.trust());
@@ -57,8 +59,13 @@ final class NettyTls {
     private static final String RECEIVED = "Received fatal alert: ";
 
     /** The alerts a server sends when it refuses a client's certificate. */
-    private static final List<String> CERTIFICATE_ALERTS = List.of("certificate_required",
-            "bad_certificate", "unknown_ca", "certificate_unknown", "unsupported_certificate", "access_denied");
+    private static final List<String> CERTIFICATE_ALERTS = List.of(
+            "certificate_required",
+            "bad_certificate",
+            "unknown_ca",
+            "certificate_unknown",
+            "unsupported_certificate",
+            "access_denied");
 
     /**
      * The alert, when {@code cause} is the server refusing this client's certificate after a
@@ -101,6 +108,7 @@ final class NettyTls {
     static final class Gate extends ByteToMessageDecoder {
         /** Bytes {@link SslHandler#isEncrypted} needs. */
         private static final int LOOK = 5;
+
         private final SslContext context;
         private final String endpoint;
         private boolean refused;
@@ -121,9 +129,13 @@ final class NettyTls {
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
-            timeout = ctx.executor().schedule(() -> {
-                ctx.close(); // nothing else is read or written before the gate decides
-            }, timeoutMillis, TimeUnit.MILLISECONDS);
+            timeout = ctx.executor()
+                    .schedule(
+                            () -> {
+                                ctx.close(); // nothing else is read or written before the gate decides
+                            },
+                            timeoutMillis,
+                            TimeUnit.MILLISECONDS);
         }
 
         @Override

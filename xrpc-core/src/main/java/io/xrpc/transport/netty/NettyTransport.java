@@ -18,11 +18,9 @@ import java.util.concurrent.ThreadFactory;
 
 /** Event loops and channel types: native epoll where Netty can load it, NIO otherwise. */
 public final class NettyTransport {
-    private static final boolean EPOLL = Epoll.isAvailable()
-            && !Boolean.getBoolean("xrpc.transport.nio");
+    private static final boolean EPOLL = Epoll.isAvailable() && !Boolean.getBoolean("xrpc.transport.nio");
 
-    private NettyTransport() {
-    }
+    private NettyTransport() {}
 
     /** True when the native epoll transport is in use. */
     public static boolean isNative() {

@@ -9,8 +9,7 @@ import io.netty.util.Version;
  * It touches only {@link Version}, which 4.1 has too, so it runs before any 4.2 class is loaded.
  */
 public final class NettyVersion {
-    private NettyVersion() {
-    }
+    private NettyVersion() {}
 
     /** Fails naming the Netty found and what to do, unless it is 4.2 or newer (or cannot be told). */
     public static void require() {

@@ -36,6 +36,7 @@ final class ProviderHealth {
     private final AtomicInteger failedAnswers = new AtomicInteger();
     /** Failed answers in a row that set a provider aside. */
     static final int FAILED_ANSWERS = 5;
+
     private volatile int ejections;
     private volatile long ejectedUntil;
 
@@ -79,7 +80,8 @@ final class ProviderHealth {
         }
         // On probation too it takes five: an overloaded provider shedding a call is not sent away for twice as long.
         if (failedAnswers.incrementAndGet() >= FAILED_ANSWERS) {
-            eject("after " + Math.max(failedAnswers.get(), 1) + " answers in a row were failures (the last: " + what + ")");
+            eject("after " + Math.max(failedAnswers.get(), 1) + " answers in a row were failures (the last: " + what
+                    + ")");
         }
     }
 
@@ -91,8 +93,11 @@ final class ProviderHealth {
         ejectedUntil = System.nanoTime() + interval;
         consecutive.set(0);
         failedAnswers.set(0);
-        log.warn("Setting provider {} aside for {} ms {}; calls go to other providers while there are any",
-                endpoint, TimeUnit.NANOSECONDS.toMillis(interval), why);
+        log.warn(
+                "Setting provider {} aside for {} ms {}; calls go to other providers while there are any",
+                endpoint,
+                TimeUnit.NANOSECONDS.toMillis(interval),
+                why);
     }
 
     /** Nanoseconds the provider stays set aside from {@code now}, 0 when it is not. */

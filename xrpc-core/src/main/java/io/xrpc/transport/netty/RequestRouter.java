@@ -39,13 +39,20 @@ final class RequestRouter {
         int requestBytes = frame.body().readableBytes();
         if (frame.isOverBudget()) {
             server.memoryBudgetFull();
-            refuse(connection, frame, RpcStatus.SERVER_BUSY, connection.isAuthenticated()
-                    ? "server " + server.endpoint() + " holds its memory budget for requests in transit ("
-                            + server.memoryBudget().limit() + " bytes) in other requests; request " + id + " was not read"
-                    : "server " + server.endpoint() + " holds the share of its memory budget for connections that have"
-                            + " not authenticated (" + server.unauthenticatedBudget().limit() + " bytes) in other"
-                            + " requests; request " + id + " was not read (a connection that has carried an"
-                            + " authenticated call uses the whole budget)");
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.SERVER_BUSY,
+                    connection.isAuthenticated()
+                            ? "server " + server.endpoint() + " holds its memory budget for requests in transit ("
+                                    + server.memoryBudget().limit() + " bytes) in other requests; request " + id
+                                    + " was not read"
+                            : "server " + server.endpoint()
+                                    + " holds the share of its memory budget for connections that have"
+                                    + " not authenticated ("
+                                    + server.unauthenticatedBudget().limit() + " bytes) in other"
+                                    + " requests; request " + id + " was not read (a connection that has carried an"
+                                    + " authenticated call uses the whole budget)");
             return null;
         }
         if (server.isDraining()) {
@@ -54,14 +61,21 @@ final class RequestRouter {
         }
         int budget = frame.budgetMillis();
         if (budget <= 0) {
-            refuse(connection, frame, RpcStatus.DEADLINE_EXCEEDED, "deadline of request " + id
-                    + " passed before it reached " + server.endpoint());
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.DEADLINE_EXCEEDED,
+                    "deadline of request " + id + " passed before it reached " + server.endpoint());
             return null;
         }
         if (waitedMillis >= budget) {
-            refuse(connection, frame, RpcStatus.DEADLINE_EXCEEDED, "request " + id + " waited " + waitedMillis
-                    + " ms before " + server.endpoint() + " read it, longer than its budget of " + budget
-                    + " ms; not run");
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.DEADLINE_EXCEEDED,
+                    "request " + id + " waited " + waitedMillis
+                            + " ms before " + server.endpoint() + " read it, longer than its budget of " + budget
+                            + " ms; not run");
             return null;
         }
         long deadline = received + TimeUnit.MILLISECONDS.toNanos(budget - waitedMillis);
@@ -69,8 +83,14 @@ final class RequestRouter {
         Serializer serializer = server.serializers().byId(serializerId);
         if (serializer == null) {
             Map<String, String> absent = server.serializers().missing();
-            refuse(connection, frame, RpcStatus.SERIALIZATION_ERROR, "unknown serializer id " + serializerId
-                    + (absent.isEmpty() ? "" : " (" + server.endpoint() + " has no library for " + absent.keySet() + ")"));
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.SERIALIZATION_ERROR,
+                    "unknown serializer id " + serializerId
+                            + (absent.isEmpty()
+                                    ? ""
+                                    : " (" + server.endpoint() + " has no library for " + absent.keySet() + ")"));
             connection.strikes.malformed("unknown serializer id " + serializerId);
             return null;
         }
@@ -78,9 +98,16 @@ final class RequestRouter {
         try {
             head = RpcCodec.readRequestHead(frame.body(), connection.names);
         } catch (RuntimeException e) {
-            refuse(connection, frame, RpcStatus.SERIALIZATION_ERROR, "malformed request head in a body of "
-                    + requestBytes + " bytes" + (frame.isCompressed() ? " (a compressed request keeps its head plain:"
-                    + " is the client of an older XRpc, which compressed it?)" : ""));
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.SERIALIZATION_ERROR,
+                    "malformed request head in a body of "
+                            + requestBytes + " bytes"
+                            + (frame.isCompressed()
+                                    ? " (a compressed request keeps its head plain:"
+                                            + " is the client of an older XRpc, which compressed it?)"
+                                    : ""));
             connection.strikes.malformed("malformed request head");
             return null;
         }
@@ -89,18 +116,29 @@ final class RequestRouter {
         if (method == null) {
             boolean known = routes.hasService(head.serviceKey());
             List<String> others = known ? List.of() : routes.exportedAs(head.serviceKey());
-            refuse(connection, frame, known ? RpcStatus.METHOD_NOT_FOUND : RpcStatus.SERVICE_NOT_FOUND, known
-                    ? "service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " has no method "
-                    + Texts.cut(head.signature(), MAX_QUOTE)
-                    : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at " + server.endpoint()
-                    + (others.isEmpty() ? "" : "; that interface is exported as " + String.join(", ", others)
-                    + " (a caller names the version and group, as [group/]interface[:version] reads)"));
+            refuse(
+                    connection,
+                    frame,
+                    known ? RpcStatus.METHOD_NOT_FOUND : RpcStatus.SERVICE_NOT_FOUND,
+                    known
+                            ? "service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " has no method "
+                                    + Texts.cut(head.signature(), MAX_QUOTE)
+                            : "no service " + Texts.cut(head.serviceKey(), MAX_QUOTE) + " is exported at "
+                                    + server.endpoint()
+                                    + (others.isEmpty()
+                                            ? ""
+                                            : "; that interface is exported as " + String.join(", ", others)
+                                                    + " (a caller names the version and group, as [group/]interface[:version] reads)"));
             return null;
         }
         RouteStats stats = (RouteStats) method.transportState(RouteStats::new);
         if (!method.accepts(serializer.name())) {
-            refuse(connection, frame, RpcStatus.SERIALIZATION_ERROR, method.serviceKey() + " accepts only the"
-                    + " serializers " + method.acceptedSerializers() + " (the request used " + serializer.name() + ")");
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.SERIALIZATION_ERROR,
+                    method.serviceKey() + " accepts only the" + " serializers " + method.acceptedSerializers()
+                            + " (the request used " + serializer.name() + ")");
             return null;
         }
         Compressor compressor = IdentityCompressor.INSTANCE;
@@ -108,8 +146,8 @@ final class RequestRouter {
             Compressor c = server.compressors().byId(frame.compressorId());
             compressor = c == null ? IdentityCompressor.INSTANCE : c;
         }
-        return new ServerCall(server, connection, frame, requestBytes, deadline, serializer, compressor, head, method,
-                stats);
+        return new ServerCall(
+                server, connection, frame, requestBytes, deadline, serializer, compressor, head, method, stats);
     }
 
     /** Answers the request in {@code frame} with {@code status} without running it, and releases the frame. */
@@ -118,7 +156,15 @@ final class RequestRouter {
         byte serializerId = frame.serializerId();
         byte compressorId = frame.compressorId();
         frame.release();
-        connection.writes.enqueue(RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
-                null, message, null, server.maxFrameLength()));
+        connection.writes.enqueue(RpcCodec.encodeError(
+                connection.alloc(),
+                id,
+                serializerId,
+                compressorId,
+                status,
+                null,
+                message,
+                null,
+                server.maxFrameLength()));
     }
 }

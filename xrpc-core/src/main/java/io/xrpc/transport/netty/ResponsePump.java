@@ -24,6 +24,7 @@ final class ResponsePump {
     private WriteQueue writes;
     /** Calls whose results wait for room to be encoded. */
     private final Queue<ServerCall> waitingForRoom = new ConcurrentLinkedQueue<>();
+
     private final AtomicBoolean pumping = new AtomicBoolean();
     private final AtomicBoolean scheduled = new AtomicBoolean();
 

@@ -12,9 +12,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RouteStats {
     /** The largest of the recent response sizes, decaying; 0 until the first response. */
     final ResponseSizeEstimate responseSize = new ResponseSizeEstimate();
+
     private final AtomicBoolean heldLoop = new AtomicBoolean();
     /** The method's adaptive concurrency limit, made at its first call when the server has them. */
     private volatile AdaptiveLimit limit;
+
     private final AtomicBoolean resultFailed = new AtomicBoolean();
 
     /** The method's adaptive concurrency limit, made now if need be, of at most {@code max} calls. */

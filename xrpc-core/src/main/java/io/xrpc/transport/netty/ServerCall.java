@@ -9,20 +9,19 @@ import io.xrpc.compress.Compressor;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ExceptionValue;
+import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.Routes;
 import io.xrpc.transport.ServerExchange;
 import java.io.IOException;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import io.xrpc.serialize.SerializationException;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request on the server, from the frame to its answer. It owns the request frame until the
@@ -52,13 +51,14 @@ final class ServerCall implements Runnable, ServerExchange {
     private boolean tracked;
     /** The method's adaptive limit that admitted it, or null; taken (set to null) once, when released. */
     private volatile AdaptiveLimit limit;
+
     private static final AtomicReferenceFieldUpdater<ServerCall, AdaptiveLimit> LIMIT =
-            AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class,
-                    "limit");
+            AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class, "limit");
     private long admittedAt;
     private boolean admittedAlone;
     /** Set when a thread took it: only calls that ran are samples of the method's latency. */
     private volatile boolean started;
+
     private Frame frame;
     private final long deadline;
     private final Serializer serializer;
@@ -66,6 +66,7 @@ final class ServerCall implements Runnable, ServerExchange {
     private final Routes.Route method;
     /** What the transport learned of {@link #method} so far. */
     private final RouteStats stats;
+
     private final RpcCodec.RequestHead head;
     private boolean dispatched;
     private long reserved;
@@ -82,9 +83,17 @@ final class ServerCall implements Runnable, ServerExchange {
     final boolean expensiveRead;
 
     /** A routed request ({@link RequestRouter} found its method); it owns {@code frame} from here. */
-    ServerCall(NettyServerTransport server, ServerChannelHandler connection, Frame frame, int requestBytes,
-               long deadline, Serializer serializer, Compressor compressor, RpcCodec.RequestHead head,
-               Routes.Route method, RouteStats stats) {
+    ServerCall(
+            NettyServerTransport server,
+            ServerChannelHandler connection,
+            Frame frame,
+            int requestBytes,
+            long deadline,
+            Serializer serializer,
+            Compressor compressor,
+            RpcCodec.RequestHead head,
+            Routes.Route method,
+            RouteStats stats) {
         this.server = server;
         this.connection = connection;
         this.frame = frame;
@@ -205,8 +214,7 @@ final class ServerCall implements Runnable, ServerExchange {
             server.requestHandler().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
             releaseFrame();
-            log.error("Failed to serve {} from {}", method.descriptor(),
-                    connection.peer, t);
+            log.error("Failed to serve {} from {}", method.descriptor(), connection.peer, t);
             answerError(RpcStatus.INTERNAL, "server failed: " + t);
         }
     }
@@ -262,8 +270,12 @@ final class ServerCall implements Runnable, ServerExchange {
             if (error != null) {
                 throw new SerializationException("bad request body: " + error);
             }
-            return RpcCodec.readArguments(frame.body(), serializer, method.descriptor().parameterTypes(),
-                    method.descriptor().genericParameterTypes(), deadline);
+            return RpcCodec.readArguments(
+                    frame.body(),
+                    serializer,
+                    method.descriptor().parameterTypes(),
+                    method.descriptor().genericParameterTypes(),
+                    deadline);
         } finally {
             releaseFrame();
         }
@@ -332,11 +344,17 @@ final class ServerCall implements Runnable, ServerExchange {
         }
         ByteBuf out;
         try {
-            out = RpcCodec.encodeResponse(connection.alloc(), id, serializer, compressor,
-                    server.compressThreshold(), server.maxFrameLength(), value);
+            out = RpcCodec.encodeResponse(
+                    connection.alloc(),
+                    id,
+                    serializer,
+                    compressor,
+                    server.compressThreshold(),
+                    server.maxFrameLength(),
+                    value);
         } catch (Exception | StackOverflowError e) {
-            String problem = "cannot write the result of " + method.descriptor() + " with " + serializer.name()
-                    + ": " + e.getMessage();
+            String problem = "cannot write the result of " + method.descriptor() + " with " + serializer.name() + ": "
+                    + e.getMessage();
             if (stats.firstResultFailure()) {
                 log.warn("{} (the method ran; its callers get SERIALIZATION_ERROR; logged once per method)", problem);
             }
@@ -344,7 +362,9 @@ final class ServerCall implements Runnable, ServerExchange {
             return;
         } catch (Throwable t) {
             log.error("Failed to answer {} from {}", method.descriptor(), connection.peer, t);
-            answerError(RpcStatus.INTERNAL, "server failed to answer: " + t.getClass().getName());
+            answerError(
+                    RpcStatus.INTERNAL,
+                    "server failed to answer: " + t.getClass().getName());
             return;
         }
         stats.responseSize.record(out.readableBytes());
@@ -355,15 +375,35 @@ final class ServerCall implements Runnable, ServerExchange {
     public void answerApplicationError(String className, String message, String text, ExceptionValue carried) {
         releaseLimit(true);
         // Without a carried form (or one that does not fit) this is the plain text answer.
-        answerOnce(RpcStatus.APPLICATION_ERROR, () -> RpcCodec.encodeApplicationError(connection.alloc(), id,
-                serializer, compressorId, className, message, text, server.maxFrameLength(), carried));
+        answerOnce(
+                RpcStatus.APPLICATION_ERROR,
+                () -> RpcCodec.encodeApplicationError(
+                        connection.alloc(),
+                        id,
+                        serializer,
+                        compressorId,
+                        className,
+                        message,
+                        text,
+                        server.maxFrameLength(),
+                        carried));
     }
 
     @Override
     public void answerError(RpcStatus status, String message) {
         releaseLimit(status == RpcStatus.DEADLINE_EXCEEDED); // a call that waited past its deadline is a sample of load
-        answerOnce(status, () -> RpcCodec.encodeError(connection.alloc(), id, serializerId, compressorId, status,
-                null, message, null, server.maxFrameLength()));
+        answerOnce(
+                status,
+                () -> RpcCodec.encodeError(
+                        connection.alloc(),
+                        id,
+                        serializerId,
+                        compressorId,
+                        status,
+                        null,
+                        message,
+                        null,
+                        server.maxFrameLength()));
     }
 
     /** Encodes and queues an error answer unless the call was answered already. */
@@ -429,8 +469,9 @@ final class ServerCall implements Runnable, ServerExchange {
 
     /** The server or the connection dropped this call without running it. */
     void abandon() {
-        refuse(RpcStatus.UNAVAILABLE, "server " + server.endpoint() + " shut down before running "
-                + method.descriptor());
+        refuse(
+                RpcStatus.UNAVAILABLE,
+                "server " + server.endpoint() + " shut down before running " + method.descriptor());
     }
 
     private void releaseFrame() {

@@ -56,9 +56,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
      * Bounded by the calls in flight; per connection, so a peer reaches only its own calls.
      */
     final ConcurrentHashMap<Long, ServerCall> inFlight = new ConcurrentHashMap<>();
+
     final MalformedStrikes strikes = new MalformedStrikes(this);
     /** Set once this side decided to close the connection with a GOAWAY; nothing more of it runs. */
     private final AtomicBoolean closing = new AtomicBoolean();
+
     private volatile ChannelHandlerContext ctx;
     private FrameDecoder decoder;
     volatile WriteQueue writes;
@@ -66,6 +68,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     volatile ResponsePump pump;
     /** Null when the server has no authenticator. */
     volatile ConnectionAuthentication auth;
+
     volatile Endpoint peer;
     /** The client's verified chain, read from the TLS session at the first request that asks. */
     private volatile List<X509Certificate> peerCertificates;
@@ -78,7 +81,8 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
-            peer = new Endpoint(a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString(),
+            peer = new Endpoint(
+                    a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString(),
                     Math.max(1, a.getPort()));
         }
         decoder = ctx.pipeline().get(FrameDecoder.class);
@@ -179,9 +183,13 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         } else {
             c.executor().execute(() -> c.channel().config().setAutoRead(false));
         }
-        c.executor().schedule(() -> {
-            c.close();
-        }, CLOSE_AFTER_GOAWAY_SECONDS, TimeUnit.SECONDS);
+        c.executor()
+                .schedule(
+                        () -> {
+                            c.close();
+                        },
+                        CLOSE_AFTER_GOAWAY_SECONDS,
+                        TimeUnit.SECONDS);
         writes.enqueue(new WriteQueue.Tracked() {
             @Override
             public ByteBuf takeFrame() {
@@ -230,9 +238,14 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         int waited = frame.isTimestamped() ? delay.waited(frame.sentAtMillis(), now) : 0;
         ConnectionAuthentication a = auth;
         if (a != null && a.takesNoMoreRequests()) {
-            router.refuse(this, frame, RpcStatus.UNAUTHENTICATED, "server " + server.endpoint() + ": this connection"
-                    + " carried no authenticated call within " + server.settings().authenticationTimeout().toMillis()
-                    + " ms of opening (authenticationTimeout) and takes no more requests; it closes; request not run");
+            router.refuse(
+                    this,
+                    frame,
+                    RpcStatus.UNAUTHENTICATED,
+                    "server " + server.endpoint() + ": this connection"
+                            + " carried no authenticated call within "
+                            + server.settings().authenticationTimeout().toMillis()
+                            + " ms of opening (authenticationTimeout) and takes no more requests; it closes; request not run");
             return;
         }
         ServerCall call = router.route(this, frame, now, waited);
@@ -313,8 +326,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException) {
-            server.closeLog().warn("Closing connection from {}: {}", peer,
-                    cause.getCause() != null ? cause.getCause().getMessage() : cause.getMessage());
+            server.closeLog()
+                    .warn(
+                            "Closing connection from {}: {}",
+                            peer,
+                            cause.getCause() != null ? cause.getCause().getMessage() : cause.getMessage());
         } else {
             server.closeLog().warn("Closing connection from {} after an error: {}", peer, cause.toString());
         }

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class WriteQueue implements Runnable {
     /** Frames written per task before yielding the event loop to reads and other channels. */
     private static final int BATCH = 256;
+
     private static final Object CLOSE = new Object();
 
     private final Channel channel;
@@ -158,7 +159,8 @@ final class WriteQueue implements Runnable {
         // Go again if a writer added after our last look and saw the flag still set, or if the
         // channel became writable during our own flush (Netty reports that at once, while the
         // flag was still set, so that resume() did nothing).
-        if (!queue.isEmpty() && (!waitForWritability || channel.isWritable() || !channel.isActive())
+        if (!queue.isEmpty()
+                && (!waitForWritability || channel.isWritable() || !channel.isActive())
                 && scheduled.compareAndSet(false, true)) {
             reschedule();
         }

@@ -12,21 +12,21 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.compress.GzipCompressor;
+import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
-import java.io.ByteArrayOutputStream;
-import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.testing.Allocations;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 class FrameDecoderTest {
     private static final int MAX = 64 * 1024;
@@ -40,10 +40,17 @@ class FrameDecoderTest {
 
     private static ByteBuf frame(long id, byte[] body, boolean gzipFlag) {
         ByteBuf b = Unpooled.buffer();
-        b.writeShort(ProtocolConstants.MAGIC).writeByte(ProtocolConstants.VERSION).writeByte(MessageType.REQUEST.code())
-                .writeByte(1).writeByte(gzipFlag ? GzipCompressor.ID : 0).writeByte(0)
+        b.writeShort(ProtocolConstants.MAGIC)
+                .writeByte(ProtocolConstants.VERSION)
+                .writeByte(MessageType.REQUEST.code())
+                .writeByte(1)
+                .writeByte(gzipFlag ? GzipCompressor.ID : 0)
+                .writeByte(0)
                 .writeByte(gzipFlag ? ProtocolConstants.FLAG_COMPRESSED : 0)
-                .writeLong(id).writeInt(1000).writeInt(body.length).writeBytes(body);
+                .writeLong(id)
+                .writeInt(1000)
+                .writeInt(body.length)
+                .writeBytes(body);
         return b;
     }
 
@@ -112,7 +119,8 @@ class FrameDecoderTest {
             decoder.readingResumed();
             paused.advanceTimeBy(1, TimeUnit.SECONDS);
             paused.runScheduledPendingTasks();
-            assertThatThrownBy(paused::checkException).hasMessageContaining("frame timeout of 100 ms")
+            assertThatThrownBy(paused::checkException)
+                    .hasMessageContaining("frame timeout of 100 ms")
                     .hasMessageContaining("received 50 of 124 bytes");
             whole.release();
         } finally {
@@ -129,10 +137,12 @@ class FrameDecoderTest {
 
     @Test
     void anErrorBodyClaimingTwoGigabytesIsRefusedBeforeAnythingIsAllocated() {
-        ByteBuf body = Unpooled.buffer().writeInt(-1).writeInt(Integer.MAX_VALUE).writeBytes(new byte[8]);
+        ByteBuf body =
+                Unpooled.buffer().writeInt(-1).writeInt(Integer.MAX_VALUE).writeBytes(new byte[8]);
         Allocations.Measured m = Allocations.measure(() -> RpcCodec.readError(body));
         body.release();
-        assertThat(m.thrown()).isInstanceOf(IndexOutOfBoundsException.class)
+        assertThat(m.thrown())
+                .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("2147483647 bytes with 8 left");
         assertThat(m.bytes()).isLessThan(1024 * 1024);
     }
@@ -140,7 +150,8 @@ class FrameDecoderTest {
     @Test
     void wrongMagicIsNamedAndRejectedFromTwoBytes() {
         assertThatThrownBy(() -> ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'G', 'E'})))
-                .isInstanceOf(CorruptedFrameException.class).hasMessageContaining("bad magic 0x4745")
+                .isInstanceOf(CorruptedFrameException.class)
+                .hasMessageContaining("bad magic 0x4745")
                 .hasMessageContaining("expected: 0x5852");
     }
 
@@ -171,7 +182,8 @@ class FrameDecoderTest {
         ByteBuf header = frame(1, new byte[0], false);
         header.setInt(ProtocolConstants.OFFSET_BODY_LENGTH, -1);
         assertThatThrownBy(() -> ch.writeInbound(header))
-                .isInstanceOf(TooLongFrameException.class).hasMessageContaining("4294967295 bytes");
+                .isInstanceOf(TooLongFrameException.class)
+                .hasMessageContaining("4294967295 bytes");
     }
 
     @Test
@@ -187,7 +199,8 @@ class FrameDecoderTest {
         ch.writeInbound(b.readRetainedSlice(headerPlus(40)));
         b.release();
         assertThat(ch.<Object>readInbound()).isNull();
-        assertThatThrownBy(ch::finish).isInstanceOf(CorruptedFrameException.class)
+        assertThatThrownBy(ch::finish)
+                .isInstanceOf(CorruptedFrameException.class)
                 .hasMessageContaining("connection closed in the middle of a frame: received 64 of 124 bytes");
     }
 
@@ -205,9 +218,11 @@ class FrameDecoderTest {
         ch.writeInbound(frame(5, zipped.toByteArray(), true));
         Frame f = ch.readInbound();
         assertThat(f.requestId()).isEqualTo(5);
-        assertThat(f.isCompressed()).as("the decoder leaves decompressing to the reader").isTrue();
-        assertThat(f.decompress(compressors, MAX)).isEqualTo("body decompresses to more than the limit of " + MAX
-                + " bytes");
+        assertThat(f.isCompressed())
+                .as("the decoder leaves decompressing to the reader")
+                .isTrue();
+        assertThat(f.decompress(compressors, MAX))
+                .isEqualTo("body decompresses to more than the limit of " + MAX + " bytes");
         assertThat(f.body()).isNull();
         f.release();
 
@@ -229,8 +244,14 @@ class FrameDecoderTest {
     @Test
     void compressedBodyRoundTripsThroughTheEncoder() throws Exception {
         byte[] text = "x".repeat(5000).getBytes();
-        ByteBuf encoded = RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 11,
-                kryo(), new GzipCompressor(), 0, ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH, new String(text));
+        ByteBuf encoded = RpcCodec.encodeResponse(
+                ByteBufAllocator.DEFAULT,
+                11,
+                kryo(),
+                new GzipCompressor(),
+                0,
+                ProtocolConstants.DEFAULT_MAX_FRAME_LENGTH,
+                new String(text));
         assertThat(encoded.getByte(ProtocolConstants.OFFSET_FLAGS)).isEqualTo((byte) ProtocolConstants.FLAG_COMPRESSED);
         assertThat(encoded.readableBytes()).isLessThan(200);
         ch.writeInbound(encoded);
@@ -246,8 +267,8 @@ class FrameDecoderTest {
     void encoderRefusesABodyOverTheSendersLimitAndLeavesNothingAllocated() {
         Serializer kryo = kryo();
         String big = "y".repeat(4000);
-        assertThatThrownBy(() -> RpcCodec.encodeResponse(ByteBufAllocator.DEFAULT, 12, kryo,
-                IdentityCompressor.INSTANCE, 0, 1024, big))
+        assertThatThrownBy(() -> RpcCodec.encodeResponse(
+                        ByteBufAllocator.DEFAULT, 12, kryo, IdentityCompressor.INSTANCE, 0, 1024, big))
                 .isInstanceOf(RpcCodec.FrameTooLargeException.class)
                 .hasMessageMatching("body of \\d+ bytes is over the frame limit of 1024 bytes");
         // Compressed, the same value fits: the limit applies to what goes on the wire.
@@ -257,8 +278,7 @@ class FrameDecoderTest {
     }
 
     private static Serializer kryo() {
-        return new KryoSerializer(ClassAllowList.withDefaults(),
-                ReadLimits.defaults());
+        return new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults());
     }
 
     private static ByteBuf assertDoesNotThrowEncode(Serializer s, String value) {

@@ -89,7 +89,8 @@ class ShortStringCacheTest {
         ShortStringCache names = new ShortStringCache();
         ByteBuf b = Unpooled.buffer().writeShort(200).writeBytes(new byte[10]);
         try {
-            assertThatThrownBy(() -> RpcCodec.readRequestHead(b, names)).isInstanceOf(IndexOutOfBoundsException.class)
+            assertThatThrownBy(() -> RpcCodec.readRequestHead(b, names))
+                    .isInstanceOf(IndexOutOfBoundsException.class)
                     .hasMessageContaining("200 bytes with 10 left");
         } finally {
             b.release();

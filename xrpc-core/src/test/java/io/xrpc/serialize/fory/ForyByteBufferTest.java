@@ -24,13 +24,15 @@ class ForyByteBufferTest {
     void everyByteBufferClassIsReadAsACopy() {
         ClassAllowList list = ClassAllowList.withDefaults().allowPackage("java.nio.");
         Fory fory = new ForySerializer(list, ReadLimits.defaults()).build(list, new SharedRegistry());
-        List<Class<?>> classes = List.of(ByteBuffer.wrap(new byte[1]).getClass(),
+        List<Class<?>> classes = List.of(
+                ByteBuffer.wrap(new byte[1]).getClass(),
                 ByteBuffer.wrap(new byte[1]).asReadOnlyBuffer().getClass(),
                 ByteBuffer.allocateDirect(1).getClass(),
                 ByteBuffer.allocateDirect(1).asReadOnlyBuffer().getClass());
         assertThat(classes).doesNotHaveDuplicates();
         for (Class<?> c : classes) {
-            assertThat(fory.getTypeResolver().getSerializer(c).getClass().getSimpleName()).as(c.getName())
+            assertThat(fory.getTypeResolver().getSerializer(c).getClass().getSimpleName())
+                    .as(c.getName())
                     .isEqualTo("CopiedByteBuffer");
         }
     }

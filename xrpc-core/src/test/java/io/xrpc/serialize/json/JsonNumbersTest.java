@@ -16,6 +16,7 @@ import io.xrpc.serialize.Serializer;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.Allocations;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import java.io.IOException;
 
 /**
  * A json number builds no more than its text: {@code 1E+100000} (9 bytes) once expanded into a
@@ -34,18 +34,40 @@ import java.io.IOException;
  * Every numeric type a method may declare is read from numbers of that shape.
  */
 class JsonNumbersTest {
-    private static final Serializer JSON = new JsonSerializerProvider()
-            .create(ClassAllowList.withDefaults(), ReadLimits.defaults());
+    private static final Serializer JSON =
+            new JsonSerializerProvider().create(ClassAllowList.withDefaults(), ReadLimits.defaults());
 
     private static final String THOUSAND_DIGITS = "1" + "0".repeat(999);
 
     /** Numbers whose text is short and whose value, expanded, is not. */
-    private static final List<String> SHAPES = List.of("1E+100000", "-1e+99999", "1E-999999999", "9.9E+2147483647",
-            "\"1E+100000\"", "\"1E-999999999\"", THOUSAND_DIGITS, "0." + "0".repeat(998) + "1");
+    private static final List<String> SHAPES = List.of(
+            "1E+100000",
+            "-1e+99999",
+            "1E-999999999",
+            "9.9E+2147483647",
+            "\"1E+100000\"",
+            "\"1E-999999999\"",
+            THOUSAND_DIGITS,
+            "0." + "0".repeat(998) + "1");
 
-    private static final List<Class<?>> TYPES = List.of(byte.class, short.class, int.class, long.class, Integer.class,
-            Long.class, float.class, double.class, Double.class, BigInteger.class, BigDecimal.class, Number.class,
-            Object.class, AtomicInteger.class, AtomicLong.class, Instant.class, Duration.class);
+    private static final List<Class<?>> TYPES = List.of(
+            byte.class,
+            short.class,
+            int.class,
+            long.class,
+            Integer.class,
+            Long.class,
+            float.class,
+            double.class,
+            Double.class,
+            BigInteger.class,
+            BigDecimal.class,
+            Number.class,
+            Object.class,
+            AtomicInteger.class,
+            AtomicLong.class,
+            Instant.class,
+            Duration.class);
 
     @Test
     void everyNumericTypeReadsEveryShapeWithinItsBytesOrRefusesIt() {
@@ -56,17 +78,20 @@ class JsonNumbersTest {
                 Allocations.measure(() -> read(payload, type)); // classes loaded, caches warm
                 Allocations.Measured m = Allocations.measure(() -> read(payload, type));
                 if (m.thrown() != null) {
-                    assertThat(m.thrown()).as(type + " from " + shape)
+                    assertThat(m.thrown())
+                            .as(type + " from " + shape)
                             .isInstanceOfAny(SerializationException.class, PayloadLimitException.class);
                 } else {
                     accepted.add(type.getSimpleName() + " " + shape);
                 }
-                assertThat(m.bytes()).as("bytes allocated reading " + type.getSimpleName() + " from " + shape)
+                assertThat(m.bytes())
+                        .as("bytes allocated reading " + type.getSimpleName() + " from " + shape)
                         .isLessThan(64 * 1024);
             }
         }
         // What still reads is bounded by its text: doubles saturate, BigDecimal keeps its scale small.
-        assertThat(accepted).contains("double 1E+100000", "BigDecimal " + THOUSAND_DIGITS)
+        assertThat(accepted)
+                .contains("double 1E+100000", "BigDecimal " + THOUSAND_DIGITS)
                 .doesNotContain("BigInteger 1E+100000", "BigDecimal 1E-999999999", "BigDecimal 1E+100000");
     }
 
@@ -79,18 +104,22 @@ class JsonNumbersTest {
                     .hasMessageContaining(type.getName());
         }
         assertThatThrownBy(() -> read("[1E-999999999]".getBytes(StandardCharsets.US_ASCII), BigDecimal.class))
-                .isInstanceOf(PayloadLimitException.class).hasMessageContaining("scale of 999999999");
+                .isInstanceOf(PayloadLimitException.class)
+                .hasMessageContaining("scale of 999999999");
     }
 
     @Test
     void ordinaryNumbersStillReadAsTheirTypes() throws Exception {
-        assertThat(read("[12]".getBytes(StandardCharsets.US_ASCII), BigInteger.class)).isEqualTo(BigInteger.valueOf(12));
-        assertThat(read("[\"12\"]".getBytes(StandardCharsets.US_ASCII), long.class)).isEqualTo(12L);
+        assertThat(read("[12]".getBytes(StandardCharsets.US_ASCII), BigInteger.class))
+                .isEqualTo(BigInteger.valueOf(12));
+        assertThat(read("[\"12\"]".getBytes(StandardCharsets.US_ASCII), long.class))
+                .isEqualTo(12L);
         assertThat(read("[1.25E+3]".getBytes(StandardCharsets.US_ASCII), BigDecimal.class))
                 .isEqualTo(new BigDecimal("1.25E+3"));
         assertThat(read("[1E+1000]".getBytes(StandardCharsets.US_ASCII), BigDecimal.class))
                 .isEqualTo(new BigDecimal("1E+1000"));
-        assertThat(read("[2.5]".getBytes(StandardCharsets.US_ASCII), double.class)).isEqualTo(2.5);
+        assertThat(read("[2.5]".getBytes(StandardCharsets.US_ASCII), double.class))
+                .isEqualTo(2.5);
     }
 
     public interface Numbers {
@@ -101,7 +130,9 @@ class JsonNumbersTest {
 
     @Test
     void aProviderRefusesTenKilobytesOfExponentsBeforeExpandingThem() {
-        RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .port(0)
                 .service(Numbers.class, new Numbers() {
                     @Override
                     public int count(List<BigInteger> values) {
@@ -112,9 +143,12 @@ class JsonNumbersTest {
                     public String scale(BigDecimal value) {
                         return Integer.toString(value.scale());
                     }
-                }).build().start();
+                })
+                .build()
+                .start();
         try (RpcClient client = RpcClient.builder().build()) {
-            GenericService numbers = client.generic(Numbers.class.getName(),
+            GenericService numbers = client.generic(
+                    Numbers.class.getName(),
                     ReferenceOptions.builder().address(server.endpoint()).build());
             List<BigDecimal> bombs = new ArrayList<>();
             for (int i = 0; i < 1000; i++) {
@@ -126,10 +160,12 @@ class JsonNumbersTest {
                         assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
                         assertThat(e.getMessage()).contains("argument 0", "fraction or an exponent");
                     });
-            assertThatThrownBy(() -> numbers.invoke("scale", List.of("java.math.BigDecimal"),
-                    List.of(new BigDecimal("1E-999999999"))))
-                    .isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.getMessage()).contains("scale"));
-            assertThat(numbers.invoke("count", List.of("java.util.List"), List.of(List.of(1, 2, 3)))).isEqualTo(3);
+            assertThatThrownBy(() -> numbers.invoke(
+                            "scale", List.of("java.math.BigDecimal"), List.of(new BigDecimal("1E-999999999"))))
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.getMessage()).contains("scale"));
+            assertThat(numbers.invoke("count", List.of("java.util.List"), List.of(List.of(1, 2, 3))))
+                    .isEqualTo(3);
             assertThat(numbers.invoke("scale", List.of("java.math.BigDecimal"), List.of(new BigDecimal("1.25"))))
                     .isEqualTo("2");
         } finally {

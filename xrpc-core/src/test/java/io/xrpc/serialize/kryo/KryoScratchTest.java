@@ -17,8 +17,8 @@ class KryoScratchTest {
         String large = "é".repeat(4 * 1024 * 1024); // UTF-8, read through the char scratch
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         kryo.writeArguments(new Object[] {large}, out);
-        Object[] read = kryo.readArguments(new ByteArrayInputStream(out.toByteArray()), new Class<?>[] {String.class},
-                Serializer.NO_DEADLINE);
+        Object[] read = kryo.readArguments(
+                new ByteArrayInputStream(out.toByteArray()), new Class<?>[] {String.class}, Serializer.NO_DEADLINE);
         assertThat(read[0]).isEqualTo(large);
         // It used to keep an 8 MiB char[] per thread, for good.
         assertThat(kryo.retainedScratchChars()).isLessThanOrEqualTo(GuardedInput.MAX_RETAINED_CHARS);

@@ -2,10 +2,10 @@ package io.xrpc.transport.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.Random;
 import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Test;
-import java.util.Arrays;
 
 /**
  * The adaptive limit fed synthetic latencies, without a server: a phase of calls one at a time
@@ -45,11 +45,13 @@ class AdaptiveLimitTest {
             IntToLongFunction spread = running -> 20_000_000 + (long) (r.nextDouble() * 60_000_000);
             limits[seed] = run(200, 2000, spread).limit();
             // Overloaded from its first call, only the least latency is known: the limit falls to its floor.
-            assertThat(run(0, 2000, spread).limit()).as("cold under overload, seed %d", seed).isLessThanOrEqualTo(3);
+            assertThat(run(0, 2000, spread).limit())
+                    .as("cold under overload, seed %d", seed)
+                    .isLessThanOrEqualTo(3);
         }
         Arrays.sort(limits);
-        System.out.println("limits of a spread method after its unloaded mean, 40 random sequences: "
-                + Arrays.toString(limits));
+        System.out.println(
+                "limits of a spread method after its unloaded mean, 40 random sequences: " + Arrays.toString(limits));
         assertThat(limits[0]).as("the lowest of 40").isGreaterThanOrEqualTo(MIN_SPREAD);
         assertThat(limits[20]).as("the median").isGreaterThanOrEqualTo(100);
     }

@@ -35,11 +35,17 @@ class BadPeerTest {
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder().host("127.0.0.1").maxFrameLength(64 * 1024)
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .maxFrameLength(64 * 1024)
                 .heartbeatInterval(Duration.ofMillis(200))
-                .service(TypesService.class, new TypesServiceImpl()).build().start();
+                .service(TypesService.class, new TypesServiceImpl())
+                .build()
+                .start();
         client = RpcClient.builder().build();
-        service = client.proxy(TypesService.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        service = client.proxy(
+                TypesService.class,
+                ReferenceOptions.builder().address(server.endpoint()).build());
     }
 
     @AfterAll
@@ -75,7 +81,9 @@ class BadPeerTest {
             OutputStream out = bad.getOutputStream();
             out.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            assertThat(readUntilClosed(bad)).as("nothing is answered to garbage").isEmpty();
+            assertThat(readUntilClosed(bad))
+                    .as("nothing is answered to garbage")
+                    .isEmpty();
             assertThat(calls.get(30, TimeUnit.SECONDS)).isEqualTo(500);
         } finally {
             caller.shutdownNow();
@@ -87,9 +95,16 @@ class BadPeerTest {
     void oversizeFrameIsRefusedAndOnlyThatConnectionCloses() throws Exception {
         try (Socket bad = connect()) {
             ByteBuf header = Unpooled.buffer();
-            header.writeShort(ProtocolConstants.MAGIC).writeByte(ProtocolConstants.VERSION)
-                    .writeByte(MessageType.REQUEST.code()).writeByte(1).writeByte(0).writeByte(0).writeByte(0)
-                    .writeLong(1).writeInt(1000).writeInt(100 * 1024 * 1024);
+            header.writeShort(ProtocolConstants.MAGIC)
+                    .writeByte(ProtocolConstants.VERSION)
+                    .writeByte(MessageType.REQUEST.code())
+                    .writeByte(1)
+                    .writeByte(0)
+                    .writeByte(0)
+                    .writeByte(0)
+                    .writeLong(1)
+                    .writeInt(1000)
+                    .writeInt(100 * 1024 * 1024);
             byte[] bytes = new byte[header.readableBytes()];
             header.readBytes(bytes);
             header.release();
@@ -131,7 +146,9 @@ class BadPeerTest {
             // The server pings an idle connection; a peer that never answers is closed after
             // three intervals. readAllBytes returns once the server has closed it.
             byte[] got = in.readAllBytes();
-            assertThat(got.length).as("pings received before the close").isGreaterThanOrEqualTo(ProtocolConstants.HEADER_LENGTH);
+            assertThat(got.length)
+                    .as("pings received before the close")
+                    .isGreaterThanOrEqualTo(ProtocolConstants.HEADER_LENGTH);
             assertThat(got[3]).isEqualTo(MessageType.HEARTBEAT_PING.code());
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() <= 1);
@@ -141,10 +158,21 @@ class BadPeerTest {
         byte[] key = service.getBytes(StandardCharsets.UTF_8);
         byte[] sig = signature.getBytes(StandardCharsets.UTF_8);
         ByteBuf b = Unpooled.buffer();
-        b.writeShort(ProtocolConstants.MAGIC).writeByte(ProtocolConstants.VERSION).writeByte(MessageType.REQUEST.code())
-                .writeByte(1).writeByte(0).writeByte(0).writeByte(0).writeLong(id).writeInt(5000)
+        b.writeShort(ProtocolConstants.MAGIC)
+                .writeByte(ProtocolConstants.VERSION)
+                .writeByte(MessageType.REQUEST.code())
+                .writeByte(1)
+                .writeByte(0)
+                .writeByte(0)
+                .writeByte(0)
+                .writeLong(id)
+                .writeInt(5000)
                 .writeInt(2 + key.length + 2 + sig.length + 2)
-                .writeShort(key.length).writeBytes(key).writeShort(sig.length).writeBytes(sig).writeShort(0);
+                .writeShort(key.length)
+                .writeBytes(key)
+                .writeShort(sig.length)
+                .writeBytes(sig)
+                .writeShort(0);
         byte[] out = new byte[b.readableBytes()];
         b.readBytes(out);
         b.release();

@@ -34,23 +34,47 @@ class CancellationTest {
         GateServiceImpl x = new GateServiceImpl("x");
         GateServiceImpl y = new GateServiceImpl("y");
         y.gate.countDown();
-        try (RpcServer px = RpcServer.builder().host("127.0.0.1").executorThreads(1).executorQueue(8)
-                .service(GateService.class, x).build().start();
-             RpcServer py = RpcServer.builder().host("127.0.0.1").service(GateService.class, y).build().start();
-             RpcClient client = RpcClient.builder().cancelOnProvider(cancelOnProvider).build()) {
-            GateService onlyX = client.proxy(GateService.class, ReferenceOptions.builder().address(px.endpoint())
-                    .timeout(Duration.ofSeconds(20)).build());
+        try (RpcServer px = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .executorThreads(1)
+                        .executorQueue(8)
+                        .service(GateService.class, x)
+                        .build()
+                        .start();
+                RpcServer py = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(GateService.class, y)
+                        .build()
+                        .start();
+                RpcClient client =
+                        RpcClient.builder().cancelOnProvider(cancelOnProvider).build()) {
+            GateService onlyX = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(px.endpoint())
+                            .timeout(Duration.ofSeconds(20))
+                            .build());
             CompletableFuture<String> busy = onlyX.passAsync("busy"); // holds x's one thread
             assertThat(x.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
             // Round robin sends the first attempt to x, where it waits behind "busy".
-            GateService hedged = client.proxy(GateService.class, ReferenceOptions.builder().address(px.endpoint())
-                    .address(py.endpoint()).loadBalancer("round-robin").timeout(Duration.ofSeconds(20))
-                    .hedging(Hedging.after(Duration.ofMillis(100))).build());
+            GateService hedged = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(px.endpoint())
+                            .address(py.endpoint())
+                            .loadBalancer("round-robin")
+                            .timeout(Duration.ofSeconds(20))
+                            .hedging(Hedging.after(Duration.ofMillis(100)))
+                            .build());
             assertThat(hedged.passIdempotent("h")).isEqualTo("h@y");
             // The lost attempt ends on the client (x has only "busy" in flight) in the same step that
             // queues its CANCEL; a call queued after that on the same connection is read after it.
-            await().atMost(Duration.ofSeconds(10)).until(() -> client.references().get(1).providers().stream()
-                    .filter(p -> p.endpoint().equals(px.endpoint())).mapToInt(p -> p.activeCalls()).sum() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> client.references().get(1).providers().stream()
+                                    .filter(p -> p.endpoint().equals(px.endpoint()))
+                                    .mapToInt(p -> p.activeCalls())
+                                    .sum()
+                            == 1);
             CompletableFuture<String> after = onlyX.passAsync("after");
             // x has read "after" (busy, h, after: three calls not answered), so the CANCEL before it too.
             await().atMost(Duration.ofSeconds(10)).until(() -> px.inFlight() == 3);
@@ -64,14 +88,19 @@ class CancellationTest {
     @Test
     @Timeout(30)
     void aCancelOfNoCallOrWithABodyIsIgnoredAndTheConnectionServesOn() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1")
-                .service(GateService.class, new GateServiceImpl()).build().start();
-             RawPeer peer = new RawPeer(server.port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(GateService.class, new GateServiceImpl())
+                        .build()
+                        .start();
+                RawPeer peer = new RawPeer(server.port())) {
             peer.send(RawPeer.frame(MessageType.CANCEL, (byte) 0, 12345, 0, new byte[0]));
             peer.send(RawPeer.frame(MessageType.CANCEL, (byte) 0, -1, 0, new byte[100]));
             peer.send(RawPeer.frame(MessageType.HEARTBEAT_PING, (byte) 0, 0, 0, new byte[0]));
             RawPeer.Reply pong = peer.read();
-            assertThat(pong.type()).as("the connection answers after both").isEqualTo(MessageType.HEARTBEAT_PONG.code());
+            assertThat(pong.type())
+                    .as("the connection answers after both")
+                    .isEqualTo(MessageType.HEARTBEAT_PONG.code());
             assertThat(server.connectionCount()).isEqualTo(1);
         }
     }

@@ -8,8 +8,11 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.kryo.KryoSerializer;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.DeadlineWaitingSerializerProvider;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import io.xrpc.testing.RawPeer;
@@ -22,13 +25,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import io.xrpc.serialize.ClassAllowList;
-import io.xrpc.serialize.ReadLimits;
-import io.xrpc.testing.DeadlineWaitingSerializerProvider;
 import org.assertj.core.api.Assertions;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Requests whose reading a peer can make expensive at will: compressed bodies and malformed ones.
@@ -41,7 +41,11 @@ class ExpensiveRequestsTest {
 
     /** A compressed request as XRpc writes it: the head plain, then {@code compressed}, no clock stamp. */
     private static byte[] compressedRequest(long id, String signature, byte[] compressed) {
-        byte[] frame = RawPeer.frame(MessageType.REQUEST, KryoSerializer.ID, id, 5000,
+        byte[] frame = RawPeer.frame(
+                MessageType.REQUEST,
+                KryoSerializer.ID,
+                id,
+                5000,
                 RawPeer.requestBody(SERVICE, signature, compressed)); // no attachments: no credentials
         frame[ProtocolConstants.OFFSET_COMPRESSOR] = new RecordingGzipCompressor().id();
         frame[ProtocolConstants.OFFSET_FLAGS] = ProtocolConstants.FLAG_COMPRESSED;
@@ -69,28 +73,44 @@ class ExpensiveRequestsTest {
     void aCompressedRequestWithoutCredentialsIsRefusedWithoutInflatingAByte() throws Exception {
         RecordingGzipCompressor.DECOMPRESSED_ON.clear();
         byte[] bomb = gzipBomb();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
-                .authenticator((credentials, service, method, peer) -> credentials == null ? "credentials required" : null)
-                .service(GateService.class, new GateServiceImpl("guarded")).build().start();
-             RawPeer peer = new RawPeer(server.endpoint().port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .authenticator((credentials, service, method, peer) ->
+                                credentials == null ? "credentials required" : null)
+                        .service(GateService.class, new GateServiceImpl("guarded"))
+                        .build()
+                        .start();
+                RawPeer peer = new RawPeer(server.endpoint().port())) {
             peer.send(compressedRequest(7, "quick(java.lang.String)", bomb));
             RawPeer.Reply reply = peer.read();
             assertThat(reply.requestId()).isEqualTo(7);
             assertThat(reply.status()).isEqualTo(RpcStatus.UNAUTHENTICATED.code());
             assertThat(reply.message()).contains("credentials required");
-            assertThat(RecordingGzipCompressor.DECOMPRESSED_ON).as("inflated before authenticating").isEmpty();
+            assertThat(RecordingGzipCompressor.DECOMPRESSED_ON)
+                    .as("inflated before authenticating")
+                    .isEmpty();
         }
     }
 
     @Test
     void compressedCallsStillWorkBothWaysAndABombIsRefusedAfterAuthentication() throws Exception {
         RecordingGzipCompressor.DECOMPRESSED_ON.clear();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).compressThreshold(0)
-                .service(GateService.class, new GateServiceImpl("plain")).build().start();
-             RpcClient client = RpcClient.builder().compressThreshold(0).build();
-             RawPeer peer = new RawPeer(server.endpoint().port())) {
-            GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .compressor("recording-gzip").build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .compressThreshold(0)
+                        .service(GateService.class, new GateServiceImpl("plain"))
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().compressThreshold(0).build();
+                RawPeer peer = new RawPeer(server.endpoint().port())) {
+            GateService gate = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .compressor("recording-gzip")
+                            .build());
             String big = "x".repeat(50_000);
             assertThat(gate.quick(big)).isEqualTo(big);
             assertThat(RecordingGzipCompressor.DECOMPRESSED_ON).hasSize(2); // the request and the answer
@@ -113,23 +133,45 @@ class ExpensiveRequestsTest {
     @Test
     void oneConnectionsExpensiveReadsTakeTheirShareAndNoMore() throws Exception {
         int share = Admission.MAX_EXPENSIVE_READS;
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).compressThreshold(0)
-                .service(GateService.class, new GateServiceImpl("g")).build().start();
-             RpcClient heavy = RpcClient.builder().compressThreshold(0).build();
-             RpcClient other = RpcClient.builder().build()) {
-            GateService slow = heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .serializer("slow-reader").compressor("recording-gzip").retries(0)
-                    .timeout(Duration.ofMillis(1500)).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .compressThreshold(0)
+                        .service(GateService.class, new GateServiceImpl("g"))
+                        .build()
+                        .start();
+                RpcClient heavy = RpcClient.builder().compressThreshold(0).build();
+                RpcClient other = RpcClient.builder().build()) {
+            GateService slow = heavy.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .serializer("slow-reader")
+                            .compressor("recording-gzip")
+                            .retries(0)
+                            .timeout(Duration.ofMillis(1500))
+                            .build());
             // The one past the share has the shorter deadline, so that it has surely expired when a
             // reading slot frees. With equal deadlines the test failed once in a full run (two
             // reads, not one): the one waiting had the others' deadline give or take the moment
             // between their sending, and, handed the slot within that moment, was read.
-            GateService extra = heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .serializer("slow-reader").compressor("recording-gzip").retries(0)
-                    .timeout(Duration.ofMillis(500)).build());
+            GateService extra = heavy.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .serializer("slow-reader")
+                            .compressor("recording-gzip")
+                            .retries(0)
+                            .timeout(Duration.ofMillis(500))
+                            .build());
             // Connected first, so that the calls below reach the server in the order made.
-            assertThat(heavy.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build())
-                    .quick("connect")).isEqualTo("connect");
+            assertThat(heavy.proxy(
+                                    GateService.class,
+                                    ReferenceOptions.builder()
+                                            .address(server.endpoint())
+                                            .build())
+                            .quick("connect"))
+                    .isEqualTo("connect");
             int readsBefore = DeadlineWaitingSerializerProvider.READS.get();
             List<CompletableFuture<String>> calls = new ArrayList<>();
             for (int i = 0; i < share; i++) {
@@ -137,25 +179,33 @@ class ExpensiveRequestsTest {
             }
             calls.add(extra.passAsync("t" + share));
             // Meanwhile another connection is served at once.
-            GateService quick = other.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                    .build());
+            GateService quick = other.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(quick.quick("meanwhile")).isEqualTo("meanwhile");
             for (CompletableFuture<String> c : calls) {
                 assertThat(Assertions.catchThrowable(c::join))
-                        .isInstanceOf(CompletionException.class).cause().isInstanceOfSatisfying(RpcException.class,
-                                e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+                        .isInstanceOf(CompletionException.class)
+                        .cause()
+                        .isInstanceOfSatisfying(
+                                RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
             }
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> server.inFlight() == 0);
-            assertThat(DeadlineWaitingSerializerProvider.READS.get() - readsBefore).isEqualTo(share);
+            assertThat(DeadlineWaitingSerializerProvider.READS.get() - readsBefore)
+                    .isEqualTo(share);
         }
     }
 
     @Test
     void aConnectionThatKeepsSendingGarbageIsClosedNamingWhy() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(GateService.class, new GateServiceImpl("g")).build().start();
-             RawPeer peer = new RawPeer(server.endpoint().port());
-             RpcClient good = RpcClient.builder().build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(GateService.class, new GateServiceImpl("g"))
+                        .build()
+                        .start();
+                RawPeer peer = new RawPeer(server.endpoint().port());
+                RpcClient good = RpcClient.builder().build()) {
             byte[] garbage = {(byte) 0xFF, (byte) 0xFE, 0x01, 0x02};
             for (int i = 1; i <= MalformedStrikes.MAX_IN_A_ROW; i++) {
                 peer.send(RawPeer.request(i, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", garbage));
@@ -167,22 +217,28 @@ class ExpensiveRequestsTest {
                 replies.add(r);
             } while (r.type() != MessageType.GOAWAY.code());
             assertThat(replies).hasSize(MalformedStrikes.MAX_IN_A_ROW + 1);
-            assertThat(replies.subList(0, replies.size() - 1)).allSatisfy(reply ->
-                    assertThat(reply.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code()));
+            assertThat(replies.subList(0, replies.size() - 1))
+                    .allSatisfy(reply -> assertThat(reply.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code()));
             assertThat(r.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code());
             assertThat(r.message()).contains("10 requests in a row were malformed", "cannot read the arguments");
             assertThat(peer.readUntilClosed()).isEmpty();
             // Everyone else is served as before.
-            GateService gate = good.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint()).build());
+            GateService gate = good.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
             assertThat(gate.quick("fine")).isEqualTo("fine");
         }
     }
 
     @Test
     void wellFormedCallsBetweenBadOnesKeepTheConnection() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0)
-                .service(GateService.class, new GateServiceImpl("g")).build().start();
-             RawPeer peer = new RawPeer(server.endpoint().port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(GateService.class, new GateServiceImpl("g"))
+                        .build()
+                        .start();
+                RawPeer peer = new RawPeer(server.endpoint().port())) {
             byte[] garbage = {(byte) 0xFF, (byte) 0xFE, 0x01, 0x02};
             ByteArrayOutputStream ok = new ByteArrayOutputStream();
             new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults())
@@ -192,8 +248,8 @@ class ExpensiveRequestsTest {
                 peer.send(RawPeer.request(i, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", args));
                 RawPeer.Reply reply = peer.read();
                 assertThat(reply.type()).isEqualTo(MessageType.RESPONSE.code());
-                assertThat(reply.status()).isEqualTo(i % 5 == 0 ? RpcStatus.OK.code()
-                        : RpcStatus.SERIALIZATION_ERROR.code());
+                assertThat(reply.status())
+                        .isEqualTo(i % 5 == 0 ? RpcStatus.OK.code() : RpcStatus.SERIALIZATION_ERROR.code());
             }
         }
     }

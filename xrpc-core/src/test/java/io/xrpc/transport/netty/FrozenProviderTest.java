@@ -3,6 +3,7 @@ package io.xrpc.transport.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.xrpc.client.ReferenceView;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
@@ -20,10 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import io.xrpc.client.ReferenceView;
 
 /**
  * A provider frozen with SIGSTOP, in a JVM of its own: its connections stay open and the kernel
@@ -36,14 +35,23 @@ class FrozenProviderTest {
     void requestsThatWaitedInTheSocketPastTheirBudgetDoNotRunWhenTheProviderThaws() throws Exception {
         // One call thread: a stale request that wrongly ran would run before the count is read.
         try (ForkedJvm provider = new ForkedJvm(ForkedProvider.class, "frozen", "serial");
-             RpcClient client = RpcClient.builder().build()) {
-            GateService patient = client.proxy(GateService.class, ReferenceOptions.builder()
-                    .address("127.0.0.1:" + provider.port()).timeout(Duration.ofSeconds(10)).build());
+                RpcClient client = RpcClient.builder().build()) {
+            GateService patient = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + provider.port())
+                            .timeout(Duration.ofSeconds(10))
+                            .build());
             for (int i = 0; i < 5; i++) { // a fresh JVM's first calls may take more than 500 ms
                 assertThat(patient.whoAmI()).isEqualTo("frozen");
             }
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder()
-                    .address("127.0.0.1:" + provider.port()).timeout(Duration.ofMillis(500)).retries(0).build());
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + provider.port())
+                            .timeout(Duration.ofMillis(500))
+                            .retries(0)
+                            .build());
             provider.freeze();
             ExecutorService callers = Executors.newFixedThreadPool(8);
             try {
@@ -53,9 +61,14 @@ class FrozenProviderTest {
                 }
                 for (CompletableFuture<String> f : stale) {
                     // Its deadline, or the unanswered ping (about 0.5 s) that fails the calls of a silent provider.
-                    assertThat(f).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
-                            .havingCause().isInstanceOfSatisfying(RpcException.class, e -> assertThat(e.status())
-                                    .isIn(RpcStatus.DEADLINE_EXCEEDED, RpcStatus.CONNECTION_CLOSED));
+                    assertThat(f)
+                            .failsWithin(Duration.ofSeconds(10))
+                            .withThrowableOfType(ExecutionException.class)
+                            .havingCause()
+                            .isInstanceOfSatisfying(
+                                    RpcException.class,
+                                    e -> assertThat(e.status())
+                                            .isIn(RpcStatus.DEADLINE_EXCEEDED, RpcStatus.CONNECTION_CLOSED));
                 }
             } finally {
                 callers.shutdownNow();
@@ -64,15 +77,18 @@ class FrozenProviderTest {
             // The provider reads the 8 requests only now, long after their 500 ms budget: none runs.
             // They are ahead of this call on the connection and on the one call thread.
             // Waits for the first answer after the thaw (calls may fail while the provider wakes).
-            int ran = await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+            int ran = await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
                     .until(() -> patient.runs("whoAmI"), n -> true);
             assertThat(ran).as("calls that ran on the provider").isEqualTo(5);
         }
     }
 
     private static int timeoutsOn(CallLoad load, String provider) {
-        return load.errors().entrySet().stream().filter(e -> e.getKey().contains(provider))
-                .mapToInt(e -> e.getValue().get()).sum();
+        return load.errors().entrySet().stream()
+                .filter(e -> e.getKey().contains(provider))
+                .mapToInt(e -> e.getValue().get())
+                .sum();
     }
 
     @Test
@@ -80,11 +96,21 @@ class FrozenProviderTest {
     void aFrozenProviderIsSetAsideAfterItsFirstTimeoutsAndCallsGoToTheOther() throws Exception {
         GateServiceImpl a = new GateServiceImpl("a");
         try (ForkedJvm b = new ForkedJvm(ForkedProvider.class, "b");
-             RpcServer pa = RpcServer.builder().host("127.0.0.1").service(GateService.class, a).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder()
-                    .address(pa.endpoint()).address("127.0.0.1:" + b.port()).loadBalancer("round-robin")
-                    .timeout(Duration.ofMillis(300)).retries(0).build());
+                RpcServer pa = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(GateService.class, a)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            GateService s = client.proxy(
+                    GateService.class,
+                    ReferenceOptions.builder()
+                            .address(pa.endpoint())
+                            .address("127.0.0.1:" + b.port())
+                            .loadBalancer("round-robin")
+                            .timeout(Duration.ofMillis(300))
+                            .retries(0)
+                            .build());
             CallLoad load = new CallLoad(8, s::whoAmI);
             String onB = "127.0.0.1:" + b.port(); // timed out, or failed when b answered no ping
             int failedBefore;
@@ -92,8 +118,9 @@ class FrozenProviderTest {
                 load.awaitMore("b", 20, Duration.ofSeconds(30));
                 // A cold test JVM may miss the 300 ms deadline of its first calls to a, which then
                 // sits out its first ejection: b must be the only provider that is set aside.
-                await().atMost(Duration.ofSeconds(30)).until(() -> client.references().get(0).providers().stream()
-                        .noneMatch(p -> p.state() == ReferenceView.State.SET_ASIDE));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> client.references().get(0).providers().stream()
+                                .noneMatch(p -> p.state() == ReferenceView.State.SET_ASIDE));
                 load.awaitMore("a", 20, Duration.ofSeconds(30)); // a is through its probation
                 failedBefore = timeoutsOn(load, onB);
                 b.freeze();
@@ -102,11 +129,12 @@ class FrozenProviderTest {
             }
             // Only b's timeouts after the freeze: a slow moment of the loaded test machine is not b.
             int failed = timeoutsOn(load, onB) - failedBefore;
-            System.out.printf("frozen provider: %d calls answered by a in all, %d timed out on b%n",
-                    load.answered("a"), failed);
+            System.out.printf(
+                    "frozen provider: %d calls answered by a in all, %d timed out on b%n", load.answered("a"), failed);
             assertThat(failed).as("calls that timed out on the frozen provider").isLessThanOrEqualTo(2 * 8);
-            assertThat(load.errors().keySet()).allMatch(e -> e.startsWith("DEADLINE_EXCEEDED")
-                    || e.startsWith("CONNECTION_CLOSED") && e.contains("not even a ping"));
+            assertThat(load.errors().keySet())
+                    .allMatch(e -> e.startsWith("DEADLINE_EXCEEDED")
+                            || e.startsWith("CONNECTION_CLOSED") && e.contains("not even a ping"));
             b.thaw();
         }
     }

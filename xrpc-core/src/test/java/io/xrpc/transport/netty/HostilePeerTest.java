@@ -27,11 +27,15 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -40,10 +44,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import java.net.SocketException;
-import java.nio.ByteBuffer;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Peers that attack a provider over real sockets, or a provider that attacks its client. Each
@@ -109,9 +109,13 @@ class HostilePeerTest {
     @Test
     void anAllocationBombInTheArgumentsIsAnsweredSerializationErrorNamingTheClaim() throws Exception {
         BulkImpl impl = new BulkImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(Bulk.class, impl).build().start();
-             RpcClient client = RpcClient.builder().build();
-             RawPeer peer = new RawPeer(server.port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(Bulk.class, impl)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build();
+                RawPeer peer = new RawPeer(server.port())) {
             byte[] valid = kryo((Object) new byte[0]);
             Output claim = new Output(8);
             claim.writeVarInt((1 << 30) + 1, true);
@@ -127,15 +131,20 @@ class HostilePeerTest {
             assertThat(h.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code());
             assertThat(h.message()).contains("int[] claims 16777216 elements");
             assertThat(impl.lengthRuns).hasValue(0);
-            assertThat(proxy(client, server, ReferenceOptions.builder()).quick("still fine")).isEqualTo("still fine");
+            assertThat(proxy(client, server, ReferenceOptions.builder()).quick("still fine"))
+                    .isEqualTo("still fine");
         }
     }
 
     @Test
     void aRequestSentBeforeTheGoawayArrivedIsAnsweredNotReset() throws Exception {
         BulkImpl impl = new BulkImpl();
-        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
-                .service(Bulk.class, impl).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .shutdownGrace(Duration.ofSeconds(20))
+                .service(Bulk.class, impl)
+                .build()
+                .start();
         CompletableFuture<Void> closing;
         try (RawPeer peer = new RawPeer(server.port())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 1);
@@ -157,8 +166,13 @@ class HostilePeerTest {
     @Test
     void requestsHeldBackForAdmissionWhenTheServerStopsAreStillReadAndAnswered() throws Exception {
         BulkImpl impl = new BulkImpl();
-        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
-                .writeBufferWaterMark(128 * 1024, 256 * 1024).service(Bulk.class, impl).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .shutdownGrace(Duration.ofSeconds(20))
+                .writeBufferWaterMark(128 * 1024, 256 * 1024)
+                .service(Bulk.class, impl)
+                .build()
+                .start();
         CompletableFuture<Void> closing;
         try (RawPeer peer = new RawPeer(server.port())) {
             peer.send(RawPeer.request(1, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
@@ -194,8 +208,12 @@ class HostilePeerTest {
 
     @Test
     void anInterruptedCloseStillShutsEverythingDown() throws Exception {
-        RpcServer server = RpcServer.builder().host("127.0.0.1").shutdownGrace(Duration.ofSeconds(20))
-                .service(Bulk.class, new BulkImpl()).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .shutdownGrace(Duration.ofSeconds(20))
+                .service(Bulk.class, new BulkImpl())
+                .build()
+                .start();
         try (RawPeer idle = new RawPeer(server.port())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 1);
             Thread.currentThread().interrupt();
@@ -213,8 +231,12 @@ class HostilePeerTest {
 
     @Test
     void aServiceNameOfSixtyFourKilobytesIsNotEchoedWhole() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(Bulk.class, new BulkImpl()).build().start();
-             RawPeer peer = new RawPeer(server.port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(Bulk.class, new BulkImpl())
+                        .build()
+                        .start();
+                RawPeer peer = new RawPeer(server.port())) {
             peer.send(RawPeer.request(7, KryoSerializer.ID, 5000, "x".repeat(65_000), "quick()", new byte[0]));
             RawPeer.Reply r = peer.read();
             assertThat(r.status()).isEqualTo(RpcStatus.SERVICE_NOT_FOUND.code());
@@ -225,25 +247,40 @@ class HostilePeerTest {
     @Test
     void aServiceThatAcceptsOnlyHessianRefusesKryoNamingWhatItAccepts() {
         BulkImpl impl = new BulkImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1")
-                .service(Bulk.class, impl, ServiceOptions.builder().serializers("hessian").build()).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            assertThatThrownBy(() -> proxy(client, server, ReferenceOptions.builder().serializer("kryo")).length("x"))
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(
+                                Bulk.class,
+                                impl,
+                                ServiceOptions.builder().serializers("hessian").build())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            assertThatThrownBy(() -> proxy(
+                                    client, server, ReferenceOptions.builder().serializer("kryo"))
+                            .length("x"))
                     .isInstanceOfSatisfying(RpcException.class, e -> {
                         assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
-                        assertThat(e.getMessage()).contains("accepts only the serializers [hessian]",
-                                "the request used kryo");
+                        assertThat(e.getMessage())
+                                .contains("accepts only the serializers [hessian]", "the request used kryo");
                     });
             assertThat(impl.lengthRuns).hasValue(0);
-            assertThat(proxy(client, server, ReferenceOptions.builder().serializer("hessian")).length("abc")).isEqualTo(3);
+            assertThat(proxy(client, server, ReferenceOptions.builder().serializer("hessian"))
+                            .length("abc"))
+                    .isEqualTo(3);
         }
     }
 
     @Test
     void anUnknownSerializerNameInServiceOptionsFailsAtExport() {
-        assertThatThrownBy(() -> RpcServer.builder().service(Bulk.class, new BulkImpl(),
-                ServiceOptions.builder().serializers("jsn").build()).build())
-                .hasMessageContaining("jsn").hasMessageContaining("kryo");
+        assertThatThrownBy(() -> RpcServer.builder()
+                        .service(
+                                Bulk.class,
+                                new BulkImpl(),
+                                ServiceOptions.builder().serializers("jsn").build())
+                        .build())
+                .hasMessageContaining("jsn")
+                .hasMessageContaining("kryo");
     }
 
     @Test
@@ -251,9 +288,13 @@ class HostilePeerTest {
         int high = 512 * 1024;
         int size = 1024 * 1024;
         BulkImpl impl = new BulkImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").writeBufferWaterMark(high / 2, high)
-                .service(Bulk.class, impl).build().start();
-             RpcClient client = RpcClient.builder().build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .writeBufferWaterMark(high / 2, high)
+                        .service(Bulk.class, impl)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
             Bulk good = proxy(client, server, ReferenceOptions.builder().timeout(Duration.ofSeconds(10)));
             assertThat(good.big(size)).hasSize(size); // the server learns how large big's answers are
             try (RawPeer greedy = new RawPeer(server.port(), 4096)) {
@@ -265,9 +306,11 @@ class HostilePeerTest {
                 greedy.send(burst.toByteArray()); // and never reads
                 await().atMost(Duration.ofSeconds(10)).until(() -> impl.bigRuns.get() >= 2);
                 long bound = high + size + 64 * 1024; // the high-water mark plus one frame
-                await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() ->
-                        server.pendingOutputBytes() <= bound && impl.bigRuns.get() < 1 + 48);
-                System.out.printf("non-reading client: %d of 48 calls run, %d bytes of output pending (bound %d)%n",
+                await().during(Duration.ofSeconds(1))
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> server.pendingOutputBytes() <= bound && impl.bigRuns.get() < 1 + 48);
+                System.out.printf(
+                        "non-reading client: %d of 48 calls run, %d bytes of output pending (bound %d)%n",
                         impl.bigRuns.get() - 1, server.pendingOutputBytes(), bound);
                 for (int i = 0; i < 20; i++) {
                     assertThat(good.quick("q" + i)).isEqualTo("q" + i);
@@ -281,8 +324,10 @@ class HostilePeerTest {
         long limit = 1024 * 1024;
         // A "provider" that accepts and never reads: the kernel's buffers fill, then the client's.
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             RpcClient client = RpcClient.builder().maxPendingRequestBytes(limit)
-                     .writeBufferWaterMark(32 * 1024, 64 * 1024).build()) {
+                RpcClient client = RpcClient.builder()
+                        .maxPendingRequestBytes(limit)
+                        .writeBufferWaterMark(32 * 1024, 64 * 1024)
+                        .build()) {
             CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
                 try {
                     Socket s = listener.accept();
@@ -292,19 +337,29 @@ class HostilePeerTest {
                     throw new IllegalStateException(e);
                 }
             });
-            Bulk s = client.proxy(Bulk.class, ReferenceOptions.builder().address("127.0.0.1:" + listener.getLocalPort())
-                    .timeout(Duration.ofSeconds(30)).retries(0).build());
+            Bulk s = client.proxy(
+                    Bulk.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + listener.getLocalPort())
+                            .timeout(Duration.ofSeconds(30))
+                            .retries(0)
+                            .build());
             byte[] payload = new byte[64 * 1024];
             List<CompletableFuture<Integer>> calls = new ArrayList<>();
             try {
                 for (int i = 0; i < 400; i++) { // 25 MiB of requests, far more than the socket buffers take
                     calls.add(s.lengthAsync(payload));
                 }
-                await().atMost(Duration.ofSeconds(30)).until(() -> calls.stream().filter(CompletableFuture::isDone)
-                        .anyMatch(CompletableFuture::isCompletedExceptionally));
-                Throwable failure = calls.stream().filter(CompletableFuture::isCompletedExceptionally)
-                        .map(f -> f.handle((v, t) -> t instanceof CompletionException ? t.getCause() : t).join())
-                        .findFirst().orElseThrow();
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> calls.stream()
+                                .filter(CompletableFuture::isDone)
+                                .anyMatch(CompletableFuture::isCompletedExceptionally));
+                Throwable failure = calls.stream()
+                        .filter(CompletableFuture::isCompletedExceptionally)
+                        .map(f -> f.handle((v, t) -> t instanceof CompletionException ? t.getCause() : t)
+                                .join())
+                        .findFirst()
+                        .orElseThrow();
                 assertThat(failure).isInstanceOf(RpcException.class);
                 RpcException refused = (RpcException) failure;
                 assertThat(refused.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED);
@@ -319,9 +374,13 @@ class HostilePeerTest {
     @Test
     void connectionsOverTheCapAreRefusedWithAGoawayTheClientRetriesElsewhere() throws Exception {
         BulkImpl impl = new BulkImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").maxConnections(2)
-                .service(Bulk.class, impl).build().start();
-             RpcClient client = RpcClient.builder().build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .maxConnections(2)
+                        .service(Bulk.class, impl)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
             RawPeer a = new RawPeer(server.port());
             RawPeer b = new RawPeer(server.port());
             await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 2);
@@ -347,9 +406,13 @@ class HostilePeerTest {
 
     @Test
     void connectionsOverThePerAddressCapAreRefused() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").maxConnectionsPerAddress(1)
-                .service(Bulk.class, new BulkImpl()).build().start();
-             RawPeer a = new RawPeer(server.port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .maxConnectionsPerAddress(1)
+                        .service(Bulk.class, new BulkImpl())
+                        .build()
+                        .start();
+                RawPeer a = new RawPeer(server.port())) {
             await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 1);
             RawPeer b = new RawPeer(server.port());
             RawPeer.Reply r = b.read();
@@ -361,9 +424,13 @@ class HostilePeerTest {
 
     @Test
     void aPeerTricklingAFrameIsDisconnectedAtTheFrameTimeout() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").frameTimeout(Duration.ofMillis(300))
-                .service(Bulk.class, new BulkImpl()).build().start();
-             RawPeer trickler = new RawPeer(server.port())) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .frameTimeout(Duration.ofMillis(300))
+                        .service(Bulk.class, new BulkImpl())
+                        .build()
+                        .start();
+                RawPeer trickler = new RawPeer(server.port())) {
             byte[] frame = RawPeer.request(1, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", kryo("x"));
             ExecutorService drip = Executors.newSingleThreadExecutor();
             try {
@@ -377,7 +444,9 @@ class HostilePeerTest {
                     return null;
                 });
                 try {
-                    assertThat(trickler.readUntilClosed()).as("the server closes the trickling connection").isEmpty();
+                    assertThat(trickler.readUntilClosed())
+                            .as("the server closes the trickling connection")
+                            .isEmpty();
                 } catch (SocketException reset) {
                     // closed while the trickle went on writing: the peer sees a reset instead of an end
                 }
@@ -391,13 +460,18 @@ class HostilePeerTest {
     @Test
     void gzipBodiesAreDecompressedOnCallThreadsNotOnTheEventLoop() {
         RecordingGzipCompressor.DECOMPRESSED_ON.clear();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").compressThreshold(0)
-                .service(Bulk.class, new BulkImpl()).build().start();
-             RpcClient client = RpcClient.builder().compressThreshold(0).build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .compressThreshold(0)
+                        .service(Bulk.class, new BulkImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().compressThreshold(0).build()) {
             Bulk s = proxy(client, server, ReferenceOptions.builder().compressor("recording-gzip"));
             assertThat(s.quick("compressed both ways")).isEqualTo("compressed both ways");
             List<String> threads = new ArrayList<>(RecordingGzipCompressor.DECOMPRESSED_ON);
-            assertThat(threads).anyMatch(t -> t.startsWith("xrpc-server-call"))
+            assertThat(threads)
+                    .anyMatch(t -> t.startsWith("xrpc-server-call"))
                     .noneMatch(t -> t.startsWith("xrpc-server-io"));
         }
     }
@@ -405,17 +479,29 @@ class HostilePeerTest {
     @Test
     void aCallWhoseDeadlinePassesWhileItsArgumentsAreReadDoesNotRun() {
         BulkImpl impl = new BulkImpl();
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").service(Bulk.class, impl).build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            Bulk s = proxy(client, server, ReferenceOptions.builder().serializer("slow-reader").retries(0)
-                    .timeout(Duration.ofMillis(200)));
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(Bulk.class, impl)
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            Bulk s = proxy(
+                    client,
+                    server,
+                    ReferenceOptions.builder()
+                            .serializer("slow-reader")
+                            .retries(0)
+                            .timeout(Duration.ofMillis(200)));
             int reads = DeadlineWaitingSerializerProvider.READS.get();
-            assertThatThrownBy(() -> s.length("late")).isInstanceOfSatisfying(RpcException.class,
-                    e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
+            assertThatThrownBy(() -> s.length("late"))
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.DEADLINE_EXCEEDED));
             // The server did read the arguments (late), and then answered without running the call.
-            await().atMost(Duration.ofSeconds(10)).until(() -> DeadlineWaitingSerializerProvider.READS.get() > reads
-                    && server.inFlight() == 0);
-            assertThat(impl.lengthRuns).as("runs of a call read after its deadline").hasValue(0);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> DeadlineWaitingSerializerProvider.READS.get() > reads && server.inFlight() == 0);
+            assertThat(impl.lengthRuns)
+                    .as("runs of a call read after its deadline")
+                    .hasValue(0);
         }
     }
 
@@ -428,7 +514,8 @@ class HostilePeerTest {
                 in.readFully(header);
                 ByteBuffer h = ByteBuffer.wrap(header);
                 in.readFully(new byte[h.getInt(20)]);
-                s.getOutputStream().write(RawPeer.frame(MessageType.RESPONSE, KryoSerializer.ID, h.getLong(8), 0, body));
+                s.getOutputStream()
+                        .write(RawPeer.frame(MessageType.RESPONSE, KryoSerializer.ID, h.getLong(8), 0, body));
                 s.getOutputStream().flush();
                 in.read(); // until the client closes
             } catch (IOException e) {
@@ -444,10 +531,15 @@ class HostilePeerTest {
         claim.writeVarInt((1 << 30) + 1, true);
         byte[] bomb = concat(Arrays.copyOf(valid, valid.length - 1), claim.toBytes());
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             RpcClient client = RpcClient.builder().build()) {
+                RpcClient client = RpcClient.builder().build()) {
             CompletableFuture<Void> provider = fakeProvider(listener, bomb);
-            Bulk s = client.proxy(Bulk.class, ReferenceOptions.builder().address("127.0.0.1:" + listener.getLocalPort())
-                    .timeout(Duration.ofSeconds(30)).retries(0).build());
+            Bulk s = client.proxy(
+                    Bulk.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + listener.getLocalPort())
+                            .timeout(Duration.ofSeconds(30))
+                            .retries(0)
+                            .build());
             assertThatThrownBy(() -> s.big(1)).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
                 assertThat(e.getMessage()).contains("byte[] claims 1073741824 elements");
@@ -465,14 +557,20 @@ class HostilePeerTest {
                 .writeResult(new Calm(), out);
         byte[] calm = out.toByteArray();
         // Kryo ends an ASCII string with its last character's high bit set.
-        byte[] boom = new String(calm, StandardCharsets.ISO_8859_1).replace("Cal\u00ed", "Boo\u00ed")
+        byte[] boom = new String(calm, StandardCharsets.ISO_8859_1)
+                .replace("Cal\u00ed", "Boo\u00ed")
                 .getBytes(StandardCharsets.ISO_8859_1);
         assertThat(boom).isNotEqualTo(calm);
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             RpcClient client = RpcClient.builder().allowClass(Boom.class).build()) {
+                RpcClient client = RpcClient.builder().allowClass(Boom.class).build()) {
             CompletableFuture<Void> provider = fakeProvider(listener, boom);
-            Bulk s = client.proxy(Bulk.class, ReferenceOptions.builder().address("127.0.0.1:" + listener.getLocalPort())
-                    .timeout(Duration.ofSeconds(30)).retries(0).build());
+            Bulk s = client.proxy(
+                    Bulk.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + listener.getLocalPort())
+                            .timeout(Duration.ofSeconds(30))
+                            .retries(0)
+                            .build());
             assertThatThrownBy(() -> s.length("x")).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR);
                 assertThat(e.getMessage()).contains("cannot read the response");

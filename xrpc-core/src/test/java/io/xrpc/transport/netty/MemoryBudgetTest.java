@@ -3,13 +3,13 @@ package io.xrpc.transport.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.MemoryBudget;
@@ -25,11 +25,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import io.xrpc.protocol.ProtocolConstants;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * One memory budget for the whole server. Before: per-connection limits multiplied by the
@@ -44,7 +43,12 @@ class MemoryBudgetTest {
         ByteArrayOutputStream args = new ByteArrayOutputStream();
         new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults())
                 .writeArguments(new Object[] {"x".repeat(stringLength)}, args);
-        return RawPeer.request(id, KryoSerializer.ID, 60_000, GateService.class.getName(), "quick(java.lang.String)",
+        return RawPeer.request(
+                id,
+                KryoSerializer.ID,
+                60_000,
+                GateService.class.getName(),
+                "quick(java.lang.String)",
                 args.toByteArray());
     }
 
@@ -53,10 +57,15 @@ class MemoryBudgetTest {
         long budget = 16L * MIB;
         byte[] frame = largeRequest(1, 7 * MIB);
         int held = frame.length - 1024; // almost complete: the last KiB never comes until the end
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).maxRequestMemory(budget)
-                .frameTimeout(Duration.ofSeconds(60))
-                .service(GateService.class, new GateServiceImpl("g")).build().start();
-             RpcClient good = RpcClient.builder().build()) {
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .maxRequestMemory(budget)
+                        .frameTimeout(Duration.ofSeconds(60))
+                        .service(GateService.class, new GateServiceImpl("g"))
+                        .build()
+                        .start();
+                RpcClient good = RpcClient.builder().build()) {
             List<RawPeer> peers = new ArrayList<>();
             try {
                 // Five peers of 7 MiB each, one after the other: 35 MiB, over twice the budget.
@@ -75,17 +84,20 @@ class MemoryBudgetTest {
                     }
                     assertThat(server.requestMemoryBytes()).isLessThanOrEqualTo(budget);
                 }
-                assertThat(server.requestMemoryBytes()).isLessThanOrEqualTo(budget).isGreaterThan(13L * MIB);
-                GateService gate = good.proxy(GateService.class, ReferenceOptions.builder().address(server.endpoint())
-                        .build());
+                assertThat(server.requestMemoryBytes())
+                        .isLessThanOrEqualTo(budget)
+                        .isGreaterThan(13L * MIB);
+                GateService gate = good.proxy(
+                        GateService.class,
+                        ReferenceOptions.builder().address(server.endpoint()).build());
                 assertThat(gate.quick("small calls go on")).isEqualTo("small calls go on");
 
                 // The refused peers' bytes are skipped as they come: they finish their frames, and
                 // their connections stay usable.
                 for (RawPeer p : peers.subList(2, 5)) {
                     p.send(Arrays.copyOfRange(frame, held, frame.length));
-                    p.send(RawPeer.request(2, KryoSerializer.ID, 5000, GateService.class.getName(),
-                            "whoAmI()", new byte[0]));
+                    p.send(RawPeer.request(
+                            2, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()", new byte[0]));
                     assertThat(p.read().status()).isEqualTo(RpcStatus.OK.code());
                 }
                 // The two held frames complete and run; then the budget is free again.
@@ -110,7 +122,8 @@ class MemoryBudgetTest {
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
         byte[] frame = largeRequest(3, 100_000);
         ch.writeInbound(Unpooled.wrappedBuffer(frame, 0, 50_000));
-        assertThat(budget.used()).as("the bytes that came, not the length claimed")
+        assertThat(budget.used())
+                .as("the bytes that came, not the length claimed")
                 .isEqualTo(50_000 - ProtocolConstants.HEADER_LENGTH);
         ch.close();
         assertThat(budget.used()).isZero();
@@ -148,8 +161,8 @@ class MemoryBudgetTest {
         MemoryBudget budget = new MemoryBudget(64 * 1024);
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
         byte[] big = largeRequest(4, 100_000);
-        byte[] small = RawPeer.request(5, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()",
-                new byte[0]);
+        byte[] small =
+                RawPeer.request(5, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()", new byte[0]);
         ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 30_000));
         assertThat((Object) ch.readInbound()).isNull();
         assertThat(budget.used()).isEqualTo(30_000 - ProtocolConstants.HEADER_LENGTH);

@@ -8,8 +8,10 @@ import org.junit.jupiter.api.Test;
 class NettyVersionTest {
     @Test
     void nettyFourOneIsRefusedNamingTheVersionAndTheFix() {
-        assertThat(NettyVersion.problem("4.1.128.Final")).contains("Netty 4.1.128.Final")
-                .contains("Spring Boot 4").contains("netty.version");
+        assertThat(NettyVersion.problem("4.1.128.Final"))
+                .contains("Netty 4.1.128.Final")
+                .contains("Spring Boot 4")
+                .contains("netty.version");
         assertThat(NettyVersion.problem("4.2.18.Final")).isNull();
         assertThat(NettyVersion.problem("5.0.0.Alpha1")).isNull();
     }

@@ -6,20 +6,20 @@ import io.xrpc.client.ReferenceView;
 import io.xrpc.client.RpcClient;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A live provider that is silent for a while must not be taken for a frozen one: the client's
@@ -60,20 +60,22 @@ class SilentProviderTest {
 
         SlowLink(int targetPort, int bytesPerSecond) throws IOException {
             listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            Thread accept = new Thread(() -> {
-                try {
-                    while (true) {
-                        Socket in = listener.accept();
-                        Socket out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-                        sockets.add(in);
-                        sockets.add(out);
-                        pump(in, out, bytesPerSecond);
-                        pump(out, in, 0);
-                    }
-                } catch (IOException closed) {
-                    // the test is over
-                }
-            }, "slow-link");
+            Thread accept = new Thread(
+                    () -> {
+                        try {
+                            while (true) {
+                                Socket in = listener.accept();
+                                Socket out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                                sockets.add(in);
+                                sockets.add(out);
+                                pump(in, out, bytesPerSecond);
+                                pump(out, in, 0);
+                            }
+                        } catch (IOException closed) {
+                            // the test is over
+                        }
+                    },
+                    "slow-link");
             accept.setDaemon(true);
             accept.start();
         }
@@ -83,20 +85,24 @@ class SilentProviderTest {
         }
 
         private static void pump(Socket from, Socket to, int bytesPerSecond) {
-            Thread t = new Thread(() -> {
-                byte[] buf = new byte[8192];
-                try {
-                    int n;
-                    while ((n = from.getInputStream().read(buf)) > 0) {
-                        to.getOutputStream().write(buf, 0, n);
-                        if (bytesPerSecond > 0) {
-                            Thread.sleep(1000L * n / bytesPerSecond); // the link's pace, not a wait for the code under test
+            Thread t = new Thread(
+                    () -> {
+                        byte[] buf = new byte[8192];
+                        try {
+                            int n;
+                            while ((n = from.getInputStream().read(buf)) > 0) {
+                                to.getOutputStream().write(buf, 0, n);
+                                if (bytesPerSecond > 0) {
+                                    Thread.sleep(1000L
+                                            * n
+                                            / bytesPerSecond); // the link's pace, not a wait for the code under test
+                                }
+                            }
+                        } catch (IOException | InterruptedException closed) {
+                            // either side closed
                         }
-                    }
-                } catch (IOException | InterruptedException closed) {
-                    // either side closed
-                }
-            }, "slow-link-pump");
+                    },
+                    "slow-link-pump");
             t.setDaemon(true);
             t.start();
         }
@@ -119,12 +125,21 @@ class SilentProviderTest {
     @Test
     @Timeout(60)
     void aLargeRequestOnASlowLinkIsNotTakenForSilence() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Blobs.class, new BlobsImpl())
-                .build().start();
-             SlowLink link = new SlowLink(server.port(), 2_000_000);
-             RpcClient client = RpcClient.builder().build()) {
-            Blobs blobs = client.proxy(Blobs.class, ReferenceOptions.builder().address("127.0.0.1:" + link.port())
-                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(Blobs.class, new BlobsImpl())
+                        .build()
+                        .start();
+                SlowLink link = new SlowLink(server.port(), 2_000_000);
+                RpcClient client = RpcClient.builder().build()) {
+            Blobs blobs = client.proxy(
+                    Blobs.class,
+                    ReferenceOptions.builder()
+                            .address("127.0.0.1:" + link.port())
+                            .timeout(Duration.ofSeconds(20))
+                            .retries(0)
+                            .build());
             for (int i = 0; i < 40; i++) { // its usual answer time becomes known: about a millisecond
                 assertThat(blobs.size("x")).isEqualTo(1);
             }
@@ -143,11 +158,20 @@ class SilentProviderTest {
     @Test
     @Timeout(60)
     void aProviderThatPausedReadingForLargeSlowAnswersIsNotTakenForFrozen() throws Exception {
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1").port(0).service(Blobs.class, new BlobsImpl())
-                .build().start();
-             RpcClient client = RpcClient.builder().build()) {
-            Blobs blobs = client.proxy(Blobs.class, ReferenceOptions.builder().address(server.endpoint())
-                    .timeout(Duration.ofSeconds(20)).retries(0).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .port(0)
+                        .service(Blobs.class, new BlobsImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            Blobs blobs = client.proxy(
+                    Blobs.class,
+                    ReferenceOptions.builder()
+                            .address(server.endpoint())
+                            .timeout(Duration.ofSeconds(20))
+                            .retries(0)
+                            .build());
             for (int i = 0; i < 40; i++) { // its usual answer time becomes known: a few milliseconds
                 assertThat(blobs.blob(300, 1)).hasSize(300 * 1024);
             }

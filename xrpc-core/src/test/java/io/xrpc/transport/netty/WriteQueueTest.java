@@ -48,7 +48,9 @@ class WriteQueueTest {
             ch.runPendingTasks();
             ch.runPendingTasks();
             // Every frame, then the empty flush the close waits for.
-            assertThat(ch.outboundMessages()).filteredOn(m -> ((ByteBuf) m).isReadable()).hasSize(600);
+            assertThat(ch.outboundMessages())
+                    .filteredOn(m -> ((ByteBuf) m).isReadable())
+                    .hasSize(600);
             assertThat(ch.isOpen()).isFalse();
         } finally {
             Object o;

@@ -23,6 +23,7 @@ import java.util.List;
 public final class EmbeddedRegistryProvider implements RegistryProvider {
     /** The parameter naming the port embedded registries meet on. */
     public static final String PORT = RegistryConfig.EMBEDDED_PORT;
+
     static final Duration EMPTY_LIST_GRACE = Duration.ofSeconds(3);
 
     @Override
@@ -45,7 +46,11 @@ public final class EmbeddedRegistryProvider implements RegistryProvider {
         int port = port(config);
         String connectString = EmbeddedZooKeeper.acquire(port);
         try {
-            return new ZookeeperRegistry(settings, connectString, config.username(), config.password(),
+            return new ZookeeperRegistry(
+                    settings,
+                    connectString,
+                    config.username(),
+                    config.password(),
                     () -> EmbeddedZooKeeper.release(port));
         } catch (RuntimeException e) {
             EmbeddedZooKeeper.release(port);

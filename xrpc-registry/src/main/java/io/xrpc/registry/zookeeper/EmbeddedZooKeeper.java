@@ -2,9 +2,10 @@ package io.xrpc.registry.zookeeper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,7 +19,6 @@ import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.net.BindException;
 
 /**
  * A real ZooKeeper server (ZooKeeper's own server classes) inside this JVM, for development, with
@@ -53,6 +53,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** Per port in use in this JVM: how many registries use it, and the server if this JVM serves it. */
     private static final Map<Integer, Slot> slots = new HashMap<>();
+
     private static ScheduledExecutorService takeover;
 
     private static final class Slot {
@@ -135,8 +136,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             try {
                 slot.server = new EmbeddedZooKeeper(port);
             } catch (BindException e) {
-                log.info("Embedded ZooKeeper: 127.0.0.1:{} is taken, presumably by another JVM's embedded"
-                        + " ZooKeeper on this machine; connecting to it, and serving it should that JVM stop", port);
+                log.info(
+                        "Embedded ZooKeeper: 127.0.0.1:{} is taken, presumably by another JVM's embedded"
+                                + " ZooKeeper on this machine; connecting to it, and serving it should that JVM stop",
+                        port);
                 watchForTakeover(port, slot);
             } catch (IOException e) {
                 slots.remove(port);
@@ -159,8 +162,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                 return t;
             });
         }
-        slot.check = takeover.scheduleWithFixedDelay(() -> takeOverIfFree(port, slot), TAKEOVER_CHECK_MILLIS,
-                TAKEOVER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        slot.check = takeover.scheduleWithFixedDelay(
+                () -> takeOverIfFree(port, slot), TAKEOVER_CHECK_MILLIS, TAKEOVER_CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Serves the port if its server went away; quiet while it is taken. */
@@ -190,8 +193,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         }
         slot.check.cancel(false);
         slot.check = null;
-        log.warn("Embedded ZooKeeper: the JVM that served 127.0.0.1:{} stopped; this JVM serves it now, and every"
-                + " JVM registers and subscribes again", port);
+        log.warn(
+                "Embedded ZooKeeper: the JVM that served 127.0.0.1:{} stopped; this JVM serves it now, and every"
+                        + " JVM registers and subscribes again",
+                port);
     }
 
     /** Whether nothing listens on the port now (a bind as the server's, which allows TIME_WAIT leftovers). */
@@ -238,6 +243,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     public String connectString() {
         return "127.0.0.1:" + port();
     }
+
     @Override
     public void close() {
         factory.shutdown();

@@ -52,18 +52,33 @@ public final class ZookeeperRegistry implements Registry {
      * @param password the digest user's password; never logged
      * @param onClose  run after the client closed (the embedded server stops there)
      */
-    public ZookeeperRegistry(ZookeeperSettings config, String connectString, String username, String password,
-                             Runnable onClose) {
+    public ZookeeperRegistry(
+            ZookeeperSettings config, String connectString, String username, String password, Runnable onClose) {
         this.mode = config.mode();
         this.application = config.application();
         this.onClose = onClose;
-        this.session = new ZookeeperSession(new ZookeeperSession.Settings(connectString, username, password,
-                config.sessionTimeout(), config.connectTimeout(), config.retryBaseSleep(), config.maxRetries(),
-                config.clientProperties(), config.acl(), config.trust()));
+        this.session = new ZookeeperSession(new ZookeeperSession.Settings(
+                connectString,
+                username,
+                password,
+                config.sessionTimeout(),
+                config.connectTimeout(),
+                config.retryBaseSleep(),
+                config.maxRetries(),
+                config.clientProperties(),
+                config.acl(),
+                config.trust()));
         this.publisher = Publisher.of(session, config.rootPath(), mode.services(), mode.instances(), application);
-        this.subscriptions = new Subscriptions(session, new Subscriptions.Settings(config.rootPath(), mode.services(),
-                mode.instances(), config.emptyListGrace(), config.shrinkGuard(), config.shrinkGuardWindow(),
-                config.connectTimeout()));
+        this.subscriptions = new Subscriptions(
+                session,
+                new Subscriptions.Settings(
+                        config.rootPath(),
+                        mode.services(),
+                        mode.instances(),
+                        config.emptyListGrace(),
+                        config.shrinkGuard(),
+                        config.shrinkGuardWindow(),
+                        config.connectTimeout()));
         session.listen(subscriptions); // after the publisher: registrations are made again first
         this.catalog = new Catalog(session.curator(), connectString, config.rootPath());
     }

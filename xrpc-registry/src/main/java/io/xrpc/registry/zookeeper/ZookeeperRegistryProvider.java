@@ -18,10 +18,10 @@ public final class ZookeeperRegistryProvider implements RegistryProvider {
     @Override
     public Registry create(RegistryConfig config) {
         if (config.address().isBlank()) {
-            throw new IllegalArgumentException("registry address: " + config
-                    + " (expected: zookeeper://host:port[,host:port...])");
+            throw new IllegalArgumentException(
+                    "registry address: " + config + " (expected: zookeeper://host:port[,host:port...])");
         }
-        return new ZookeeperRegistry(ZookeeperSettings.of(config), config.address(), config.username(),
-                config.password(), null);
+        return new ZookeeperRegistry(
+                ZookeeperSettings.of(config), config.address(), config.username(), config.password(), null);
     }
 }

@@ -6,12 +6,12 @@ import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * The ZooKeeper registry's settings, read from a {@link RegistryConfig}'s parameters (the
@@ -57,10 +57,20 @@ import java.util.Locale;
  *                       when it has credentials, else anyone (with a warning where the tree is
  *                       written by someone in particular)
  */
-public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout, String rootPath,
-                                Duration retryBaseSleep, int maxRetries, Duration emptyListGrace,
-                                double shrinkGuard, Duration shrinkGuardWindow, String acl, Mode mode,
-                                String application, Map<String, String> clientProperties, String trust) {
+public record ZookeeperSettings(
+        Duration sessionTimeout,
+        Duration connectTimeout,
+        String rootPath,
+        Duration retryBaseSleep,
+        int maxRetries,
+        Duration emptyListGrace,
+        double shrinkGuard,
+        Duration shrinkGuardWindow,
+        String acl,
+        Mode mode,
+        String application,
+        Map<String, String> clientProperties,
+        String trust) {
 
     public static final String SESSION_TIMEOUT = RegistryConfig.SESSION_TIMEOUT;
     public static final String CONNECT_TIMEOUT = RegistryConfig.CONNECT_TIMEOUT;
@@ -79,12 +89,36 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
     public static final String DEFAULT_APPLICATION = "default";
     /** Every parameter whose name starts with this is a ZooKeeper client property. */
     public static final String CLIENT_PROPERTY_PREFIX = "zookeeper.";
-    private static final List<String> NAMES = List.of(SESSION_TIMEOUT, CONNECT_TIMEOUT, ROOT_PATH, RETRY_BASE_SLEEP,
-            MAX_RETRIES, EMPTY_LIST_GRACE, SHRINK_GUARD, SHRINK_GUARD_WINDOW, ACL, MODE, APPLICATION, TRUST, CLIENT_PROPERTY_PREFIX + "*");
 
-    private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(Duration.ofSeconds(30),
-            Duration.ofSeconds(10), "/xrpc", Duration.ofMillis(500), 10, Duration.ofSeconds(1), 0.5, Duration.ofSeconds(30), ZookeeperAcl.AUTO,
-            Mode.INSTANCE, DEFAULT_APPLICATION, Map.of(), "");
+    private static final List<String> NAMES = List.of(
+            SESSION_TIMEOUT,
+            CONNECT_TIMEOUT,
+            ROOT_PATH,
+            RETRY_BASE_SLEEP,
+            MAX_RETRIES,
+            EMPTY_LIST_GRACE,
+            SHRINK_GUARD,
+            SHRINK_GUARD_WINDOW,
+            ACL,
+            MODE,
+            APPLICATION,
+            TRUST,
+            CLIENT_PROPERTY_PREFIX + "*");
+
+    private static final ZookeeperSettings DEFAULTS = new ZookeeperSettings(
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            "/xrpc",
+            Duration.ofMillis(500),
+            10,
+            Duration.ofSeconds(1),
+            0.5,
+            Duration.ofSeconds(30),
+            ZookeeperAcl.AUTO,
+            Mode.INSTANCE,
+            DEFAULT_APPLICATION,
+            Map.of(),
+            "");
 
     public ZookeeperSettings {
         Checks.checkPositive(SESSION_TIMEOUT, sessionTimeout);
@@ -93,7 +127,8 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
         Checks.notNegativeIntMillis(EMPTY_LIST_GRACE, emptyListGrace);
         Checks.atLeast(MAX_RETRIES, maxRetries, 0);
         if (!(shrinkGuard >= 0 && shrinkGuard <= 1)) {
-            throw new IllegalArgumentException(SHRINK_GUARD + ": " + shrinkGuard + " (expected: 0 to 1, 0 turns it off)");
+            throw new IllegalArgumentException(
+                    SHRINK_GUARD + ": " + shrinkGuard + " (expected: 0 to 1, 0 turns it off)");
         }
         Checks.checkPositive(SHRINK_GUARD_WINDOW, shrinkGuardWindow);
         Objects.requireNonNull(rootPath, ROOT_PATH);
@@ -131,52 +166,130 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
             } else if (!NAMES.contains(name) && !alsoKnown.contains(name)) {
                 List<String> known = new ArrayList<>(NAMES);
                 known.addAll(alsoKnown);
-                throw new IllegalArgumentException("registry " + config + ": unknown parameter '" + name
-                        + "' (expected one of " + known + ")");
+                throw new IllegalArgumentException(
+                        "registry " + config + ": unknown parameter '" + name + "' (expected one of " + known + ")");
             }
         }
         ZookeeperSettings d = DEFAULTS;
-        return new ZookeeperSettings(duration(p, SESSION_TIMEOUT, d.sessionTimeout),
-                duration(p, CONNECT_TIMEOUT, d.connectTimeout), p.getOrDefault(ROOT_PATH, d.rootPath),
-                duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep), integer(p, MAX_RETRIES, d.maxRetries),
-                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace), fraction(p, SHRINK_GUARD, d.shrinkGuard),
-                duration(p, SHRINK_GUARD_WINDOW, d.shrinkGuardWindow), p.getOrDefault(ACL, d.acl).trim(),
-                Mode.of(p.get(MODE), d.mode), p.getOrDefault(APPLICATION, d.application).trim(), client,
+        return new ZookeeperSettings(
+                duration(p, SESSION_TIMEOUT, d.sessionTimeout),
+                duration(p, CONNECT_TIMEOUT, d.connectTimeout),
+                p.getOrDefault(ROOT_PATH, d.rootPath),
+                duration(p, RETRY_BASE_SLEEP, d.retryBaseSleep),
+                integer(p, MAX_RETRIES, d.maxRetries),
+                duration(p, EMPTY_LIST_GRACE, d.emptyListGrace),
+                fraction(p, SHRINK_GUARD, d.shrinkGuard),
+                duration(p, SHRINK_GUARD_WINDOW, d.shrinkGuardWindow),
+                p.getOrDefault(ACL, d.acl).trim(),
+                Mode.of(p.get(MODE), d.mode),
+                p.getOrDefault(APPLICATION, d.application).trim(),
+                client,
                 p.getOrDefault(TRUST, d.trust).trim());
     }
 
     /** These settings with the session timeout {@code d}, and so on: for code that builds them. */
     public ZookeeperSettings withSessionTimeout(Duration d) {
-        return new ZookeeperSettings(d, connectTimeout, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
+        return new ZookeeperSettings(
+                d,
+                connectTimeout,
+                rootPath,
+                retryBaseSleep,
+                maxRetries,
+                emptyListGrace,
+                shrinkGuard,
+                shrinkGuardWindow,
+                acl,
+                mode,
+                application,
+                clientProperties,
+                trust);
     }
 
     public ZookeeperSettings withConnectTimeout(Duration d) {
-        return new ZookeeperSettings(sessionTimeout, d, rootPath, retryBaseSleep, maxRetries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
+        return new ZookeeperSettings(
+                sessionTimeout,
+                d,
+                rootPath,
+                retryBaseSleep,
+                maxRetries,
+                emptyListGrace,
+                shrinkGuard,
+                shrinkGuardWindow,
+                acl,
+                mode,
+                application,
+                clientProperties,
+                trust);
     }
 
     public ZookeeperSettings withEmptyListGrace(Duration d) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries, d, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
+        return new ZookeeperSettings(
+                sessionTimeout,
+                connectTimeout,
+                rootPath,
+                retryBaseSleep,
+                maxRetries,
+                d,
+                shrinkGuard,
+                shrinkGuardWindow,
+                acl,
+                mode,
+                application,
+                clientProperties,
+                trust);
     }
 
     public ZookeeperSettings withRetry(Duration baseSleep, int retries) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, baseSleep, retries, emptyListGrace, shrinkGuard,
-                shrinkGuardWindow, acl, mode, application, clientProperties, trust);
+        return new ZookeeperSettings(
+                sessionTimeout,
+                connectTimeout,
+                rootPath,
+                baseSleep,
+                retries,
+                emptyListGrace,
+                shrinkGuard,
+                shrinkGuardWindow,
+                acl,
+                mode,
+                application,
+                clientProperties,
+                trust);
     }
-
 
     /** These settings with the shrink guard {@code fraction} (0 turns it off) over {@code window}. */
     public ZookeeperSettings withShrinkGuard(double fraction, Duration window) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
-                emptyListGrace, fraction, window, acl, mode, application, clientProperties, trust);
+        return new ZookeeperSettings(
+                sessionTimeout,
+                connectTimeout,
+                rootPath,
+                retryBaseSleep,
+                maxRetries,
+                emptyListGrace,
+                fraction,
+                window,
+                acl,
+                mode,
+                application,
+                clientProperties,
+                trust);
     }
 
     /** These settings with the layout {@code m} and the application {@code app}. */
     public ZookeeperSettings withMode(Mode m, String app) {
-        return new ZookeeperSettings(sessionTimeout, connectTimeout, rootPath, retryBaseSleep, maxRetries,
-                emptyListGrace, shrinkGuard, shrinkGuardWindow, acl, m, app, clientProperties, trust);
+        return new ZookeeperSettings(
+                sessionTimeout,
+                connectTimeout,
+                rootPath,
+                retryBaseSleep,
+                maxRetries,
+                emptyListGrace,
+                shrinkGuard,
+                shrinkGuardWindow,
+                acl,
+                m,
+                app,
+                clientProperties,
+                trust);
     }
 
     /**
@@ -263,8 +376,10 @@ public record ZookeeperSettings(Duration sessionTimeout, Duration connectTimeout
                 default:
                     break;
             }
-        } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException
-                 | ArithmeticException e) {
+        } catch (NumberFormatException
+                | DateTimeParseException
+                | StringIndexOutOfBoundsException
+                | ArithmeticException e) {
             // reported below
         }
         throw new IllegalArgumentException(name + ": '" + v + "' (expected: a duration such as 500ms, 30s or 2m)");

@@ -2,21 +2,21 @@ package io.xrpc.registry.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.xrpc.client.RpcClient;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.ServiceKey;
+import io.xrpc.config.ReferenceOptions;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.ServiceInstance;
-import io.xrpc.client.RpcClient;
-import io.xrpc.config.ReferenceOptions;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import java.io.IOException;
 
 /**
  * {@code embedded} in several JVMs on one machine: the first serves on the shared port, later ones
@@ -37,7 +37,8 @@ class EmbeddedAcrossJvmsTest {
         try (ForkedJvm provider = new ForkedJvm(EmbeddedProviderProcess.class, Integer.toString(port))) {
             System.setProperty(EmbeddedZooKeeper.PORT_PROPERTY, Integer.toString(port));
             try (RpcClient client = RpcClient.builder().registry("embedded").build()) {
-                GateService gate = client.proxy(GateService.class, ReferenceOptions.builder().build());
+                GateService gate = client.proxy(
+                        GateService.class, ReferenceOptions.builder().build());
                 assertThat(gate.whoAmI()).isEqualTo("other-jvm");
             }
         }
@@ -55,11 +56,12 @@ class EmbeddedAcrossJvmsTest {
         System.setProperty(EmbeddedZooKeeper.PORT_PROPERTY, Integer.toString(port));
         ServiceKey key = ServiceKey.of(GateService.class, "", "");
         try (EmbeddedZooKeeper earlierJvm = EmbeddedZooKeeper.start(port);
-             Registry provider = Registries.create("embedded");
-             Registry consumer = Registries.create("zookeeper://" + earlierJvm.connectString())) {
-            provider.register(new ServiceInstance(key, new Endpoint("127.0.0.1", 20880), 100, List.of("kryo"),
-                    Map.of()));
-            List<ServiceInstance> seen = consumer.subscribe(key, instances -> { }).instances();
+                Registry provider = Registries.create("embedded");
+                Registry consumer = Registries.create("zookeeper://" + earlierJvm.connectString())) {
+            provider.register(
+                    new ServiceInstance(key, new Endpoint("127.0.0.1", 20880), 100, List.of("kryo"), Map.of()));
+            List<ServiceInstance> seen =
+                    consumer.subscribe(key, instances -> {}).instances();
             assertThat(seen).extracting(ServiceInstance::endpoint).containsExactly(new Endpoint("127.0.0.1", 20880));
         }
     }

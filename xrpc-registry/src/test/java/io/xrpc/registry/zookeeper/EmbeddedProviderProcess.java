@@ -13,8 +13,12 @@ import io.xrpc.testing.GateServiceImpl;
 public final class EmbeddedProviderProcess {
     public static void main(String[] args) throws Exception {
         System.setProperty(EmbeddedZooKeeper.PORT_PROPERTY, args[0]);
-        RpcServer server = RpcServer.builder().host("127.0.0.1").registry("embedded")
-                .service(GateService.class, new GateServiceImpl("other-jvm")).build().start();
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .registry("embedded")
+                .service(GateService.class, new GateServiceImpl("other-jvm"))
+                .build()
+                .start();
         System.out.println("READY " + server.port());
         System.out.flush();
         ForkedJvm.serveUntilParentExits();

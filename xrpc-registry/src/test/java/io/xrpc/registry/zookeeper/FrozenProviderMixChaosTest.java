@@ -10,23 +10,23 @@ import io.xrpc.config.Hedging;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.testing.ForkedJvm;
 import io.xrpc.testing.GateService;
+import io.xrpc.testing.Loops;
+import io.xrpc.testing.Windows;
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.util.ServiceUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import io.xrpc.testing.Loops;
-import io.xrpc.testing.Windows;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.apache.zookeeper.util.ServiceUtils;
 
 /**
  * Issue 34's frozen provider, in its short form: a real three-node ZooKeeper ensemble, three
@@ -55,6 +55,7 @@ class FrozenProviderMixChaosTest {
     private static final Pattern PROVIDER = Pattern.compile("127\\.0\\.0\\.1:(\\d+)");
     /** The providers' names by port, to name them in failures. */
     private static final Map<Integer, String> ports = new ConcurrentHashMap<>();
+
     private static ForkedJvm a;
     private static ForkedJvm b;
     private static ForkedJvm c;
@@ -74,8 +75,10 @@ class FrozenProviderMixChaosTest {
         // Fresh JVMs (the providers', and this one's client side) compile their paths first: a
         // test's "before the freeze" must be a steady state, not the end of a warm-up.
         try (RpcClient client = RpcClient.builder().registry(registry()).build()) {
-            GateService s = client.proxy(GateService.class, ReferenceOptions.builder().build());
-            await().atMost(Duration.ofSeconds(30)).until(() -> client.references().get(0).providers().size() == 3);
+            GateService s =
+                    client.proxy(GateService.class, ReferenceOptions.builder().build());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> client.references().get(0).providers().size() == 3);
             try (Mix warmUp = new Mix(s)) {
                 warmUp.runFor(6000);
             }
@@ -83,8 +86,12 @@ class FrozenProviderMixChaosTest {
     }
 
     private static ZookeeperRegistry registry() {
-        return new ZookeeperRegistry(ZookeeperSettings.defaults().withSessionTimeout(Duration.ofSeconds(15))
-                .withConnectTimeout(Duration.ofSeconds(20)), ensemble.getConnectString(), null);
+        return new ZookeeperRegistry(
+                ZookeeperSettings.defaults()
+                        .withSessionTimeout(Duration.ofSeconds(15))
+                        .withConnectTimeout(Duration.ofSeconds(20)),
+                ensemble.getConnectString(),
+                null);
     }
 
     @AfterAll
@@ -106,6 +113,7 @@ class FrozenProviderMixChaosTest {
         final AtomicIntegerArray windows = Windows.counts();
         /** Failures: "get" or "put", status, and the window it ended in. */
         final Map<String, AtomicInteger> errors = new ConcurrentHashMap<>();
+
         final Loops loops;
 
         Mix(GateService s) {
@@ -123,9 +131,15 @@ class FrozenProviderMixChaosTest {
                         windows.incrementAndGet(window());
                     } catch (RpcException e) {
                         Matcher at = PROVIDER.matcher(String.valueOf(e.getMessage()));
-                        errors.computeIfAbsent((put ? "put " : "get ") + e.status() + " @" + window()
-                                + (at.find() ? " " + ports.getOrDefault(Integer.parseInt(at.group(1)), at.group(1)) : ""),
-                                k -> new AtomicInteger()).incrementAndGet();
+                        errors.computeIfAbsent(
+                                        (put ? "put " : "get ") + e.status() + " @" + window()
+                                                + (at.find()
+                                                        ? " "
+                                                                + ports.getOrDefault(
+                                                                        Integer.parseInt(at.group(1)), at.group(1))
+                                                        : ""),
+                                        k -> new AtomicInteger())
+                                .incrementAndGet();
                     }
                     put = !put;
                 }
@@ -157,7 +171,8 @@ class FrozenProviderMixChaosTest {
                 o.hedging(hedging);
             }
             GateService s = client.proxy(GateService.class, o.build());
-            await().atMost(Duration.ofSeconds(30)).until(() -> client.references().get(0).providers().size() == 3);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> client.references().get(0).providers().size() == 3);
             try (Mix mix = new Mix(s)) {
                 mix.runFor(4000); // warm-up: three fresh JVMs compile their paths
                 int frozeAt = mix.window();
@@ -170,29 +185,59 @@ class FrozenProviderMixChaosTest {
                 int end = mix.window();
                 mix.runFor(300);
                 mix.close();
-                double steady = IntStream.range(frozeAt - 10, frozeAt).map(mix.windows::get).sum() / 10.0;
-                int worst = IntStream.range(frozeAt + 2, end).map(mix.windows::get).min().orElse(0);
-                int worstSteady = IntStream.range(frozeAt - 10, frozeAt).map(mix.windows::get).min().orElse(0);
+                double steady = IntStream.range(frozeAt - 10, frozeAt)
+                                .map(mix.windows::get)
+                                .sum()
+                        / 10.0;
+                int worst = IntStream.range(frozeAt + 2, end)
+                        .map(mix.windows::get)
+                        .min()
+                        .orElse(0);
+                int worstSteady = IntStream.range(frozeAt - 10, frozeAt)
+                        .map(mix.windows::get)
+                        .min()
+                        .orElse(0);
                 // This 2-core machine also runs the ensemble and four JVMs: a window of 100 ms dips to
                 // 60-70% now and then before any freeze (a collection). Three windows in a row, 300 ms,
                 // are what a stalled caller would show in and noise does not.
                 double worst3 = IntStream.range(frozeAt + 2, end - 2)
                         .mapToDouble(w -> (mix.windows.get(w) + mix.windows.get(w + 1) + mix.windows.get(w + 2)) / 3.0)
-                        .min().orElse(0);
-                System.out.printf("%s: steady %.0f calls/100 ms (its worst window %d, %.0f%%); per 100 ms from 1 s before"
-                        + " the freeze to its end: %s; worst window from 200 ms after the freeze: %d (%.0f%%), worst"
-                        + " 300 ms: %.0f a window (%.0f%%); failures (kind status @window provider, freeze at %d): %s%n",
-                        name, steady, worstSteady, 100.0 * worstSteady / steady, mix.line(frozeAt - 10, end), worst,
-                        100.0 * worst / steady, worst3, 100 * worst3 / steady, frozeAt, new TreeMap<>(mix.errors));
-                assertThat(mix.errors.keySet()).as("failed gets (idempotent: failover and hedging may save them)")
+                        .min()
+                        .orElse(0);
+                System.out.printf(
+                        "%s: steady %.0f calls/100 ms (its worst window %d, %.0f%%); per 100 ms from 1 s before"
+                                + " the freeze to its end: %s; worst window from 200 ms after the freeze: %d (%.0f%%), worst"
+                                + " 300 ms: %.0f a window (%.0f%%); failures (kind status @window provider, freeze at %d): %s%n",
+                        name,
+                        steady,
+                        worstSteady,
+                        100.0 * worstSteady / steady,
+                        mix.line(frozeAt - 10, end),
+                        worst,
+                        100.0 * worst / steady,
+                        worst3,
+                        100 * worst3 / steady,
+                        frozeAt,
+                        new TreeMap<>(mix.errors));
+                assertThat(mix.errors.keySet())
+                        .as("failed gets (idempotent: failover and hedging may save them)")
                         .noneMatch(k -> k.startsWith("get"));
-                assertThat(mix.errors.keySet()).as("failed puts: at once, saying they may have run, never held"
-                        + " to their deadline").allMatch(k -> k.startsWith("put " + RpcStatus.CONNECTION_CLOSED)
-                        && k.endsWith(" c") && Integer.parseInt(k.replaceAll(".*@(\\d+).*", "$1")) <= frozeAt + 5);
-                assertThat(mix.errors.values().stream().mapToInt(AtomicInteger::get).sum())
-                        .as("puts that were in flight on the frozen provider").isLessThanOrEqualTo(CALLERS);
-                assertThat(worst3).as("calls a window in the worst 300 ms from 200 ms after the freeze, against a steady"
-                        + " %.0f", steady).isGreaterThanOrEqualTo(0.6 * steady);
+                assertThat(mix.errors.keySet())
+                        .as("failed puts: at once, saying they may have run, never held" + " to their deadline")
+                        .allMatch(k -> k.startsWith("put " + RpcStatus.CONNECTION_CLOSED)
+                                && k.endsWith(" c")
+                                && Integer.parseInt(k.replaceAll(".*@(\\d+).*", "$1")) <= frozeAt + 5);
+                assertThat(mix.errors.values().stream()
+                                .mapToInt(AtomicInteger::get)
+                                .sum())
+                        .as("puts that were in flight on the frozen provider")
+                        .isLessThanOrEqualTo(CALLERS);
+                assertThat(worst3)
+                        .as(
+                                "calls a window in the worst 300 ms from 200 ms after the freeze, against a steady"
+                                        + " %.0f",
+                                steady)
+                        .isGreaterThanOrEqualTo(0.6 * steady);
             }
         }
     }

@@ -6,8 +6,7 @@ import java.util.List;
 
 /** Where the registry keeps an instance, for tests that look at ZooKeeper directly. */
 final class Nodes {
-    private Nodes() {
-    }
+    private Nodes() {}
 
     /** The per-instance node of a provider that serves {@code instance}'s service only, under {@code /xrpc}, application {@code default}. */
     static String node(ServiceInstance instance) {

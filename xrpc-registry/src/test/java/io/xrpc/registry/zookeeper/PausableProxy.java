@@ -75,20 +75,23 @@ final class PausableProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[8192];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                for (int n; (n = in.read(buf)) >= 0; ) {
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException ignored) {
-                // one side went away
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "proxy-pump");
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[8192];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        for (int n; (n = in.read(buf)) >= 0; ) {
+                            out.write(buf, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException ignored) {
+                        // one side went away
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                    }
+                },
+                "proxy-pump");
         t.setDaemon(true);
         t.start();
     }

@@ -13,10 +13,16 @@ import java.time.Duration;
  */
 public final class ProviderProcess {
     public static void main(String[] args) throws Exception {
-        ZookeeperRegistry registry = new ZookeeperRegistry(ZookeeperSettings.defaults()
-                .withSessionTimeout(Duration.ofMillis(Long.parseLong(args[1]))), args[0], null);
-        RpcServer server = RpcServer.builder().host("127.0.0.1").registry(registry)
-                .service(GateService.class, new GateServiceImpl(args.length > 2 ? args[2] : "child")).build().start();
+        ZookeeperRegistry registry = new ZookeeperRegistry(
+                ZookeeperSettings.defaults().withSessionTimeout(Duration.ofMillis(Long.parseLong(args[1]))),
+                args[0],
+                null);
+        RpcServer server = RpcServer.builder()
+                .host("127.0.0.1")
+                .registry(registry)
+                .service(GateService.class, new GateServiceImpl(args.length > 2 ? args[2] : "child"))
+                .build()
+                .start();
         System.out.println("READY " + server.port());
         System.out.flush();
         ForkedJvm.serveUntilParentExits();

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.Endpoint;
-import io.xrpc.common.RpcException;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.registry.ServiceDiscovery;
@@ -14,23 +13,23 @@ import io.xrpc.server.RpcServer;
 import io.xrpc.testing.CallLoad;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingCluster;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.Test;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.util.ServiceUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Registry behaviour that needs more than one provider or more than one ZooKeeper node. */
@@ -52,8 +51,13 @@ class RegistryClusterTest {
     }
 
     private static ZookeeperRegistry registry(String connect) {
-        return new ZookeeperRegistry(ZookeeperSettings.defaults().withSessionTimeout(Duration.ofSeconds(10))
-                .withConnectTimeout(Duration.ofSeconds(20)).withRetry(Duration.ofMillis(100), 5), connect, null);
+        return new ZookeeperRegistry(
+                ZookeeperSettings.defaults()
+                        .withSessionTimeout(Duration.ofSeconds(10))
+                        .withConnectTimeout(Duration.ofSeconds(20))
+                        .withRetry(Duration.ofMillis(100), 5),
+                connect,
+                null);
     }
 
     @Test
@@ -61,13 +65,28 @@ class RegistryClusterTest {
         try (TestingServer zk = new TestingServer(true)) {
             GateServiceImpl a = new GateServiceImpl("a");
             GateServiceImpl b = new GateServiceImpl("b");
-            RpcServer pa = RpcServer.builder().host("127.0.0.1").registry(registry(zk.getConnectString()))
-                    .unregisterDelay(Duration.ofMillis(200)).service(GateService.class, a).build().start();
-            try (RpcServer pb = RpcServer.builder().host("127.0.0.1").registry(registry(zk.getConnectString()))
-                    .service(GateService.class, b).build().start();
-                 RpcClient client = RpcClient.builder().registry(registry(zk.getConnectString())).build()) {
-                GateService s = client.proxy(GateService.class, ReferenceOptions.builder().loadBalancer("round-robin")
-                        .timeout(Duration.ofSeconds(10)).build());
+            RpcServer pa = RpcServer.builder()
+                    .host("127.0.0.1")
+                    .registry(registry(zk.getConnectString()))
+                    .unregisterDelay(Duration.ofMillis(200))
+                    .service(GateService.class, a)
+                    .build()
+                    .start();
+            try (RpcServer pb = RpcServer.builder()
+                            .host("127.0.0.1")
+                            .registry(registry(zk.getConnectString()))
+                            .service(GateService.class, b)
+                            .build()
+                            .start();
+                    RpcClient client = RpcClient.builder()
+                            .registry(registry(zk.getConnectString()))
+                            .build()) {
+                GateService s = client.proxy(
+                        GateService.class,
+                        ReferenceOptions.builder()
+                                .loadBalancer("round-robin")
+                                .timeout(Duration.ofSeconds(10))
+                                .build());
                 await().atMost(Duration.ofSeconds(10)).until(() -> {
                     s.whoAmI();
                     return a.runsOf("whoAmI") > 0 && b.runsOf("whoAmI") > 0;
@@ -78,8 +97,12 @@ class RegistryClusterTest {
                     pa.close();
                     load.awaitMore("b", 800, Duration.ofSeconds(30));
                 }
-                System.out.printf("failover through ZooKeeper: %d calls answered, %d failed%n", load.answeredInAll(),
-                        load.errors().values().stream().mapToInt(AtomicInteger::get).sum());
+                System.out.printf(
+                        "failover through ZooKeeper: %d calls answered, %d failed%n",
+                        load.answeredInAll(),
+                        load.errors().values().stream()
+                                .mapToInt(AtomicInteger::get)
+                                .sum());
                 assertThat(load.errors()).as("failed calls by error").isEmpty();
             }
         }
@@ -97,25 +120,42 @@ class RegistryClusterTest {
             InstanceSpec first = ensemble.getInstances().iterator().next();
             try (PausableProxy proxy = new PausableProxy("127.0.0.1", first.getPort())) {
                 // The provider reaches ZooKeeper only through the proxy, so the test can hold it back.
-                ZookeeperRegistry providerRegistry = new ZookeeperRegistry(ZookeeperSettings.defaults()
-                        .withSessionTimeout(providerSession).withConnectTimeout(Duration.ofSeconds(20))
-                        .withRetry(Duration.ofMillis(100), 5), proxy.address(), null);
+                ZookeeperRegistry providerRegistry = new ZookeeperRegistry(
+                        ZookeeperSettings.defaults()
+                                .withSessionTimeout(providerSession)
+                                .withConnectTimeout(Duration.ofSeconds(20))
+                                .withRetry(Duration.ofMillis(100), 5),
+                        proxy.address(),
+                        null);
                 CountDownLatch lost = new CountDownLatch(1);
                 providerRegistry.curator().getConnectionStateListenable().addListener((c, state) -> {
                     if (state == ConnectionState.LOST) {
                         lost.countDown();
                     }
                 });
-                ZookeeperRegistry consumerRegistry = new ZookeeperRegistry(ZookeeperSettings.defaults()
-                        .withSessionTimeout(session).withConnectTimeout(Duration.ofSeconds(20))
-                        .withRetry(Duration.ofMillis(100), 5), ensemble.getConnectString(), null);
+                ZookeeperRegistry consumerRegistry = new ZookeeperRegistry(
+                        ZookeeperSettings.defaults()
+                                .withSessionTimeout(session)
+                                .withConnectTimeout(Duration.ofSeconds(20))
+                                .withRetry(Duration.ofMillis(100), 5),
+                        ensemble.getConnectString(),
+                        null);
                 GateServiceImpl impl = new GateServiceImpl("only");
-                try (RpcServer provider = RpcServer.builder().host("127.0.0.1").registry(providerRegistry)
-                        .service(GateService.class, impl).build().start();
-                     RpcClient client = RpcClient.builder().registry(consumerRegistry).build()) {
+                try (RpcServer provider = RpcServer.builder()
+                                .host("127.0.0.1")
+                                .registry(providerRegistry)
+                                .service(GateService.class, impl)
+                                .build()
+                                .start();
+                        RpcClient client =
+                                RpcClient.builder().registry(consumerRegistry).build()) {
                     // No failover: with one provider, any empty moment in the list fails calls.
-                    GateService s = client.proxy(GateService.class, ReferenceOptions.builder().retries(0)
-                            .timeout(Duration.ofSeconds(5)).build());
+                    GateService s = client.proxy(
+                            GateService.class,
+                            ReferenceOptions.builder()
+                                    .retries(0)
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build());
                     await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> "only".equals(s.whoAmI()));
                     String path = Nodes.node(ServiceInstance.of(
                             ServiceKey.of(GateService.class, "", ""), provider.advertisedEndpoint()));
@@ -126,25 +166,42 @@ class RegistryClusterTest {
                             ensemble.killServer(i);
                         }
                         assertThat(lost.await(60, TimeUnit.SECONDS))
-                                .as("the provider's session given up").isTrue();
+                                .as("the provider's session given up")
+                                .isTrue();
                         proxy.pause();
                         for (InstanceSpec i : ensemble.getInstances()) {
                             ensemble.restartServer(i);
                         }
                         await().atMost(Duration.ofSeconds(60)).until(consumerRegistry::isConnected);
-                        assertThat(providerRegistry.isConnected()).as("the provider is held back").isFalse();
+                        assertThat(providerRegistry.isConnected())
+                                .as("the provider is held back")
+                                .isFalse();
                         load.awaitMore("only", 100, Duration.ofSeconds(30));
                         assertThat(consumerRegistry.curator().checkExists().forPath(path))
-                                .as("the provider's old node, its session not yet expired").isNotNull();
+                                .as("the provider's old node, its session not yet expired")
+                                .isNotNull();
                         proxy.resume();
                         // The provider comes back with a new session and replaces its old node.
-                        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
-                                providerRegistry.curator().checkExists().forPath(path).getEphemeralOwner()
-                                        == providerRegistry.curator().getZookeeperClient().getZooKeeper().getSessionId());
+                        await().atMost(Duration.ofSeconds(60))
+                                .ignoreExceptions()
+                                .until(() -> providerRegistry
+                                                .curator()
+                                                .checkExists()
+                                                .forPath(path)
+                                                .getEphemeralOwner()
+                                        == providerRegistry
+                                                .curator()
+                                                .getZookeeperClient()
+                                                .getZooKeeper()
+                                                .getSessionId());
                         load.awaitMore("only", 200, Duration.ofSeconds(30));
                     }
-                    System.out.printf("re-registration after an outage: %d calls answered, %d failed%n",
-                            load.answeredInAll(), load.errors().values().stream().mapToInt(AtomicInteger::get).sum());
+                    System.out.printf(
+                            "re-registration after an outage: %d calls answered, %d failed%n",
+                            load.answeredInAll(),
+                            load.errors().values().stream()
+                                    .mapToInt(AtomicInteger::get)
+                                    .sum());
                     assertThat(load.errors()).as("failed calls by error").isEmpty();
                 } finally {
                     consumerRegistry.close();
@@ -174,39 +231,57 @@ class RegistryClusterTest {
                 return true;
             });
             InstanceSpec leader = found.get();
-            InstanceSpec follower = ensemble.getInstances().stream().filter(i -> !i.equals(leader)).findFirst()
+            InstanceSpec follower = ensemble.getInstances().stream()
+                    .filter(i -> !i.equals(leader))
+                    .findFirst()
                     .orElseThrow();
             ServiceKey key = ServiceKey.of(GateService.class, "", "");
             ServiceInstance a = ServiceInstance.of(key, new Endpoint("127.0.0.1", 21011));
             ServiceInstance b = ServiceInstance.of(key, new Endpoint("127.0.0.1", 21012));
             List<Integer> sizes = new CopyOnWriteArrayList<>();
             try (PausableProxy toB = new PausableProxy("127.0.0.1", follower.getPort());
-                 ZookeeperRegistry providerA = registry(follower.getConnectString());
-                 ZookeeperRegistry providerB = new ZookeeperRegistry(ZookeeperSettings.defaults()
-                         .withSessionTimeout(Duration.ofSeconds(4)).withConnectTimeout(Duration.ofSeconds(20))
-                         .withRetry(Duration.ofMillis(100), 5), toB.address(), null);
-                 ZookeeperRegistry consumer = new ZookeeperRegistry(ZookeeperSettings.defaults()
-                         .withSessionTimeout(Duration.ofSeconds(30)).withConnectTimeout(Duration.ofSeconds(20))
-                         .withRetry(Duration.ofMillis(100), 5).withShrinkGuard(0.5, window),
-                         ensemble.getConnectString(), null)) {
+                    ZookeeperRegistry providerA = registry(follower.getConnectString());
+                    ZookeeperRegistry providerB = new ZookeeperRegistry(
+                            ZookeeperSettings.defaults()
+                                    .withSessionTimeout(Duration.ofSeconds(4))
+                                    .withConnectTimeout(Duration.ofSeconds(20))
+                                    .withRetry(Duration.ofMillis(100), 5),
+                            toB.address(),
+                            null);
+                    ZookeeperRegistry consumer = new ZookeeperRegistry(
+                            ZookeeperSettings.defaults()
+                                    .withSessionTimeout(Duration.ofSeconds(30))
+                                    .withConnectTimeout(Duration.ofSeconds(20))
+                                    .withRetry(Duration.ofMillis(100), 5)
+                                    .withShrinkGuard(0.5, window),
+                            ensemble.getConnectString(),
+                            null)) {
                 providerA.register(a);
                 providerB.register(b);
                 ServiceDiscovery.Subscription sub = consumer.subscribe(key, list -> sizes.add(list.size()));
-                await().atMost(Duration.ofSeconds(20)).until(() -> sub.instances().size() == 2);
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> sub.instances().size() == 2);
                 sizes.clear();
                 String bPath = Nodes.node(b);
 
                 toB.pause(); // B is cut off from ZooKeeper, and stays so through the election
                 assertThat(ensemble.killServer(leader)).isTrue();
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(60))
+                        .ignoreExceptions()
                         .until(() -> providerA.curator().checkExists().forPath(bPath) == null);
-                assertThat(sub.instances()).as("B's node is gone, but the consumer holds it").hasSize(2);
-                assertThat(sizes).as("every list the consumer published since the kill").allMatch(n -> n == 2);
+                assertThat(sub.instances())
+                        .as("B's node is gone, but the consumer holds it")
+                        .hasSize(2);
+                assertThat(sizes)
+                        .as("every list the consumer published since the kill")
+                        .allMatch(n -> n == 2);
 
                 // Stable for the window, and B still gone: the registry is believed again.
-                await().atMost(window.multipliedBy(4)).until(() -> sub.instances().size() == 1);
+                await().atMost(window.multipliedBy(4))
+                        .until(() -> sub.instances().size() == 1);
                 toB.resume();
-                await().atMost(Duration.ofSeconds(60)).until(() -> sub.instances().size() == 2);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> sub.instances().size() == 2);
             }
         }
     }
@@ -229,10 +304,13 @@ class RegistryClusterTest {
     @Test
     void aShortSessionGivesCuratorAConnectionTimeoutNoLongerThanIt() throws Exception {
         try (TestingServer zk = new TestingServer(true);
-             ZookeeperRegistry r = new ZookeeperRegistry(ZookeeperSettings.defaults()
-                     .withSessionTimeout(Duration.ofSeconds(5)), zk.getConnectString(), null)) {
+                ZookeeperRegistry r = new ZookeeperRegistry(
+                        ZookeeperSettings.defaults().withSessionTimeout(Duration.ofSeconds(5)),
+                        zk.getConnectString(),
+                        null)) {
             // Curator warns in every process when its connection timeout exceeds the session.
-            assertThat(r.curator().getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(5000);
+            assertThat(r.curator().getZookeeperClient().getConnectionTimeoutMs())
+                    .isEqualTo(5000);
         }
     }
 
@@ -242,10 +320,12 @@ class RegistryClusterTest {
             ensemble.start();
             String connect = ensemble.getConnectString();
             ServiceKey key = ServiceKey.of(GateService.class, "", "");
-            try (ZookeeperRegistry provider = registry(connect); ZookeeperRegistry consumer = registry(connect)) {
-                ServiceDiscovery.Subscription sub = consumer.subscribe(key, l -> { });
+            try (ZookeeperRegistry provider = registry(connect);
+                    ZookeeperRegistry consumer = registry(connect)) {
+                ServiceDiscovery.Subscription sub = consumer.subscribe(key, l -> {});
                 provider.register(ServiceInstance.of(key, new Endpoint("127.0.0.1", 21001)));
-                await().atMost(Duration.ofSeconds(20)).until(() -> sub.instances().size() == 1);
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> sub.instances().size() == 1);
 
                 InstanceSpec victim = ensemble.getInstances().iterator().next();
                 assertThat(ensemble.killServer(victim)).isTrue();
@@ -254,10 +334,12 @@ class RegistryClusterTest {
                     provider.register(ServiceInstance.of(key, new Endpoint("127.0.0.1", 21002)));
                     return true;
                 });
-                await().atMost(Duration.ofSeconds(30)).until(() -> sub.instances().size() == 2);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> sub.instances().size() == 2);
                 try (ZookeeperRegistry late = registry(connect)) {
-                    ServiceDiscovery.Subscription fresh = late.subscribe(key, l -> { });
-                    await().atMost(Duration.ofSeconds(30)).until(() -> fresh.instances().size() == 2);
+                    ServiceDiscovery.Subscription fresh = late.subscribe(key, l -> {});
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> fresh.instances().size() == 2);
                 }
             }
         }

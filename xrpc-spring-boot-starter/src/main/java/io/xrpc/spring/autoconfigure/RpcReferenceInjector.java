@@ -1,10 +1,10 @@
 package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.client.RpcClient;
+import io.xrpc.config.Hedging;
 import io.xrpc.config.ReferenceOptions;
+import io.xrpc.serialize.TypeCheck;
 import io.xrpc.spring.RpcReference;
-
-
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
@@ -20,8 +20,6 @@ import org.springframework.beans.factory.config.InstantiationAwareBeanPostProces
 import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
 import org.springframework.util.ReflectionUtils;
-import io.xrpc.config.Hedging;
-import io.xrpc.serialize.TypeCheck;
 
 /**
  * Injects {@link RpcReference} fields and setters while a bean's properties are populated, that is
@@ -37,15 +35,37 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
     private final ObjectProvider<RpcClient> client;
     /** The client, once a reference made it (it is lazy: a provider-only application has none). */
     private volatile RpcClient created;
+
     private final Map<Key, Object> proxies = new ConcurrentHashMap<>();
     private ConfigurableBeanFactory beanFactory;
 
-    private record Key(Class<?> type, String version, String group, long timeoutMillis, long attemptTimeoutMillis,
-                       int retries, String loadBalancer, String cluster, String serializer, String compressor,
-                       String url, String hedging) {
+    private record Key(
+            Class<?> type,
+            String version,
+            String group,
+            long timeoutMillis,
+            long attemptTimeoutMillis,
+            int retries,
+            String loadBalancer,
+            String cluster,
+            String serializer,
+            String compressor,
+            String url,
+            String hedging) {
         static Key of(Class<?> type, RpcReference r) {
-            return new Key(type, r.version(), r.group(), r.timeoutMillis(), r.attemptTimeoutMillis(), r.retries(),
-                    r.loadBalancer(), r.cluster(), r.serializer(), r.compressor(), r.url(), r.hedging());
+            return new Key(
+                    type,
+                    r.version(),
+                    r.group(),
+                    r.timeoutMillis(),
+                    r.attemptTimeoutMillis(),
+                    r.retries(),
+                    r.loadBalancer(),
+                    r.cluster(),
+                    r.serializer(),
+                    r.compressor(),
+                    r.url(),
+                    r.hedging());
         }
     }
 
@@ -69,7 +89,8 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
     }
 
     @Override
-    public PropertyValues postProcessProperties(PropertyValues pvs, Object bean, String beanName) throws BeansException {
+    public PropertyValues postProcessProperties(PropertyValues pvs, Object bean, String beanName)
+            throws BeansException {
         Class<?> type = bean.getClass();
         ReflectionUtils.doWithFields(type, field -> {
             RpcReference r = field.getAnnotation(RpcReference.class);
@@ -77,7 +98,8 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 return;
             }
             if (Modifier.isStatic(field.getModifiers())) {
-                throw new BeanCreationException(beanName, "@RpcReference on static field " + field + " is not supported");
+                throw new BeanCreationException(
+                        beanName, "@RpcReference on static field " + field + " is not supported");
             }
             Object proxy = proxyFor(field.getType(), r, beanName, field);
             ReflectionUtils.makeAccessible(field);
@@ -89,8 +111,8 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 return;
             }
             if (method.getParameterCount() != 1) {
-                throw new BeanCreationException(beanName, "@RpcReference method " + method
-                        + " must take exactly one argument (a setter)");
+                throw new BeanCreationException(
+                        beanName, "@RpcReference method " + method + " must take exactly one argument (a setter)");
             }
             Object proxy = proxyFor(method.getParameterTypes()[0], r, beanName, method);
             ReflectionUtils.makeAccessible(method);
@@ -101,8 +123,8 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
 
     private Object proxyFor(Class<?> type, RpcReference r, String beanName, Object where) {
         if (!type.isInterface()) {
-            throw new BeanCreationException(beanName, "@RpcReference " + where + " must have an interface type, not "
-                    + type.getName());
+            throw new BeanCreationException(
+                    beanName, "@RpcReference " + where + " must have an interface type, not " + type.getName());
         }
         Object proxy;
         try {
@@ -113,11 +135,14 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
             });
         } catch (TypeCheck.UnsupportedTypeException e) {
             String description = "cannot create the XRpc reference for " + where + ": " + e.getMessage();
-            throw new BeanCreationException(beanName, description, XrpcStartupException.unsupportedType(description,
-                    "@RpcReference(serializer = ...) or xrpc.client.serializer", e));
+            throw new BeanCreationException(
+                    beanName,
+                    description,
+                    XrpcStartupException.unsupportedType(
+                            description, "@RpcReference(serializer = ...) or xrpc.client.serializer", e));
         } catch (RuntimeException e) {
-            throw new BeanCreationException(beanName, "cannot create the XRpc reference for " + where + ": "
-                    + e.getMessage(), e);
+            throw new BeanCreationException(
+                    beanName, "cannot create the XRpc reference for " + where + ": " + e.getMessage(), e);
         }
         if (beanFactory != null && !beanName.equals(CLIENT_BEAN)) {
             beanFactory.registerDependentBean(CLIENT_BEAN, beanName);
@@ -127,14 +152,17 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
 
     private ReferenceOptions options(RpcReference r) {
         XrpcProperties.Client c = properties.getObject().client();
-        ReferenceOptions.Builder b = ReferenceOptions.builder().version(r.version()).group(r.group())
+        ReferenceOptions.Builder b = ReferenceOptions.builder()
+                .version(r.version())
+                .group(r.group())
                 .timeout(r.timeoutMillis() > 0 ? Duration.ofMillis(r.timeoutMillis()) : c.timeout())
                 .retries(r.retries() >= 0 ? r.retries() : c.retries())
                 .loadBalancer(r.loadBalancer().isEmpty() ? c.loadBalancer() : r.loadBalancer())
                 .cluster(r.cluster().isEmpty() ? c.cluster() : r.cluster())
                 .serializer(r.serializer().isEmpty() ? c.serializer() : r.serializer())
                 .compressor(r.compressor().isEmpty() ? c.compressor() : r.compressor());
-        Duration attempt = r.attemptTimeoutMillis() > 0 ? Duration.ofMillis(r.attemptTimeoutMillis()) : c.attemptTimeout();
+        Duration attempt =
+                r.attemptTimeoutMillis() > 0 ? Duration.ofMillis(r.attemptTimeoutMillis()) : c.attemptTimeout();
         if (attempt != null) {
             b.attemptTimeout(attempt);
         }

@@ -2,6 +2,8 @@ package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.registry.Registry;
+import io.xrpc.serialize.TypeCheck;
+import io.xrpc.server.Authenticator;
 import io.xrpc.server.RpcServer;
 import io.xrpc.server.ServerInterceptor;
 import io.xrpc.spring.RpcService;
@@ -11,12 +13,10 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
-import io.xrpc.server.Authenticator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.ClassUtils;
-import io.xrpc.serialize.TypeCheck;
 
 /**
  * Exports the {@link RpcService} beans on one {@link RpcServer} when the context starts, and
@@ -36,9 +36,12 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
     private volatile RpcServer server;
 
     /** Takes providers so that nothing is pulled in before the context starts. */
-    public RpcServiceExporter(ObjectProvider<XrpcProperties> properties, ObjectProvider<Registry> registry,
-                              ObjectProvider<ServerInterceptor> interceptors, ObjectProvider<SslBundles> sslBundles,
-                              ObjectProvider<Authenticator> authenticator) {
+    public RpcServiceExporter(
+            ObjectProvider<XrpcProperties> properties,
+            ObjectProvider<Registry> registry,
+            ObjectProvider<ServerInterceptor> interceptors,
+            ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<Authenticator> authenticator) {
         this.authenticator = authenticator;
         this.properties = properties;
         this.registry = registry;
@@ -67,8 +70,8 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
             }
         }
         if (own.size() != 1) {
-            throw new IllegalStateException("@RpcService bean '" + beanName + "' (" + target.getName()
-                    + ") implements " + own + "; name the exported one with @RpcService(interfaceClass = ...)");
+            throw new IllegalStateException("@RpcService bean '" + beanName + "' (" + target.getName() + ") implements "
+                    + own + "; name the exported one with @RpcService(interfaceClass = ...)");
         }
         return own.get(0);
     }
@@ -95,15 +98,22 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
         interceptors.orderedStream().forEach(b::interceptor);
         for (String name : names) {
             if (!beanFactory.isSingleton(name)) {
-                throw new IllegalStateException("@RpcService bean '" + name + "' is not a singleton: a provider"
-                        + " exports one instance");
+                throw new IllegalStateException(
+                        "@RpcService bean '" + name + "' is not a singleton: a provider" + " exports one instance");
             }
             Object bean = beanFactory.getBean(name);
             Class<?> target = AopUtils.getTargetClass(bean);
             RpcService annotation = beanFactory.findAnnotationOnBean(name, RpcService.class);
-            b.service((Class) interfaceOf(target, annotation, name), bean, ServiceOptions.builder()
-                    .version(annotation.version()).group(annotation.group()).weight(annotation.weight())
-                    .serializers(annotation.serializers()).nonBlocking(annotation.nonBlocking()).build());
+            b.service(
+                    (Class) interfaceOf(target, annotation, name),
+                    bean,
+                    ServiceOptions.builder()
+                            .version(annotation.version())
+                            .group(annotation.group())
+                            .weight(annotation.weight())
+                            .serializers(annotation.serializers())
+                            .nonBlocking(annotation.nonBlocking())
+                            .build());
         }
         authenticator.ifAvailable(b::authenticator);
         if (!s.ssl().bundle().isBlank()) {
@@ -113,18 +123,23 @@ public class RpcServiceExporter implements SmartLifecycle, BeanFactoryAware {
         try {
             built = b.build();
         } catch (TypeCheck.UnsupportedTypeException e) {
-            throw XrpcStartupException.unsupportedType("XRpc cannot export the @RpcService beans: " + e.getMessage(),
-                    "@RpcService(serializers = ...), or xrpc.client.serializer for its callers", e);
+            throw XrpcStartupException.unsupportedType(
+                    "XRpc cannot export the @RpcService beans: " + e.getMessage(),
+                    "@RpcService(serializers = ...), or xrpc.client.serializer for its callers",
+                    e);
         }
         properties.allowedClasses().forEach(built.allowList()::allowClassName);
         try {
             server = built.start();
         } catch (RuntimeException e) {
             // The start failed whole (nothing listens, no thread is left); say which properties to change.
-            throw new XrpcStartupException("XRpc provider cannot start with xrpc.server.host=" + s.host()
-                    + " and xrpc.server.port=" + s.port() + ": " + e.getMessage(), "Choose another"
-                    + " xrpc.server.port (0 picks a free one), stop what holds it, or bind an address of this"
-                    + " machine with xrpc.server.host.", e);
+            throw new XrpcStartupException(
+                    "XRpc provider cannot start with xrpc.server.host=" + s.host() + " and xrpc.server.port=" + s.port()
+                            + ": " + e.getMessage(),
+                    "Choose another"
+                            + " xrpc.server.port (0 picks a free one), stop what holds it, or bind an address of this"
+                            + " machine with xrpc.server.host.",
+                    e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.client.ReferenceView;
 import io.xrpc.client.RpcClient;
+import io.xrpc.cluster.CallCounters;
 import io.xrpc.registry.Registry;
 import io.xrpc.server.ExportedService;
 import io.xrpc.server.RpcServer;
@@ -13,7 +14,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import io.xrpc.cluster.CallCounters;
 
 /**
  * {@code /actuator/xrpc}: what this application exports and references right now. The services
@@ -32,8 +32,11 @@ public class XrpcEndpoint {
     private final RpcReferenceInjector references;
     private final ObjectProvider<Registry> registry;
 
-    public XrpcEndpoint(XrpcProperties properties, RpcServiceExporter exporter, RpcReferenceInjector references,
-                        ObjectProvider<Registry> registry) {
+    public XrpcEndpoint(
+            XrpcProperties properties,
+            RpcServiceExporter exporter,
+            RpcReferenceInjector references,
+            ObjectProvider<Registry> registry) {
         this.properties = properties;
         this.exporter = exporter;
         this.references = references;
@@ -52,31 +55,59 @@ public class XrpcEndpoint {
             } catch (IllegalStateException e) {
                 address = "not listening"; // closed between the two reads
             }
-            s = new Server(address, server.connectionCount(), server.inFlight(), server.pendingOutputBytes(),
-                    server.authenticationRefusals(), server.authenticationClosures(),
+            s = new Server(
+                    address,
+                    server.connectionCount(),
+                    server.inFlight(),
+                    server.pendingOutputBytes(),
+                    server.authenticationRefusals(),
+                    server.authenticationClosures(),
                     server.services().stream().map(XrpcEndpoint::service).toList());
         } else if (exporter.hasServices()) {
             s = new Server("not listening", 0, 0, 0, 0, 0, List.of());
         }
         RpcClient client = references.clientIfCreated();
-        List<Reference> refs = client == null ? List.of()
+        List<Reference> refs = client == null
+                ? List.of()
                 : client.references().stream().map(XrpcEndpoint::reference).toList();
         Registry r = registry.getIfAvailable();
         return new Descriptor(s, refs, r == null ? null : r.describe(), limits());
     }
 
     private static Service service(ExportedService e) {
-        return new Service(e.key().toString(), e.serviceInterface(), e.methods(), e.nonBlocking(),
-                e.serializers().isEmpty() ? List.of("any") : e.serializers(), e.inFlight());
+        return new Service(
+                e.key().toString(),
+                e.serviceInterface(),
+                e.methods(),
+                e.nonBlocking(),
+                e.serializers().isEmpty() ? List.of("any") : e.serializers(),
+                e.inFlight());
     }
 
     private static Reference reference(ReferenceView v) {
-        List<Provider> providers = v.providers().stream().map(p -> new Provider(p.endpoint().toString(),
-                p.state().name(), p.openConnections(), p.activeCalls(), p.setAsideUntil(),
-                p.serializers().isEmpty() ? List.of("any") : p.serializers())).toList();
-        return new Reference(v.key().toString(), v.serviceInterface(), v.source(), v.loadBalancer(), v.cluster(),
-                v.serializer(), v.compressor(), v.timeout().toMillis(), v.retries(),
-                Double.isInfinite(v.retryBudget()) ? null : v.retryBudget(), v.counters(), providers.size(), providers);
+        List<Provider> providers = v.providers().stream()
+                .map(p -> new Provider(
+                        p.endpoint().toString(),
+                        p.state().name(),
+                        p.openConnections(),
+                        p.activeCalls(),
+                        p.setAsideUntil(),
+                        p.serializers().isEmpty() ? List.of("any") : p.serializers()))
+                .toList();
+        return new Reference(
+                v.key().toString(),
+                v.serviceInterface(),
+                v.source(),
+                v.loadBalancer(),
+                v.cluster(),
+                v.serializer(),
+                v.compressor(),
+                v.timeout().toMillis(),
+                v.retries(),
+                Double.isInfinite(v.retryBudget()) ? null : v.retryBudget(),
+                v.counters(),
+                providers.size(),
+                providers);
     }
 
     private Map<String, Object> limits() {
@@ -86,8 +117,12 @@ public class XrpcEndpoint {
         l.put("maxDepth", properties.maxDepth());
         l.put("compressThresholdBytes", properties.compressThreshold().toBytes());
         l.put("heartbeatIntervalMillis", properties.heartbeatInterval().toMillis());
-        l.put("writeBufferLowWaterMarkBytes", properties.writeBuffer().lowWaterMark().toBytes());
-        l.put("writeBufferHighWaterMarkBytes", properties.writeBuffer().highWaterMark().toBytes());
+        l.put(
+                "writeBufferLowWaterMarkBytes",
+                properties.writeBuffer().lowWaterMark().toBytes());
+        l.put(
+                "writeBufferHighWaterMarkBytes",
+                properties.writeBuffer().highWaterMark().toBytes());
         l.put("typeCheck", properties.typeCheck().name());
         XrpcProperties.Server s = properties.server();
         Map<String, Object> server = new LinkedHashMap<>();
@@ -102,8 +137,9 @@ public class XrpcEndpoint {
         server.put("errorDetails", s.errorDetails().name());
         server.put("reflection", s.reflection());
         // Unset, the server derives it (RpcServer.Builder.maxRequestMemory): not derived again here.
-        server.put("maxRequestMemoryBytes", s.maxRequestMemory() == null ? "default"
-                : s.maxRequestMemory().toBytes());
+        server.put(
+                "maxRequestMemoryBytes",
+                s.maxRequestMemory() == null ? "default" : s.maxRequestMemory().toBytes());
         server.put("shutdownGraceMillis", s.shutdownGrace().toMillis());
         server.put("unregisterDelayMillis", s.unregisterDelay().toMillis());
         l.put("server", server);
@@ -115,8 +151,10 @@ public class XrpcEndpoint {
         client.put("maxPendingCalls", c.maxPendingCalls());
         client.put("maxPendingRequestBytes", c.maxPendingRequestBytes().toBytes());
         client.put("outlierConsecutiveFailures", c.outlierDetection().consecutiveFailures());
-        client.put("outlierBaseEjectionMillis", c.outlierDetection().baseEjection().toMillis());
-        client.put("outlierMaxEjectionMillis", c.outlierDetection().maxEjection().toMillis());
+        client.put(
+                "outlierBaseEjectionMillis", c.outlierDetection().baseEjection().toMillis());
+        client.put(
+                "outlierMaxEjectionMillis", c.outlierDetection().maxEjection().toMillis());
         client.put("pingTimeoutMillis", c.pingTimeout().toMillis());
         if (c.attemptTimeout() != null) {
             client.put("attemptTimeoutMillis", c.attemptTimeout().toMillis());
@@ -133,40 +171,61 @@ public class XrpcEndpoint {
      * @param registry   the registry's own description, {@code null} without a registry
      * @param limits     the limits in force, from {@code xrpc.*}
      */
-    public record Descriptor(Server server, List<Reference> references, Map<String, Object> registry,
-                             Map<String, Object> limits) {
-    }
+    public record Descriptor(
+            Server server, List<Reference> references, Map<String, Object> registry, Map<String, Object> limits) {}
 
     /**
      * The server: where consumers reach it, its connections, calls and queued output, the calls
      * its authenticator refused and the connections closed for carrying no authenticated call
      * (since start), its services.
      */
-    public record Server(String address, int connections, int inFlight, long pendingOutputBytes,
-                         long authenticationRefusals, long authenticationClosures, List<Service> services) {
-    }
+    public record Server(
+            String address,
+            int connections,
+            int inFlight,
+            long pendingOutputBytes,
+            long authenticationRefusals,
+            long authenticationClosures,
+            List<Service> services) {}
 
     /** One exported service. */
-    public record Service(String key, String serviceInterface, List<String> methods, List<String> nonBlocking,
-                          List<String> serializers, long inFlight) {
-    }
+    public record Service(
+            String key,
+            String serviceInterface,
+            List<String> methods,
+            List<String> nonBlocking,
+            List<String> serializers,
+            long inFlight) {}
 
     /**
      * One reference and the providers it sees now. {@code retryBudget}: tokens left (retries and
      * hedges stop at half the bucket), {@code null} when not throttled; {@code counters}: its
      * calls, retries, throttled retries, hedges and hedges that answered first.
      */
-    public record Reference(String key, String serviceInterface, String source, String loadBalancer, String cluster,
-                            String serializer, String compressor, long timeoutMillis, int retries, Double retryBudget,
-                            CallCounters.Snapshot counters, int providerCount,
-                            List<Provider> providers) {
-    }
+    public record Reference(
+            String key,
+            String serviceInterface,
+            String source,
+            String loadBalancer,
+            String cluster,
+            String serializer,
+            String compressor,
+            long timeoutMillis,
+            int retries,
+            Double retryBudget,
+            CallCounters.Snapshot counters,
+            int providerCount,
+            List<Provider> providers) {}
 
     /**
      * One provider as a reference sees it. {@code state}: CONNECTED, CONNECTING, SET_ASIDE (until
      * {@code setAsideUntil}: connects failed or calls went unanswered) or IDLE (connects on the next call).
      */
-    public record Provider(String address, String state, int connections, int activeCalls, Instant setAsideUntil,
-                           List<String> serializers) {
-    }
+    public record Provider(
+            String address,
+            String state,
+            int connections,
+            int activeCalls,
+            Instant setAsideUntil,
+            List<String> serializers) {}
 }

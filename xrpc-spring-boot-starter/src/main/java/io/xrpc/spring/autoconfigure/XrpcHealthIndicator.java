@@ -21,8 +21,8 @@ public class XrpcHealthIndicator extends AbstractHealthIndicator {
     private final RpcReferenceInjector references;
     private final ObjectProvider<Registry> registry;
 
-    public XrpcHealthIndicator(RpcServiceExporter exporter, RpcReferenceInjector references,
-                               ObjectProvider<Registry> registry) {
+    public XrpcHealthIndicator(
+            RpcServiceExporter exporter, RpcReferenceInjector references, ObjectProvider<Registry> registry) {
         super("XRpc health check failed");
         this.exporter = exporter;
         this.references = references;
@@ -41,8 +41,12 @@ public class XrpcHealthIndicator extends AbstractHealthIndicator {
                 builder.withDetail("server", server.advertisedEndpoint().toString());
                 builder.withDetail("connections", server.connectionCount());
                 builder.withDetail("inFlight", server.inFlight());
-                builder.withDetail("services", server.exportedServices().stream().map(Object::toString).sorted()
-                        .toList());
+                builder.withDetail(
+                        "services",
+                        server.exportedServices().stream()
+                                .map(Object::toString)
+                                .sorted()
+                                .toList());
             }
         }
         RpcClient client = references.clientIfCreated();

@@ -45,8 +45,8 @@ public final class XrpcLoggingDefaults implements EnvironmentPostProcessor, Orde
     }
 
     /** Adds {@code logger}'s default unless the application sets it or a logger above it. */
-    private static void addUnlessSet(ConfigurableEnvironment environment, String logger, String level,
-                                     Map<String, Object> defaults) {
+    private static void addUnlessSet(
+            ConfigurableEnvironment environment, String logger, String level, Map<String, Object> defaults) {
         for (String name = logger; ; name = name.substring(0, name.lastIndexOf('.'))) {
             if (environment.containsProperty(PREFIX + name)) {
                 return;

@@ -4,6 +4,8 @@ import io.xrpc.client.Extensions;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.Endpoint;
 import io.xrpc.config.EndpointBuilder;
+import io.xrpc.config.Hedging;
+import io.xrpc.config.ReferenceOptions;
 import io.xrpc.config.TlsConfig;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
@@ -13,6 +15,8 @@ import io.xrpc.server.ErrorDetails;
 import io.xrpc.server.RpcServer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,10 +26,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
-import io.xrpc.config.Hedging;
-import io.xrpc.config.ReferenceOptions;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 
 /**
  * Everything {@code xrpc.*}, bound once at start-up and immutable after. A value out of range stops
@@ -65,7 +65,8 @@ public record XrpcProperties(
         @DefaultValue WriteBuffer writeBuffer,
         @DefaultValue Registry registry,
         @DefaultValue Server server,
-        @DefaultValue Client client) implements InitializingBean {
+        @DefaultValue Client client)
+        implements InitializingBean {
 
     public XrpcProperties {
         allowedClasses = allowedClasses == null ? List.of() : List.copyOf(allowedClasses);
@@ -76,8 +77,9 @@ public record XrpcProperties(
      * @param lowWaterMark  Output below which a connection is written (and read) freely again.
      * @param highWaterMark Output above which the server stops reading a connection and clients hold requests back.
      */
-    public record WriteBuffer(@DefaultValue("512KB") DataSize lowWaterMark, @DefaultValue("1MB") DataSize highWaterMark) {
-    }
+    public record WriteBuffer(
+            @DefaultValue("512KB") DataSize lowWaterMark,
+            @DefaultValue("1MB") DataSize highWaterMark) {}
 
     /**
      * @param address        Registry address: zookeeper://host:2181[,host:2181], host:2181, or embedded for a
@@ -128,8 +130,7 @@ public record XrpcProperties(
 
         public Registry {
             // in the order given, as RegistryConfig keeps them
-            parameters = parameters == null ? Map.of()
-                    : Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+            parameters = parameters == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
         }
 
         @Override
@@ -198,12 +199,21 @@ public record XrpcProperties(
 
         /** The provider's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcServer.Builder b) {
-            b.host(host).port(port).executorThreads(executorThreads).executorQueue(executorQueue)
-                    .callThreads(callThreads).shutdownGrace(shutdownGrace).unregisterDelay(unregisterDelay)
-                    .frameTimeout(frameTimeout).maxConnections(maxConnections)
-                    .maxConnectionsPerAddress(maxConnectionsPerAddress).authenticationTimeout(authenticationTimeout)
-                    .maxAuthenticationFailures(maxAuthenticationFailures).errorDetails(errorDetails)
-                    .reflection(reflection).adaptiveConcurrency(adaptiveConcurrency);
+            b.host(host)
+                    .port(port)
+                    .executorThreads(executorThreads)
+                    .executorQueue(executorQueue)
+                    .callThreads(callThreads)
+                    .shutdownGrace(shutdownGrace)
+                    .unregisterDelay(unregisterDelay)
+                    .frameTimeout(frameTimeout)
+                    .maxConnections(maxConnections)
+                    .maxConnectionsPerAddress(maxConnectionsPerAddress)
+                    .authenticationTimeout(authenticationTimeout)
+                    .maxAuthenticationFailures(maxAuthenticationFailures)
+                    .errorDetails(errorDetails)
+                    .reflection(reflection)
+                    .adaptiveConcurrency(adaptiveConcurrency);
             if (maxRequestMemory != null) {
                 b.maxRequestMemory(maxRequestMemory.toBytes());
             }
@@ -221,16 +231,18 @@ public record XrpcProperties(
      * @param clientAuth Whether clients must present a certificate the bundle's trust store accepts: none,
      *                   optional or require (mutual TLS).
      */
-    public record ServerSsl(@DefaultValue("") String bundle, @DefaultValue("none") TlsConfig.ClientAuth clientAuth) {
-    }
+    public record ServerSsl(
+            @DefaultValue("") String bundle,
+            @DefaultValue("none") TlsConfig.ClientAuth clientAuth) {}
 
     /**
      * @param bundle         Name of the SSL bundle whose trust store the client checks providers against, and
      *                       whose key store (if any) it presents for mutual TLS; empty: plaintext.
      * @param verifyHostname Whether a provider's certificate must name the host connected to.
      */
-    public record ClientSsl(@DefaultValue("") String bundle, @DefaultValue("true") boolean verifyHostname) {
-    }
+    public record ClientSsl(
+            @DefaultValue("") String bundle,
+            @DefaultValue("true") boolean verifyHostname) {}
 
     /**
      * @param serializer                Default serializer: kryo, hessian, protostuff, fory or json.
@@ -284,12 +296,18 @@ public record XrpcProperties(
 
         /** The consumer's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcClient.Builder b) {
-            b.serializer(serializer).compressor(compressor).timeout(timeout)
-                    .connectionsPerEndpoint(connectionsPerEndpoint).maxPendingCalls(maxPendingCalls)
+            b.serializer(serializer)
+                    .compressor(compressor)
+                    .timeout(timeout)
+                    .connectionsPerEndpoint(connectionsPerEndpoint)
+                    .maxPendingCalls(maxPendingCalls)
                     .maxPendingRequestBytes(maxPendingRequestBytes.toBytes())
-                    .outlierDetection(outlierDetection.consecutiveFailures(), outlierDetection.baseEjection(),
+                    .outlierDetection(
+                            outlierDetection.consecutiveFailures(),
+                            outlierDetection.baseEjection(),
                             outlierDetection.maxEjection())
-                    .credentialsOverPlaintext(credentialsOverPlaintext).cancelOnProvider(cancelOnProvider)
+                    .credentialsOverPlaintext(credentialsOverPlaintext)
+                    .cancelOnProvider(cancelOnProvider)
                     .pingTimeout(pingTimeout);
         }
     }
@@ -299,8 +317,9 @@ public record XrpcProperties(
      *                   stop at half the bucket. 0 turns throttling off.
      * @param tokenRatio What each answered attempt puts back.
      */
-    public record RetryBudget(@DefaultValue("100") int maxTokens, @DefaultValue("0.1") double tokenRatio) {
-    }
+    public record RetryBudget(
+            @DefaultValue("100") int maxTokens,
+            @DefaultValue("0.1") double tokenRatio) {}
 
     /**
      * @param consecutiveFailures Calls in a row that went unanswered (or lost their connection) before a
@@ -308,20 +327,23 @@ public record XrpcProperties(
      * @param baseEjection        How long a provider is first set aside; doubled for every ejection in a row.
      * @param maxEjection         The longest a provider is set aside.
      */
-    public record OutlierDetection(@DefaultValue("3") int consecutiveFailures,
-                                   @DefaultValue("5s") Duration baseEjection,
-                                   @DefaultValue("60s") Duration maxEjection) {
-    }
+    public record OutlierDetection(
+            @DefaultValue("3") int consecutiveFailures,
+            @DefaultValue("5s") Duration baseEjection,
+            @DefaultValue("60s") Duration maxEjection) {}
 
     /**
      * The options client and server share, on either builder: both sides of XRpc read with the same
      * limits and allow-list. {@code allowedClasses} are names, added to the built endpoint's allow-list.
      */
     <B extends EndpointBuilder<B>> B applyShared(B b) {
-        b.maxFrameLength((int) maxFrameLength.toBytes()).compressThreshold((int) compressThreshold.toBytes())
-                .heartbeatInterval(heartbeatInterval).readLimits(readLimits()).typeCheck(typeCheck)
-                .writeBufferWaterMark((int) writeBuffer.lowWaterMark().toBytes(),
-                        (int) writeBuffer.highWaterMark().toBytes());
+        b.maxFrameLength((int) maxFrameLength.toBytes())
+                .compressThreshold((int) compressThreshold.toBytes())
+                .heartbeatInterval(heartbeatInterval)
+                .readLimits(readLimits())
+                .typeCheck(typeCheck)
+                .writeBufferWaterMark((int) writeBuffer.lowWaterMark().toBytes(), (int)
+                        writeBuffer.highWaterMark().toBytes());
         allowedPackages.forEach(b::allowPackage);
         return b;
     }
@@ -346,19 +368,18 @@ public record XrpcProperties(
         atLeast("xrpc.client.retries", client.retries, 0);
         if (client.retryBudget.maxTokens() != 0) {
             try {
-                ReferenceOptions.builder().retryBudget(client.retryBudget.maxTokens(),
-                        client.retryBudget.tokenRatio());
+                ReferenceOptions.builder().retryBudget(client.retryBudget.maxTokens(), client.retryBudget.tokenRatio());
             } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationPropertyValueException("xrpc.client.retry-budget",
-                        client.retryBudget, e.getMessage());
+                throw new InvalidConfigurationPropertyValueException(
+                        "xrpc.client.retry-budget", client.retryBudget, e.getMessage());
             }
         }
         if (!client.hedging.isBlank() && !client.hedging.equals("none")) {
             try {
                 Hedging.parse(client.hedging);
             } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationPropertyValueException("xrpc.client.hedging", client.hedging,
-                        e.getMessage());
+                throw new InvalidConfigurationPropertyValueException(
+                        "xrpc.client.hedging", client.hedging, e.getMessage());
             }
         }
         atLeast("xrpc.client.connections-per-endpoint", client.connectionsPerEndpoint, 1);
@@ -370,7 +391,9 @@ public record XrpcProperties(
         atLeast("xrpc.server.executor-threads", server.executorThreads, 1);
         atLeast("xrpc.server.executor-queue", server.executorQueue, 0);
         if (server.callThreads.unavailableReason() != null) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.server.call-threads", server.callThreads,
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.server.call-threads",
+                    server.callThreads,
                     server.callThreads.unavailableReason() + " (expected: platform on this JVM)");
         }
         notNegative("xrpc.server.unregister-delay", server.unregisterDelay);
@@ -378,9 +401,10 @@ public record XrpcProperties(
         positive("xrpc.heartbeat-interval", heartbeatInterval);
         positive("xrpc.registry.session-timeout", registry.sessionTimeout);
         positive("xrpc.registry.connect-timeout", registry.connectTimeout);
-        if (maxFrameLength.toBytes() < ProtocolConstants.MIN_FRAME_LENGTH || maxFrameLength.toBytes() > Integer.MAX_VALUE) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.max-frame-length", maxFrameLength,
-                    "expected 16KB to 2GB");
+        if (maxFrameLength.toBytes() < ProtocolConstants.MIN_FRAME_LENGTH
+                || maxFrameLength.toBytes() > Integer.MAX_VALUE) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.max-frame-length", maxFrameLength, "expected 16KB to 2GB");
         }
         atLeast("xrpc.max-objects-per-message", maxObjectsPerMessage, 1);
         atLeast("xrpc.max-depth", maxDepth, 1);
@@ -391,42 +415,44 @@ public record XrpcProperties(
         atLeast("xrpc.server.max-connections-per-address", server.maxConnectionsPerAddress, 0);
         notNegative("xrpc.server.authentication-timeout", server.authenticationTimeout);
         if (server.maxRequestMemory != null && server.maxRequestMemory.toBytes() < 16 * 1024) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.server.max-request-memory",
-                    server.maxRequestMemory, "expected >= 16KB");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.server.max-request-memory", server.maxRequestMemory, "expected >= 16KB");
         }
         atLeast("xrpc.server.max-authentication-failures", server.maxAuthenticationFailures, 0);
         if (client.maxPendingRequestBytes == null || client.maxPendingRequestBytes.toBytes() < 1024) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.client.max-pending-request-bytes",
-                    client.maxPendingRequestBytes, "expected >= 1KB");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.client.max-pending-request-bytes", client.maxPendingRequestBytes, "expected >= 1KB");
         }
         OutlierDetection od = client.outlierDetection;
         atLeast("xrpc.client.outlier-detection.consecutive-failures", od.consecutiveFailures, 0);
         positive("xrpc.client.outlier-detection.base-ejection", od.baseEjection);
         positive("xrpc.client.outlier-detection.max-ejection", od.maxEjection);
         if (od.maxEjection.compareTo(od.baseEjection) < 0) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.client.outlier-detection.max-ejection",
-                    od.maxEjection, "expected >= xrpc.client.outlier-detection.base-ejection");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.client.outlier-detection.max-ejection",
+                    od.maxEjection,
+                    "expected >= xrpc.client.outlier-detection.base-ejection");
         }
         if (registry.emptyListGrace != null) {
             notNegative("xrpc.registry.empty-list-grace", registry.emptyListGrace);
         }
         if (!(registry.shrinkGuard >= 0 && registry.shrinkGuard <= 1)) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.registry.shrink-guard", registry.shrinkGuard,
-                    "expected 0 to 1 (0 turns it off)");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.registry.shrink-guard", registry.shrinkGuard, "expected 0 to 1 (0 turns it off)");
         }
         positive("xrpc.registry.shrink-guard-window", registry.shrinkGuardWindow);
         if (registry.embeddedPort != null && (registry.embeddedPort < 1 || registry.embeddedPort > 65535)) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.registry.embedded-port", registry.embeddedPort,
-                    "expected 1 to 65535");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.registry.embedded-port", registry.embeddedPort, "expected 1 to 65535");
         }
         if (compressThreshold.toBytes() < 0 || compressThreshold.toBytes() > Integer.MAX_VALUE) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.compress-threshold", compressThreshold,
-                    "expected 0 to 2GB");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.compress-threshold", compressThreshold, "expected 0 to 2GB");
         }
         String rp = registry.rootPath;
         if (rp == null || !rp.startsWith("/") || rp.length() < 2 || rp.endsWith("/")) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.registry.root-path", rp,
-                    "expected /name with no trailing /");
+            throw new InvalidConfigurationPropertyValueException(
+                    "xrpc.registry.root-path", rp, "expected /name with no trailing /");
         }
     }
 
@@ -443,7 +469,8 @@ public record XrpcProperties(
 
     private static void oneOf(String name, String value, Set<String> allowed) {
         if (value == null || !allowed.contains(value)) {
-            throw new InvalidConfigurationPropertyValueException(name, value, "expected one of " + new TreeSet<>(allowed));
+            throw new InvalidConfigurationPropertyValueException(
+                    name, value, "expected one of " + new TreeSet<>(allowed));
         }
     }
 

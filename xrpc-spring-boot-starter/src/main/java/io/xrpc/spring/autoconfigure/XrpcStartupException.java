@@ -22,10 +22,13 @@ public class XrpcStartupException extends IllegalStateException {
     }
 
     /** The report of a type the serializer cannot carry; {@code choose} says where the serializer is chosen. */
-    static XrpcStartupException unsupportedType(String description, String choose,
-                                                TypeCheck.UnsupportedTypeException cause) {
-        return new XrpcStartupException(description, "Choose a serializer that carries the type (" + choose
-                + "), or set xrpc.type-check: warn to start anyway and fail only the calls that carry it.", cause);
+    static XrpcStartupException unsupportedType(
+            String description, String choose, TypeCheck.UnsupportedTypeException cause) {
+        return new XrpcStartupException(
+                description,
+                "Choose a serializer that carries the type (" + choose
+                        + "), or set xrpc.type-check: warn to start anyway and fail only the calls that carry it.",
+                cause);
     }
 
     /** What to change so that the application starts. */

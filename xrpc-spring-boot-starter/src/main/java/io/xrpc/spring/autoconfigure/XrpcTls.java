@@ -1,11 +1,11 @@
 package io.xrpc.spring.autoconfigure;
 
 import io.xrpc.config.TlsConfig;
+import java.util.Locale;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
-import java.util.Locale;
-import java.util.function.Supplier;
 
 /**
  * XRpc's TLS from Spring Boot SSL bundles: the bundle's key store and trust store. Its protocol
@@ -13,8 +13,7 @@ import java.util.function.Supplier;
  * refused rather than silently weakened or narrowed differently from what it says.
  */
 final class XrpcTls {
-    private XrpcTls() {
-    }
+    private XrpcTls() {}
 
     static TlsConfig server(ObjectProvider<SslBundles> bundles, XrpcProperties.ServerSsl ssl) {
         return reported("xrpc.server.ssl.bundle", ssl.bundle(), () -> serverTls(bundles.getIfAvailable(), ssl));
@@ -29,10 +28,13 @@ final class XrpcTls {
         try {
             return tls.get();
         } catch (RuntimeException e) {
-            throw new XrpcStartupException("XRpc cannot use the SSL bundle " + property + "=" + name + ": "
-                    + e.getMessage(), "Define the bundle under spring.ssl.bundle.pem." + name + " (or .jks." + name
-                    + ") with certificate, key and trust files that exist and can be read, or remove " + property
-                    + " to go without TLS.", e);
+            throw new XrpcStartupException(
+                    "XRpc cannot use the SSL bundle " + property + "=" + name + ": " + e.getMessage(),
+                    "Define the bundle under spring.ssl.bundle.pem." + name + " (or .jks." + name
+                            + ") with certificate, key and trust files that exist and can be read, or remove "
+                            + property
+                            + " to go without TLS.",
+                    e);
         }
     }
 
@@ -43,15 +45,16 @@ final class XrpcTls {
                     + " server needs its certificate and private key (spring.ssl.bundle.*." + ssl.bundle()
                     + ".keystore)");
         }
-        TlsConfig.Builder b = TlsConfig.server(bundle.getManagers().getKeyManagerFactory())
-                .clientAuth(ssl.clientAuth());
+        TlsConfig.Builder b =
+                TlsConfig.server(bundle.getManagers().getKeyManagerFactory()).clientAuth(ssl.clientAuth());
         if (ssl.clientAuth() != TlsConfig.ClientAuth.NONE) {
             if (bundle.getStores().getTrustStore() == null) {
                 // Spring would hand over the JDK's public authorities: any public certificate would pass.
-                throw new IllegalStateException("xrpc.server.ssl.client-auth=" + ssl.clientAuth().name()
-                        .toLowerCase(Locale.ROOT) + " needs a trust store in bundle " + ssl.bundle()
-                        + " (spring.ssl.bundle.*." + ssl.bundle() + ".truststore): the authorities client"
-                        + " certificates must come from");
+                throw new IllegalStateException(
+                        "xrpc.server.ssl.client-auth=" + ssl.clientAuth().name().toLowerCase(Locale.ROOT)
+                                + " needs a trust store in bundle " + ssl.bundle()
+                                + " (spring.ssl.bundle.*." + ssl.bundle() + ".truststore): the authorities client"
+                                + " certificates must come from");
             }
             b.trust(bundle.getManagers().getTrustManagerFactory());
         }
@@ -60,7 +63,8 @@ final class XrpcTls {
 
     private static TlsConfig clientTls(SslBundles bundles, XrpcProperties.ClientSsl ssl) {
         SslBundle bundle = bundle(bundles, ssl.bundle(), "xrpc.client.ssl.bundle");
-        TlsConfig.Builder b = TlsConfig.client().trust(bundle.getManagers().getTrustManagerFactory())
+        TlsConfig.Builder b = TlsConfig.client()
+                .trust(bundle.getManagers().getTrustManagerFactory())
                 .verifyHostname(ssl.verifyHostname());
         if (bundle.getStores().getKeyStore() != null) {
             b.keys(bundle.getManagers().getKeyManagerFactory()); // presented when a server asks (mutual TLS)

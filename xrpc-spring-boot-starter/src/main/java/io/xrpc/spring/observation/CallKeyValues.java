@@ -25,14 +25,13 @@ final class CallKeyValues {
     static final String PEER = "peer";
     static final String REQUEST_SIZE = "request.size";
     private static final String UNKNOWN = "UNKNOWN";
-    private static final KeyValues UNKNOWN_HIGH = KeyValues.of(KeyValue.of(PEER, UNKNOWN),
-            KeyValue.of(REQUEST_SIZE, UNKNOWN));
+    private static final KeyValues UNKNOWN_HIGH =
+            KeyValues.of(KeyValue.of(PEER, UNKNOWN), KeyValue.of(REQUEST_SIZE, UNKNOWN));
     private static final RpcStatus[] STATUSES = RpcStatus.values();
 
     private static final Map<ServiceKey, Map<String, Method>> METHODS = new ConcurrentHashMap<>();
 
-    private CallKeyValues() {
-    }
+    private CallKeyValues() {}
 
     /** One method's shared values: its span name and, per serializer, its key values by status. */
     private static final class Method {
@@ -43,7 +42,8 @@ final class CallKeyValues {
         final Map<String, KeyValues[]> bySerializer = new ConcurrentHashMap<>(4);
 
         Method(Invocation inv) {
-            this.contextualName = inv.serviceKey().interfaceName() + "/" + inv.method().name();
+            this.contextualName =
+                    inv.serviceKey().interfaceName() + "/" + inv.method().name();
             this.service = KeyValue.of(SERVICE, inv.serviceKey().toString());
             this.method = KeyValue.of(METHOD, inv.method().signature());
         }
@@ -54,7 +54,10 @@ final class CallKeyValues {
             KeyValues kv = byStatus[i];
             if (kv == null) {
                 // A race builds equal values twice; either may stay.
-                kv = KeyValues.of(service, method, KeyValue.of(STATUS, status == null ? UNKNOWN : status.name()),
+                kv = KeyValues.of(
+                        service,
+                        method,
+                        KeyValue.of(STATUS, status == null ? UNKNOWN : status.name()),
                         KeyValue.of(SERIALIZER, serializer));
                 byStatus[i] = kv;
             }
@@ -79,7 +82,8 @@ final class CallKeyValues {
         if (peer == null && bytes < 0) {
             return UNKNOWN_HIGH; // a client call as it starts
         }
-        return KeyValues.of(KeyValue.of(PEER, peer == null ? UNKNOWN : peer.toString()),
+        return KeyValues.of(
+                KeyValue.of(PEER, peer == null ? UNKNOWN : peer.toString()),
                 KeyValue.of(REQUEST_SIZE, bytes < 0 ? UNKNOWN : Integer.toString(bytes)));
     }
 

@@ -5,8 +5,8 @@ import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import io.xrpc.common.Invocation;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,16 +27,21 @@ final class Guard {
 
     void failed(String step, Throwable e) {
         if (!logged.get() && logged.compareAndSet(false, true)) {
-            log.warn("Observing an XRpc {} call failed in {}; calls go on, their observation may be incomplete"
-                    + " (logged once)", side, step, e);
+            log.warn(
+                    "Observing an XRpc {} call failed in {}; calls go on, their observation may be incomplete"
+                            + " (logged once)",
+                    side,
+                    step,
+                    e);
         }
     }
 
     /** Starts an observation, or returns {@code null} when a handler threw: the call goes on unobserved. */
-    <C extends Observation.Context> Observation start(ObservationConvention<C> own, ObservationConvention<C> dflt,
-                                                      C context, ObservationRegistry registry) {
+    <C extends Observation.Context> Observation start(
+            ObservationConvention<C> own, ObservationConvention<C> dflt, C context, ObservationRegistry registry) {
         try {
-            return Observation.createNotStarted(own, dflt, () -> context, registry).start();
+            return Observation.createNotStarted(own, dflt, () -> context, registry)
+                    .start();
         } catch (RuntimeException | LinkageError e) {
             failed("start", e);
             return null;
@@ -47,8 +52,11 @@ final class Guard {
      * Runs the rest of the chain with the observation's scope open, so that what it logs and the
      * trace context it sends belong to this call; never throws.
      */
-    CompletableFuture<Object> inScope(Observation observation, ObservationRegistry registry, Invocation invocation,
-                                      Function<Invocation, CompletableFuture<Object>> next) {
+    CompletableFuture<Object> inScope(
+            Observation observation,
+            ObservationRegistry registry,
+            Invocation invocation,
+            Function<Invocation, CompletableFuture<Object>> next) {
         Observation.Scope scope = open(observation, registry);
         try {
             return next.apply(invocation);

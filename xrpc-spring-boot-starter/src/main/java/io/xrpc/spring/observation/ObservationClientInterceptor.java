@@ -53,8 +53,10 @@ public final class ObservationClientInterceptor implements ClientInterceptor, Or
         // (another call, a test reading spans) sees this call's span ended.
         return call.whenComplete((value, failure) -> {
             Throwable cause = failure == null ? null : Futures.cause(failure);
-            context.setStatus(cause == null ? RpcStatus.OK
-                    : cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
+            context.setStatus(
+                    cause == null
+                            ? RpcStatus.OK
+                            : cause instanceof RpcException r ? r.status() : RpcStatus.APPLICATION_ERROR);
             guard.end(observation, cause); // never throws: the caller keeps the call's own result
         });
     }

@@ -66,9 +66,11 @@ public final class ObservationServerInterceptor implements ServerInterceptor, Or
             // getMessage() on) what the implementation threw.
             f.whenComplete((v, t) -> thrown[0] = Futures.cause(t));
         }
-        return thrown[0] != null ? thrown[0]
-                : new RpcException(status, invocation.serviceKey() + "#" + invocation.method().signature()
-                        + " answered " + status);
+        return thrown[0] != null
+                ? thrown[0]
+                : new RpcException(
+                        status,
+                        invocation.serviceKey() + "#" + invocation.method().signature() + " answered " + status);
     }
 
     @Override

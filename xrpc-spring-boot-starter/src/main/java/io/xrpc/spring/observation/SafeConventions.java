@@ -11,8 +11,7 @@ import io.micrometer.observation.ObservationConvention;
  * (a span, an active-calls entry) behind for good.
  */
 final class SafeConventions {
-    private SafeConventions() {
-    }
+    private SafeConventions() {}
 
     private abstract static class Safe<C extends Observation.Context> implements ObservationConvention<C> {
         private final ObservationConvention<C> own;

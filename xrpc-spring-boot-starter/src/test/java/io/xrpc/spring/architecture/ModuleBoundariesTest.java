@@ -10,9 +10,6 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.xrpc.internal.Checks;
 import io.xrpc.internal.Futures;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,6 +17,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The rules between modules in docs/ARCHITECTURE.md, on the main classes of xrpc-core,
@@ -32,7 +32,8 @@ class ModuleBoundariesTest {
 
     @BeforeAll
     static void importClasses() {
-        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .withImportOption(location -> !location.contains("-tests.jar"))
                 .importPackages("io.xrpc");
     }
@@ -42,16 +43,21 @@ class ModuleBoundariesTest {
         Assertions.assertThat(classes.contain("io.xrpc.client.RpcClient")).isTrue();
         Assertions.assertThat(classes.contain("io.xrpc.registry.zookeeper.ZookeeperRegistry"))
                 .isTrue();
-        Assertions.assertThat(
-                classes.contain("io.xrpc.spring.autoconfigure.XrpcAutoConfiguration")).isTrue();
+        Assertions.assertThat(classes.contain("io.xrpc.spring.autoconfigure.XrpcAutoConfiguration"))
+                .isTrue();
         Assertions.assertThat(classes.contain("io.xrpc.testing.Allocations"))
-                .as("the core's test jar is not main code").isFalse();
+                .as("the core's test jar is not main code")
+                .isFalse();
     }
 
     @Test
     void theStarterNeedsOnlyTheRegistryModulesPresence() {
-        noClasses().that().resideInAPackage("io.xrpc.spring..")
-                .should().dependOnClassesThat().resideInAPackage("io.xrpc.registry.zookeeper..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.xrpc.spring..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.xrpc.registry.zookeeper..")
                 .because("it sets ZooKeeper's settings as the string parameters of io.xrpc.registry.RegistryConfig,"
                         + " and finds the registry by its scheme")
                 .check(classes);
@@ -69,8 +75,10 @@ class ModuleBoundariesTest {
         try (Stream<Path> files = Files.walk(sources)) {
             List<String> naming = files.filter(f -> f.toString().endsWith(".java"))
                     .filter(f -> read(f).contains("io.xrpc.registry.zookeeper"))
-                    .map(Path::toString).toList();
-            Assertions.assertThat(naming).as("starter sources naming io.xrpc.registry.zookeeper")
+                    .map(Path::toString)
+                    .toList();
+            Assertions.assertThat(naming)
+                    .as("starter sources naming io.xrpc.registry.zookeeper")
                     .isEmpty();
         }
     }
@@ -85,16 +93,22 @@ class ModuleBoundariesTest {
 
     @Test
     void theRegistryModuleUsesOnlyTheCoresSettingChecks() {
-        noClasses().that().resideInAPackage("io.xrpc.registry.zookeeper..")
-                .should().dependOnClassesThat(resideInAPackage("io.xrpc.internal..").and(not(type(Checks.class))))
+        noClasses()
+                .that()
+                .resideInAPackage("io.xrpc.registry.zookeeper..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("io.xrpc.internal..").and(not(type(Checks.class))))
                 .because("io.xrpc.internal is the core's own; Checks words a bad setting as the core does")
                 .check(classes);
     }
 
     @Test
     void theStarterUsesOnlyTheCoresFutureHelpers() {
-        noClasses().that().resideInAPackage("io.xrpc.spring..")
-                .should().dependOnClassesThat(resideInAPackage("io.xrpc.internal..").and(not(type(Futures.class))))
+        noClasses()
+                .that()
+                .resideInAPackage("io.xrpc.spring..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("io.xrpc.internal..").and(not(type(Futures.class))))
                 .because("io.xrpc.internal is the core's own; Futures unwraps a call's outcome as the core does")
                 .check(classes);
     }

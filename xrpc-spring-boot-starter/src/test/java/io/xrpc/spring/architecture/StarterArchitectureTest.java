@@ -21,39 +21,57 @@ class StarterArchitectureTest {
 
     @BeforeAll
     static void importClasses() {
-        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("io.xrpc.spring");
     }
 
     @Test
     void theAnnotationsCarryNoWiring() {
-        noClasses().that().resideInAPackage("io.xrpc.spring")
-                .should().dependOnClassesThat().resideInAnyPackage("io.xrpc.spring.autoconfigure..",
-                        "io.xrpc.spring.observation..", "org.springframework.boot..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.xrpc.spring")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.xrpc.spring.autoconfigure..", "io.xrpc.spring.observation..", "org.springframework.boot..")
                 .because("service code names @RpcService and @RpcReference; what they mean is the auto-configuration's")
                 .check(classes);
     }
 
     @Test
     void observationsAreInterceptorsTheAutoConfigurationInstalls() {
-        noClasses().that().resideInAPackage("io.xrpc.spring.observation..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.xrpc.spring.autoconfigure..",
-                        "org.springframework.boot..", "org.springframework.context..", "org.springframework.beans..")
+        noClasses()
+                .that()
+                .resideInAPackage("io.xrpc.spring.observation..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.xrpc.spring.autoconfigure..",
+                        "org.springframework.boot..",
+                        "org.springframework.context..",
+                        "org.springframework.beans..")
                 .because("they are ClientInterceptor and ServerInterceptor over Micrometer's API, usable without Boot")
                 .check(classes);
     }
 
     @Test
     void onlyTheAutoConfigurationKnowsSpringBoot() {
-        noClasses().that().resideOutsideOfPackage("io.xrpc.spring.autoconfigure..")
-                .should().dependOnClassesThat().resideInAPackage("org.springframework.boot..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("io.xrpc.spring.autoconfigure..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.springframework.boot..")
                 .check(classes);
     }
 
     @Test
     void theStarterCallsTheCoreThroughItsApi() {
-        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.xrpc.transport..", "io.xrpc.protocol.codec..",
-                        "io.netty..")
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.xrpc.transport..", "io.xrpc.protocol.codec..", "io.netty..")
                 .because("it maps properties onto RpcClient's and RpcServer's builders and names extensions by name")
                 .check(classes);
     }

@@ -74,30 +74,55 @@ class ObservationInterceptorTest {
     void throwingConventionsAndHandlersNeitherChangeCallsNorLeaveObservationsRunning() {
         MeterRegistry meters = new SimpleMeterRegistry();
         ObservationRegistry observations = ObservationRegistry.create();
-        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters))
+        observations
+                .observationConfig()
+                .observationHandler(new DefaultMeterObservationHandler(meters))
                 .observationHandler(new Broken());
-        try (RpcServer server = RpcServer.builder().host("127.0.0.1")
-                .interceptor(new ObservationServerInterceptor(observations, null))
-                .service(Echo.class, new EchoImpl()).build().start();
-             RpcClient client = RpcClient.builder()
-                     .interceptor(new ObservationClientInterceptor(observations, new ThrowsAtStop())).build()) {
-            Echo echo = client.proxy(Echo.class, ReferenceOptions.builder().address(server.endpoint()).build());
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .interceptor(new ObservationServerInterceptor(observations, null))
+                        .service(Echo.class, new EchoImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder()
+                        .interceptor(new ObservationClientInterceptor(observations, new ThrowsAtStop()))
+                        .build()) {
+            Echo echo = client.proxy(
+                    Echo.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
 
             assertThat(echo.echo("hi")).isEqualTo("hi");
-            assertThatThrownBy(() -> echo.echo("fail")).isInstanceOfSatisfying(RpcException.class,
-                    e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR));
+            assertThatThrownBy(() -> echo.echo("fail"))
+                    .isInstanceOfSatisfying(
+                            RpcException.class, e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR));
 
-            assertThat(observations.getCurrentObservationScope()).as("no scope left on the caller's thread").isNull();
+            assertThat(observations.getCurrentObservationScope())
+                    .as("no scope left on the caller's thread")
+                    .isNull();
             // The client's convention failed at stop: the default's tags stood in, and both stopped.
-            assertThat(meters.get("xrpc.client.calls").tag("status", "OK").timer().count()).isEqualTo(1);
-            assertThat(meters.get("xrpc.client.calls").tag("status", "APPLICATION_ERROR").timer().count())
+            assertThat(meters.get("xrpc.client.calls")
+                            .tag("status", "OK")
+                            .timer()
+                            .count())
                     .isEqualTo(1);
-            assertThat(meters.get("xrpc.client.calls.active").longTaskTimer().activeTasks()).isZero();
+            assertThat(meters.get("xrpc.client.calls")
+                            .tag("status", "APPLICATION_ERROR")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
+            assertThat(meters.get("xrpc.client.calls.active").longTaskTimer().activeTasks())
+                    .isZero();
             // The server's observation of the failed call stopped though recording its error threw.
             Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                assertThat(meters.get("xrpc.server.calls").tag("status", "APPLICATION_ERROR").timer().count())
+                assertThat(meters.get("xrpc.server.calls")
+                                .tag("status", "APPLICATION_ERROR")
+                                .timer()
+                                .count())
                         .isEqualTo(1);
-                assertThat(meters.get("xrpc.server.calls.active").longTaskTimer().activeTasks()).isZero();
+                assertThat(meters.get("xrpc.server.calls.active")
+                                .longTaskTimer()
+                                .activeTasks())
+                        .isZero();
             });
         }
     }

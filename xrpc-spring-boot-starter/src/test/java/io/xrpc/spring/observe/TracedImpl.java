@@ -4,9 +4,9 @@ import io.micrometer.tracing.BaggageInScope;
 import io.micrometer.tracing.Tracer;
 import io.xrpc.spring.RpcService;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.MDC;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 @RpcService
 public class TracedImpl implements Traced {
@@ -29,8 +29,7 @@ public class TracedImpl implements Traced {
     @Override
     public CompletableFuture<String> whereAmIAsync() {
         String here = whereAmI();
-        return CompletableFuture.supplyAsync(() -> here,
-                CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
+        return CompletableFuture.supplyAsync(() -> here, CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
     }
 
     @Override

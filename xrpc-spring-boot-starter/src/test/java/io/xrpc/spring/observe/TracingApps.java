@@ -2,21 +2,20 @@ package io.xrpc.spring.observe;
 
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.xrpc.client.ClientInterceptor;
+import io.xrpc.common.Invocation;
 import io.xrpc.spring.RpcReference;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.MDC;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import io.xrpc.common.Invocation;
-import java.util.concurrent.CompletableFuture;
 
 /** A provider and a consumer with Boot's OpenTelemetry tracing, each exporting its spans to memory. */
 final class TracingApps {
-    private TracingApps() {
-    }
+    private TracingApps() {}
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -58,8 +57,7 @@ final class TracingApps {
         volatile boolean on;
 
         @Override
-        public CompletableFuture<Object> intercept(Invocation invocation,
-                                                                        Chain next) {
+        public CompletableFuture<Object> intercept(Invocation invocation, Chain next) {
             if (on) {
                 invocation.attachments().put("baggage", "tenant=" + "x".repeat(9000));
                 invocation.attachments().put("tenant", "x".repeat(2000));
@@ -77,8 +75,7 @@ final class TracingApps {
         final List<String> seen = new CopyOnWriteArrayList<>();
 
         @Override
-        public CompletableFuture<Object> intercept(Invocation invocation,
-                                                                        Chain next) {
+        public CompletableFuture<Object> intercept(Invocation invocation, Chain next) {
             seen.add(MDC.get("traceId") + "|" + MDC.get("spanId"));
             return next.proceed(invocation);
         }

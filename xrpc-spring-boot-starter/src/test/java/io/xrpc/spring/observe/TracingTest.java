@@ -9,24 +9,24 @@ import io.micrometer.tracing.Tracer;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
-import io.xrpc.common.RpcException;
-import io.xrpc.common.RpcStatus;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.xrpc.common.RpcException;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.spring.TestZooKeeper;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import io.xrpc.spring.TestZooKeeper;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import java.util.stream.Collectors;
 
 /**
  * A provider and a consumer, two Spring Boot contexts with Boot's OpenTelemetry tracing, each
@@ -38,14 +38,21 @@ import java.util.stream.Collectors;
 @Timeout(120)
 class TracingTest {
     private static final String SPAN = Traced.class.getName() + "/";
+
     @RegisterExtension
     final TestZooKeeper zk = new TestZooKeeper();
 
     private ConfigurableApplicationContext start(Class<?> app, String name) {
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.application.name=" + name, "xrpc.registry.address=" + zk.address(),
-                        "xrpc.server.host=127.0.0.1", "xrpc.server.port=0", "xrpc.server.unregister-delay=0ms",
-                        "spring.main.banner-mode=off", "management.tracing.sampling.probability=1.0",
+        return new SpringApplicationBuilder(app)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "spring.application.name=" + name,
+                        "xrpc.registry.address=" + zk.address(),
+                        "xrpc.server.host=127.0.0.1",
+                        "xrpc.server.port=0",
+                        "xrpc.server.unregister-delay=0ms",
+                        "spring.main.banner-mode=off",
+                        "management.tracing.sampling.probability=1.0",
                         "management.tracing.baggage.remote-fields=tenant",
                         // Spans are exported in batches; a short delay keeps the test's waits short.
                         "management.opentelemetry.tracing.export.schedule-delay=100ms")
@@ -55,7 +62,7 @@ class TracingTest {
     @Test
     void aCallUnderAParentSpanIsOneTraceAcrossProviderAndConsumerSyncAndAsync() throws Exception {
         try (ConfigurableApplicationContext provider = start(TracingApps.Provider.class, "provider");
-             ConfigurableApplicationContext consumer = start(TracingApps.Consumer.class, "consumer")) {
+                ConfigurableApplicationContext consumer = start(TracingApps.Consumer.class, "consumer")) {
             Tracer tracer = consumer.getBean(Tracer.class);
             Traced traced = consumer.getBean(TracingApps.Caller.class).traced;
             InMemorySpanExporter consumerSpans = consumer.getBean(InMemorySpanExporter.class);
@@ -76,15 +83,21 @@ class TracingTest {
 
             // A failed call: both spans say so, with the status the caller got.
             Span failingParent = tracer.nextSpan().name("failing parent").start();
-            inParent(tracer, failingParent, () -> assertThatThrownBy(() -> traced.refuse("no"))
-                    .isInstanceOfSatisfying(RpcException.class,
-                            e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR)));
+            inParent(
+                    tracer,
+                    failingParent,
+                    () -> assertThatThrownBy(() -> traced.refuse("no"))
+                            .isInstanceOfSatisfying(
+                                    RpcException.class,
+                                    e -> assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR)));
             failingParent.end();
             String failedTrace = failingParent.context().traceId();
-            for (SpanData s : List.of(await(() -> one(consumerSpans, SPAN + "refuse", SpanKind.CLIENT, failedTrace)),
+            for (SpanData s : List.of(
+                    await(() -> one(consumerSpans, SPAN + "refuse", SpanKind.CLIENT, failedTrace)),
                     await(() -> one(providerSpans, SPAN + "refuse", SpanKind.SERVER, failedTrace)))) {
                 assertThat(s.getStatus().getStatusCode()).as(s.toString()).isEqualTo(StatusCode.ERROR);
-                assertThat(s.getAttributes().get(AttributeKey.stringKey("status"))).isEqualTo("APPLICATION_ERROR");
+                assertThat(s.getAttributes().get(AttributeKey.stringKey("status")))
+                        .isEqualTo("APPLICATION_ERROR");
             }
 
             // Baggage over the W3C limit from a caller is ignored by the provider; the trace is not.
@@ -99,26 +112,35 @@ class TracingTest {
     /** Runs {@code call} as a caller inside a trace would: {@code parent} current, baggage tenant=acme. */
     private static <T> T inParent(Tracer tracer, Span parent, Supplier<T> call) {
         try (Tracer.SpanInScope scope = tracer.withSpan(parent);
-             BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
+                BaggageInScope baggage = tracer.createBaggageInScope("tenant", "acme")) {
             return call.get();
         }
     }
 
-    private static void checkTrace(Span parent, String method, String seenByProvider, InMemorySpanExporter consumerSpans,
-                                   InMemorySpanExporter providerSpans, TracingApps.MdcRecorder clientMdc) {
+    private static void checkTrace(
+            Span parent,
+            String method,
+            String seenByProvider,
+            InMemorySpanExporter consumerSpans,
+            InMemorySpanExporter providerSpans,
+            TracingApps.MdcRecorder clientMdc) {
         String traceId = parent.context().traceId();
         SpanData client = await(() -> one(consumerSpans, SPAN + method, SpanKind.CLIENT, traceId));
         SpanData server = await(() -> one(providerSpans, SPAN + method, SpanKind.SERVER, traceId));
-        assertThat(client.getParentSpanId()).as("the client span's parent").isEqualTo(parent.context().spanId());
+        assertThat(client.getParentSpanId())
+                .as("the client span's parent")
+                .isEqualTo(parent.context().spanId());
         assertThat(server.getParentSpanId()).as("the server span's parent").isEqualTo(client.getSpanId());
 
         assertThat(client.getAttributes().get(AttributeKey.stringKey("status"))).isEqualTo("OK");
-        assertThat(client.getAttributes().get(AttributeKey.stringKey("serializer"))).isEqualTo("kryo");
+        assertThat(client.getAttributes().get(AttributeKey.stringKey("serializer")))
+                .isEqualTo("kryo");
         assertThat(client.getAttributes().get(AttributeKey.stringKey("method"))).isEqualTo(method + "()");
         assertThat(client.getAttributes().get(AttributeKey.stringKey("peer"))).startsWith("127.0.0.1:");
         assertThat(server.getAttributes().get(AttributeKey.stringKey("status"))).isEqualTo("OK");
         assertThat(Integer.parseInt(server.getAttributes().get(AttributeKey.stringKey("request.size"))))
-                .as("request body bytes").isPositive();
+                .as("request body bytes")
+                .isPositive();
 
         // The provider's MDC holds the server span while the implementation runs; baggage arrived.
         assertThat(seenByProvider).isEqualTo(traceId + "|" + server.getSpanId() + "|acme");
@@ -128,17 +150,29 @@ class TracingTest {
     }
 
     private static String describe(String side, SpanData s) {
-        return String.format("%-8s %-45s %-6s trace %s span %s parent %s%n         %s", side, s.getName(), s.getKind(),
-                s.getTraceId(), s.getSpanId(), s.getParentSpanId(), s.getAttributes().asMap().entrySet().stream()
-                        .map(e -> e.getKey().getKey() + "=" + e.getValue()).sorted()
+        return String.format(
+                "%-8s %-45s %-6s trace %s span %s parent %s%n         %s",
+                side,
+                s.getName(),
+                s.getKind(),
+                s.getTraceId(),
+                s.getSpanId(),
+                s.getParentSpanId(),
+                s.getAttributes().asMap().entrySet().stream()
+                        .map(e -> e.getKey().getKey() + "=" + e.getValue())
+                        .sorted()
                         .collect(Collectors.joining(" ")));
     }
 
     private static SpanData one(InMemorySpanExporter spans, String name, SpanKind kind, String traceId) {
-        List<SpanData> found = spans.getFinishedSpanItems().stream().filter(s -> s.getName().equals(name)
-                && s.getKind() == kind && s.getTraceId().equals(traceId)).toList();
-        assertThat(found).as(kind + " span " + name + " in trace " + traceId + " among "
-                + spans.getFinishedSpanItems()).hasSize(1);
+        List<SpanData> found = spans.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().equals(name)
+                        && s.getKind() == kind
+                        && s.getTraceId().equals(traceId))
+                .toList();
+        assertThat(found)
+                .as(kind + " span " + name + " in trace " + traceId + " among " + spans.getFinishedSpanItems())
+                .hasSize(1);
         return found.get(0);
     }
 

@@ -51,9 +51,11 @@ final class AppWatch {
     final Map<String, Used> revisions = new HashMap<>();
     /** Revisions that could not be read, and when (nanoTime): not asked for again for a while. */
     final Map<String, Long> unreadable = new HashMap<>();
+
     final List<InstanceDirectory.Target> targets = new ArrayList<>();
     /** Whether the instances node's ACL was found to let only trusted identities add to it. */
     boolean believed;
+
     long checkedCzxid = -2;
     int checkedAversion = -2;
     boolean capLogged;
@@ -76,7 +78,11 @@ final class AppWatch {
     }
 
     void watch() throws Exception {
-        client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher(watcher).forPath(dir);
+        client.watchers()
+                .add()
+                .withMode(AddWatchMode.PERSISTENT_RECURSIVE)
+                .usingWatcher(watcher)
+                .forPath(dir);
     }
 
     void stop() {
@@ -84,7 +90,11 @@ final class AppWatch {
         try {
             // removeAll: removing one watcher only asks the server whether it has the watch.
             // This directory is the only one to watch the path in this session.
-            client.watchers().removeAll().ofType(Watcher.WatcherType.PersistentRecursive).quietly().inBackground()
+            client.watchers()
+                    .removeAll()
+                    .ofType(Watcher.WatcherType.PersistentRecursive)
+                    .quietly()
+                    .inBackground()
                     .forPath(dir);
         } catch (Exception e) {
             log.debug("Could not remove the watch on {}", dir, e);
@@ -186,7 +196,8 @@ final class AppWatch {
                 lookedAtAcl = false; // gone or unreadable now: a warning is not worth a failed list
             }
         }
-        if (!trust.verifies() || dirStat == null
+        if (!trust.verifies()
+                || dirStat == null
                 || dirStat.getCzxid() == checkedCzxid && dirStat.getAversion() == checkedAversion) {
             return;
         }
@@ -200,10 +211,16 @@ final class AppWatch {
         }
         believed = now;
         if (!now) {
-            log.error("Not calling the instances of application {} listed under {}: its ACL ({}, changed {} times"
-                    + " since it was made) does not prove that only {} wrote there. A provider with these"
-                    + " credentials makes it anew when it registers (docs/REGISTRY.md){}", app, dir,
-                    ZookeeperAcl.describe(acl), st.getAversion(), trust.identity(), ZookeeperAcl.hiddenDigests(acl));
+            log.error(
+                    "Not calling the instances of application {} listed under {}: its ACL ({}, changed {} times"
+                            + " since it was made) does not prove that only {} wrote there. A provider with these"
+                            + " credentials makes it anew when it registers (docs/REGISTRY.md){}",
+                    app,
+                    dir,
+                    ZookeeperAcl.describe(acl),
+                    st.getAversion(),
+                    trust.identity(),
+                    ZookeeperAcl.hiddenDigests(acl));
             for (Endpoint e : new ArrayList<>(members.keySet())) {
                 drop(e, false);
             }
@@ -222,7 +239,10 @@ final class AppWatch {
                 }
                 return;
             }
-            if (!believed || !p.startsWith(dir) || p.length() <= dir.length() || p.charAt(dir.length()) != '/'
+            if (!believed
+                    || !p.startsWith(dir)
+                    || p.length() <= dir.length()
+                    || p.charAt(dir.length()) != '/'
                     || p.indexOf('/', dir.length() + 1) >= 0) {
                 return;
             }
@@ -262,7 +282,9 @@ final class AppWatch {
         if (m == null && members.size() >= InstanceDirectory.MAX_INSTANCES_PER_APP) {
             if (!capLogged) {
                 capLogged = true;
-                log.error("Application {} lists more than {} instances; ignoring the rest", app,
+                log.error(
+                        "Application {} lists more than {} instances; ignoring the rest",
+                        app,
                         InstanceDirectory.MAX_INSTANCES_PER_APP);
             }
             return;
@@ -334,15 +356,18 @@ final class AppWatch {
     /** Reads the application again once an unreadable revision may be readable (30 s). */
     private void lookAgain() {
         try {
-            directory.timer.schedule(() -> directory.thread.execute(() -> {
-                if (!stopped && directory.connected()) {
-                    try {
-                        resync();
-                    } catch (Exception e) {
-                        log.warn("Could not read the instances of application {} again yet", app, e);
-                    }
-                }
-            }), BAD_REVISION_RETRY_NANOS + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+            directory.timer.schedule(
+                    () -> directory.thread.execute(() -> {
+                        if (!stopped && directory.connected()) {
+                            try {
+                                resync();
+                            } catch (Exception e) {
+                                log.warn("Could not read the instances of application {} again yet", app, e);
+                            }
+                        }
+                    }),
+                    BAD_REVISION_RETRY_NANOS + TimeUnit.SECONDS.toNanos(1),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closed) {
             // the registry is closing
         }
@@ -365,8 +390,13 @@ final class AppWatch {
                     unreadable.clear();
                 }
                 if (unreadable.put(id, System.nanoTime()) == null) {
-                    log.error("Ignoring instances of {} at revision {}: {} is {} (looked at again in 30 s)", app,
-                            id, path, wrong instanceof KeeperException.NoNodeException ? "missing"
+                    log.error(
+                            "Ignoring instances of {} at revision {}: {} is {} (looked at again in 30 s)",
+                            app,
+                            id,
+                            path,
+                            wrong instanceof KeeperException.NoNodeException
+                                    ? "missing"
                                     : "unreadable: " + wrong.getMessage());
                     lookAgain();
                 }

@@ -64,8 +64,11 @@ public final class Catalog {
         try {
             for (String group : childrenOrNone(base)) {
                 for (String version : childrenOrNone(base + "/" + group)) {
-                    if (!childrenOrNone(base + "/" + group + "/" + version + "/providers").isEmpty()) {
-                        keys.add(new ServiceKey(interfaceName, NodeCodec.EMPTY.equals(version) ? "" : version,
+                    if (!childrenOrNone(base + "/" + group + "/" + version + "/providers")
+                            .isEmpty()) {
+                        keys.add(new ServiceKey(
+                                interfaceName,
+                                NodeCodec.EMPTY.equals(version) ? "" : version,
                                 NodeCodec.EMPTY.equals(group) ? "" : group));
                     }
                 }
@@ -88,7 +91,8 @@ public final class Catalog {
                     try {
                         byte[] content = client.getData().forPath(NodeCodec.revisionPath(root, app, revision));
                         NodeCodec.decodeRevision(revision, content).services().keySet().stream()
-                                .filter(k -> k.interfaceName().equals(interfaceName)).forEach(keys::add);
+                                .filter(k -> k.interfaceName().equals(interfaceName))
+                                .forEach(keys::add);
                     } catch (KeeperException.NoNodeException | IllegalArgumentException gone) {
                         // deregistered meanwhile, or a revision that does not hash to its name: not a key
                     }

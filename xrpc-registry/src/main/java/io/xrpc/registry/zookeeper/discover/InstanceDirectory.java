@@ -66,6 +66,7 @@ public final class InstanceDirectory {
     final ExecutorService thread;
     /** Schedules the second look at an application whose revision could not be read. */
     final ScheduledExecutorService timer;
+
     final Trust trust;
     private final Map<String, MappingWatch> mappings = new HashMap<>();
     private final Map<String, AppWatch> apps = new HashMap<>();
@@ -77,11 +78,18 @@ public final class InstanceDirectory {
         this.timer = session.worker();
         this.trust = session.trust();
         // Discards what comes after close (the watches' last events).
-        this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "xrpc-discovery-" + session.connectString());
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.DiscardPolicy());
+        this.thread = new ThreadPoolExecutor(
+                1,
+                1,
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, "xrpc-discovery-" + session.connectString());
+                    t.setDaemon(true);
+                    return t;
+                },
+                new ThreadPoolExecutor.DiscardPolicy());
     }
 
     /** Starts following {@code t}'s service; {@link Target#ready()} once its first list is known. */
@@ -164,8 +172,10 @@ public final class InstanceDirectory {
     int[] followed() {
         try {
             // Bounded: describe() must answer while the directory's thread waits on ZooKeeper.
-            return thread.submit(() -> new int[] {apps.values().stream().mapToInt(w -> w.members.size()).sum(),
-                    apps.size()}).get(1, TimeUnit.SECONDS);
+            return thread.submit(() -> new int[] {
+                        apps.values().stream().mapToInt(w -> w.members.size()).sum(), apps.size()
+                    })
+                    .get(1, TimeUnit.SECONDS);
         } catch (Exception e) {
             return new int[] {-1, -1};
         }

@@ -38,8 +38,11 @@ final class MappingWatch {
                         try {
                             read();
                         } catch (RuntimeException e) {
-                            log.warn("Could not read the applications serving {} again yet; read again on"
-                                    + " reconnecting", iface, e);
+                            log.warn(
+                                    "Could not read the applications serving {} again yet; read again on"
+                                            + " reconnecting",
+                                    iface,
+                                    e);
                         }
                     }
                 });
@@ -85,8 +88,12 @@ final class MappingWatch {
                     || looked++ >= InstanceDirectory.MAX_MAPPING_ENTRIES) {
                 if (!capLogged) {
                     capLogged = true;
-                    log.error("{} lists {} applications serving {}; following {} of them (is someone writing the"
-                            + " registry who should not? see docs/REGISTRY.md)", path, names.size(), iface,
+                    log.error(
+                            "{} lists {} applications serving {}; following {} of them (is someone writing the"
+                                    + " registry who should not? see docs/REGISTRY.md)",
+                            path,
+                            names.size(),
+                            iface,
                             listed.size());
                 }
                 break;

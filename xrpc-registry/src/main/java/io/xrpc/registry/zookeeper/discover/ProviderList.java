@@ -32,14 +32,21 @@ final class ProviderList implements InstanceDirectory.Target {
     private final long emptyListGraceMillis;
     /** The list as the registry last gave it, believed; {@link #instances} adds what the guard holds. */
     private final AddressIndex listed = new AddressIndex();
+
     private final ShrinkGuard guard;
     private final CountDownLatch initialized = new CountDownLatch(1);
     private volatile List<ServiceInstance> instances = List.of();
     private ScheduledFuture<?> pendingEmpty; // guarded by this
     private volatile boolean closed; // written under this, as pendingEmpty
 
-    ProviderList(ServiceKey key, Listener listener, ZookeeperSession session, long emptyListGraceMillis,
-                 double shrinkGuard, long shrinkWindowNanos, AtomicBoolean holdLogged) {
+    ProviderList(
+            ServiceKey key,
+            Listener listener,
+            ZookeeperSession session,
+            long emptyListGraceMillis,
+            double shrinkGuard,
+            long shrinkWindowNanos,
+            AtomicBoolean holdLogged) {
         this.key = key;
         this.listener = listener;
         this.session = session;
@@ -153,7 +160,10 @@ final class ProviderList implements InstanceDirectory.Target {
     /** The guard's release may be due (the session's worker). */
     private synchronized void releaseIfStable() {
         if (guard.release(closed)) {
-            emit(guard.withHeld(listed.list()), true, true); // a list the registry has kept for a window needs no further grace
+            emit(
+                    guard.withHeld(listed.list()),
+                    true,
+                    true); // a list the registry has kept for a window needs no further grace
         }
     }
 
@@ -166,8 +176,8 @@ final class ProviderList implements InstanceDirectory.Target {
     private void emit(List<ServiceInstance> next, boolean graceOver, boolean compare) {
         if (next.isEmpty() && !instances.isEmpty() && !graceOver && emptyListGraceMillis > 0 && !closed) {
             if (pendingEmpty == null) {
-                pendingEmpty = session.worker().schedule(this::emptyGraceOver, emptyListGraceMillis,
-                        TimeUnit.MILLISECONDS);
+                pendingEmpty =
+                        session.worker().schedule(this::emptyGraceOver, emptyListGraceMillis, TimeUnit.MILLISECONDS);
             }
             return;
         }

@@ -40,12 +40,14 @@ final class ServiceWatch {
     private CuratorCache pending;
     /** Whether {@link #start()} ran: a reread before it would race the first cache's start. Guarded by this. */
     private boolean started;
+
     private volatile boolean closed; // written under this
     /**
      * The providers node as last checked: its creation and ACL versions, and whether only
      * trusted identities may write under it. Lists are believed only under such a node, when secured.
      */
     private volatile long checkedCzxid = -1;
+
     private volatile int checkedAversion = -1;
     private volatile boolean believed;
     private final AtomicBoolean verifying = new AtomicBoolean();
@@ -71,32 +73,33 @@ final class ServiceWatch {
     private CuratorCache newCache() {
         CuratorCache c = CuratorCache.build(client, path);
         AtomicBoolean whole = new AtomicBoolean();
-        c.listenable().addListener(CuratorCacheListener.builder()
-                .forAll((type, oldData, data) -> {
-                    if (whole.get() && cache == c) {
-                        refresh();
-                    }
-                })
-                .afterInitialized()
-                .forInitialized(() -> {
-                    whole.set(true);
-                    CuratorCache replaced = null;
-                    synchronized (this) {
-                        if (pending == c) {
-                            replaced = cache;
-                            cache = c;
-                            pending = null;
-                        }
-                    }
-                    if (replaced != null) {
-                        replaced.close();
-                    }
-                    if (cache == c) {
-                        refresh();
-                        list.ready();
-                    }
-                })
-                .build());
+        c.listenable()
+                .addListener(CuratorCacheListener.builder()
+                        .forAll((type, oldData, data) -> {
+                            if (whole.get() && cache == c) {
+                                refresh();
+                            }
+                        })
+                        .afterInitialized()
+                        .forInitialized(() -> {
+                            whole.set(true);
+                            CuratorCache replaced = null;
+                            synchronized (this) {
+                                if (pending == c) {
+                                    replaced = cache;
+                                    cache = c;
+                                    pending = null;
+                                }
+                            }
+                            if (replaced != null) {
+                                replaced.close();
+                            }
+                            if (cache == c) {
+                                refresh();
+                                list.ready();
+                            }
+                        })
+                        .build());
         return c;
     }
 
@@ -162,13 +165,20 @@ final class ServiceWatch {
             boolean now = trust.believes(current, st.getAversion());
             boolean sameNode = st.getCzxid() == checkedCzxid && st.getAversion() == checkedAversion;
             if (!now && (believed || !sameNode)) {
-                log.error("Not calling the providers of {} listed under {}: its ACL ({}, changed {} times since it"
-                        + " was made) does not prove that only {} wrote there, so its providers cannot be attributed."
-                        + " A provider with these credentials makes it anew when it registers (docs/REGISTRY.md){}",
-                        key, path, ZookeeperAcl.describe(current), st.getAversion(), trust.identity(),
+                log.error(
+                        "Not calling the providers of {} listed under {}: its ACL ({}, changed {} times since it"
+                                + " was made) does not prove that only {} wrote there, so its providers cannot be attributed."
+                                + " A provider with these credentials makes it anew when it registers (docs/REGISTRY.md){}",
+                        key,
+                        path,
+                        ZookeeperAcl.describe(current),
+                        st.getAversion(),
+                        trust.identity(),
                         ZookeeperAcl.hiddenDigests(current));
             } else if (now && !believed && checkedCzxid != -1) {
-                log.info("{} is written by trusted identities only now ({}); its providers are believed", path,
+                log.info(
+                        "{} is written by trusted identities only now ({}); its providers are believed",
+                        path,
                         ZookeeperAcl.describe(current));
             }
             believed = now;

@@ -37,13 +37,13 @@ final class ShrinkGuard {
     static final int MASS_DEPARTURE = 3;
 
     /** A provider the guard keeps, and since when (nanoTime). */
-    private record Held(ServiceInstance instance, long since) {
-    }
+    private record Held(ServiceInstance instance, long since) {}
 
     private final ServiceKey key;
     private final ZookeeperSession session;
     /** Share of a list that may vanish within the window before departures are held; 0: never held. */
     private final double share;
+
     private final long windowNanos;
     /** Whether the current hold was logged: once per episode for the whole registry, not once per service. */
     private final AtomicBoolean holdLogged;
@@ -55,12 +55,18 @@ final class ShrinkGuard {
     private long lastDeparture;
     /** The guard's window: when it began, the list's size then, and who left since and is not back. */
     private long windowStart;
+
     private int windowBase;
     private final Map<Endpoint, ServiceInstance> windowGone = new HashMap<>();
     private ScheduledFuture<?> release;
 
-    ShrinkGuard(ServiceKey key, ZookeeperSession session, double share, long windowNanos, AtomicBoolean holdLogged,
-                Runnable releaseDue) {
+    ShrinkGuard(
+            ServiceKey key,
+            ZookeeperSession session,
+            double share,
+            long windowNanos,
+            AtomicBoolean holdLogged,
+            Runnable releaseDue) {
         this.key = key;
         this.session = session;
         this.share = share;
@@ -105,10 +111,15 @@ final class ShrinkGuard {
                 held.putIfAbsent(i.endpoint(), new Held(i, t));
             }
             if (holdLogged.compareAndSet(false, true)) {
-                log.warn("ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until the registry"
-                        + " has been stable for {} ms (calls to any that are really gone fail over; logged once"
-                        + " per episode)", session.connectString(), disturbed ? "was disconnected just now"
-                        : "lists many providers gone at once", windowGone.size(), windowBase, key,
+                log.warn(
+                        "ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until the registry"
+                                + " has been stable for {} ms (calls to any that are really gone fail over; logged once"
+                                + " per episode)",
+                        session.connectString(),
+                        disturbed ? "was disconnected just now" : "lists many providers gone at once",
+                        windowGone.size(),
+                        windowBase,
+                        key,
                         TimeUnit.NANOSECONDS.toMillis(windowNanos));
             }
             if (release == null) {
@@ -177,8 +188,12 @@ final class ShrinkGuard {
         }
         boolean released = held.size() < before;
         if (released) {
-            log.info("ZooKeeper {}: letting go of {} providers of {} it no longer lists ({} ms since a provider"
-                    + " last vanished)", session.connectString(), before - held.size(), key,
+            log.info(
+                    "ZooKeeper {}: letting go of {} providers of {} it no longer lists ({} ms since a provider"
+                            + " last vanished)",
+                    session.connectString(),
+                    before - held.size(),
+                    key,
                     TimeUnit.NANOSECONDS.toMillis(quiet));
         }
         if (held.isEmpty()) {
@@ -189,8 +204,8 @@ final class ShrinkGuard {
         for (Held h : held.values()) {
             oldest = Math.min(oldest, 3 * windowNanos - (t - h.since()));
         }
-        scheduleRelease(Math.max(1_000_000, Math.min(oldest, windowNanos - quiet > 0
-                ? windowNanos - quiet : windowNanos)));
+        scheduleRelease(
+                Math.max(1_000_000, Math.min(oldest, windowNanos - quiet > 0 ? windowNanos - quiet : windowNanos)));
         return released;
     }
 

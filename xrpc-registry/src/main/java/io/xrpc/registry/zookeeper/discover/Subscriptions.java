@@ -32,14 +32,20 @@ public final class Subscriptions implements ZookeeperSession.Listener {
      * @param shrinkWindow   the shrink guard's window
      * @param connectTimeout how long a subscription waits for its first list
      */
-    public record Settings(String root, boolean perService, boolean perInstance, Duration emptyListGrace,
-                           double shrinkGuard, Duration shrinkWindow, Duration connectTimeout) {
-    }
+    public record Settings(
+            String root,
+            boolean perService,
+            boolean perInstance,
+            Duration emptyListGrace,
+            double shrinkGuard,
+            Duration shrinkWindow,
+            Duration connectTimeout) {}
 
     private final ZookeeperSession session;
     private final Settings settings;
     /** Null unless the per-instance layout is read. */
     private final InstanceDirectory directory;
+
     private final List<Sub> open = new CopyOnWriteArrayList<>();
     /** Whether the shrink guard's current hold was logged: once per episode, not once per service. */
     private final AtomicBoolean holdLogged = new AtomicBoolean();
@@ -77,16 +83,25 @@ public final class Subscriptions implements ZookeeperSession.Listener {
 
     /** One layout's list of {@code key}. */
     Subscription subscribe(ServiceKey key, Listener listener, boolean perService) {
-        ProviderList list = new ProviderList(key, listener, session, settings.emptyListGrace().toMillis(),
-                settings.shrinkGuard(), settings.shrinkWindow().toNanos(), holdLogged);
+        ProviderList list = new ProviderList(
+                key,
+                listener,
+                session,
+                settings.emptyListGrace().toMillis(),
+                settings.shrinkGuard(),
+                settings.shrinkWindow().toNanos(),
+                holdLogged);
         Sub sub = new Sub(list, perService ? new ServiceWatch(list, session, settings.root()) : null);
         open.add(sub);
         sub.start();
         long wait = settings.connectTimeout().toMillis();
         try {
             if (!list.awaitReady(wait)) {
-                log.warn("Providers of {} not loaded from ZooKeeper {} within {} ms; going on without them for now",
-                        key, session.connectString(), wait);
+                log.warn(
+                        "Providers of {} not loaded from ZooKeeper {} within {} ms; going on without them for now",
+                        key,
+                        session.connectString(),
+                        wait);
             } else if (sub.watch != null) {
                 sub.watch.verify(); // here rather than on the worker: the first list is known when this returns
             }

@@ -6,16 +6,16 @@ import io.xrpc.registry.ServiceInstance;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -35,11 +35,11 @@ import java.util.regex.Pattern;
 public final class NodeCodec {
     public static final String EMPTY = "_";
 
-    private NodeCodec() {
-    }
+    private NodeCodec() {}
 
     public static String providersPath(String root, ServiceKey key) {
-        return root + "/" + key.interfaceName() + "/" + orEmpty(key.group()) + "/" + orEmpty(key.version()) + "/providers";
+        return root + "/" + key.interfaceName() + "/" + orEmpty(key.group()) + "/" + orEmpty(key.version())
+                + "/providers";
     }
 
     public static String instancePath(String root, ServiceInstance instance) {
@@ -60,13 +60,16 @@ public final class NodeCodec {
         if (!instance.serializers().isEmpty()) {
             sb.append("&serializers=").append(enc(String.join(",", instance.serializers())));
         }
-        instance.metadata().forEach((k, v) -> sb.append("&meta.").append(enc(k)).append('=').append(enc(v)));
+        instance.metadata()
+                .forEach(
+                        (k, v) -> sb.append("&meta.").append(enc(k)).append('=').append(enc(v)));
         return sb.toString();
     }
 
     /** The instance a provider node describes; {@code nodeName} is its {@code host:port}. */
     public static ServiceInstance decode(ServiceKey key, String nodeName, byte[] data) {
-        return instance(key, Endpoint.parse(nodeName), pairs(data == null ? "" : new String(data, StandardCharsets.UTF_8)));
+        return instance(
+                key, Endpoint.parse(nodeName), pairs(data == null ? "" : new String(data, StandardCharsets.UTF_8)));
     }
 
     /** A query string's decoded pairs, in order; a name without {@code =} has an empty value. */
@@ -171,8 +174,8 @@ public final class NodeCodec {
         List<String> lines = new ArrayList<>();
         for (ServiceInstance i : services) {
             ServiceKey k = i.serviceKey();
-            lines.add("service=" + enc(k.interfaceName()) + "&group=" + enc(k.group()) + "&version="
-                    + enc(k.version()) + "&" + query(i));
+            lines.add("service=" + enc(k.interfaceName()) + "&group=" + enc(k.group()) + "&version=" + enc(k.version())
+                    + "&" + query(i));
         }
         Collections.sort(lines);
         return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
@@ -201,8 +204,8 @@ public final class NodeCodec {
         for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
             if (!line.isEmpty()) {
                 Map<String, String> p = pairs(line);
-                ServiceKey key = new ServiceKey(p.getOrDefault("service", ""), p.getOrDefault("version", ""),
-                        p.getOrDefault("group", ""));
+                ServiceKey key = new ServiceKey(
+                        p.getOrDefault("service", ""), p.getOrDefault("version", ""), p.getOrDefault("group", ""));
                 services.put(key, instance(key, PLACEHOLDER, p));
             }
         }

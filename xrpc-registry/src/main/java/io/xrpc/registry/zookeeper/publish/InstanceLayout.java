@@ -192,7 +192,9 @@ final class InstanceLayout implements NodeKeeper.Hook, ZookeeperSession.Listener
         }
         if (!Arrays.equals(there, content)) {
             Set<String> interfaces = new TreeSet<>();
-            NodeCodec.decodeRevision(revision, content).services().keySet()
+            NodeCodec.decodeRevision(revision, content)
+                    .services()
+                    .keySet()
                     .forEach(k -> interfaces.add(k.interfaceName()));
             for (String iface : interfaces) {
                 writeMapping(iface);
@@ -206,7 +208,8 @@ final class InstanceLayout implements NodeKeeper.Hook, ZookeeperSession.Listener
                     // another instance of the same revision wrote it
                 }
             } else {
-                // Other bytes under this revision's name: consumers would not believe it (it does not hash to its name).
+                // Other bytes under this revision's name: consumers would not believe it (it does not hash to its
+                // name).
                 log.warn("{} held content that is not its revision's; writing it again", path);
                 client.setData().forPath(path, content);
             }
@@ -245,14 +248,18 @@ final class InstanceLayout implements NodeKeeper.Hook, ZookeeperSession.Listener
                     try {
                         client.delete().withVersion(st.getVersion()).forPath(revisions + "/" + r);
                         deleted++;
-                    } catch (KeeperException.NoNodeException | KeeperException.BadVersionException
-                             | KeeperException.NoAuthException e) {
+                    } catch (KeeperException.NoNodeException
+                            | KeeperException.BadVersionException
+                            | KeeperException.NoAuthException e) {
                         // gone, rewritten, or another identity's: left alone
                     }
                 }
             }
             if (deleted > 0) {
-                log.info("Deleted {} revisions of application {} that no instance serves any more", deleted, application);
+                log.info(
+                        "Deleted {} revisions of application {} that no instance serves any more",
+                        deleted,
+                        application);
             }
         } catch (Exception e) {
             log.debug("Could not sweep the revisions of {}", application, e);
@@ -271,8 +278,12 @@ final class InstanceLayout implements NodeKeeper.Hook, ZookeeperSession.Listener
         } catch (KeeperException.NodeExistsException exists) {
             // another instance of the application wrote it
         } catch (KeeperException.NoAuthException refused) {
-            log.error("{} may not add application {} to {} (its ACL is another identity's): consumers will not find"
-                    + " {} of this application; see docs/REGISTRY.md", session.trust().identity(), application, node,
+            log.error(
+                    "{} may not add application {} to {} (its ACL is another identity's): consumers will not find"
+                            + " {} of this application; see docs/REGISTRY.md",
+                    session.trust().identity(),
+                    application,
+                    node,
                     iface);
             return;
         }

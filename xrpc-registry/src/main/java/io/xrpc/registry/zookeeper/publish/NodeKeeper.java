@@ -40,12 +40,10 @@ final class NodeKeeper implements ZookeeperSession.Listener {
 
     private static final Hook NONE = new Hook() {
         @Override
-        public void beforeCreate(String path) {
-        }
+        public void beforeCreate(String path) {}
 
         @Override
-        public void afterCreate(String path) {
-        }
+        public void afterCreate(String path) {}
     };
 
     private final ZookeeperSession session;
@@ -55,6 +53,7 @@ final class NodeKeeper implements ZookeeperSession.Listener {
     private volatile Hook hook = NONE;
     /** Path to node data of everything this registry keeps registered. */
     private final Map<String, byte[]> registrations = new ConcurrentHashMap<>();
+
     private final Map<String, CuratorWatcher> watchers = new ConcurrentHashMap<>();
     /** Registrations not known to be in ZooKeeper: made while disconnected, or whose write failed. */
     private final Set<String> unsynced = ConcurrentHashMap.newKeySet();
@@ -62,6 +61,7 @@ final class NodeKeeper implements ZookeeperSession.Listener {
     private final Set<Long> ownSessions = ConcurrentHashMap.newKeySet();
     /** Paths where a node of a foreign live session was replaced once already. */
     private final Set<String> replacedForeign = ConcurrentHashMap.newKeySet();
+
     private volatile boolean closed;
 
     NodeKeeper(ZookeeperSession session, PathGuard paths) {
@@ -118,12 +118,17 @@ final class NodeKeeper implements ZookeeperSession.Listener {
         try {
             ensure(path, data);
         } catch (KeeperException.NoAuthException e) {
-            throw new IllegalStateException("cannot register " + path + " in ZooKeeper " + session.connectString()
-                    + ": " + session.trust().identity() + " may not create it (NoAuth; a node on its path has an ACL"
-                    + " for another identity)", e);
+            throw new IllegalStateException(
+                    "cannot register " + path + " in ZooKeeper " + session.connectString()
+                            + ": " + session.trust().identity()
+                            + " may not create it (NoAuth; a node on its path has an ACL"
+                            + " for another identity)",
+                    e);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot register " + path + " in ZooKeeper " + session.connectString()
-                    + "; it is retried after reconnecting", e);
+            throw new IllegalStateException(
+                    "cannot register " + path + " in ZooKeeper " + session.connectString()
+                            + "; it is retried after reconnecting",
+                    e);
         }
     }
 
@@ -173,8 +178,10 @@ final class NodeKeeper implements ZookeeperSession.Listener {
                 if (!ownSessions.contains(stat.getEphemeralOwner()) && !replacedForeign.add(path)) {
                     // Replaced once already and back again: another live process advertises the
                     // same address. Fighting over the node would make it flap for every consumer.
-                    log.error("{} belongs to another live ZooKeeper session: two providers advertise the same"
-                            + " address; not replacing it again (it is taken over if that session ends)", path);
+                    log.error(
+                            "{} belongs to another live ZooKeeper session: two providers advertise the same"
+                                    + " address; not replacing it again (it is taken over if that session ends)",
+                            path);
                     watch(path);
                     return;
                 }
@@ -207,9 +214,16 @@ final class NodeKeeper implements ZookeeperSession.Listener {
      */
     private void replace(String path, Stat old, byte[] data) throws Exception {
         try {
-            client.transaction().forOperations(
-                    client.transactionOp().delete().withVersion(old.getVersion()).forPath(path),
-                    client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(path, data));
+            client.transaction()
+                    .forOperations(
+                            client.transactionOp()
+                                    .delete()
+                                    .withVersion(old.getVersion())
+                                    .forPath(path),
+                            client.transactionOp()
+                                    .create()
+                                    .withMode(CreateMode.EPHEMERAL)
+                                    .forPath(path, data));
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
             // It expired or changed meanwhile: create it if it is not there now.
             try {

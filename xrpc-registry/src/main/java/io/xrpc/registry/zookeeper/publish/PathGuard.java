@@ -47,9 +47,15 @@ final class PathGuard {
      */
     void createEphemeral(String path, byte[] data) throws Exception {
         if (trust.secured()) {
-            client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            client.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath(path, data);
         } else {
-            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+            client.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath(path, data);
         }
     }
 
@@ -72,11 +78,17 @@ final class PathGuard {
         if (ZookeeperAcl.anyoneMayCreate(current)) {
             try {
                 client.setACL().withACL(trust.acl()).forPath(path);
-                log.warn("{} let anyone add nodes ({}); set to {}", path, ZookeeperAcl.describe(current),
+                log.warn(
+                        "{} let anyone add nodes ({}); set to {}",
+                        path,
+                        ZookeeperAcl.describe(current),
                         ZookeeperAcl.describe(trust.acl()));
             } catch (KeeperException.NoAuthException e) {
-                log.error("{} lets anyone add nodes ({}) and {} may not change its ACL", path,
-                        ZookeeperAcl.describe(current), trust.identity());
+                log.error(
+                        "{} lets anyone add nodes ({}) and {} may not change its ACL",
+                        path,
+                        ZookeeperAcl.describe(current),
+                        trust.identity());
             }
         }
     }
@@ -97,13 +109,19 @@ final class PathGuard {
             if (!trust.believes(current, st.getAversion())) {
                 try {
                     client.delete().deletingChildrenIfNeeded().forPath(providersPath);
-                    log.warn("{} was not made by this identity alone (ACL {}, changed {} times since made): made it"
-                            + " anew; providers registered under it register again (docs/REGISTRY.md)",
-                            providersPath, ZookeeperAcl.describe(current), st.getAversion());
+                    log.warn(
+                            "{} was not made by this identity alone (ACL {}, changed {} times since made): made it"
+                                    + " anew; providers registered under it register again (docs/REGISTRY.md)",
+                            providersPath,
+                            ZookeeperAcl.describe(current),
+                            st.getAversion());
                 } catch (KeeperException.NoAuthException e) {
-                    log.error("{} was not made by this identity alone (ACL {}) and {} may not delete it: consumers"
-                            + " with credentials will not believe its providers; delete it as ZooKeeper's admin",
-                            providersPath, ZookeeperAcl.describe(current), trust.identity());
+                    log.error(
+                            "{} was not made by this identity alone (ACL {}) and {} may not delete it: consumers"
+                                    + " with credentials will not believe its providers; delete it as ZooKeeper's admin",
+                            providersPath,
+                            ZookeeperAcl.describe(current),
+                            trust.identity());
                     return;
                 }
             }
@@ -115,8 +133,9 @@ final class PathGuard {
         } catch (KeeperException.NodeExistsException exists) {
             // ours, checked above
         }
-        for (String p = providersPath.substring(0, providersPath.lastIndexOf('/')); p.length() >= root.length();
-             p = p.substring(0, p.lastIndexOf('/'))) {
+        for (String p = providersPath.substring(0, providersPath.lastIndexOf('/'));
+                p.length() >= root.length();
+                p = p.substring(0, p.lastIndexOf('/'))) {
             closeIfOpen(p);
             if (p.equals(root)) {
                 break;

@@ -26,8 +26,8 @@ public interface Publisher {
      * The publisher of a session: per service ({@code services}), per instance of
      * {@code application} ({@code instances}), or both, under {@code root}.
      */
-    static Publisher of(ZookeeperSession session, String root, boolean services, boolean instances,
-                        String application) {
+    static Publisher of(
+            ZookeeperSession session, String root, boolean services, boolean instances, String application) {
         PathGuard paths = new PathGuard(session.curator(), session.trust(), root);
         NodeKeeper keeper = new NodeKeeper(session, paths);
         session.listen(keeper);

@@ -53,7 +53,9 @@ public final class Trust {
     private static String names(List<Id> ids) {
         return ids.stream()
                 .map(i -> i.getScheme() + ":"
-                        + (i.getId().contains(":") ? i.getId().substring(0, i.getId().indexOf(':')) : i.getId()))
+                        + (i.getId().contains(":")
+                                ? i.getId().substring(0, i.getId().indexOf(':'))
+                                : i.getId()))
                 .collect(Collectors.joining(","));
     }
 

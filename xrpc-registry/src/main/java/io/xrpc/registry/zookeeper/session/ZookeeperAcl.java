@@ -1,15 +1,15 @@
 package io.xrpc.registry.zookeeper.session;
 
 import io.xrpc.registry.RegistryConfig;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
-import java.util.Collections;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
@@ -27,12 +27,11 @@ public final class ZookeeperAcl {
     public static final String TRUST = "trust";
 
     // Not List.of: ZooKeeper's client asks the list whether it contains null, which List.of refuses.
-    private static final List<ACL> CREATOR_ALL_ANYONE_READ = Collections.unmodifiableList(
-            Arrays.asList(new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
-                    new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
+    private static final List<ACL> CREATOR_ALL_ANYONE_READ = Collections.unmodifiableList(Arrays.asList(
+            new ACL(ZooDefs.Perms.ALL, ZooDefs.Ids.AUTH_IDS),
+            new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
 
-    private ZookeeperAcl() {
-    }
+    private ZookeeperAcl() {}
 
     /** Fails, saying what is wrong, unless {@code spec} is {@code auto}, {@code open} or a list of entries. */
     public static void check(String spec) {
@@ -74,8 +73,8 @@ public final class ZookeeperAcl {
             if (id.getScheme().equals("auth")) {
                 if (username != null) {
                     try {
-                        ids.add(new Id("digest", DigestAuthenticationProvider
-                                .generateDigest(username + ":" + password)));
+                        ids.add(new Id(
+                                "digest", DigestAuthenticationProvider.generateDigest(username + ":" + password)));
                     } catch (NoSuchAlgorithmException e) {
                         throw new IllegalStateException("this JVM has no SHA-1 for ZooKeeper digests", e);
                     }
@@ -262,7 +261,9 @@ public final class ZookeeperAcl {
             }
             acl.add(new ACL(perms, new Id(scheme, id)));
         }
-        if (acl.stream().noneMatch(a -> (a.getPerms() & ZooDefs.Perms.ADMIN) != 0 && !a.getId().getScheme().equals("world"))
+        if (acl.stream()
+                        .noneMatch(a -> (a.getPerms() & ZooDefs.Perms.ADMIN) != 0
+                                && !a.getId().getScheme().equals("world"))
                 && acl.stream().noneMatch(a -> a.getPerms() == ZooDefs.Perms.ALL)) {
             throw bad(spec, "no entry keeps the right to change the ACL (a) for the providers; add auth::cdrwa");
         }

@@ -41,10 +41,17 @@ public final class ZookeeperSession implements AutoCloseable {
      *                 login through the JAAS section {@code Client} is used when one is configured)
      * @param password the digest user's password; never logged
      */
-    public record Settings(String connectString, String username, String password, Duration sessionTimeout,
-                           Duration connectTimeout, Duration retryBaseSleep, int maxRetries,
-                           Map<String, String> clientProperties, String acl, String trust) {
-    }
+    public record Settings(
+            String connectString,
+            String username,
+            String password,
+            Duration sessionTimeout,
+            Duration connectTimeout,
+            Duration retryBaseSleep,
+            int maxRetries,
+            Map<String, String> clientProperties,
+            String acl,
+            String trust) {}
 
     /** Told of the connection's changes, on Curator's event thread: quick, never blocking. */
     public interface Listener {
@@ -57,12 +64,10 @@ public final class ZookeeperSession implements AutoCloseable {
          * @param otherServer a new session on a server that may never have seen the old one (an
          *                    embedded ZooKeeper taken over): its nodes' version counters start again
          */
-        default void reconnected(boolean watchesKept, boolean otherServer) {
-        }
+        default void reconnected(boolean watchesKept, boolean otherServer) {}
 
         /** The session is lost: expired, or about to be; the next connection may be another server. */
-        default void lost() {
-        }
+        default void lost() {}
     }
 
     private final String connectString;
@@ -72,11 +77,13 @@ public final class ZookeeperSession implements AutoCloseable {
     private final ScheduledExecutorService worker;
     /** Whether ZooKeeper's client sets its watches again on a reconnect (unless told not to). */
     private final boolean autoWatchReset;
+
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     /** Curator's last reported connection state; CONNECTED once the constructor returns. */
     private volatile ConnectionState lastState = ConnectionState.CONNECTED;
     /** When (nanoTime) the connection last came back; meaningful once {@link #reconnectedOnce}. */
     private volatile long reconnectedAt;
+
     private volatile boolean reconnectedOnce;
     /**
      * The session id, read when a connection is made: describe() must not ask Curator for the
@@ -110,8 +117,8 @@ public final class ZookeeperSession implements AutoCloseable {
                 .ensembleTracker(false)
                 .sessionTimeoutMs(sessionMillis)
                 .connectionTimeoutMs((int) Math.min(s.connectTimeout().toMillis(), sessionMillis))
-                .retryPolicy(new ExponentialBackoffRetry((int) s.retryBaseSleep().toMillis(), s.maxRetries(),
-                        MAX_RETRY_SLEEP_MS))
+                .retryPolicy(new ExponentialBackoffRetry(
+                        (int) s.retryBaseSleep().toMillis(), s.maxRetries(), MAX_RETRY_SLEEP_MS))
                 .zkClientConfig(zkConfig)
                 .aclProvider(new ACLProvider() {
                     @Override
@@ -132,9 +139,12 @@ public final class ZookeeperSession implements AutoCloseable {
         client.start();
         awaitFirstSession(s.connectTimeout());
         if (!trust.secured() && !onlyLoopback(connectString)) {
-            log.warn("ZooKeeper {} is used as {} with the ACL {}: anyone who can reach it can add a provider that"
-                    + " consumers will call (give the registry user:password@ and see docs/REGISTRY.md)",
-                    connectString, trust.identity(), ZookeeperAcl.describe(acl));
+            log.warn(
+                    "ZooKeeper {} is used as {} with the ACL {}: anyone who can reach it can add a provider that"
+                            + " consumers will call (give the registry user:password@ and see docs/REGISTRY.md)",
+                    connectString,
+                    trust.identity(),
+                    ZookeeperAcl.describe(acl));
         }
     }
 
@@ -147,8 +157,9 @@ public final class ZookeeperSession implements AutoCloseable {
             connected = false;
         }
         if (!connected) {
-            throw failedStart("cannot connect to ZooKeeper at " + connectString + " within "
-                    + connectTimeout.toMillis() + " ms", null);
+            throw failedStart(
+                    "cannot connect to ZooKeeper at " + connectString + " within " + connectTimeout.toMillis() + " ms",
+                    null);
         }
         try {
             // One request on the raw handle, not through Curator's retries: an ensemble that
@@ -158,9 +169,11 @@ public final class ZookeeperSession implements AutoCloseable {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw failedStart("ZooKeeper at " + connectString + " ended the session of " + trust.identity()
-                    + " at its first request (" + e.getMessage() + "): does the ensemble require authentication"
-                    + " (user:password@ in the registry address)?", e);
+            throw failedStart(
+                    "ZooKeeper at " + connectString + " ended the session of " + trust.identity()
+                            + " at its first request (" + e.getMessage() + "): does the ensemble require authentication"
+                            + " (user:password@ in the registry address)?",
+                    e);
         }
         if (sessionId == 0) {
             sessionId = currentSessionId(); // before the listener hears of the first connection
@@ -215,8 +228,8 @@ public final class ZookeeperSession implements AutoCloseable {
             return false;
         }
         try {
-            String section = zkConfig.getProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY,
-                    ZKClientConfig.LOGIN_CONTEXT_NAME_KEY_DEFAULT);
+            String section = zkConfig.getProperty(
+                    ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, ZKClientConfig.LOGIN_CONTEXT_NAME_KEY_DEFAULT);
             return Configuration.getConfiguration().getAppConfigurationEntry(section) != null;
         } catch (RuntimeException e) {
             return false; // an unreadable JAAS file: ZooKeeper's client says why when it connects

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
 
 /** The provider lists' storage: every version stays what it was, whatever comes after it. */
 class ChunkedListTest {
@@ -43,19 +43,24 @@ class ChunkedListTest {
         }
         assertThat(list).containsExactlyElementsOf(model);
         for (int v = 0; v < versions.size(); v++) {
-            assertThat(versions.get(v)).as("version %d, after later changes", v).containsExactlyElementsOf(expected.get(v));
+            assertThat(versions.get(v))
+                    .as("version %d, after later changes", v)
+                    .containsExactlyElementsOf(expected.get(v));
         }
     }
 
     @Test
     void aShrinkingListDropsItsEmptyChunksAndTheEntriesBeyondItsSize() {
-        ChunkedList<Integer> list = ChunkedList.of(IntStream.range(0, 129).boxed().toList());
+        ChunkedList<Integer> list =
+                ChunkedList.of(IntStream.range(0, 129).boxed().toList());
         assertThat(list.chunks()).isEqualTo(3);
         for (int i = 0; i < 129; i++) {
             list = list.minusSwapped(0);
             assertThat(list).hasSize(128 - i);
             assertThat(list.chunks()).as("chunks of %d entries", list.size()).isEqualTo((list.size() + 63) / 64);
-            assertThat(list.holdsBeyondSize()).as("an entry beyond size %d", list.size()).isFalse();
+            assertThat(list.holdsBeyondSize())
+                    .as("an entry beyond size %d", list.size())
+                    .isFalse();
         }
         assertThat(list).isEmpty();
         assertThat(ChunkedList.of(List.of(1, 2, 3)).plus(4).minusSwapped(3)).containsExactly(1, 2, 3);

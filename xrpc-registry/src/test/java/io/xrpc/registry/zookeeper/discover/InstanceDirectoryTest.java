@@ -12,7 +12,9 @@ import io.xrpc.registry.zookeeper.ZookeeperSettings;
 import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -21,8 +23,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * How a consumer applies the per-instance layout's events, with the nodes written by hand as a
@@ -51,8 +51,12 @@ class InstanceDirectoryTest {
     }
 
     private ZookeeperRegistry consumer() {
-        return new ZookeeperRegistry(ZookeeperSettings.defaults().withConnectTimeout(Duration.ofSeconds(10))
-                .withEmptyListGrace(Duration.ZERO), zk.getConnectString(), null);
+        return new ZookeeperRegistry(
+                ZookeeperSettings.defaults()
+                        .withConnectTimeout(Duration.ofSeconds(10))
+                        .withEmptyListGrace(Duration.ZERO),
+                zk.getConnectString(),
+                null);
     }
 
     /** Writes a revision of {@code app} serving KEY with {@code weight}, and maps KEY to the app; returns it. */
@@ -63,7 +67,9 @@ class InstanceDirectoryTest {
             writer.create().creatingParentsIfNeeded().forPath(NodeCodec.revisionPath("/xrpc", app, id), content);
         }
         if (writer.checkExists().forPath(NodeCodec.mappingPath("/xrpc", KEY.interfaceName()) + "/" + app) == null) {
-            writer.create().creatingParentsIfNeeded().forPath(NodeCodec.mappingPath("/xrpc", KEY.interfaceName()) + "/" + app);
+            writer.create()
+                    .creatingParentsIfNeeded()
+                    .forPath(NodeCodec.mappingPath("/xrpc", KEY.interfaceName()) + "/" + app);
         }
         return id;
     }
@@ -74,17 +80,23 @@ class InstanceDirectoryTest {
 
     /** A's weight in the list, -1 when A is not listed. */
     private static int weightOf(ServiceDiscovery.Subscription s) {
-        return s.instances().stream().filter(i -> i.endpoint().equals(A)).mapToInt(ServiceInstance::weight)
-                .findFirst().orElse(-1);
+        return s.instances().stream()
+                .filter(i -> i.endpoint().equals(A))
+                .mapToInt(ServiceInstance::weight)
+                .findFirst()
+                .orElse(-1);
     }
 
     /**
      * Another address arriving, and waited for: the consumer applies events in order, so what came
      * before it is applied too.
      */
-    private void barrier(ServiceDiscovery.Subscription s, String app, String revision, int expectedSize) throws Exception {
-        writer.create().creatingParentsIfNeeded().forPath(NodeCodec.instancesPath("/xrpc", app) + "/"
-                + NodeCodec.instanceName(new Endpoint("10.0.0." + (100 + expectedSize), 20880), revision));
+    private void barrier(ServiceDiscovery.Subscription s, String app, String revision, int expectedSize)
+            throws Exception {
+        writer.create()
+                .creatingParentsIfNeeded()
+                .forPath(NodeCodec.instancesPath("/xrpc", app) + "/"
+                        + NodeCodec.instanceName(new Endpoint("10.0.0." + (100 + expectedSize), 20880), revision));
         await().atMost(Duration.ofSeconds(10)).until(() -> s.instances().size() == expectedSize);
     }
 
@@ -94,7 +106,7 @@ class InstanceDirectoryTest {
         String r2 = revision("shop", 200);
         writer.create().creatingParentsIfNeeded().forPath(NodeCodec.instancesPath("/xrpc", "shop"));
         try (ZookeeperRegistry consumer = consumer()) {
-            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> { });
+            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> {});
             // A revision change as providers make it: the new node first, then the old one deleted.
             writer.create().forPath(node("shop", r1));
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == 100);
@@ -102,7 +114,9 @@ class InstanceDirectoryTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == 200);
             writer.delete().forPath(node("shop", r1));
             barrier(s, "shop", r1, 2);
-            assertThat(weightOf(s)).as("the old node's deletion is not a departure").isEqualTo(200);
+            assertThat(weightOf(s))
+                    .as("the old node's deletion is not a departure")
+                    .isEqualTo(200);
             writer.delete().forPath(node("shop", r2));
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == -1);
 
@@ -123,7 +137,7 @@ class InstanceDirectoryTest {
         String rBilling = revision("billing", 300);
         writer.create().creatingParentsIfNeeded().forPath(node("shop", rShop));
         try (ZookeeperRegistry consumer = consumer()) {
-            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> { });
+            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> {});
             assertThat(weightOf(s)).isEqualTo(100);
             // The address reused by another application's process, before the first one's session ended.
             writer.create().creatingParentsIfNeeded().forPath(node("billing", rBilling));
@@ -146,10 +160,12 @@ class InstanceDirectoryTest {
             ServiceDiscovery.Subscription other = consumer.subscribe(KEY, told::add);
             writer.create().forPath(node("shop", r));
             // The other listener is told, after the failing one was (both follow the same application).
-            await().atMost(Duration.ofSeconds(10)).until(() -> !told.isEmpty() && told.get(told.size() - 1).size() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !told.isEmpty() && told.get(told.size() - 1).size() == 1);
             assertThat(failing.instances()).hasSize(1);
             writer.delete().forPath(node("shop", r));
-            await().atMost(Duration.ofSeconds(10)).until(() -> told.get(told.size() - 1).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> told.get(told.size() - 1).isEmpty());
             assertThat(failing.instances()).isEmpty();
             assertThat(other.instances()).isEmpty();
         }
@@ -167,22 +183,29 @@ class InstanceDirectoryTest {
         String real = revision("shop", 100);
         writer.create().creatingParentsIfNeeded().forPath(node("shop", real));
         String dir = NodeCodec.instancesPath("/xrpc", "shop");
-        for (String name : List.of("10.0.0.9:20880", "10.0.0.9:20880@", "10.0.0.9:20880@" + "g".repeat(32),
-                "10.0.0.9:20880@" + real.toUpperCase(Locale.ROOT), "not-an-address@" + real,
-                "x".repeat(1000) + "@" + real, "10.0.0.9:99999@" + real)) {
+        for (String name : List.of(
+                "10.0.0.9:20880",
+                "10.0.0.9:20880@",
+                "10.0.0.9:20880@" + "g".repeat(32),
+                "10.0.0.9:20880@" + real.toUpperCase(Locale.ROOT),
+                "not-an-address@" + real,
+                "x".repeat(1000) + "@" + real,
+                "10.0.0.9:99999@" + real)) {
             writer.create().forPath(dir + "/" + name);
         }
         // A name whose revision's content does not hash to it, and one with a megabyte of garbage.
         String forged = "0123456789abcdef0123456789abcdef";
-        writer.create().forPath(NodeCodec.revisionPath("/xrpc", "shop", forged),
-                NodeCodec.encodeRevision(List.of(new ServiceInstance(KEY, A, 10_000, List.of(), Map.of()))));
+        writer.create()
+                .forPath(
+                        NodeCodec.revisionPath("/xrpc", "shop", forged),
+                        NodeCodec.encodeRevision(List.of(new ServiceInstance(KEY, A, 10_000, List.of(), Map.of()))));
         writer.create().forPath(dir + "/" + NodeCodec.instanceName(new Endpoint("10.0.0.10", 20880), forged));
         String big = "fedcba9876543210fedcba9876543210";
         writer.create().forPath(NodeCodec.revisionPath("/xrpc", "shop", big), new byte[1_000_000]);
         writer.create().forPath(dir + "/" + NodeCodec.instanceName(new Endpoint("10.0.0.11", 20880), big));
         try (ZookeeperRegistry consumer = consumer()) {
             // The application with the planted names alone: only the real instance is listed.
-            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> { });
+            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> {});
             assertThat(s.instances()).extracting(ServiceInstance::endpoint).containsExactly(A);
             assertThat(s.instances().get(0).weight()).isEqualTo(100);
         }
@@ -192,17 +215,23 @@ class InstanceDirectoryTest {
             String app = "fake" + i;
             writer.create().forPath(mapping + "/" + app);
             String r = revision(app, 100);
-            writer.create().creatingParentsIfNeeded().forPath(NodeCodec.instancesPath("/xrpc", app) + "/"
-                    + NodeCodec.instanceName(new Endpoint("10.1." + (i / 250) + "." + (i % 250), 20880), r));
+            writer.create()
+                    .creatingParentsIfNeeded()
+                    .forPath(NodeCodec.instancesPath("/xrpc", app) + "/"
+                            + NodeCodec.instanceName(new Endpoint("10.1." + (i / 250) + "." + (i % 250), 20880), r));
         }
         try (ZookeeperRegistry consumer = consumer()) {
-            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> { });
-            assertThat(consumer.describe().get("applications")).as("applications followed").isEqualTo(
-                    InstanceDirectory.MAX_APPS_PER_INTERFACE);
-            assertThat(s.instances()).as("one instance per followed application")
+            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, l -> {});
+            assertThat(consumer.describe().get("applications"))
+                    .as("applications followed")
+                    .isEqualTo(InstanceDirectory.MAX_APPS_PER_INTERFACE);
+            assertThat(s.instances())
+                    .as("one instance per followed application")
                     .hasSize(InstanceDirectory.MAX_APPS_PER_INTERFACE);
-            assertThat(s.instances()).noneMatch(i -> i.weight() == 10_000)
-                    .noneMatch(i -> i.endpoint().host().equals("10.0.0.9") || i.endpoint().host().equals("10.0.0.11"));
+            assertThat(s.instances())
+                    .noneMatch(i -> i.weight() == 10_000)
+                    .noneMatch(i -> i.endpoint().host().equals("10.0.0.9")
+                            || i.endpoint().host().equals("10.0.0.11"));
         }
     }
 }

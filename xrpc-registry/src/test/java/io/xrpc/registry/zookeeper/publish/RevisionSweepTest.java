@@ -38,16 +38,25 @@ class RevisionSweepTest {
     }
 
     private ZookeeperRegistry registry(ZookeeperSettings.Mode mode) {
-        return new ZookeeperRegistry(ZookeeperSettings.defaults().withMode(mode, "shop")
-                .withSessionTimeout(Duration.ofSeconds(5)).withConnectTimeout(Duration.ofSeconds(10))
-                .withRetry(Duration.ofMillis(100), 3), zk.getConnectString(), null);
+        return new ZookeeperRegistry(
+                ZookeeperSettings.defaults()
+                        .withMode(mode, "shop")
+                        .withSessionTimeout(Duration.ofSeconds(5))
+                        .withConnectTimeout(Duration.ofSeconds(10))
+                        .withRetry(Duration.ofMillis(100), 3),
+                zk.getConnectString(),
+                null);
     }
 
     private static List<ServiceInstance> services(int count, int port) {
         List<ServiceInstance> all = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            all.add(new ServiceInstance(new ServiceKey("com.acme.Service" + i, "1.0", ""),
-                    new Endpoint("127.0.0.1", port), 100, List.of("kryo"), Map.of()));
+            all.add(new ServiceInstance(
+                    new ServiceKey("com.acme.Service" + i, "1.0", ""),
+                    new Endpoint("127.0.0.1", port),
+                    100,
+                    List.of("kryo"),
+                    Map.of()));
         }
         return all;
     }
@@ -62,7 +71,8 @@ class RevisionSweepTest {
         long keep = InstanceLayout.revisionKeepMillis;
         InstanceLayout.revisionKeepMillis = 0;
         try (ZookeeperRegistry first = registry(ZookeeperSettings.Mode.INSTANCE);
-             CuratorFramework look = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
+                CuratorFramework look =
+                        CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
             look.start();
             String revisions = "/xrpc/apps/shop/revisions";
             first.registerAll(services(1, 20041));
@@ -73,14 +83,16 @@ class RevisionSweepTest {
             // until the next deployment (a rollback finds it).
             first.register(services(2, 20041).get(1));
             first.register(services(3, 20041).get(2));
-            await().atMost(Duration.ofSeconds(10)).until(() -> !look.getChildren().forPath(revisions).contains(one));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !look.getChildren().forPath(revisions).contains(one));
             assertThat(look.getChildren().forPath(revisions)).hasSize(2).contains(three);
             try (ZookeeperRegistry second = registry(ZookeeperSettings.Mode.INSTANCE)) {
                 second.registerAll(services(4, 20042));
                 // The first process's and the second's, both served; the second deployment's went.
                 String four = NodeCodec.revisionOf(NodeCodec.encodeRevision(services(4, 20042)));
-                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                        assertThat(look.getChildren().forPath(revisions)).containsExactlyInAnyOrder(three, four));
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThat(look.getChildren().forPath(revisions))
+                                .containsExactlyInAnyOrder(three, four));
             }
             assertThat(look.getChildren().forPath("/xrpc/apps/shop/instances")).hasSize(1);
         } finally {
