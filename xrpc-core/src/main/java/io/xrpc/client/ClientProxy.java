@@ -6,6 +6,7 @@ import io.xrpc.cluster.Providers;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
+import io.xrpc.internal.Invocations;
 import io.xrpc.serialize.ClassAllowList;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -58,7 +59,7 @@ final class ClientProxy implements InvocationHandler {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
         Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
-        inv.serializer(providers.serializer().name());
+        Invocations.serializer(inv, providers.serializer().name());
         if (m.descriptor().isAsync()) {
             CompletableFuture<Object> f = path.call(m, inv);
             if (m.target().declaredExceptions() == null) {

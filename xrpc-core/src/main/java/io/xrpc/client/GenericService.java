@@ -8,6 +8,7 @@ import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
+import io.xrpc.internal.Invocations;
 import io.xrpc.transport.CallTarget;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +43,8 @@ public final class GenericService {
      * when the call ends, so a caller naming ever new ones costs only its calls in flight.
      */
     static final int MAX_METHODS = 1024;
+    /** The serializer every generic call travels in: plain JSON, which the provider reads as its declared types. */
+    static final String SERIALIZER = "json";
 
     private final ServiceKey key;
     private final String serviceKey;
@@ -119,7 +122,7 @@ public final class GenericService {
 
     private CompletableFuture<Object> call(Method m, List<?> arguments, long deadline) {
         Invocation inv = new Invocation(key, m.model().descriptor(), arguments.toArray(), null, null, deadline);
-        inv.serializer(providers.serializer().name());
+        Invocations.serializer(inv, providers.serializer().name());
         if (m.remembered()) {
             return path.call(m.model(), inv);
         }

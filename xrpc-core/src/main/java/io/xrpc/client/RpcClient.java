@@ -13,32 +13,21 @@ import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.loadbalance.LoadBalancerProvider;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.ServiceDiscovery;
-import io.xrpc.registry.ServiceInstance;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
-import io.xrpc.serialize.json.JsonSerializer;
 import io.xrpc.transport.ClientTransport;
-import io.xrpc.transport.ProviderState;
 import io.xrpc.transport.netty.NettyClientTransport;
 import io.xrpc.transport.netty.NettyVersion;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,24 +70,10 @@ public final class RpcClient implements AutoCloseable {
     private final boolean ownsDiscovery;
     private final NamedExtensions<LoadBalancerProvider> loadBalancers;
     private final NamedExtensions<Cluster> clusters;
-    /** Every reference made by {@link #proxy}, in the order made. */
-    private final List<Made> made = new CopyOnWriteArrayList<>();
-    /** How long a departure waits for others before connections are pruned. */
-    private static final long PRUNE_DELAY_MILLIS = 100;
+    /** Every reference made by {@link #proxy} and {@link #generic}, in the order made. */
+    private final References made;
 
-    private final AtomicBoolean pruneQueued = new AtomicBoolean();
     private volatile boolean closed;
-
-    /** A reference: the providers it follows, and its settings as {@link #references()} reports them. */
-    private record Made(
-            Providers providers,
-            String type,
-            String source,
-            String loadBalancer,
-            String cluster,
-            String serializer,
-            String compressor,
-            Duration timeout) {}
 
     /** Sends hedged attempts (and encodes them); made when the first hedge is scheduled. */
     private volatile ScheduledThreadPoolExecutor hedgeTimer;
@@ -134,6 +109,7 @@ public final class RpcClient implements AutoCloseable {
         this.loadBalancers = NamedExtensions.load("loadBalancer", LoadBalancerProvider.class);
         this.clusters = NamedExtensions.load("cluster", Cluster.class);
         this.transport = new NettyClientTransport(c, compressors);
+        this.made = new References(transport);
         this.ownsDiscovery = c.discovery == null && c.registryAddress != null;
         try {
             this.discovery = ownsDiscovery ? Registries.create(c.registryAddress) : c.discovery;
@@ -206,7 +182,7 @@ public final class RpcClient implements AutoCloseable {
             throw new IllegalArgumentException(
                     "serviceInterface: blank (expected: an interface name such as" + " com.acme.Orders)");
         }
-        if (options.serializer() != null && !options.serializer().equals(JsonSerializer.NAME)) {
+        if (options.serializer() != null && !options.serializer().equals(GenericService.SERIALIZER)) {
             throw new IllegalArgumentException("serializer: " + options.serializer() + " (generic calls travel in"
                     + " json, which the provider reads as its declared types)");
         }
@@ -225,7 +201,7 @@ public final class RpcClient implements AutoCloseable {
                         + MAX_GENERIC_REFERENCES + " already, each with its providers until the client closes (equal"
                         + " options share one: build the options once, or use another client for passing services)");
             }
-            Serializer serializer = serializers.get(JsonSerializer.NAME);
+            Serializer serializer = serializers.get(GenericService.SERIALIZER);
             ServiceKey key = new ServiceKey(serviceInterface, options.version(), options.group());
             Reference r = reference(key, serviceInterface, options, serializer);
             GenericService made =
@@ -273,7 +249,7 @@ public final class RpcClient implements AutoCloseable {
         if (!options.addresses().isEmpty()) {
             directory = Directory.fixed(key, options.addresses());
         } else if (discovery != null) {
-            directory = Directory.discovered(key, discovery, this::pruneSoon);
+            directory = Directory.discovered(key, discovery, made::pruneSoon);
         } else {
             throw new IllegalArgumentException("reference to " + key + ": no address and no registry (expected:"
                     + " ReferenceOptions.address(\"host:port\") or RpcClient.builder().registry(...))");
@@ -283,7 +259,7 @@ public final class RpcClient implements AutoCloseable {
                 options.addresses().isEmpty() ? "registry" : options.addresses().toString();
         Providers providers =
                 new Providers(key, directory, serializer, compressor, transport, balancer, options, this::hedgeTimer);
-        made.add(new Made(
+        made.add(new References.Made(
                 providers,
                 typeName,
                 source,
@@ -339,13 +315,7 @@ public final class RpcClient implements AutoCloseable {
      * providers it sees now (several references to one service appear once each).
      */
     public List<Map.Entry<String, Integer>> providerCounts() {
-        List<Map.Entry<String, Integer>> counts = new ArrayList<>();
-        for (Made m : made) {
-            counts.add(Map.entry(
-                    m.providers().key().toString(),
-                    m.providers().directory().instances().size()));
-        }
-        return counts;
+        return made.providerCounts();
     }
 
     /**
@@ -354,79 +324,12 @@ public final class RpcClient implements AutoCloseable {
      * endpoint shows it). Costs a few reads per provider; takes no lock a call takes.
      */
     public List<ReferenceView> references() {
-        List<ReferenceView> views = new ArrayList<>(made.size());
-        Instant wall = Instant.now();
-        for (Made m : made) {
-            List<ReferenceView.Provider> providers = new ArrayList<>();
-            for (ServiceInstance i : m.providers().directory().instances()) {
-                ProviderState s = transport.providerState(i.endpoint());
-                ReferenceView.State state = s.setAsideNanos() > 0
-                        ? ReferenceView.State.SET_ASIDE
-                        : s.openConnections() > 0
-                                ? ReferenceView.State.CONNECTED
-                                : s.connecting() ? ReferenceView.State.CONNECTING : ReferenceView.State.IDLE;
-                providers.add(new ReferenceView.Provider(
-                        i.endpoint(),
-                        state,
-                        s.openConnections(),
-                        s.activeCalls(),
-                        s.setAsideNanos() > 0 ? wall.plusNanos(s.setAsideNanos()) : null,
-                        List.copyOf(i.serializers())));
-            }
-            Providers p = m.providers();
-            views.add(new ReferenceView(
-                    p.key(),
-                    m.type(),
-                    m.source(),
-                    m.loadBalancer(),
-                    m.cluster(),
-                    m.serializer(),
-                    m.compressor(),
-                    m.timeout(),
-                    p.retries(),
-                    p.budget().tokens(),
-                    p.counters().snapshot(),
-                    List.copyOf(providers)));
-        }
-        return views;
+        return made.views();
     }
 
     /** Open provider connections. */
     public int openConnections() {
         return transport.openConnections();
-    }
-
-    /**
-     * Prunes connections shortly: the lists of all references are walked once for however many
-     * changes arrive meanwhile (a provider serving 20 services leaves 20 lists at once).
-     */
-    private void pruneSoon() {
-        pruneAfter(PRUNE_DELAY_MILLIS);
-    }
-
-    private void pruneAfter(long millis) {
-        if (pruneQueued.compareAndSet(false, true)) {
-            CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(() -> {
-                pruneQueued.set(false); // first: a change during the walk queues another
-                if (pruneConnections() && !closed) {
-                    pruneAfter(1000); // calls were in flight to a provider that left: again later
-                }
-            });
-        }
-    }
-
-    /**
-     * Closes connections to providers no reference lists any more (they left the registry);
-     * returns whether some were kept for their calls in flight.
-     */
-    private boolean pruneConnections() {
-        Set<Endpoint> keep = new HashSet<>();
-        for (Made m : made) {
-            for (ServiceInstance i : m.providers().directory().instances()) {
-                keep.add(i.endpoint());
-            }
-        }
-        return transport.retainOnly(keep);
     }
 
     /**
@@ -436,9 +339,7 @@ public final class RpcClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (Made m : made) {
-            m.providers().directory().close();
-        }
+        made.close();
         transport.close();
         synchronized (this) {
             if (hedgeTimer != null) {

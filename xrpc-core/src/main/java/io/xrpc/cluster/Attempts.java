@@ -5,6 +5,7 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.Hedging;
+import io.xrpc.internal.Invocations;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.transport.CallTarget;
 import java.util.ArrayList;
@@ -70,7 +71,7 @@ public final class Attempts {
                             : "no provider for " + providers.key + " left to try (tried " + excluded + ")");
         }
         ServiceInstance chosen = providers.loadBalancer.select(usable, inv);
-        inv.remote(chosen.endpoint());
+        Invocations.remote(inv, chosen.endpoint());
         return chosen;
     }
 
@@ -90,7 +91,7 @@ public final class Attempts {
 
     /** Sends one attempt to {@code provider}. */
     public CompletableFuture<Object> send(Invocation inv, ServiceInstance provider) {
-        inv.remote(provider.endpoint());
+        Invocations.remote(inv, provider.endpoint());
         CompletableFuture<Object> f = providers.transport.send(
                 inv, target, provider.endpoint(), providers.serializer, providers.compressor, timeoutMillis);
         if (window != null) { // a percentile hedging delay learns from every answered attempt
@@ -127,7 +128,7 @@ public final class Attempts {
     private static Invocation copy(Invocation inv, long deadlineNanos) {
         Invocation next = new Invocation(
                 inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null, deadlineNanos);
-        next.serializer(inv.serializer());
+        Invocations.serializer(next, inv.serializer());
         return next;
     }
 

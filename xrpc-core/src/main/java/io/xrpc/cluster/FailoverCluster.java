@@ -5,6 +5,7 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.Futures;
+import io.xrpc.internal.Invocations;
 import io.xrpc.registry.ServiceInstance;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -92,8 +93,8 @@ public final class FailoverCluster implements Cluster {
             CompletableFuture<Object> sent = attempts.send(inv, target);
             if (inv != call && n == 0) {
                 // A bounded first attempt is a copy: what the caller's interceptors see is the first attempt's.
-                call.remote(inv.remote());
-                call.requestBytes(inv.requestBytes());
+                Invocations.remote(call, inv.remote());
+                Invocations.requestBytes(call, inv.requestBytes());
             }
             sent.whenComplete((v, t) -> {
                 try {

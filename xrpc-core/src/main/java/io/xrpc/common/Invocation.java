@@ -84,7 +84,8 @@ public final class Invocation {
         return remote;
     }
 
-    public void remote(Endpoint remote) {
+    /** Set by the framework ({@code io.xrpc.internal.Invocations}); see {@link #remote()}. */
+    void remote(Endpoint remote) {
         this.remote = remote;
     }
 
@@ -98,8 +99,8 @@ public final class Invocation {
         return peerCertificates;
     }
 
-    /** Set by the framework; see {@link #peerCertificates()}. */
-    public void peerCertificates(List<X509Certificate> chain) {
+    /** Set by the framework ({@code io.xrpc.internal.Invocations}); see {@link #peerCertificates()}. */
+    void peerCertificates(List<X509Certificate> chain) {
         this.peerCertificates = chain == null ? List.of() : chain;
     }
 
@@ -111,8 +112,8 @@ public final class Invocation {
         return serializer;
     }
 
-    /** Set by the framework; see {@link #serializer()}. */
-    public void serializer(String name) {
+    /** Set by the framework ({@code io.xrpc.internal.Invocations}); see {@link #serializer()}. */
+    void serializer(String name) {
         this.serializer = name;
     }
 
@@ -126,8 +127,8 @@ public final class Invocation {
         return requestBytes;
     }
 
-    /** Set by the transport; see {@link #requestBytes()}. */
-    public void requestBytes(int bytes) {
+    /** Set by the framework ({@code io.xrpc.internal.Invocations}); see {@link #requestBytes()}. */
+    void requestBytes(int bytes) {
         this.requestBytes = bytes;
     }
 
@@ -199,12 +200,13 @@ public final class Invocation {
     }
 
     /**
-     * Called by the server transport when it has answered the call; see {@link #whenAnswered}.
+     * Called by the server transport (through {@code io.xrpc.internal.Invocations}) when it has
+     * answered the call; see {@link #whenAnswered}.
      * Every listener runs even when one throws; the first throw is rethrown once the rest have run,
      * any later one suppressed in it.
      */
     @SuppressWarnings("unchecked")
-    public void answered(RpcStatus status) {
+    void answered(RpcStatus status) {
         Object a = ANSWER.getAndSet(this, status);
         if (a instanceof Consumer<?> listeners) {
             ((Consumer<RpcStatus>) listeners).accept(status);

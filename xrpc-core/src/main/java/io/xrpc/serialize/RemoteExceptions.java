@@ -3,11 +3,9 @@ package io.xrpc.serialize;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.LogLimiter;
-import io.xrpc.internal.Types;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
@@ -60,14 +58,6 @@ public final class RemoteExceptions {
     private static final List<Class<?>> BROAD =
             List.of(Throwable.class, Exception.class, RuntimeException.class, Error.class);
 
-    /** Per exception class, resolved once: its own fields and how to make one. */
-    private static final ClassValue<Shape> SHAPES = new ClassValue<>() {
-        @Override
-        protected Shape computeValue(Class<?> type) {
-            return Shape.of(type);
-        }
-    };
-
     private RemoteExceptions() {}
 
     /** Whether {@code t} is an instance of one of {@code declared}, broad clauses left out. */
@@ -94,7 +84,7 @@ public final class RemoteExceptions {
         String[] fieldNames = null;
         byte[] fieldValues = null;
         if (isDeclared(t, declared)) {
-            Field[] fields = SHAPES.get(t.getClass()).fields;
+            Field[] fields = ExceptionShape.of(t.getClass()).fields;
             List<String> names = new ArrayList<>(fields.length);
             List<Object> values = new ArrayList<>(fields.length);
             for (Field f : fields) {
@@ -158,7 +148,7 @@ public final class RemoteExceptions {
      */
     static List<Type> carriedFieldTypes(Class<?> type) {
         List<Type> types = new ArrayList<>();
-        for (Field f : SHAPES.get(type).fields) {
+        for (Field f : ExceptionShape.of(type).fields) {
             types.add(f.getGenericType());
         }
         return types;
@@ -191,7 +181,7 @@ public final class RemoteExceptions {
     }
 
     /** A field by its declaring class and name, so that a subclass's field shadowing a parent's stays apart. */
-    private static String key(Field f) {
+    static String key(Field f) {
         return f.getDeclaringClass().getName() + "." + f.getName();
     }
 
@@ -200,7 +190,7 @@ public final class RemoteExceptions {
     }
 
     /** Defined by the boot or platform loader: the JDK itself, not a library in a javax package. */
-    private static boolean isJdk(Class<?> c) {
+    static boolean isJdk(Class<?> c) {
         ClassLoader l = c.getClassLoader();
         return l == null || l == ClassLoader.getPlatformClassLoader();
     }
@@ -289,10 +279,10 @@ public final class RemoteExceptions {
     private static Throwable instantiate(
             Class<?> c, ExceptionValue v, Throwable cause, Serializer serializer, long deadlineNanos) {
         String message = cut(v.message());
-        Shape shape;
+        ExceptionShape shape;
         Throwable t;
         try {
-            shape = SHAPES.get(c);
+            shape = ExceptionShape.of(c);
             if (shape.maker == null) {
                 return null;
             }
@@ -316,7 +306,7 @@ public final class RemoteExceptions {
      * and the serializer, and logged.
      */
     private static void setFields(
-            Throwable t, Shape shape, ExceptionValue v, Serializer serializer, long deadlineNanos) {
+            Throwable t, ExceptionShape shape, ExceptionValue v, Serializer serializer, long deadlineNanos) {
         String[] names = v.fieldNames();
         if (names == null || v.fieldValues() == null) {
             return;
@@ -341,7 +331,7 @@ public final class RemoteExceptions {
             if (values != null) {
                 List<String> lost = new ArrayList<>();
                 for (int i = 0; i < fields.length && i < values.length; i++) {
-                    if (fields[i] != null && !set(t, fields[i], values[i])) {
+                    if (fields[i] != null && !ExceptionShape.set(t, fields[i], values[i])) {
                         lost.add(
                                 fields[i].getName() + " (" + fields[i].getType().getTypeName() + ", came as "
                                         + (values[i] == null
@@ -359,116 +349,6 @@ public final class RemoteExceptions {
                     + t.getClass().getName() + ": " + problem;
             t.addSuppressed(new RpcException(RpcStatus.SERIALIZATION_ERROR, text));
             lossLog.warn("{}", text);
-        }
-    }
-
-    /** An exception class's own fields (accessible, up to its first JDK superclass) and its maker. */
-    private static final class Shape {
-        final Field[] fields;
-        /** Makes an instance through the nearest JDK superclass's constructor; null when there is none. */
-        final Constructor<?> maker;
-
-        final boolean withCause;
-
-        private Shape(Field[] fields, Constructor<?> maker, boolean withCause) {
-            this.fields = fields;
-            this.maker = maker;
-            this.withCause = withCause;
-        }
-
-        static Shape of(Class<?> c) {
-            List<Field> fields = new ArrayList<>();
-            for (Class<?> k = c; k != null && !isJdk(k); k = k.getSuperclass()) {
-                for (Field f : k.getDeclaredFields()) {
-                    int mod = f.getModifiers();
-                    if (!Modifier.isStatic(mod)
-                            && !Modifier.isTransient(mod)
-                            && !f.isSynthetic()
-                            && fields.size() < MAX_FIELDS
-                            && f.trySetAccessible()) {
-                        fields.add(f);
-                    }
-                }
-            }
-            Constructor<?> maker = null;
-            boolean withCause = false;
-            if (Throwable.class.isAssignableFrom(c)) {
-                Class<?> base = c;
-                while (!isJdk(base)) {
-                    base = base.getSuperclass();
-                }
-                Constructor<?> target = publicConstructor(base, String.class, Throwable.class);
-                withCause = target != null;
-                if (target == null) {
-                    target = publicConstructor(base, String.class);
-                }
-                if (target != null) {
-                    try {
-                        maker = c == base
-                                ? target
-                                : sun.reflect.ReflectionFactory.getReflectionFactory()
-                                        .newConstructorForSerialization(c, target);
-                        if (maker != null && !maker.trySetAccessible()) {
-                            maker = null;
-                        }
-                    } catch (RuntimeException | LinkageError e) {
-                        maker = null; // not constructible here: the caller gets an RpcException
-                    }
-                }
-            }
-            return new Shape(fields.toArray(new Field[0]), maker, withCause);
-        }
-
-        /** The field {@link #key} names, or {@code null}. */
-        Field field(String key) {
-            for (Field f : fields) {
-                if (key(f).equals(key)) {
-                    return f;
-                }
-            }
-            return null;
-        }
-    }
-
-    private static Constructor<?> publicConstructor(Class<?> c, Class<?>... types) {
-        try {
-            Constructor<?> k = c.getConstructor(types);
-            return Modifier.isPublic(k.getModifiers()) ? k : null;
-        } catch (NoSuchMethodException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Sets a field from a carried value, widening what Hessian narrowed (it has no byte, short,
-     * float or char); returns whether it was set.
-     */
-    private static boolean set(Object target, Field f, Object value) {
-        Class<?> type = Types.box(f.getType());
-        Object v = value;
-        if (v instanceof Number n && !type.isInstance(v)) {
-            if (type == Short.class) {
-                v = n.shortValue();
-            } else if (type == Byte.class) {
-                v = n.byteValue();
-            } else if (type == Float.class) {
-                v = n.floatValue();
-            } else if (type == Integer.class) {
-                v = n.intValue();
-            } else if (type == Long.class) {
-                v = n.longValue();
-            }
-        } else if (v instanceof String s && type == Character.class && s.length() == 1) {
-            v = s.charAt(0);
-        }
-        if (v == null ? f.getType().isPrimitive() : !type.isInstance(v)) {
-            return false; // left as constructed
-        }
-        try {
-            f.set(target, v);
-            return true;
-        } catch (RuntimeException | IllegalAccessException e) {
-            return false;
         }
     }
 

@@ -4,6 +4,7 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.Futures;
+import io.xrpc.internal.Invocations;
 import io.xrpc.internal.LogLimiter;
 import io.xrpc.internal.Texts;
 import io.xrpc.serialize.ClassNotAllowedException;
@@ -110,9 +111,9 @@ final class CallPolicy implements RequestHandler {
                 ex.attachments().isEmpty() ? null : ex.attachments(),
                 ex.peer(),
                 ex.deadlineNanos());
-        inv.serializer(ex.serializer().name());
-        inv.peerCertificates(ex.peerCertificates());
-        inv.requestBytes(ex.requestBytes());
+        Invocations.serializer(inv, ex.serializer().name());
+        Invocations.peerCertificates(inv, ex.peerCertificates());
+        Invocations.requestBytes(inv, ex.requestBytes());
         ex.invocation(inv);
         CompletableFuture<Object> f = method.call(inv); // the interceptors, then the implementation
         if (f.isDone()) {

@@ -20,11 +20,11 @@ import io.xrpc.serialize.PayloadLimitException;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.serialize.fory.ForySerializer;
-import io.xrpc.serialize.hessian.HessianSerializer;
+import io.xrpc.serialize.fory.ForySerializerProvider;
+import io.xrpc.serialize.hessian.HessianSerializerProvider;
 import io.xrpc.serialize.json.JsonSerializerProvider;
-import io.xrpc.serialize.kryo.KryoSerializer;
-import io.xrpc.serialize.protostuff.ProtostuffSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
+import io.xrpc.serialize.protostuff.ProtostuffSerializerProvider;
 import io.xrpc.testing.Allocations;
 import io.xrpc.testing.Dtos;
 import java.io.ByteArrayInputStream;
@@ -65,10 +65,10 @@ class PayloadFuzzTest {
 
     private static final ClassAllowList ALLOW = ClassAllowList.withDefaults().allowTypesOf(Shapes.class);
     private static final ReadLimits LIMITS = ReadLimits.of(100_000, 64);
-    private static final Serializer KRYO = new KryoSerializer(ALLOW, LIMITS);
-    private static final Serializer HESSIAN = new HessianSerializer(ALLOW, LIMITS);
-    private static final Serializer PROTOSTUFF = new ProtostuffSerializer(ALLOW, LIMITS);
-    private static final Serializer FORY = new ForySerializer(ALLOW, LIMITS);
+    private static final Serializer KRYO = new KryoSerializerProvider().create(ALLOW, LIMITS);
+    private static final Serializer HESSIAN = new HessianSerializerProvider().create(ALLOW, LIMITS);
+    private static final Serializer PROTOSTUFF = new ProtostuffSerializerProvider().create(ALLOW, LIMITS);
+    private static final Serializer FORY = new ForySerializerProvider().create(ALLOW, LIMITS);
     private static final Serializer JSON = new JsonSerializerProvider().create(ALLOW, LIMITS);
     private static final Class<?>[] PARAMETERS = {String.class, int.class, Dtos.Person.class, Object.class};
 

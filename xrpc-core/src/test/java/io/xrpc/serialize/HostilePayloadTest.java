@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.alibaba.com.caucho.hessian.io.Hessian2Output;
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import com.esotericsoftware.kryo.io.Output;
-import io.xrpc.serialize.fory.ForySerializer;
-import io.xrpc.serialize.hessian.HessianSerializer;
-import io.xrpc.serialize.kryo.KryoSerializer;
-import io.xrpc.serialize.protostuff.ProtostuffSerializer;
+import io.xrpc.serialize.fory.ForySerializerProvider;
+import io.xrpc.serialize.hessian.HessianSerializerProvider;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
+import io.xrpc.serialize.protostuff.ProtostuffSerializerProvider;
 import io.xrpc.testing.Allocations;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -58,10 +58,11 @@ class HostilePayloadTest {
                 .allowClass(ValueLink.class);
     }
 
-    private static final KryoSerializer KRYO = new KryoSerializer(allow(), ReadLimits.defaults());
-    private static final HessianSerializer HESSIAN = new HessianSerializer(allow(), ReadLimits.defaults());
-    private static final ProtostuffSerializer PROTOSTUFF = new ProtostuffSerializer(allow(), ReadLimits.defaults());
-    private static final ForySerializer FORY = new ForySerializer(allow(), ReadLimits.defaults());
+    private static final Serializer KRYO = new KryoSerializerProvider().create(allow(), ReadLimits.defaults());
+    private static final Serializer HESSIAN = new HessianSerializerProvider().create(allow(), ReadLimits.defaults());
+    private static final Serializer PROTOSTUFF =
+            new ProtostuffSerializerProvider().create(allow(), ReadLimits.defaults());
+    private static final Serializer FORY = new ForySerializerProvider().create(allow(), ReadLimits.defaults());
 
     public static class Holder {
         public Item item;
@@ -561,8 +562,8 @@ class HostilePayloadTest {
         Order order = new Order();
         order.attrs = Collections.unmodifiableMap(new HashMap<>(Map.of("k", "v")));
         byte[] bytes = hessian(order);
-        HessianSerializer hessian =
-                new HessianSerializer(ClassAllowList.withDefaults().allowClass(Order.class), ReadLimits.defaults());
+        Serializer hessian = new HessianSerializerProvider()
+                .create(ClassAllowList.withDefaults().allowClass(Order.class), ReadLimits.defaults());
         assertThatThrownBy(() -> read(hessian, bytes, Order.class))
                 .isInstanceOf(ClassNotAllowedException.class)
                 .hasMessageContaining("java.util.Collections$UnmodifiableMap");
@@ -761,11 +762,12 @@ class HostilePayloadTest {
     void foryRefusesClassesOutsideTheListByNameAndByNumber() throws IOException {
         Order order = new Order();
         order.attrs = new HashMap<>(Map.of("k", "v"));
-        ForySerializer permissive = new ForySerializer(
-                allow().allowClass(Order.class)
-                        .allowClass(AtomicReference.class)
-                        .allowClass(CopyOnWriteArrayList.class),
-                ReadLimits.defaults());
+        Serializer permissive = new ForySerializerProvider()
+                .create(
+                        allow().allowClass(Order.class)
+                                .allowClass(AtomicReference.class)
+                                .allowClass(CopyOnWriteArrayList.class),
+                        ReadLimits.defaults());
         refused(FORY, write(permissive, order), ClassNotAllowedException.class, Order.class.getName());
         // Registered inside Fory, written as a number, never shown to its type checker.
         refused(
@@ -782,15 +784,16 @@ class HostilePayloadTest {
         refused(
                 FORY,
                 write(
-                        new ForySerializer(
-                                allow().allowPackage("java.net").allowPackage("org.apache.fory"),
-                                ReadLimits.defaults()),
+                        new ForySerializerProvider()
+                                .create(
+                                        allow().allowPackage("java.net").allowPackage("org.apache.fory"),
+                                        ReadLimits.defaults()),
                         new URL("http://127.0.0.1/")),
                 ClassNotAllowedException.class,
                 "ReplaceStub");
         // Allowed later, carried then: each thread's Fory is built again when the list grows.
         ClassAllowList growing = allow();
-        ForySerializer later = new ForySerializer(growing, ReadLimits.defaults());
+        Serializer later = new ForySerializerProvider().create(growing, ReadLimits.defaults());
         byte[] atomic = write(permissive, new AtomicReference<>("x"));
         assertThatThrownBy(() -> read(later, atomic, Object.class)).isInstanceOf(ClassNotAllowedException.class);
         growing.allowClass(AtomicReference.class);
@@ -825,10 +828,10 @@ class HostilePayloadTest {
             many.add(i);
         }
         for (Serializer s : List.of(
-                new KryoSerializer(allow(), small),
-                new HessianSerializer(allow(), small),
-                new ProtostuffSerializer(allow(), small),
-                new ForySerializer(allow(), small))) {
+                new KryoSerializerProvider().create(allow(), small),
+                new HessianSerializerProvider().create(allow(), small),
+                new ProtostuffSerializerProvider().create(allow(), small),
+                new ForySerializerProvider().create(allow(), small))) {
             byte[] payload = write(s, many);
             assertThatThrownBy(() -> read(s, payload, Object.class))
                     .as(s.name())
@@ -865,7 +868,7 @@ class HostilePayloadTest {
      */
     @Test
     void aForyByteBufferReadFromAFramesMemoryHasBytesOfItsOwn() throws IOException {
-        ForySerializer fory = new ForySerializer(allow().allowPackage("java.nio."), ReadLimits.defaults());
+        Serializer fory = new ForySerializerProvider().create(allow().allowPackage("java.nio."), ReadLimits.defaults());
         // (ForyByteBufferTest checks that the ByteBuffer classes Fory does not register, which it
         // cannot write, would be read as copies too.)
         for (ByteBuffer value : List.of(

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.alibaba.com.caucho.hessian.io.Hessian2Output;
-import io.xrpc.serialize.hessian.HessianSerializer;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.hessian.HessianSerializerProvider;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.testing.Canary;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -44,7 +44,7 @@ class SerializerStateTest {
 
     @Test
     void kryoStillReadsValidPayloadsAfterManyRefusals() throws Exception {
-        KryoSerializer kryo = new KryoSerializer(allow(), ReadLimits.defaults());
+        Serializer kryo = new KryoSerializerProvider().create(allow(), ReadLimits.defaults());
         Box bad = new Box();
         bad.items.add(new Inner(new Canary()));
         byte[] refused = write(kryo, bad);
@@ -65,7 +65,7 @@ class SerializerStateTest {
 
     @Test
     void hessianDoesNotCarryUnreadBytesIntoTheNextMessage() throws Exception {
-        HessianSerializer hessian = new HessianSerializer(allow(), ReadLimits.defaults());
+        Serializer hessian = new HessianSerializerProvider().create(allow(), ReadLimits.defaults());
         // One argument declared, two written: refused, and the second must not leak into the next read.
         byte[] withTrailer = write(hessian, "first", "smuggled");
         byte[] next = write(hessian, "second");
@@ -80,7 +80,7 @@ class SerializerStateTest {
 
     @Test
     void hessianRefusesTypeNamesWithoutAPackageThatAreNotBuiltIn() throws Exception {
-        HessianSerializer hessian = new HessianSerializer(allow(), ReadLimits.defaults());
+        Serializer hessian = new HessianSerializerProvider().create(allow(), ReadLimits.defaults());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Hessian2Output out = new Hessian2Output(bytes);
         out.writeMapBegin("Evil");

@@ -9,7 +9,7 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.protocol.MessageType;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.testing.Codecs;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import io.xrpc.testing.RawPeer;
@@ -230,7 +230,7 @@ class UnauthenticatedConnectionTest {
                         .build()
                         .start();
                 RawPeer stuck = new RawPeer(server.endpoint().port(), 4096)) {
-            byte[] unknown = RawPeer.request(1, KryoSerializer.ID, 5000, "no.Such", "x()", new byte[0]);
+            byte[] unknown = RawPeer.request(1, Codecs.KRYO_ID, 5000, "no.Such", "x()", new byte[0]);
             Thread flood = new Thread(
                     () -> {
                         try {
@@ -345,7 +345,7 @@ class UnauthenticatedConnectionTest {
             int body = 3 << 19; // 1.5 MiB claimed, all but the last 10 bytes sent
             byte[] frame = RawPeer.frame(
                     MessageType.REQUEST,
-                    KryoSerializer.ID,
+                    Codecs.KRYO_ID,
                     1,
                     60_000,
                     RawPeer.requestBody(GateService.class.getName(), "quick(java.lang.String)", new byte[body]));

@@ -12,6 +12,13 @@ public final class Codecs {
      */
     public static final String ALL_AND_CUSTOM = "io.xrpc.testing.Codecs#serializersAndCompressorsAndCustom";
 
+    /** The built-in serializers' wire ids (docs/PROTOCOL.md), for tests that write frames by hand. */
+    public static final byte KRYO_ID = 1;
+
+    public static final byte HESSIAN_ID = 2;
+    public static final byte PROTOSTUFF_ID = 3;
+    public static final byte FORY_ID = 4;
+
     private Codecs() {}
 
     public static Stream<Arguments> serializersAndCompressors() {

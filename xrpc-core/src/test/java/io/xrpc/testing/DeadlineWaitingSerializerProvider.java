@@ -4,7 +4,7 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerProvider;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,7 +27,7 @@ public final class DeadlineWaitingSerializerProvider implements SerializerProvid
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
-        return new ForwardingSerializer(NAME, ID, new KryoSerializer(allowList, limits)) {
+        return new ForwardingSerializer(NAME, ID, new KryoSerializerProvider().create(allowList, limits)) {
             @Override
             public Object[] readArguments(InputStream in, Class<?>[] types, long deadlineNanos) throws IOException {
                 long bound = System.nanoTime() + 10_000_000_000L;

@@ -13,7 +13,7 @@ import io.xrpc.serialize.ExceptionValue;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.RemoteExceptions;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.server.ErrorDetails;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.CapturedErr;
@@ -299,8 +299,8 @@ class DeclaredExceptionTest {
                 });
     }
 
-    static final Serializer KRYO =
-            new KryoSerializer(ClassAllowList.withDefaults().allowTypesOf(Inventory.class), ReadLimits.defaults());
+    static final Serializer KRYO = new KryoSerializerProvider()
+            .create(ClassAllowList.withDefaults().allowTypesOf(Inventory.class), ReadLimits.defaults());
 
     static Throwable rebuild(ExceptionValue carried, Class<?>[] declared, ClassAllowList allowed) {
         return RemoteExceptions.rebuild(

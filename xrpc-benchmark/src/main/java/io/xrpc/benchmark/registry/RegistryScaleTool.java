@@ -2,15 +2,10 @@ package io.xrpc.benchmark.registry;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.registry.zookeeper.ZookeeperRegistry;
 import io.xrpc.registry.zookeeper.ZookeeperSettings;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,15 +15,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
@@ -151,7 +143,7 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             rows.add(measure(mode, p));
             write(rows);
         }
-        System.out.println(markdown(rows));
+        System.out.println(ScaleReport.markdown(rows));
         return rows;
     }
 
@@ -163,11 +155,11 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
 
     private Row measure(ZookeeperSettings.Mode m, int p) throws Exception {
         Path dir = Files.createTempDirectory("xrpc-registry-scale");
-        List<Consumer> cs = new ArrayList<>();
+        List<ScaleConsumer> cs = new ArrayList<>();
         try (Ensemble zk = new Ensemble(dir, 3, List.of("-Xmx" + zkHeap, "-XX:+UseSerialGC"))) {
             zk.awaitQuorum(120_000);
             progress("%s x %d x %d, mode %s: ensemble %s up", p, services, consumers, m, zk.connectString());
-            try (Fleet fleet = new Fleet(zk.connectString(), m)) {
+            try (Fleet fleet = new Fleet(zk.connectString(), m, providerHeap, services, sessionTimeout)) {
                 long started = Long.parseLong(fleet.send("start " + p, 30).split(" ")[1]);
                 progress("%d instances registered in %d ms", p, started);
                 ZookeeperSettings settings = ZookeeperSettings.defaults()
@@ -178,18 +170,18 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
                 double[] subscribe = new double[consumers];
                 ExecutorService pool = Executors.newFixedThreadPool(4);
                 try {
-                    List<Future<Consumer>> made = new ArrayList<>();
+                    List<Future<ScaleConsumer>> made = new ArrayList<>();
                     for (int c = 0; c < consumers; c++) {
                         int id = c;
                         made.add(pool.submit(() -> {
                             ZookeeperRegistry r = new ZookeeperRegistry(settings, zk.connectString(), null);
                             long t = System.nanoTime();
-                            Consumer consumer = new Consumer(r, services);
+                            ScaleConsumer consumer = new ScaleConsumer(r, services);
                             subscribe[id] = (System.nanoTime() - t) / 1e6;
                             return consumer;
                         }));
                     }
-                    for (Future<Consumer> f : made) {
+                    for (Future<ScaleConsumer> f : made) {
                         cs.add(f.get());
                     }
                 } finally {
@@ -264,7 +256,7 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
      * idle in as long, per change and consumer.
      */
     private Phase phase(
-            List<Consumer> cs,
+            List<ScaleConsumer> cs,
             Fleet fleet,
             long idleCpuPerSecond,
             List<Double> delays,
@@ -297,16 +289,17 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
      * Runs {@code action} and waits until every consumer's every list has {@code size} providers;
      * adds each consumer's delay (ms) to {@code delays}; returns how many did not within 60 s.
      */
-    private int propagate(List<Consumer> cs, int size, ThrowingRunnable action, List<Double> delays) throws Exception {
+    private int propagate(List<ScaleConsumer> cs, int size, ThrowingRunnable action, List<Double> delays)
+            throws Exception {
         CountDownLatch all = new CountDownLatch(cs.size());
-        for (Consumer c : cs) {
+        for (ScaleConsumer c : cs) {
             c.expect(size, all);
         }
         long t0 = System.nanoTime();
         action.run();
         boolean done = all.await(60, TimeUnit.SECONDS);
         int unseen = 0;
-        for (Consumer c : cs) {
+        for (ScaleConsumer c : cs) {
             long seen = c.seenAt;
             if (seen == 0) {
                 unseen++;
@@ -321,8 +314,8 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
     }
 
     /** Kills the leader, starts it again after 5 s, and watches every list for {@link #stormWatch} seconds. */
-    private Storm storm(Ensemble zk, List<Consumer> cs, int p) throws Exception {
-        for (Consumer c : cs) {
+    private Storm storm(Ensemble zk, List<ScaleConsumer> cs, int p) throws Exception {
+        for (ScaleConsumer c : cs) {
             c.trackMinimum(p);
         }
         int leader = zk.leader();
@@ -342,7 +335,7 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(stormWatch);
         while (System.nanoTime() < end) {
             boolean whole = true;
-            for (Consumer c : cs) {
+            for (ScaleConsumer c : cs) {
                 whole &= c.allAt(p);
             }
             if (whole && wholeAt < 0 && cs.stream().anyMatch(c -> c.minimum.get() < p)) {
@@ -352,7 +345,7 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
         }
         int min = Integer.MAX_VALUE;
         int below = 0;
-        for (Consumer c : cs) {
+        for (ScaleConsumer c : cs) {
             min = Math.min(min, c.minimum.get());
             below += c.below.get();
         }
@@ -417,203 +410,11 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
         new ObjectMapper()
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .writeValue(out.resolve("results.json").toFile(), rows);
-        Files.writeString(out.resolve("results.md"), markdown(rows));
-    }
-
-    static String markdown(List<Row> rows) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("| mode | P x S x C | znodes | watches | subscribe p50 / p99 (ms) | join seen p50 / p99 / max (ms)"
-                + " | leave seen p50 / p99 / max (ms) | consumer CPU per join (us) | heap per consumer (KB) |\n");
-        sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Row r : rows) {
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %,d x %d x %d | %,d | %,d | %.0f / %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | %,d |%n",
-                    r.mode(),
-                    r.instances(),
-                    r.services(),
-                    r.consumers(),
-                    r.znodes(),
-                    r.watches(),
-                    r.subscribeP50(),
-                    r.subscribeP99(),
-                    r.joinP50(),
-                    r.joinP99(),
-                    r.joinMax(),
-                    r.leaveP50(),
-                    r.leaveP99(),
-                    r.leaveMax(),
-                    r.cpuMicrosPerJoin(),
-                    r.heapPerConsumer() / 1024));
-        }
-        boolean storms = rows.stream().anyMatch(r -> r.storm() != null);
-        if (storms) {
-            sb.append("\n| mode | P x S x C | leader again after (ms) | smallest list seen | lists below the true size"
-                    + " | whole again after (ms) |\n|---|---|---:|---:|---:|---:|\n");
-            for (Row r : rows) {
-                if (r.storm() != null) {
-                    Storm s = r.storm();
-                    sb.append(String.format(
-                            Locale.ROOT,
-                            "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
-                            r.mode(),
-                            r.instances(),
-                            r.services(),
-                            r.consumers(),
-                            s.electionMillis(),
-                            s.minListSize(),
-                            r.instances(),
-                            s.listsBelowTrueSize(),
-                            s.wholeAfterMillis()));
-                }
-            }
-        }
-        return sb.toString();
+        Files.writeString(out.resolve("results.md"), ScaleReport.markdown(rows));
     }
 
     @FunctionalInterface
     private interface ThrowingRunnable {
         void run() throws Exception;
-    }
-
-    /**
-     * One consumer: its registry (its own session) and a subscription per service whose listener
-     * only notes the list's size, so that the measured CPU is the registry's.
-     */
-    private static final class Consumer {
-        final ZookeeperRegistry registry;
-        final int[] sizes; // guarded by this
-        private int target = -1;
-        private CountDownLatch done;
-        private boolean tracking;
-        private int trueSize;
-        volatile long seenAt;
-        final AtomicInteger minimum = new AtomicInteger(Integer.MAX_VALUE);
-        final AtomicInteger below = new AtomicInteger();
-
-        Consumer(ZookeeperRegistry registry, int services) {
-            this.registry = registry;
-            this.sizes = new int[services];
-            for (int s = 0; s < services; s++) {
-                int id = s;
-                ServiceDiscovery.Subscription sub =
-                        registry.subscribe(ProviderFleet.service(s), list -> changed(id, list.size()));
-                synchronized (this) {
-                    sizes[s] = sub.instances().size();
-                }
-            }
-        }
-
-        private synchronized void changed(int s, int n) {
-            int old = sizes[s];
-            sizes[s] = n;
-            if (tracking) {
-                minimum.accumulateAndGet(n, Math::min);
-                if (n < trueSize && old >= trueSize) {
-                    below.incrementAndGet();
-                }
-            }
-            if (target >= 0 && seenAt == 0 && allAt(target)) {
-                seen();
-            }
-        }
-
-        synchronized void expect(int size, CountDownLatch latch) {
-            seenAt = 0;
-            done = latch;
-            target = size;
-            if (allAt(size)) {
-                seen();
-            }
-        }
-
-        private void seen() {
-            seenAt = System.nanoTime();
-            done.countDown();
-        }
-
-        synchronized boolean allAt(int size) {
-            for (int n : sizes) {
-                if (n != size) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** From now on, the smallest list and every fall below {@code size} are counted. */
-        synchronized void trackMinimum(int size) {
-            for (int n : sizes) {
-                minimum.accumulateAndGet(n, Math::min);
-            }
-            trueSize = size;
-            tracking = true;
-        }
-    }
-
-    /** The provider JVM, driven through its standard input; every wait for its answer is bounded. */
-    private final class Fleet implements AutoCloseable {
-        private final Process process;
-        private final PrintStream in;
-        private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
-
-        Fleet(String connect, ZookeeperSettings.Mode m) throws Exception {
-            List<String> cmd = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx" + providerHeap,
-                    "-Xss256k",
-                    "-XX:+UseParallelGC",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    ProviderFleet.class.getName(),
-                    connect,
-                    Integer.toString(services),
-                    m.name().toLowerCase(Locale.ROOT),
-                    Integer.toString(sessionTimeout)));
-            process = new ProcessBuilder(cmd)
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread reader = new Thread(
-                    () -> {
-                        try (BufferedReader out = new BufferedReader(
-                                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                            for (String line; (line = out.readLine()) != null; ) {
-                                answers.add(line);
-                            }
-                        } catch (IOException e) {
-                            // the process ended
-                        }
-                    },
-                    "registry-scale-fleet");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        /** Sends {@code command} and returns the answer, failing after {@code minutes}. */
-        String send(String command, long minutes) throws Exception {
-            in.println(command);
-            String line = answers.poll(minutes, TimeUnit.MINUTES);
-            if (line == null) {
-                throw new IllegalStateException("the provider JVM did not answer '" + command + "' within " + minutes
-                        + " min" + (process.isAlive() ? "" : " (it ended, exit " + process.exitValue() + ")"));
-            }
-            return line;
-        }
-
-        @Override
-        public void close() throws Exception {
-            try {
-                if (process.isAlive()) {
-                    send("quit", 1);
-                }
-            } catch (Exception e) {
-                // killed below
-            }
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        }
     }
 }

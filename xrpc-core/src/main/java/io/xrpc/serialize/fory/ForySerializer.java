@@ -12,7 +12,6 @@ import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.SerializationException;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.WriteDepth;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,7 +22,6 @@ import org.apache.fory.Fory;
 import org.apache.fory.config.CompatibleMode;
 import org.apache.fory.config.Language;
 import org.apache.fory.exception.InsecureException;
-import org.apache.fory.io.ForyInputStream;
 import org.apache.fory.memory.MemoryBuffer;
 import org.apache.fory.resolver.SharedRegistry;
 
@@ -55,9 +53,9 @@ import org.apache.fory.resolver.SharedRegistry;
  * one registry. A thread keeps a 4 KiB write buffer and gives back a larger one after the message
  * that grew it. When the allow-list grows, each thread builds its Fory again on its next message.
  */
-public final class ForySerializer implements Serializer {
+final class ForySerializer implements Serializer {
     public static final byte ID = 4;
-    private static final int BUFFER_SIZE = 4096;
+    static final int BUFFER_SIZE = 4096;
     /** Bytes handed to Fory between two looks at the clock. */
     static final int CHUNK = 1024;
     /** Failed reads after which a thread's Fory is built again (dropping the names it cached). */
@@ -290,7 +288,7 @@ public final class ForySerializer implements Serializer {
         }
     }
 
-    private static int available(InputStream in) {
+    static int available(InputStream in) {
         try {
             return in.available();
         } catch (IOException e) {
@@ -376,115 +374,15 @@ public final class ForySerializer implements Serializer {
     }
 
     /** Fory is fed a message in pieces; the clock is read before each, {@code filled} bytes in. */
-    private static void checkDeadline(long deadlineNanos, long filled) {
+    static void checkDeadline(long deadlineNanos, long filled) {
         if (deadlineNanos != NO_DEADLINE && System.nanoTime() - deadlineNanos > 0) {
             throw new ReadDeadlineException("the call's deadline passed " + (filled == 0 ? "before" : "while")
                     + " its payload was read (" + filled + " bytes so far)");
         }
     }
 
-    private static final ByteBuffer PARKED = ByteBuffer.allocateDirect(1);
-
     /** Whether Fory can read {@code in} where it lies: small enough, and a heap array or direct memory. */
     private static boolean inPlace(ByteBuffer in) {
         return in.remaining() <= BUFFER_SIZE && (in.isDirect() || in.hasArray());
-    }
-
-    private static final class Slot {
-        final Fory fory;
-        final int generation;
-        MemoryBuffer buffer = MemoryBuffer.newHeapBuffer(BUFFER_SIZE);
-        /** Reads that failed on this thread's Fory. */
-        int failures;
-        /** A whole small message, read at once: Fory checks every length against what it holds. */
-        final byte[] smallBytes = new byte[BUFFER_SIZE];
-
-        final MemoryBuffer smallMessage = MemoryBuffer.fromByteArray(smallBytes, 0, 0);
-
-        Slot(Fory fory, int generation) {
-            this.fory = fory;
-            this.generation = generation;
-        }
-
-        /**
-         * The message for Fory to read: at most 4 KiB is read whole into this thread's buffer
-         * after one look at the clock (reading so little cannot outlast a deadline by much);
-         * anything larger comes through a {@link GuardedStream}.
-         */
-        MemoryBuffer message(InputStream in, long deadlineNanos) throws IOException {
-            int n = in.available();
-            if (n > BUFFER_SIZE) {
-                return new GuardedStream(in, deadlineNanos, n).getBuffer();
-            }
-            checkDeadline(deadlineNanos, 0);
-            int read = in.readNBytes(smallBytes, 0, n);
-            smallMessage.initHeapBuffer(smallBytes, 0, read);
-            smallMessage.readerIndex(0);
-            return smallMessage;
-        }
-
-        /**
-         * A message of at most 4 KiB as it lies in {@code in} (a heap array or direct memory),
-         * after the one look at the clock {@link #message} takes too. Until {@link #released} the
-         * thread's message points into the caller's memory.
-         */
-        MemoryBuffer inPlace(ByteBuffer in, long deadlineNanos) {
-            checkDeadline(deadlineNanos, 0);
-            // Fory reads from a buffer's start, not its position; a frame's body starts at 0.
-            ByteBuffer bytes = in.position() == 0 ? in : in.slice();
-            smallMessage.initByteBuffer(bytes, bytes.remaining());
-            smallMessage.readerIndex(0);
-            return smallMessage;
-        }
-
-        /**
-         * Points the thread's message back at its own array, away from memory the caller may free
-         * (through a byte of its own first: Fory keeps the last direct buffer it was given).
-         */
-        void released() {
-            smallMessage.initByteBuffer(PARKED, 0);
-            smallMessage.initHeapBuffer(smallBytes, 0, 0);
-        }
-    }
-
-    /** At most {@link #CHUNK} bytes a read, so that Fory comes back for more (and the clock is read) often. */
-    private static final class Chunked extends FilterInputStream {
-        Chunked(InputStream in) {
-            super(in);
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            return in.read(b, off, Math.min(len, CHUNK));
-        }
-    }
-
-    /**
-     * The message as Fory reads it: a fill Fory asks for that the rest of the message cannot hold
-     * is refused before anything is allocated for it, and each fill first checks the deadline.
-     */
-    static final class GuardedStream extends ForyInputStream {
-        private final InputStream message;
-        private final long deadlineNanos;
-        private long filled;
-
-        GuardedStream(InputStream message, long deadlineNanos, int available) {
-            super(new Chunked(message), Math.max(16, Math.min(available, CHUNK)));
-            this.message = message;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        @Override
-        public int fillBuffer(int minFillSize) {
-            checkDeadline(deadlineNanos, filled);
-            int left = ForySerializer.available(message);
-            if (minFillSize > left) {
-                throw new PayloadLimitException(
-                        "fory asks for " + minFillSize + " more bytes, but only " + left + " are left in the message");
-            }
-            int n = super.fillBuffer(minFillSize);
-            filled += n;
-            return n;
-        }
     }
 }

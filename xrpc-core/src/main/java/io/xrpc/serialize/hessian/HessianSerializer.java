@@ -21,7 +21,7 @@ import java.io.OutputStream;
  * what the message may build. Arguments are read with their declared parameter type, so Hessian's
  * narrowing (a {@code short} travels as an int) comes back as the right type.
  */
-public final class HessianSerializer implements Serializer {
+final class HessianSerializer implements Serializer {
     public static final byte ID = 2;
     /** Messages larger than this leave a thread with a fresh output rather than a grown one. */
     private static final long RETAIN_BELOW = 64 * 1024;

@@ -83,7 +83,7 @@ import tools.jackson.databind.module.SimpleModule;
  * type: JSON names no subclass) is named at export or reference time by {@link #cannotCarry}, and
  * an {@code Object} declared where a value goes is read as JSON's own shapes (maps, lists).
  */
-public final class JsonSerializer implements Serializer {
+final class JsonSerializer implements Serializer {
     /** The name in configuration. */
     public static final String NAME = "json";
     /** The id in the frame header. */

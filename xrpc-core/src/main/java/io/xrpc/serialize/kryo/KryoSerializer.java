@@ -26,7 +26,7 @@ import java.lang.reflect.Modifier;
  * is checked against the rest of the message and every value counted against the
  * {@link ReadLimits} ({@link GuardedInput}, {@link GuardedKryo}).
  */
-public final class KryoSerializer implements Serializer {
+final class KryoSerializer implements Serializer {
     public static final byte ID = 1;
     private static final int BUFFER_SIZE = 4096;
 

@@ -1,2 +1,5 @@
-/** The kryo serializer; see its {@code Serializer} class for how it is kept thread-safe and safe to read. */
+/**
+ * The {@code kryo} serializer (the default), chosen by name; see its {@code Serializer} class for how
+ * it is kept thread-safe and safe to read. Only its provider is public, for {@link java.util.ServiceLoader}.
+ */
 package io.xrpc.serialize.kryo;

@@ -34,7 +34,7 @@ import java.lang.reflect.Modifier;
  * threads and corrupted messages under load), a 512-byte read buffer and its read bookkeeping, and
  * nothing else between messages.
  */
-public final class ProtostuffSerializer implements Serializer {
+final class ProtostuffSerializer implements Serializer {
     public static final byte ID = 3;
 
     // Keep null array elements in place (an argument list may hold nulls anywhere) and write the

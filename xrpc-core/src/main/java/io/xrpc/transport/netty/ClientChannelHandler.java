@@ -6,6 +6,7 @@ import io.netty.handler.codec.DecoderException;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ExceptionValue;
@@ -44,7 +45,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 if (frame.status() == RpcStatus.UNAVAILABLE.code() && !connection.answeredAny) {
                     String why;
                     try {
-                        why = RpcCodec.readError(frame.body()).message();
+                        why = ErrorCodec.readError(frame.body()).message();
                     } catch (RuntimeException e) {
                         why = "refused";
                     }
@@ -52,7 +53,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 } else {
                     if (frame.status() == RpcStatus.UNAUTHENTICATED.code()) {
                         try {
-                            log.warn("{}", RpcCodec.readError(frame.body()).message());
+                            log.warn("{}", ErrorCodec.readError(frame.body()).message());
                         } catch (RuntimeException e) {
                             log.warn("{} closed the connection: it carried no authenticated call", connection.endpoint);
                         }
@@ -94,7 +95,7 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 call.succeed(value);
                 return;
             }
-            RpcCodec.RemoteError e = RpcCodec.readError(frame.body());
+            ErrorCodec.RemoteError e = ErrorCodec.readError(frame.body());
             if (status == RpcStatus.APPLICATION_ERROR) {
                 // A provider sends an exception's carried form only for one the method declares.
                 boolean declaredByMethod = frame.body().isReadable();
@@ -105,10 +106,10 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 // error cost more than that.
                 if (call.target.declaredExceptions() != null
                         && frame.body().isReadable()
-                        && frame.body().readableBytes() <= RpcCodec.MAX_ERROR_BODY) {
+                        && frame.body().readableBytes() <= ErrorCodec.MAX_ERROR_BODY) {
                     ExceptionValue carried;
                     try {
-                        carried = RpcCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
+                        carried = ErrorCodec.readCarriedError(frame.body(), call.serializer, call.deadlineNanos);
                     } catch (IOException | RuntimeException bad) {
                         carried = null; // what was thrown is still the text above; say why it is only that
                         stack = RemoteExceptions.notCarried(

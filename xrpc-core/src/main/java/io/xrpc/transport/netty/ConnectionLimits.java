@@ -1,11 +1,18 @@
 package io.xrpc.transport.netty;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.ReferenceCountUtil;
 import io.xrpc.internal.LogLimiter;
+import io.xrpc.protocol.codec.ErrorCodec;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -68,5 +75,50 @@ final class ConnectionLimits {
 
     void logRefusal(SocketAddress peer, String why) {
         refusals.warn("Refusing connection from {}: {}", peer, why);
+    }
+
+    /**
+     * Writes a refusal (a GOAWAY the client reads before giving up on the connection), stops
+     * writing, and closes a second later, leaving the client time to read it.
+     */
+    static void sendRefusal(ChannelHandlerContext ctx, String message) {
+        ctx.writeAndFlush(ErrorCodec.encodeRefusal(ctx.alloc(), message)).addListener(f -> {
+            if (ctx.channel() instanceof DuplexChannel d) {
+                d.shutdownOutput();
+            }
+        });
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            ctx.close();
+                        },
+                        1,
+                        TimeUnit.SECONDS);
+    }
+
+    /**
+     * Refuses a connection over a limit: a GOAWAY saying {@code why}, inside TLS when the server has it,
+     * then this side's end of the stream.
+     * Nothing the peer sent is processed; it is read and dropped until the peer closes (or a
+     * second passes), because closing with unread bytes would make the kernel reset the
+     * connection, and a reset can reach the client before the GOAWAY does.
+     */
+    void refuse(Channel ch, SslContext tls, String why) {
+        logRefusal(ch.remoteAddress(), why);
+        if (tls != null) {
+            // Said inside TLS: the refusal below waits in the handler until the handshake is done.
+            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+        }
+        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                sendRefusal(ctx, why);
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg); // dropped unread
+            }
+        });
     }
 }

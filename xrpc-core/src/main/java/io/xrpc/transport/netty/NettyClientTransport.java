@@ -20,6 +20,7 @@ import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
+import io.xrpc.internal.Invocations;
 import io.xrpc.internal.Texts;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.FrameDecoder;
@@ -189,7 +190,8 @@ public final class NettyClientTransport implements ClientTransport {
                     e));
         }
         // As the server will count it: the body after the header and the clock stamp every request carries.
-        invocation.requestBytes(
+        Invocations.requestBytes(
+                invocation,
                 frame.readableBytes() - ProtocolConstants.HEADER_LENGTH - ProtocolConstants.TIMESTAMP_LENGTH);
         ClientCall call = new ClientCall(
                 this, id, target, endpoint, timeoutMillis, serializer, invocation.deadlineNanos(), now, frame);

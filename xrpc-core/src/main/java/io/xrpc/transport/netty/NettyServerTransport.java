@@ -2,17 +2,13 @@ package io.xrpc.transport.netty;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.xrpc.common.Endpoint;
 import io.xrpc.compress.CompressorRegistry;
@@ -138,7 +134,7 @@ public final class NettyServerTransport implements ServerTransport {
                                         ? () -> authentications.evictOldest(ch, settings.maxConnections())
                                         : null);
                         if (refusal != null) {
-                            refuse(ch, refusal);
+                            limits.refuse(ch, tls, "server " + endpoint + " refused the connection: " + refusal);
                             return;
                         }
                         children.add(ch);
@@ -307,50 +303,6 @@ public final class NettyServerTransport implements ServerTransport {
             }
         }
         return n;
-    }
-
-    /**
-     * Writes a refusal (a GOAWAY the client reads before giving up on the connection), stops
-     * writing, and closes a second later, leaving the client time to read it.
-     */
-    static void sendRefusal(ChannelHandlerContext ctx, String message) {
-        ctx.writeAndFlush(RpcCodec.encodeRefusal(ctx.alloc(), message)).addListener(f -> {
-            if (ctx.channel() instanceof DuplexChannel d) {
-                d.shutdownOutput();
-            }
-        });
-        ctx.executor()
-                .schedule(
-                        () -> {
-                            ctx.close();
-                        },
-                        1,
-                        TimeUnit.SECONDS);
-    }
-
-    /**
-     * Refuses a connection over a limit: a GOAWAY saying why, then this side's end of the stream.
-     * Nothing the peer sent is processed; it is read and dropped until the peer closes (or a
-     * second passes), because closing with unread bytes would make the kernel reset the
-     * connection, and a reset can reach the client before the GOAWAY does.
-     */
-    private void refuse(Channel ch, String why) {
-        limits.logRefusal(ch.remoteAddress(), why);
-        if (tls != null) {
-            // Said inside TLS: the refusal below waits in the handler until the handshake is done.
-            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
-        }
-        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelActive(ChannelHandlerContext ctx) {
-                sendRefusal(ctx, "server " + endpoint + " refused the connection: " + why);
-            }
-
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ReferenceCountUtil.release(msg); // dropped unread
-            }
-        });
     }
 
     /** The connections waiting to authenticate, and the counts of refusals and closures. */

@@ -170,7 +170,7 @@ final class NettyTls {
             String why = context != null
                     ? "server " + endpoint + " requires TLS; this client connected in plaintext"
                     : "server " + endpoint + " does not use TLS; this client started a TLS handshake";
-            NettyServerTransport.sendRefusal(ctx, why);
+            ConnectionLimits.sendRefusal(ctx, why);
         }
     }
 }

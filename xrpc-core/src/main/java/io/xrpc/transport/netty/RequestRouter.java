@@ -4,6 +4,7 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.internal.Texts;
+import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.Serializer;
@@ -156,7 +157,7 @@ final class RequestRouter {
         byte serializerId = frame.serializerId();
         byte compressorId = frame.compressorId();
         frame.release();
-        connection.writes.enqueue(RpcCodec.encodeError(
+        connection.writes.enqueue(ErrorCodec.encodeError(
                 connection.alloc(),
                 id,
                 serializerId,

@@ -6,6 +6,8 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
+import io.xrpc.internal.Invocations;
+import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.ExceptionValue;
@@ -18,7 +20,6 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,13 +50,8 @@ final class ServerCall implements Runnable, ServerExchange {
     private volatile boolean cancelled;
     /** Listed in its connection's calls in flight, which a CANCEL looks up. */
     private boolean tracked;
-    /** The method's adaptive limit that admitted it, or null; taken (set to null) once, when released. */
-    private volatile AdaptiveLimit limit;
-
-    private static final AtomicReferenceFieldUpdater<ServerCall, AdaptiveLimit> LIMIT =
-            AtomicReferenceFieldUpdater.newUpdater(ServerCall.class, AdaptiveLimit.class, "limit");
-    private long admittedAt;
-    private boolean admittedAlone;
+    /** Its slot in the method's adaptive limit, or null. */
+    private volatile LimitSlot slot;
     /** Set when a thread took it: only calls that ran are samples of the method's latency. */
     private volatile boolean started;
 
@@ -139,20 +135,15 @@ final class ServerCall implements Runnable, ServerExchange {
     /** Whether the adaptive limit is taken only once the authenticator has admitted the call. */
     private boolean limitOnceAuthenticated;
 
-    /**
-     * Takes a slot in the method's adaptive limit (released when the call finishes); returns why
-     * the call is refused when there is none, else null.
-     */
+    /** Takes a slot in the method's adaptive limit; returns why the call is refused when there is none, else null. */
     String takeLimit() {
         AdaptiveLimit l = stats.adaptiveLimit(server.executorThreads() + server.executorQueue());
-        int inFlight = l.tryAcquire();
-        if (inFlight == 0) {
+        LimitSlot s = LimitSlot.take(l);
+        if (s == null) {
             return "server " + server.endpoint() + " is at the adaptive concurrency limit of " + l.limit()
                     + " calls of " + method.descriptor() + " (their latency rose above its unloaded value); not run";
         }
-        admittedAlone = inFlight == 1;
-        admittedAt = System.nanoTime();
-        limit = l; // last: the volatile write publishes the two above to whoever releases it
+        slot = s;
         return null;
     }
 
@@ -181,15 +172,11 @@ final class ServerCall implements Runnable, ServerExchange {
         cancelled = true;
     }
 
-    /**
-     * Gives back the call's slot in its method's adaptive limit, once: when its result is ready
-     * (not when the answer is written, which a peer that does not read could hold up), with its
-     * latency as a sample when it ran to an answer of its own.
-     */
+    /** Gives back the call's slot in its method's adaptive limit, if it holds one ({@link LimitSlot}). */
     private void releaseLimit(boolean sample) {
-        AdaptiveLimit l = limit;
-        if (l != null && LIMIT.compareAndSet(this, l, null)) {
-            l.release(sample && started ? System.nanoTime() - admittedAt : -1, admittedAlone);
+        LimitSlot s = slot;
+        if (s != null) {
+            s.release(sample && started);
         }
     }
 
@@ -377,7 +364,7 @@ final class ServerCall implements Runnable, ServerExchange {
         // Without a carried form (or one that does not fit) this is the plain text answer.
         answerOnce(
                 RpcStatus.APPLICATION_ERROR,
-                () -> RpcCodec.encodeApplicationError(
+                () -> ErrorCodec.encodeApplicationError(
                         connection.alloc(),
                         id,
                         serializer,
@@ -394,7 +381,7 @@ final class ServerCall implements Runnable, ServerExchange {
         releaseLimit(status == RpcStatus.DEADLINE_EXCEEDED); // a call that waited past its deadline is a sample of load
         answerOnce(
                 status,
-                () -> RpcCodec.encodeError(
+                () -> ErrorCodec.encodeError(
                         connection.alloc(),
                         id,
                         serializerId,
@@ -454,7 +441,7 @@ final class ServerCall implements Runnable, ServerExchange {
         Invocation inv = invocation;
         if (inv != null) {
             try {
-                inv.answered(status);
+                Invocations.answered(inv, status);
             } catch (Throwable e) { // an Error too: the answer must still be sent and the call end
                 log.warn("A listener of {} threw", method.descriptor(), e);
             }

@@ -13,6 +13,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.common.Endpoint;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.RpcCodec;
@@ -193,7 +194,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         writes.enqueue(new WriteQueue.Tracked() {
             @Override
             public ByteBuf takeFrame() {
-                return RpcCodec.encodeGoAway(c.alloc(), status, message);
+                return ErrorCodec.encodeGoAway(c.alloc(), status, message);
             }
 
             @Override

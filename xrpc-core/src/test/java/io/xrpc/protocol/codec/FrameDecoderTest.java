@@ -18,7 +18,7 @@ import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.testing.Allocations;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -139,7 +139,7 @@ class FrameDecoderTest {
     void anErrorBodyClaimingTwoGigabytesIsRefusedBeforeAnythingIsAllocated() {
         ByteBuf body =
                 Unpooled.buffer().writeInt(-1).writeInt(Integer.MAX_VALUE).writeBytes(new byte[8]);
-        Allocations.Measured m = Allocations.measure(() -> RpcCodec.readError(body));
+        Allocations.Measured m = Allocations.measure(() -> ErrorCodec.readError(body));
         body.release();
         assertThat(m.thrown())
                 .isInstanceOf(IndexOutOfBoundsException.class)
@@ -278,7 +278,7 @@ class FrameDecoderTest {
     }
 
     private static Serializer kryo() {
-        return new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults());
+        return new KryoSerializerProvider().create(ClassAllowList.withDefaults(), ReadLimits.defaults());
     }
 
     private static ByteBuf assertDoesNotThrowEncode(Serializer s, String value) {

@@ -10,8 +10,9 @@ import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.Codecs;
 import io.xrpc.testing.DeadlineWaitingSerializerProvider;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
@@ -43,7 +44,7 @@ class ExpensiveRequestsTest {
     private static byte[] compressedRequest(long id, String signature, byte[] compressed) {
         byte[] frame = RawPeer.frame(
                 MessageType.REQUEST,
-                KryoSerializer.ID,
+                Codecs.KRYO_ID,
                 id,
                 5000,
                 RawPeer.requestBody(SERVICE, signature, compressed)); // no attachments: no credentials
@@ -208,7 +209,7 @@ class ExpensiveRequestsTest {
                 RpcClient good = RpcClient.builder().build()) {
             byte[] garbage = {(byte) 0xFF, (byte) 0xFE, 0x01, 0x02};
             for (int i = 1; i <= MalformedStrikes.MAX_IN_A_ROW; i++) {
-                peer.send(RawPeer.request(i, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", garbage));
+                peer.send(RawPeer.request(i, Codecs.KRYO_ID, 5000, SERVICE, "quick(java.lang.String)", garbage));
             }
             List<RawPeer.Reply> replies = new ArrayList<>();
             RawPeer.Reply r;
@@ -241,11 +242,12 @@ class ExpensiveRequestsTest {
                 RawPeer peer = new RawPeer(server.endpoint().port())) {
             byte[] garbage = {(byte) 0xFF, (byte) 0xFE, 0x01, 0x02};
             ByteArrayOutputStream ok = new ByteArrayOutputStream();
-            new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults())
+            new KryoSerializerProvider()
+                    .create(ClassAllowList.withDefaults(), ReadLimits.defaults())
                     .writeArguments(new Object[] {"fine"}, ok);
             for (int i = 1; i <= 3 * MalformedStrikes.MAX_IN_A_ROW; i++) {
                 byte[] args = i % 5 == 0 ? ok.toByteArray() : garbage;
-                peer.send(RawPeer.request(i, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", args));
+                peer.send(RawPeer.request(i, Codecs.KRYO_ID, 5000, SERVICE, "quick(java.lang.String)", args));
                 RawPeer.Reply reply = peer.read();
                 assertThat(reply.type()).isEqualTo(MessageType.RESPONSE.code());
                 assertThat(reply.status())

@@ -13,10 +13,11 @@ import io.xrpc.config.ServiceOptions;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.Boom;
 import io.xrpc.testing.Calm;
+import io.xrpc.testing.Codecs;
 import io.xrpc.testing.DeadlineWaitingSerializerProvider;
 import io.xrpc.testing.RawPeer;
 import io.xrpc.testing.RecordingGzipCompressor;
@@ -98,7 +99,9 @@ class HostilePeerTest {
 
     private static byte[] kryo(Object... args) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults()).writeArguments(args, out);
+        new KryoSerializerProvider()
+                .create(ClassAllowList.withDefaults(), ReadLimits.defaults())
+                .writeArguments(args, out);
         return out.toByteArray();
     }
 
@@ -120,7 +123,7 @@ class HostilePeerTest {
             Output claim = new Output(8);
             claim.writeVarInt((1 << 30) + 1, true);
             byte[] bomb = concat(Arrays.copyOf(valid, valid.length - 1), claim.toBytes());
-            peer.send(RawPeer.request(1, KryoSerializer.ID, 5000, SERVICE, "length(java.lang.Object)", bomb));
+            peer.send(RawPeer.request(1, Codecs.KRYO_ID, 5000, SERVICE, "length(java.lang.Object)", bomb));
             RawPeer.Reply r = peer.read();
             assertThat(r.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code());
             assertThat(r.message()).contains("length(java.lang.Object)", "kryo", "byte[] claims 1073741824 elements");
@@ -152,7 +155,7 @@ class HostilePeerTest {
             assertThat(peer.read().type()).isEqualTo(MessageType.GOAWAY.code());
             // What a client sent while the GOAWAY was on its way. The server used to close the
             // connection at once (nothing was in flight), and the request met a reset.
-            peer.send(RawPeer.request(3, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", kryo("x")));
+            peer.send(RawPeer.request(3, Codecs.KRYO_ID, 5000, SERVICE, "quick(java.lang.String)", kryo("x")));
             RawPeer.Reply r = peer.read();
             assertThat(r.requestId()).isEqualTo(3);
             assertThat(r.status()).isEqualTo(RpcStatus.UNAVAILABLE.code());
@@ -175,16 +178,16 @@ class HostilePeerTest {
                 .start();
         CompletableFuture<Void> closing;
         try (RawPeer peer = new RawPeer(server.port())) {
-            peer.send(RawPeer.request(1, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
+            peer.send(RawPeer.request(1, Codecs.KRYO_ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
             assertThat(peer.read().body().length).isGreaterThan(200_000); // the method's answer size is known now
             impl.bigGate = new CountDownLatch(1);
-            peer.send(RawPeer.request(2, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
+            peer.send(RawPeer.request(2, Codecs.KRYO_ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
             // Its answer would not fit beside the running one's: it waits, and reading pauses.
-            peer.send(RawPeer.request(3, KryoSerializer.ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
+            peer.send(RawPeer.request(3, Codecs.KRYO_ID, 30_000, SERVICE, "big(int)", kryo(200_000)));
             await().atMost(Duration.ofSeconds(10)).until(() -> server.inFlight() == 2);
             // Stays in the socket while reading is paused. The server used to leave reading paused
             // at shutdown, so this was never answered and the connection was reset under it.
-            peer.send(RawPeer.request(4, KryoSerializer.ID, 30_000, SERVICE, "quick(java.lang.String)", kryo("x")));
+            peer.send(RawPeer.request(4, Codecs.KRYO_ID, 30_000, SERVICE, "quick(java.lang.String)", kryo("x")));
             closing = CompletableFuture.runAsync(server::close);
             Map<Long, RawPeer.Reply> answers = new HashMap<>();
             while (!answers.containsKey(3L) || !answers.containsKey(4L)) {
@@ -237,7 +240,7 @@ class HostilePeerTest {
                         .build()
                         .start();
                 RawPeer peer = new RawPeer(server.port())) {
-            peer.send(RawPeer.request(7, KryoSerializer.ID, 5000, "x".repeat(65_000), "quick()", new byte[0]));
+            peer.send(RawPeer.request(7, Codecs.KRYO_ID, 5000, "x".repeat(65_000), "quick()", new byte[0]));
             RawPeer.Reply r = peer.read();
             assertThat(r.status()).isEqualTo(RpcStatus.SERVICE_NOT_FOUND.code());
             assertThat(r.message()).hasSizeLessThan(1000).contains("(65000 chars)");
@@ -301,7 +304,7 @@ class HostilePeerTest {
                 ByteArrayOutputStream burst = new ByteArrayOutputStream();
                 byte[] args = kryo(size);
                 for (int i = 0; i < 48; i++) {
-                    burst.writeBytes(RawPeer.request(100 + i, KryoSerializer.ID, 60_000, SERVICE, "big(int)", args));
+                    burst.writeBytes(RawPeer.request(100 + i, Codecs.KRYO_ID, 60_000, SERVICE, "big(int)", args));
                 }
                 greedy.send(burst.toByteArray()); // and never reads
                 await().atMost(Duration.ofSeconds(10)).until(() -> impl.bigRuns.get() >= 2);
@@ -431,7 +434,7 @@ class HostilePeerTest {
                         .build()
                         .start();
                 RawPeer trickler = new RawPeer(server.port())) {
-            byte[] frame = RawPeer.request(1, KryoSerializer.ID, 5000, SERVICE, "quick(java.lang.String)", kryo("x"));
+            byte[] frame = RawPeer.request(1, Codecs.KRYO_ID, 5000, SERVICE, "quick(java.lang.String)", kryo("x"));
             ExecutorService drip = Executors.newSingleThreadExecutor();
             try {
                 drip.submit(() -> {
@@ -514,8 +517,7 @@ class HostilePeerTest {
                 in.readFully(header);
                 ByteBuffer h = ByteBuffer.wrap(header);
                 in.readFully(new byte[h.getInt(20)]);
-                s.getOutputStream()
-                        .write(RawPeer.frame(MessageType.RESPONSE, KryoSerializer.ID, h.getLong(8), 0, body));
+                s.getOutputStream().write(RawPeer.frame(MessageType.RESPONSE, Codecs.KRYO_ID, h.getLong(8), 0, body));
                 s.getOutputStream().flush();
                 in.read(); // until the client closes
             } catch (IOException e) {
@@ -553,7 +555,8 @@ class HostilePeerTest {
     void anErrorWhileReadingAResponseFailsOnlyThatCall() throws Exception {
         // A result naming an allowed class whose initialisation throws: an Error, not an Exception.
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new KryoSerializer(ClassAllowList.withDefaults().allowClass(Calm.class), ReadLimits.defaults())
+        new KryoSerializerProvider()
+                .create(ClassAllowList.withDefaults().allowClass(Calm.class), ReadLimits.defaults())
                 .writeResult(new Calm(), out);
         byte[] calm = out.toByteArray();
         // Kryo ends an ASCII string with its last character's high bit set.

@@ -15,8 +15,9 @@ import io.xrpc.protocol.codec.FrameDecoder;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.server.RpcServer;
+import io.xrpc.testing.Codecs;
 import io.xrpc.testing.GateService;
 import io.xrpc.testing.GateServiceImpl;
 import io.xrpc.testing.RawPeer;
@@ -41,15 +42,11 @@ class MemoryBudgetTest {
 
     private static byte[] largeRequest(long id, int stringLength) throws Exception {
         ByteArrayOutputStream args = new ByteArrayOutputStream();
-        new KryoSerializer(ClassAllowList.withDefaults(), ReadLimits.defaults())
+        new KryoSerializerProvider()
+                .create(ClassAllowList.withDefaults(), ReadLimits.defaults())
                 .writeArguments(new Object[] {"x".repeat(stringLength)}, args);
         return RawPeer.request(
-                id,
-                KryoSerializer.ID,
-                60_000,
-                GateService.class.getName(),
-                "quick(java.lang.String)",
-                args.toByteArray());
+                id, Codecs.KRYO_ID, 60_000, GateService.class.getName(), "quick(java.lang.String)", args.toByteArray());
     }
 
     @Test
@@ -97,7 +94,7 @@ class MemoryBudgetTest {
                 for (RawPeer p : peers.subList(2, 5)) {
                     p.send(Arrays.copyOfRange(frame, held, frame.length));
                     p.send(RawPeer.request(
-                            2, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()", new byte[0]));
+                            2, Codecs.KRYO_ID, 5000, GateService.class.getName(), "whoAmI()", new byte[0]));
                     assertThat(p.read().status()).isEqualTo(RpcStatus.OK.code());
                 }
                 // The two held frames complete and run; then the budget is free again.
@@ -161,8 +158,7 @@ class MemoryBudgetTest {
         MemoryBudget budget = new MemoryBudget(64 * 1024);
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(8 * MIB, 0, budget));
         byte[] big = largeRequest(4, 100_000);
-        byte[] small =
-                RawPeer.request(5, KryoSerializer.ID, 5000, GateService.class.getName(), "whoAmI()", new byte[0]);
+        byte[] small = RawPeer.request(5, Codecs.KRYO_ID, 5000, GateService.class.getName(), "whoAmI()", new byte[0]);
         ch.writeInbound(Unpooled.wrappedBuffer(big, 0, 30_000));
         assertThat((Object) ch.readInbound()).isNull();
         assertThat(budget.used()).isEqualTo(30_000 - ProtocolConstants.HEADER_LENGTH);

@@ -1,13 +1,9 @@
 package io.xrpc.spring.autoconfigure;
 
-import io.xrpc.client.Extensions;
 import io.xrpc.client.RpcClient;
 import io.xrpc.common.Endpoint;
 import io.xrpc.config.EndpointBuilder;
-import io.xrpc.config.Hedging;
-import io.xrpc.config.ReferenceOptions;
 import io.xrpc.config.TlsConfig;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.TypeCheck;
 import io.xrpc.server.CallThreads;
@@ -19,12 +15,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -355,105 +348,7 @@ public record XrpcProperties(
 
     @Override
     public void afterPropertiesSet() {
-        // Checked against what ServiceLoader finds, so an application's own serializer (or
-        // compressor, balancer, cluster) is a valid name as soon as it is on the classpath.
-        oneOf("xrpc.client.serializer", client.serializer, Extensions.serializers());
-        oneOf("xrpc.client.compressor", client.compressor, Extensions.compressors());
-        oneOf("xrpc.client.load-balancer", client.loadBalancer, Extensions.loadBalancers());
-        oneOf("xrpc.client.cluster", client.cluster, Extensions.clusters());
-        positive("xrpc.client.timeout", client.timeout);
-        if (client.attemptTimeout != null) {
-            positive("xrpc.client.attempt-timeout", client.attemptTimeout);
-        }
-        atLeast("xrpc.client.retries", client.retries, 0);
-        if (client.retryBudget.maxTokens() != 0) {
-            try {
-                ReferenceOptions.builder().retryBudget(client.retryBudget.maxTokens(), client.retryBudget.tokenRatio());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationPropertyValueException(
-                        "xrpc.client.retry-budget", client.retryBudget, e.getMessage());
-            }
-        }
-        if (!client.hedging.isBlank() && !client.hedging.equals("none")) {
-            try {
-                Hedging.parse(client.hedging);
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigurationPropertyValueException(
-                        "xrpc.client.hedging", client.hedging, e.getMessage());
-            }
-        }
-        atLeast("xrpc.client.connections-per-endpoint", client.connectionsPerEndpoint, 1);
-        atLeast("xrpc.client.max-pending-calls", client.maxPendingCalls, 1);
-        if (server.port < 0 || server.port > 65535) {
-            throw new InvalidConfigurationPropertyValueException("xrpc.server.port", server.port, "expected 0-65535");
-        }
-        atLeast("xrpc.server.io-threads", server.ioThreads, 0);
-        atLeast("xrpc.server.executor-threads", server.executorThreads, 1);
-        atLeast("xrpc.server.executor-queue", server.executorQueue, 0);
-        if (server.callThreads.unavailableReason() != null) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.server.call-threads",
-                    server.callThreads,
-                    server.callThreads.unavailableReason() + " (expected: platform on this JVM)");
-        }
-        notNegative("xrpc.server.unregister-delay", server.unregisterDelay);
-        notNegative("xrpc.server.shutdown-grace", server.shutdownGrace);
-        positive("xrpc.heartbeat-interval", heartbeatInterval);
-        positive("xrpc.registry.session-timeout", registry.sessionTimeout);
-        positive("xrpc.registry.connect-timeout", registry.connectTimeout);
-        if (maxFrameLength.toBytes() < ProtocolConstants.MIN_FRAME_LENGTH
-                || maxFrameLength.toBytes() > Integer.MAX_VALUE) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.max-frame-length", maxFrameLength, "expected 16KB to 2GB");
-        }
-        atLeast("xrpc.max-objects-per-message", maxObjectsPerMessage, 1);
-        atLeast("xrpc.max-depth", maxDepth, 1);
-        bytes("xrpc.write-buffer.low-water-mark", writeBuffer.lowWaterMark, 1);
-        bytes("xrpc.write-buffer.high-water-mark", writeBuffer.highWaterMark, writeBuffer.lowWaterMark.toBytes());
-        positive("xrpc.server.frame-timeout", server.frameTimeout);
-        atLeast("xrpc.server.max-connections", server.maxConnections, 1);
-        atLeast("xrpc.server.max-connections-per-address", server.maxConnectionsPerAddress, 0);
-        notNegative("xrpc.server.authentication-timeout", server.authenticationTimeout);
-        if (server.maxRequestMemory != null && server.maxRequestMemory.toBytes() < 16 * 1024) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.server.max-request-memory", server.maxRequestMemory, "expected >= 16KB");
-        }
-        atLeast("xrpc.server.max-authentication-failures", server.maxAuthenticationFailures, 0);
-        if (client.maxPendingRequestBytes == null || client.maxPendingRequestBytes.toBytes() < 1024) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.client.max-pending-request-bytes", client.maxPendingRequestBytes, "expected >= 1KB");
-        }
-        OutlierDetection od = client.outlierDetection;
-        atLeast("xrpc.client.outlier-detection.consecutive-failures", od.consecutiveFailures, 0);
-        positive("xrpc.client.outlier-detection.base-ejection", od.baseEjection);
-        positive("xrpc.client.outlier-detection.max-ejection", od.maxEjection);
-        if (od.maxEjection.compareTo(od.baseEjection) < 0) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.client.outlier-detection.max-ejection",
-                    od.maxEjection,
-                    "expected >= xrpc.client.outlier-detection.base-ejection");
-        }
-        if (registry.emptyListGrace != null) {
-            notNegative("xrpc.registry.empty-list-grace", registry.emptyListGrace);
-        }
-        if (!(registry.shrinkGuard >= 0 && registry.shrinkGuard <= 1)) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.registry.shrink-guard", registry.shrinkGuard, "expected 0 to 1 (0 turns it off)");
-        }
-        positive("xrpc.registry.shrink-guard-window", registry.shrinkGuardWindow);
-        if (registry.embeddedPort != null && (registry.embeddedPort < 1 || registry.embeddedPort > 65535)) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.registry.embedded-port", registry.embeddedPort, "expected 1 to 65535");
-        }
-        if (compressThreshold.toBytes() < 0 || compressThreshold.toBytes() > Integer.MAX_VALUE) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.compress-threshold", compressThreshold, "expected 0 to 2GB");
-        }
-        String rp = registry.rootPath;
-        if (rp == null || !rp.startsWith("/") || rp.length() < 2 || rp.endsWith("/")) {
-            throw new InvalidConfigurationPropertyValueException(
-                    "xrpc.registry.root-path", rp, "expected /name with no trailing /");
-        }
+        PropertiesCheck.check(this);
     }
 
     /** Parses {@code url} of a reference: comma-separated {@code host:port}. */
@@ -465,36 +360,5 @@ public record XrpcProperties(
             }
         }
         return list;
-    }
-
-    private static void oneOf(String name, String value, Set<String> allowed) {
-        if (value == null || !allowed.contains(value)) {
-            throw new InvalidConfigurationPropertyValueException(
-                    name, value, "expected one of " + new TreeSet<>(allowed));
-        }
-    }
-
-    private static void positive(String name, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new InvalidConfigurationPropertyValueException(name, value, "expected a duration > 0");
-        }
-    }
-
-    private static void notNegative(String name, Duration value) {
-        if (value == null || value.isNegative()) {
-            throw new InvalidConfigurationPropertyValueException(name, value, "expected a duration >= 0");
-        }
-    }
-
-    private static void bytes(String name, DataSize value, long min) {
-        if (value == null || value.toBytes() < min || value.toBytes() > Integer.MAX_VALUE) {
-            throw new InvalidConfigurationPropertyValueException(name, value, "expected " + min + "B to 2GB");
-        }
-    }
-
-    private static void atLeast(String name, int value, int min) {
-        if (value < min) {
-            throw new InvalidConfigurationPropertyValueException(name, value, "expected >= " + min);
-        }
     }
 }

@@ -4,7 +4,7 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerProvider;
-import io.xrpc.serialize.kryo.KryoSerializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
 import io.xrpc.testing.ForwardingSerializer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,7 +25,7 @@ public final class ShoutingSerializerProvider implements SerializerProvider {
 
     @Override
     public Serializer create(ClassAllowList allowList, ReadLimits limits) {
-        return new ForwardingSerializer("shouting", (byte) 77, new KryoSerializer(allowList, limits)) {
+        return new ForwardingSerializer("shouting", (byte) 77, new KryoSerializerProvider().create(allowList, limits)) {
             @Override
             public void writeArguments(Object[] arguments, OutputStream out) throws IOException {
                 WRITES.incrementAndGet();
