@@ -119,6 +119,16 @@ public final class Attempts {
         return own - callDeadlineNanos < 0 ? own : callDeadlineNanos;
     }
 
+    /**
+     * Tells the caller's invocation what its attempt learned (the provider chosen, the request's
+     * bytes): for a cluster that sent {@code attempt}, a copy made by {@link #nextAttempt}, in the
+     * call's place, so that the caller's interceptors and observations see it.
+     */
+    public void reportAttempt(Invocation call, Invocation attempt) {
+        Invocations.remote(call, attempt.remote());
+        Invocations.requestBytes(call, attempt.requestBytes());
+    }
+
     /** The same call under {@code deadlineNanos}, for another attempt. */
     public Invocation nextAttempt(Invocation inv, long deadlineNanos) {
         return copy(inv, deadlineNanos);

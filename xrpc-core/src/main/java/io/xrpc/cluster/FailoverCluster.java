@@ -5,7 +5,6 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.Futures;
-import io.xrpc.internal.Invocations;
 import io.xrpc.registry.ServiceInstance;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -93,8 +92,7 @@ public final class FailoverCluster implements Cluster {
             CompletableFuture<Object> sent = attempts.send(inv, target);
             if (inv != call && n == 0) {
                 // A bounded first attempt is a copy: what the caller's interceptors see is the first attempt's.
-                Invocations.remote(call, inv.remote());
-                Invocations.requestBytes(call, inv.requestBytes());
+                attempts.reportAttempt(call, inv);
             }
             sent.whenComplete((v, t) -> {
                 try {

@@ -103,7 +103,7 @@ final class ConnectionLimits {
      * second passes), because closing with unread bytes would make the kernel reset the
      * connection, and a reset can reach the client before the GOAWAY does.
      */
-    void refuse(Channel ch, SslContext tls, String why) {
+    void refuse(Channel ch, SslContext tls, Object server, String why) {
         logRefusal(ch.remoteAddress(), why);
         if (tls != null) {
             // Said inside TLS: the refusal below waits in the handler until the handshake is done.
@@ -112,7 +112,7 @@ final class ConnectionLimits {
         ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
-                sendRefusal(ctx, why);
+                sendRefusal(ctx, "server " + server + " refused the connection: " + why);
             }
 
             @Override

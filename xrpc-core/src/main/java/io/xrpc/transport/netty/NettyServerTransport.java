@@ -134,7 +134,7 @@ public final class NettyServerTransport implements ServerTransport {
                                         ? () -> authentications.evictOldest(ch, settings.maxConnections())
                                         : null);
                         if (refusal != null) {
-                            limits.refuse(ch, tls, "server " + endpoint + " refused the connection: " + refusal);
+                            limits.refuse(ch, tls, endpoint, refusal);
                             return;
                         }
                         children.add(ch);

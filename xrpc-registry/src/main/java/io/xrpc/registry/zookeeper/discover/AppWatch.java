@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * thread.
  */
 final class AppWatch {
-    private static final Logger log = LoggerFactory.getLogger(AppWatch.class);
+    private static final Logger log = LoggerFactory.getLogger(InstanceDirectory.LOGGER);
     /** How long a revision that could not be read is not asked for again. */
     private static final long BAD_REVISION_RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
 

@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * take their own. Public for its limits only.
  */
 public final class InstanceDirectory {
-    private static final Logger log = LoggerFactory.getLogger(InstanceDirectory.class);
+    /** The logger of the directory and its watches: its name from before the registry was split, which operators may have set. */
+    static final String LOGGER = "io.xrpc.registry.zookeeper.InstanceDirectory";
+
+    private static final Logger log = LoggerFactory.getLogger(LOGGER);
     /**
      * The most applications followed for one interface. An entry in the mapping costs a consumer a
      * watch and a read; without credentials anyone can add entries, so their number is bounded.

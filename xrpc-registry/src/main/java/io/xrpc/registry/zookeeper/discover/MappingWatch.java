@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * ({@code {root}/mapping/{interface}}), watched. Runs on its {@link InstanceDirectory}'s thread.
  */
 final class MappingWatch {
-    private static final Logger log = LoggerFactory.getLogger(MappingWatch.class);
+    private static final Logger log = LoggerFactory.getLogger(InstanceDirectory.LOGGER);
 
     private final InstanceDirectory directory;
     final String iface;

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * deletion before the creation. Thread-safe: every change takes this list's lock.
  */
 final class ProviderList implements InstanceDirectory.Target {
-    private static final Logger log = LoggerFactory.getLogger(ProviderList.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     private final ServiceKey key;
     private final Listener listener;

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * Thread-safe.
  */
 final class ServiceWatch {
-    private static final Logger log = LoggerFactory.getLogger(ServiceWatch.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     private final ServiceKey key;
     private final String path;

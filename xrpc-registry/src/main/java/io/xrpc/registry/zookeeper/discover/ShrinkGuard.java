@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * lock) when a release may be due.
  */
 final class ShrinkGuard {
-    private static final Logger log = LoggerFactory.getLogger(ShrinkGuard.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
     /**
      * The fewest departures within the shrink guard's window that count as many: a small service
      * stopping its two providers one after the other is believed at once.

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * server makes every per-service list read anew.
  */
 public final class Subscriptions implements ZookeeperSession.Listener {
-    private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     /**
      * How lists are read and guarded.

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * once no instance serves them.
  */
 final class InstanceLayout implements NodeKeeper.Hook, ZookeeperSession.Listener {
-    private static final Logger log = LoggerFactory.getLogger(InstanceLayout.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     /**
      * How old a revision no instance serves must be before it is deleted: one being written now

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * fails there), and on the session's worker after a reconnect or a watch event.
  */
 final class NodeKeeper implements ZookeeperSession.Listener {
-    private static final Logger log = LoggerFactory.getLogger(NodeKeeper.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     /** What a layout does around the creation of one of its nodes. */
     interface Hook {

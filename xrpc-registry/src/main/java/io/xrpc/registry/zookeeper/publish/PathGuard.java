@@ -2,6 +2,7 @@ package io.xrpc.registry.zookeeper.publish;
 
 import io.xrpc.registry.zookeeper.session.Trust;
 import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
+import io.xrpc.registry.zookeeper.session.ZookeeperSession;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * checked once per session.
  */
 final class PathGuard {
-    private static final Logger log = LoggerFactory.getLogger(PathGuard.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     private final CuratorFramework client;
     private final Trust trust;

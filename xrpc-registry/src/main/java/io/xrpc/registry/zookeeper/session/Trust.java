@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * client says so once.
  */
 public final class Trust {
-    private static final Logger log = LoggerFactory.getLogger(Trust.class);
+    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
 
     /** Who this client is, for messages: {@code digest:user}, {@code sasl} or {@code anonymous}. */
     private final String identity;

@@ -31,7 +31,13 @@ import org.slf4j.LoggerFactory;
  * authentication the client does not give).
  */
 public final class ZookeeperSession implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.class);
+    /**
+     * The logger the registry's parts write to: the facade's name, as when they were one class, so
+     * that a level an operator set for {@code io.xrpc.registry.zookeeper.ZookeeperRegistry} still holds.
+     */
+    public static final String LOGGER = "io.xrpc.registry.zookeeper.ZookeeperRegistry";
+
+    private static final Logger log = LoggerFactory.getLogger(LOGGER);
     private static final int MAX_RETRY_SLEEP_MS = 5000;
 
     /**
