@@ -19,7 +19,7 @@ record ClientMethod(MethodDescriptor descriptor, CallTarget target, long timeout
 
     /** This method's attempts among the reference's {@code providers}. */
     Attempts attemptsOf(Providers providers) {
-        return providers.attempts(descriptor.name(), target, timeoutMillis, idempotent);
+        return providers.attempts(descriptor.name(), target, timeoutMillis, idempotent, descriptor.isStream());
     }
 
     /** The remote methods of {@code iface} (default and static ones run locally). */

@@ -57,6 +57,11 @@ final class ClientProxy implements InvocationHandler {
         if (m == null) {
             return invokeLocally(proxy, method, args);
         }
+        if (m.descriptor().shape().providerStreams()) {
+            // Cold: each subscriber makes its own call, when it subscribes.
+            return new StreamPublisher(
+                    path, m, key, args, providers.serializer().name());
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
         Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
         Invocations.serializer(inv, providers.serializer().name());

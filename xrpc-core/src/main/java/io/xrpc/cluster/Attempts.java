@@ -139,6 +139,7 @@ public final class Attempts {
         Invocation next = new Invocation(
                 inv.serviceKey(), inv.method(), inv.arguments(), inv.attachmentsOrNull(), null, deadlineNanos);
         Invocations.serializer(next, inv.serializer());
+        Invocations.responses(next, inv.responses());
         return next;
     }
 

@@ -5,6 +5,7 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.internal.Futures;
+import io.xrpc.internal.Invocations;
 import io.xrpc.registry.ServiceInstance;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -144,6 +145,9 @@ public final class FailoverCluster implements Cluster {
     }
 
     private static boolean retryable(RpcException e, Invocation inv, Attempts attempts) {
+        if (inv.method().isStream() && Invocations.isStreamAccepted(inv)) {
+            return false; // placed: its messages may have been delivered, its upload read
+        }
         if (e.isSafeToRetry()) {
             return true;
         }

@@ -65,10 +65,12 @@ public final class Providers {
     /**
      * The attempts of one method: {@code target} names it on the wire, {@code timeoutMillis} is its
      * deadline (what the provider is told), {@code idempotent} whether it may be retried after it
-     * may have run, and hedged when the options hedge {@code methodName}.
+     * may have run, and hedged when the options hedge {@code methodName} (never when it {@code stream}s).
      */
-    public Attempts attempts(String methodName, CallTarget target, long timeoutMillis, boolean idempotent) {
-        Hedging hedging = idempotent ? options.hedging(methodName) : null; // only idempotent methods are hedged
+    public Attempts attempts(
+            String methodName, CallTarget target, long timeoutMillis, boolean idempotent, boolean stream) {
+        // Only idempotent methods are hedged, and never a stream: its first attempt may have delivered messages.
+        Hedging hedging = idempotent && !stream ? options.hedging(methodName) : null;
         return new Attempts(this, target, timeoutMillis, idempotent, hedging);
     }
 

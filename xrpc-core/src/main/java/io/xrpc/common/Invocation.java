@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 
@@ -29,6 +30,10 @@ public final class Invocation {
     private String serializer;
     private List<X509Certificate> peerCertificates = List.of();
     private int requestBytes = -1;
+    /** On the client, for a method whose provider streams: who receives the messages. */
+    private Flow.Subscriber<Object> responses;
+    /** On the client, set once the provider accepted this stream call: from then on it is not tried elsewhere. */
+    private volatile boolean streamAccepted;
     /** Null, the listeners (a Consumer) waiting for the answer, or the RpcStatus answered. */
     private volatile Object answer;
 
@@ -130,6 +135,29 @@ public final class Invocation {
     /** Set by the framework ({@code io.xrpc.internal.Invocations}); see {@link #requestBytes()}. */
     void requestBytes(int bytes) {
         this.requestBytes = bytes;
+    }
+
+    /**
+     * On the client, for a method whose provider sends a stream: the subscriber its messages go to,
+     * subscribed once the provider accepted the stream; {@code null} otherwise.
+     */
+    public Flow.Subscriber<Object> responses() {
+        return responses;
+    }
+
+    /** Set by the framework ({@code io.xrpc.internal.Invocations}); see {@link #responses()}. */
+    void responses(Flow.Subscriber<Object> subscriber) {
+        this.responses = subscriber;
+    }
+
+    /** Set by the framework; whether the provider accepted this stream call (it is then not retried). */
+    boolean streamAccepted() {
+        return streamAccepted;
+    }
+
+    /** Set by the framework ({@code io.xrpc.internal.Invocations}). */
+    void streamAccepted(boolean accepted) {
+        this.streamAccepted = accepted;
     }
 
     /** Absolute deadline in {@link System#nanoTime()} units. */

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 /**
  * One remotely callable method, parsed once from its {@link Method} and cached by client and server.
@@ -15,6 +16,12 @@ import java.util.concurrent.CompletableFuture;
  * so overloads are told apart. A method returning {@link CompletableFuture} is
  * {@linkplain #isAsync() asynchronous}; its {@linkplain #resultType() result type} is the future's
  * type argument.
+ *
+ * <p>A method {@linkplain #shape() streams} when its signature says so, with the JDK's reactive
+ * types: returning {@link Flow.Publisher} (the provider sends many messages), taking one
+ * {@code Flow.Publisher} parameter (the caller sends many), or both. Its
+ * {@linkplain #resultType() result type} is then the type of one message the provider sends, and
+ * {@link #streamType()} the type of one the caller sends.
  *
  * <p>A {@linkplain #generic generic} descriptor names a method by its signature alone, for a caller
  * that has no interface to load (generic invocation): it has no {@link #method()}, and its
@@ -31,6 +38,39 @@ public final class MethodDescriptor {
     private final Class<?> resultType;
     private final Type genericResultType;
     private final Class<?>[] exceptionTypes;
+    private final Shape shape;
+    /** The index of the {@code Flow.Publisher} parameter, or -1. */
+    private final int streamParameter;
+
+    private final Class<?> streamType;
+    private final Type genericStreamType;
+    private final Class<?>[] wireParameterTypes;
+    private final Type[] wireGenericParameterTypes;
+
+    /** How many messages each side of a call sends. */
+    public enum Shape {
+        /** One request, one answer. */
+        UNARY,
+        /** One request; the provider sends a stream of messages ({@code Flow.Publisher<T> m(...)}). */
+        SERVER_STREAM,
+        /**
+         * The caller sends a stream of messages and the provider answers once
+         * ({@code CompletableFuture<R> m(Flow.Publisher<T>)}).
+         */
+        CLIENT_STREAM,
+        /** Both send a stream ({@code Flow.Publisher<R> m(Flow.Publisher<T>)}). */
+        BIDI_STREAM;
+
+        /** Whether the provider sends a stream. */
+        public boolean providerStreams() {
+            return this == SERVER_STREAM || this == BIDI_STREAM;
+        }
+
+        /** Whether the caller sends a stream. */
+        public boolean callerStreams() {
+            return this == CLIENT_STREAM || this == BIDI_STREAM;
+        }
+    }
 
     private MethodDescriptor(Method method) {
         this.method = method;
@@ -41,15 +81,52 @@ public final class MethodDescriptor {
         this.declaringName = method.getDeclaringClass().getName();
         this.signature = signatureOf(method);
         this.async = method.getReturnType() == CompletableFuture.class;
-        if (async) {
-            Type g = method.getGenericReturnType();
-            Type arg = g instanceof ParameterizedType p ? p.getActualTypeArguments()[0] : Object.class;
+        boolean publishes = method.getReturnType() == Flow.Publisher.class;
+        if (async || publishes) {
+            Type arg = typeArgument(method.getGenericReturnType());
             this.genericResultType = arg;
             this.resultType = rawType(arg);
         } else {
             this.genericResultType = method.getGenericReturnType();
             this.resultType = method.getReturnType();
         }
+        int stream = -1;
+        for (int i = 0; i < parameterTypes.length; i++) {
+            if (parameterTypes[i] == Flow.Publisher.class) {
+                if (stream >= 0) {
+                    throw new IllegalArgumentException(method + " takes two Flow.Publisher parameters (expected: at"
+                            + " most one, the stream the caller sends)");
+                }
+                stream = i;
+            }
+        }
+        this.streamParameter = stream;
+        if (stream >= 0) {
+            this.genericStreamType = typeArgument(genericParameterTypes[stream]);
+            this.streamType = rawType(genericStreamType);
+            this.wireParameterTypes = without(parameterTypes, stream, new Class<?>[parameterTypes.length - 1]);
+            this.wireGenericParameterTypes =
+                    without(genericParameterTypes, stream, new Type[parameterTypes.length - 1]);
+        } else {
+            this.genericStreamType = null;
+            this.streamType = null;
+            this.wireParameterTypes = parameterTypes;
+            this.wireGenericParameterTypes = genericParameterTypes;
+        }
+        this.shape = publishes
+                ? (stream >= 0 ? Shape.BIDI_STREAM : Shape.SERVER_STREAM)
+                : stream >= 0 ? Shape.CLIENT_STREAM : Shape.UNARY;
+    }
+
+    /** The type argument of {@code Flow.Publisher<T>} or {@code CompletableFuture<T>}; {@code Object} when raw. */
+    private static Type typeArgument(Type g) {
+        return g instanceof ParameterizedType p ? p.getActualTypeArguments()[0] : Object.class;
+    }
+
+    private static <T> T[] without(T[] all, int index, T[] into) {
+        System.arraycopy(all, 0, into, 0, index);
+        System.arraycopy(all, index + 1, into, index, all.length - index - 1);
+        return into;
     }
 
     private MethodDescriptor(String declaringName, String name, List<String> parameterTypeNames) {
@@ -66,6 +143,12 @@ public final class MethodDescriptor {
         this.async = false;
         this.resultType = Object.class;
         this.genericResultType = Object.class;
+        this.shape = Shape.UNARY;
+        this.streamParameter = -1;
+        this.streamType = null;
+        this.genericStreamType = null;
+        this.wireParameterTypes = parameterTypes;
+        this.wireGenericParameterTypes = genericParameterTypes;
     }
 
     /**
@@ -169,6 +252,64 @@ public final class MethodDescriptor {
     /** Generic form of {@link #resultType()}. */
     public Type genericResultType() {
         return genericResultType;
+    }
+
+    /** How many messages each side sends: {@link Shape#UNARY} for an ordinary method. */
+    public Shape shape() {
+        return shape;
+    }
+
+    /** Whether either side sends a stream. */
+    public boolean isStream() {
+        return shape != Shape.UNARY;
+    }
+
+    /** The index of the {@code Flow.Publisher} parameter the caller streams, or -1. */
+    public int streamParameter() {
+        return streamParameter;
+    }
+
+    /** The type of one message the caller streams, or {@code null} when it streams nothing. */
+    public Class<?> streamType() {
+        return streamType;
+    }
+
+    /** Generic form of {@link #streamType()}. */
+    public Type genericStreamType() {
+        return genericStreamType;
+    }
+
+    /**
+     * The parameter types a request carries: all but the stream parameter, whose messages follow the
+     * request. Shared: do not modify.
+     */
+    public Class<?>[] wireParameterTypes() {
+        return wireParameterTypes;
+    }
+
+    /** Generic form of {@link #wireParameterTypes()}. Shared: do not modify. */
+    public Type[] wireGenericParameterTypes() {
+        return wireGenericParameterTypes;
+    }
+
+    /** The arguments a request carries: {@code arguments} without the stream parameter's. */
+    public Object[] wireArguments(Object[] arguments) {
+        if (streamParameter < 0) {
+            return arguments;
+        }
+        return without(arguments, streamParameter, new Object[arguments.length - 1]);
+    }
+
+    /** {@code wire} with {@code stream} put back in the stream parameter's place. */
+    public Object[] withStream(Object[] wire, Object stream) {
+        if (streamParameter < 0) {
+            return wire;
+        }
+        Object[] all = new Object[wire.length + 1];
+        System.arraycopy(wire, 0, all, 0, streamParameter);
+        all[streamParameter] = stream;
+        System.arraycopy(wire, streamParameter, all, streamParameter + 1, wire.length - streamParameter);
+        return all;
     }
 
     /** True for {@code void} and {@code CompletableFuture<Void>}. */

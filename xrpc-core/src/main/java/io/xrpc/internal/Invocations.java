@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.concurrent.Flow;
 
 /**
  * What only the framework sets on an {@link Invocation}: the provider chosen, the serializer, the
@@ -23,6 +24,9 @@ public final class Invocations {
     private static final MethodHandle REQUEST_BYTES;
     private static final MethodHandle PEER_CERTIFICATES;
     private static final MethodHandle ANSWERED;
+    private static final MethodHandle RESPONSES;
+    private static final MethodHandle ACCEPT;
+    private static final MethodHandle ACCEPTED;
 
     static {
         try {
@@ -34,6 +38,11 @@ public final class Invocations {
             PEER_CERTIFICATES =
                     l.findVirtual(Invocation.class, "peerCertificates", MethodType.methodType(void.class, List.class));
             ANSWERED = l.findVirtual(Invocation.class, "answered", MethodType.methodType(void.class, RpcStatus.class));
+            RESPONSES = l.findVirtual(
+                    Invocation.class, "responses", MethodType.methodType(void.class, Flow.Subscriber.class));
+            ACCEPT =
+                    l.findVirtual(Invocation.class, "streamAccepted", MethodType.methodType(void.class, boolean.class));
+            ACCEPTED = l.findVirtual(Invocation.class, "streamAccepted", MethodType.methodType(boolean.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -84,6 +93,33 @@ public final class Invocations {
     public static void answered(Invocation inv, RpcStatus status) {
         try {
             ANSWERED.invokeExact(inv, status);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** On the client, who receives the messages of a stream the provider sends. */
+    public static void responses(Invocation inv, Flow.Subscriber<Object> subscriber) {
+        try {
+            RESPONSES.invokeExact(inv, subscriber);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** On the client, the provider accepted this stream call: it is not tried elsewhere from now on. */
+    public static void streamAccepted(Invocation inv) {
+        try {
+            ACCEPT.invokeExact(inv, true);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Whether the provider accepted this stream call. */
+    public static boolean isStreamAccepted(Invocation inv) {
+        try {
+            return (boolean) ACCEPTED.invokeExact(inv);
         } catch (Throwable t) {
             throw rethrow(t);
         }

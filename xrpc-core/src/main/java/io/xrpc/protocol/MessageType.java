@@ -1,6 +1,6 @@
 package io.xrpc.protocol;
 
-/** The kind of frame, byte 3 of the header. Codes 7-255 are free for later kinds. */
+/** The kind of frame, byte 3 of the header. Codes 10-255 are free for later kinds. */
 public enum MessageType {
     REQUEST(1),
     RESPONSE(2),
@@ -16,7 +16,23 @@ public enum MessageType {
      * attempt that lost, a cancel). A request not yet started is not run; one running runs to
      * its end, and its answer is not sent. Servers before this kind close the connection on it.
      */
-    CANCEL(6);
+    CANCEL(6),
+    /**
+     * Either way: one message of the stream call with this id, its body as the call's serializer
+     * writes a value. Sent only within the credit the receiver granted.
+     */
+    STREAM_MESSAGE(7),
+    /**
+     * Either way: the sender's stream of this call ends. Status {@code OK} and no body: it
+     * completed (from the caller: it sends no more; from the provider: the call is over). Any other
+     * status: the call failed, with an error body as a failed response has.
+     */
+    STREAM_END(8),
+    /**
+     * Either way: the sender may receive this many more messages and bytes of the stream call with
+     * this id (body: two 32-bit counts). The provider's first one also says it accepted the stream.
+     */
+    CREDIT(9);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -79,6 +79,22 @@ public final class ProtocolConstants {
     /** Default limit of one frame's body, and of a body after decompression: 8 MiB. */
     public static final int DEFAULT_MAX_FRAME_LENGTH = 8 * 1024 * 1024;
 
+    /**
+     * Messages the provider of a stream call may send before the caller grants any: what the
+     * stream's request grants by being sent (with {@link #INITIAL_STREAM_BYTES}).
+     */
+    public static final int INITIAL_STREAM_MESSAGES = 32;
+
+    /** Bytes of messages the provider of a stream call may send before the caller grants any. */
+    public static final int INITIAL_STREAM_BYTES = 256 * 1024;
+
+    /**
+     * The attachment a stream call's request carries ({@code "1"}): the caller takes a stream. A
+     * provider answers a stream method's request without it as a call of one answer, refused, so
+     * that a caller from before streams is never sent a frame it does not know.
+     */
+    public static final String STREAM_ATTACHMENT = "xrpc-stream";
+
     /** Default low water mark of a connection's output (server and client): 512 KiB. */
     public static final int DEFAULT_WRITE_BUFFER_LOW = 512 * 1024;
 

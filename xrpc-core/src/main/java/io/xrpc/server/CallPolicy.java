@@ -18,6 +18,7 @@ import io.xrpc.transport.ServerExchange;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,6 +100,11 @@ final class CallPolicy implements RequestHandler {
             answerReadTooLong(ex);
             return;
         }
+        if (method.descriptor().isStream()) {
+            // Accepted now that the call passed its checks: the caller's messages go to the
+            // implementation as the stream parameter; from here the call ends with the stream's end.
+            args = method.descriptor().withStream(args, ex.acceptStream());
+        }
         String bad = method.checkArguments(args);
         if (bad != null) {
             ex.answerError(RpcStatus.SERIALIZATION_ERROR, bad);
@@ -116,6 +122,10 @@ final class CallPolicy implements RequestHandler {
         Invocations.requestBytes(inv, ex.requestBytes());
         ex.invocation(inv);
         CompletableFuture<Object> f = method.call(inv); // the interceptors, then the implementation
+        if (method.descriptor().shape().providerStreams()) {
+            stream(ex, method, inv, f);
+            return;
+        }
         if (f.isDone()) {
             if (!f.isCompletedExceptionally()) {
                 complete(ex, f.join(), null); // the usual, synchronous method: no callback to make
@@ -134,6 +144,35 @@ final class CallPolicy implements RequestHandler {
         f.whenComplete((v, t) -> {
             cancel.run();
             complete(ex, v, t);
+        });
+    }
+
+    /**
+     * A method that streams back: its publisher is read under the caller's credit, and the call is
+     * answered when the publisher ends (or fails), or at the deadline, which covers the whole
+     * stream: a stream that must outlive its caller's timeout is given a longer one by its caller.
+     */
+    private void stream(ServerExchange ex, ServerMethod method, Invocation inv, CompletableFuture<Object> f) {
+        Runnable cancel = ex.schedule(
+                () -> ex.answerError(
+                        RpcStatus.DEADLINE_EXCEEDED,
+                        method.descriptor() + " streamed past its deadline on " + ex.server()),
+                Math.max(0, ex.deadlineNanos() - System.nanoTime()));
+        inv.whenAnswered(status -> cancel.run());
+        f.whenComplete((publisher, t) -> {
+            if (t != null) {
+                complete(ex, null, t);
+            } else if (!(publisher instanceof Flow.Publisher<?> p)) {
+                ex.answerError(
+                        RpcStatus.INTERNAL,
+                        method.descriptor() + " returned "
+                                + (publisher == null
+                                        ? "null"
+                                        : publisher.getClass().getName())
+                                + " (expected: a Flow.Publisher)");
+            } else {
+                ex.send(p).whenComplete((v, e) -> complete(ex, null, e));
+            }
         });
     }
 

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 /**
  * One routed request as the server's policy sees it ({@link RequestHandler#handle}): what it
@@ -92,6 +94,25 @@ public interface ServerExchange {
      * end there.
      */
     void invocation(Invocation invocation);
+
+    /**
+     * For a stream method, once the call passed its checks: tells the caller the stream is accepted,
+     * and returns the messages it sends (decoded as {@code MethodDescriptor#streamType()}, under
+     * credit), or {@code null} when it sends none. From then on the call is answered with the
+     * stream's end. {@code null} for a method that does not stream.
+     */
+    default Flow.Publisher<Object> acceptStream() {
+        return null;
+    }
+
+    /**
+     * For a method whose provider streams, after {@link #acceptStream}: sends what {@code messages}
+     * publishes under the caller's credit. The future completes when the publisher ends (failed
+     * with its failure); the policy then answers ({@link #answer answer(null)}, or a failure).
+     */
+    default CompletableFuture<Void> send(Flow.Publisher<?> messages) {
+        throw new UnsupportedOperationException("this transport does not stream");
+    }
 
     /** Answers with a result, encoded when the connection has room; one that cannot be written is SERIALIZATION_ERROR. */
     void answer(Object value);

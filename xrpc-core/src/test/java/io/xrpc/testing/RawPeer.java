@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /** A client that speaks the wire protocol by hand over a plain socket: what an attacker would use. */
 public final class RawPeer implements AutoCloseable {
@@ -58,6 +59,13 @@ public final class RawPeer implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
     }
 
+    /** The provider's side of a connection a client opened to a listener of the test's: a provider by hand. */
+    public RawPeer(Socket accepted) throws IOException {
+        socket = accepted;
+        socket.setSoTimeout(20_000);
+        in = new DataInputStream(socket.getInputStream());
+    }
+
     /** The bytes of a request frame: head (service, method, no attachments) and then {@code arguments}. */
     public static byte[] request(
             long id, byte serializer, int budgetMillis, String service, String signature, byte[] arguments) {
@@ -66,6 +74,26 @@ public final class RawPeer implements AutoCloseable {
 
     /** A request's body: its head (service, method, no attachments), then {@code arguments} as they are. */
     public static byte[] requestBody(String service, String signature, byte[] arguments) {
+        return requestBody(service, signature, Map.of(), arguments);
+    }
+
+    /**
+     * The bytes of a stream call's request: as {@link #request}, with the attachment that says the
+     * caller speaks streams.
+     */
+    public static byte[] streamRequest(
+            long id, byte serializer, int budgetMillis, String service, String signature, byte[] arguments) {
+        return frame(
+                MessageType.REQUEST,
+                serializer,
+                id,
+                budgetMillis,
+                requestBody(service, signature, Map.of(ProtocolConstants.STREAM_ATTACHMENT, "1"), arguments));
+    }
+
+    /** A request's body: its head (service, method, {@code attachments}), then {@code arguments} as they are. */
+    public static byte[] requestBody(
+            String service, String signature, Map<String, String> attachments, byte[] arguments) {
         try {
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             DataOutputStream b = new DataOutputStream(body);
@@ -75,7 +103,11 @@ public final class RawPeer implements AutoCloseable {
             b.write(key);
             b.writeShort(sig.length);
             b.write(sig);
-            b.writeShort(0);
+            b.writeShort(attachments.size());
+            for (Map.Entry<String, String> a : attachments.entrySet()) {
+                writeShortString(b, a.getKey());
+                writeShortString(b, a.getValue());
+            }
             b.write(arguments);
             return body.toByteArray();
         } catch (IOException e) {
@@ -83,7 +115,28 @@ public final class RawPeer implements AutoCloseable {
         }
     }
 
+    private static void writeShortString(DataOutputStream out, String s) throws IOException {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.writeShort(b.length);
+        out.write(b);
+    }
+
+    /** A CREDIT of stream call {@code id}. */
+    public static byte[] credit(long id, int messages, int bytes) {
+        return frame(
+                MessageType.CREDIT,
+                (byte) 0,
+                id,
+                0,
+                ByteBuffer.allocate(8).putInt(messages).putInt(bytes).array());
+    }
+
     public static byte[] frame(MessageType type, byte serializer, long id, int budgetMillis, byte[] body) {
+        return frame(type, serializer, (byte) 0, id, budgetMillis, body);
+    }
+
+    /** A frame of {@code status}: what a provider by hand answers. */
+    public static byte[] frame(MessageType type, byte serializer, byte status, long id, int budgetMillis, byte[] body) {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             DataOutputStream f = new DataOutputStream(out);
@@ -92,7 +145,7 @@ public final class RawPeer implements AutoCloseable {
             f.writeByte(type.code());
             f.writeByte(serializer);
             f.writeByte(0);
-            f.writeByte(0);
+            f.writeByte(status);
             f.writeByte(0);
             f.writeLong(id);
             f.writeInt(budgetMillis);

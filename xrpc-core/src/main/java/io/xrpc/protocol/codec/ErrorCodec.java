@@ -78,6 +78,35 @@ public final class ErrorCodec {
             String message,
             String stackTrace,
             int maxBodyLength) {
+        return encodeError(
+                alloc,
+                MessageType.RESPONSE,
+                requestId,
+                serializerId,
+                compressorId,
+                status,
+                className,
+                message,
+                stackTrace,
+                maxBodyLength);
+    }
+
+    /**
+     * As {@link #encodeError(ByteBufAllocator, long, byte, byte, RpcStatus, String, String, String,
+     * int)}, in a frame of {@code type}: a {@link MessageType#STREAM_END} that ends a stream with a
+     * failure has the same body as a failed response.
+     */
+    public static ByteBuf encodeError(
+            ByteBufAllocator alloc,
+            MessageType type,
+            long requestId,
+            byte serializerId,
+            byte compressorId,
+            RpcStatus status,
+            String className,
+            String message,
+            String stackTrace,
+            int maxBodyLength) {
         int room = Math.min(maxBodyLength, MAX_ERROR_BODY) - 3 * 4;
         String cls = truncate(className, MAX_CLASS_NAME_BYTES);
         room -= utf8Length(cls);
@@ -85,7 +114,7 @@ public final class ErrorCodec {
         room -= utf8Length(msg);
         String stack = truncate(stackTrace, Math.max(0, room));
         ByteBuf buf = alloc.ioBuffer(128);
-        RpcCodec.writeHeader(buf, MessageType.RESPONSE, serializerId, compressorId, status.code(), requestId, 0);
+        RpcCodec.writeHeader(buf, type, serializerId, compressorId, status.code(), requestId, 0);
         writeLongString(buf, cls);
         writeLongString(buf, msg);
         writeLongString(buf, stack);

@@ -223,17 +223,17 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * A request whose body the budget has no room for (at its header, or as more of it arrives):
-     * passed on at once without a body, so that it is refused as not run, and its bytes, those
-     * held already and those to come, are skipped, never buffered. Anything
-     * but a request (a server receives nothing else this large) closes the connection.
+     * A request or stream message whose body the budget has no room for (at its header, or as
+     * more of it arrives): passed on at once without a body, so that it is refused (its stream
+     * ended), and its bytes, those held already and those to come, are skipped, never buffered.
+     * Anything else (a server receives nothing else this large) closes the connection.
      */
     private Frame overBudget(ByteBuf in, int start, MessageType type, int bodyLength) throws Exception {
         if (reservedForPartial != 0) {
             partialBudget.release(reservedForPartial); // what came of it is skipped below
             reservedForPartial = 0;
         }
-        if (type != MessageType.REQUEST) {
+        if (type != MessageType.REQUEST && type != MessageType.STREAM_MESSAGE) {
             fail(
                     in,
                     new TooLongFrameException(type + " frame of " + bodyLength + " bytes while the memory budget"

@@ -179,7 +179,7 @@ public final class RpcCodec {
      * @param plainEnd writer index up to which the body stays plain (a request's head), or -1 for
      *                 the clock stamp only
      */
-    private static ByteBuf finish(
+    static ByteBuf finish(
             ByteBufAllocator alloc, ByteBuf buf, Compressor compressor, int threshold, int maxBodyLength, int plainEnd)
             throws IOException {
         int bodyLength = buf.readableBytes() - HEADER_LENGTH;

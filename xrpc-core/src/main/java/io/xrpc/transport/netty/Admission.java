@@ -109,7 +109,7 @@ final class Admission {
     }
 
     private void dispatch(ServerCall call) {
-        if (server.adaptiveConcurrency() && !call.runsOnEventLoop()) {
+        if (server.adaptiveConcurrency() && !call.runsOnEventLoop() && call.stream == null) {
             if (!connection.isAuthenticated()) {
                 call.limitOnceAuthenticated(); // refuse first, admit after: no slot or sample for a stranger
             } else {

@@ -60,6 +60,8 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     volatile EndpointPool pool;
 
     volatile Timeout timeout;
+    /** The stream of a stream call; null for a call of one answer. Set before the call is sent. */
+    ClientStream stream;
     /** Set on the event loop once the frame was written to the socket. */
     boolean sent;
 
@@ -181,7 +183,9 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
                 // The provider skips the request if it has not started it, and sends no answer.
                 c.writes.enqueue(RpcCodec.encodeCancel(c.channel.alloc(), id));
             }
-            end(WAITED);
+            if (end(WAITED)) {
+                ended(new RpcException(RpcStatus.CANCELLED, description + ": cancelled by the caller"));
+            }
         });
     }
 
@@ -198,6 +202,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
 
     void succeed(Object value) {
         if (end(ANSWERED)) {
+            ended(null);
             future.complete(value);
         }
     }
@@ -205,7 +210,16 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
     /** Fails the call; its provider's latency counts it as the whole budget, as an unanswered call. */
     void fail(Throwable cause) {
         if (end(UNANSWERED)) {
+            ended(cause);
             future.completeExceptionally(cause);
+        }
+    }
+
+    /** What is left of a stream call's stream goes with it. */
+    private void ended(Throwable cause) {
+        ClientStream s = stream;
+        if (s != null) {
+            s.ended(cause);
         }
     }
 
@@ -216,6 +230,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
      */
     void failWithAnswer(Throwable cause) {
         if (end(ANSWERED)) {
+            ended(cause);
             future.completeExceptionally(cause);
         }
     }
@@ -249,7 +264,7 @@ final class ClientCall implements WriteQueue.Tracked, TimerTask {
         EndpointPool p = pool;
         if (p != null) {
             LatencyEstimate l = p.latency;
-            if (l != null) {
+            if (l != null && stream == null) { // a stream's length says nothing of the provider's speed
                 long now = System.nanoTime();
                 long waited = Math.min(deadlineNanos - sentNanos, now - sentNanos);
                 if (how == ANSWERED) {

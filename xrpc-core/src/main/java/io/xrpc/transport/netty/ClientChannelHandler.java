@@ -36,9 +36,14 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Frame frame = (Frame) msg;
+        boolean taken = false; // a stream's message is the stream's to release
         try {
             if (frame.type() == MessageType.RESPONSE) {
                 onResponse(frame);
+            } else if (frame.type() == MessageType.STREAM_MESSAGE
+                    || frame.type() == MessageType.STREAM_END
+                    || frame.type() == MessageType.CREDIT) {
+                taken = onStream(frame);
             } else if (frame.type() == MessageType.GOAWAY) {
                 // A refusal vouches that nothing sent on the connection ran; believed only before
                 // any answer came, which is when a server sends one.
@@ -64,8 +69,32 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 connection.writes.enqueue(RpcCodec.encodeControl(ctx.alloc(), MessageType.HEARTBEAT_PONG));
             }
         } finally {
-            frame.release();
+            if (!taken) {
+                frame.release();
+            }
         }
+    }
+
+    /**
+     * A frame of a stream call: a message, the provider's end, or a credit. Returns whether the
+     * stream took the frame (a message), which it then releases.
+     */
+    private boolean onStream(Frame frame) {
+        connection.answeredAny = true;
+        ClientCall call = connection.pending.get(frame.requestId());
+        ClientStream stream = call == null ? null : call.stream;
+        if (stream == null) {
+            return false; // it ended already, or this is no stream call of this connection: nothing to do
+        }
+        switch (frame.type()) {
+            case STREAM_MESSAGE -> {
+                stream.onMessage(frame);
+                return true;
+            }
+            case STREAM_END -> stream.onEnd(frame);
+            default -> stream.onCredit(frame);
+        }
+        return false;
     }
 
     private void onResponse(Frame frame) {
@@ -73,6 +102,18 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
         ClientCall call = connection.pending.remove(frame.requestId());
         if (call == null) {
             return; // it ended already (deadline passed); the late answer has no one to go to
+        }
+        if (call.stream != null && frame.status() == RpcStatus.OK.code()) {
+            // A provider that streams accepts a stream call with a CREDIT and ends it with STREAM_END;
+            // one answer with a value is a provider that treated it as an ordinary call.
+            connection.pending.put(call.id, call); // fail() removes it as every end does
+            call.answered(null);
+            call.fail(new RpcException(
+                    RpcStatus.UNAVAILABLE,
+                    call.description + ": " + call.endpoint + " answered this stream call as a call of one answer:"
+                            + " it does not stream this method (an XRpc provider from before streams? upgrade"
+                            + " providers before consumers); not run as a stream"));
+            return;
         }
         try {
             String bodyError = frame.decompress(transport.compressors(), transport.maxFrameLength());

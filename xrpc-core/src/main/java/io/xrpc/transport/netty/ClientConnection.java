@@ -121,7 +121,10 @@ final class ClientConnection {
                             ? new RpcException(
                                     RpcStatus.CONNECTION_CLOSED,
                                     c.description + ": connection to " + endpoint + " " + why
-                                            + " after the request was sent; it may or may not have run")
+                                            + " after the request was sent; it may or may not have run"
+                                            + (c.stream != null
+                                                    ? " (its stream had " + c.stream.received() + " messages from it)"
+                                                    : ""))
                             : new RpcException(
                                     RpcStatus.UNAVAILABLE,
                                     c.description + ": connection to " + endpoint + " " + why

@@ -30,6 +30,7 @@ import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
 import io.xrpc.transport.ProviderState;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -164,6 +165,7 @@ public final class NettyClientTransport implements ClientTransport {
                             + " calls are already pending on this client (the limit); not sent"));
         }
         long id = ids.incrementAndGet();
+        boolean stream = invocation.method().isStream();
         ByteBuf frame;
         try {
             int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos));
@@ -179,8 +181,8 @@ public final class NettyClientTransport implements ClientTransport {
                     settings.transport().maxFrameLength(),
                     target.serviceKey(),
                     target.signature(),
-                    invocation.attachmentsOrNull(),
-                    invocation.arguments());
+                    stream ? streamAttachments(invocation) : invocation.attachmentsOrNull(),
+                    stream ? invocation.method().wireArguments(invocation.arguments()) : invocation.arguments());
         } catch (Exception | StackOverflowError e) {
             callEnded();
             return CompletableFuture.failedFuture(new RpcException(
@@ -195,6 +197,9 @@ public final class NettyClientTransport implements ClientTransport {
                 frame.readableBytes() - ProtocolConstants.HEADER_LENGTH - ProtocolConstants.TIMESTAMP_LENGTH);
         ClientCall call = new ClientCall(
                 this, id, target, endpoint, timeoutMillis, serializer, invocation.deadlineNanos(), now, frame);
+        if (stream) {
+            call.stream = new ClientStream(call, invocation, this, compressor);
+        }
         EndpointPool pool;
         for (; ; ) {
             pool = pools.computeIfAbsent(endpoint, ep -> new EndpointPool(ep, bootstrap, settings));
@@ -239,6 +244,22 @@ public final class NettyClientTransport implements ClientTransport {
             });
         }
         return call.future;
+    }
+
+    /** A stream call's attachments: the invocation's and the one that says the caller takes a stream. */
+    private static Map<String, String> streamAttachments(Invocation invocation) {
+        Map<String, String> own = invocation.attachmentsOrNull();
+        Map<String, String> all = new HashMap<>(own == null ? 2 : own.size() * 2 + 2);
+        if (own != null) {
+            all.putAll(own);
+        }
+        all.put(ProtocolConstants.STREAM_ATTACHMENT, "1");
+        return all;
+    }
+
+    /** Bodies this client sends smaller than this go uncompressed. */
+    int compressThreshold() {
+        return settings.transport().compressThreshold();
     }
 
     /** Calls to {@code endpoint} in flight from this client. */

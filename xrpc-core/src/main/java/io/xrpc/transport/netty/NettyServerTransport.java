@@ -258,6 +258,8 @@ public final class NettyServerTransport implements ServerTransport {
                 ch.eventLoop().execute(() -> {
                     if (h != null && h.writes != null) {
                         h.abandonBacklog();
+                        h.endStreams(
+                                "server " + endpoint + " shut down: its shutdown grace ended with the stream open");
                         h.writes.closeAfterFlush();
                     } else {
                         ch.close();

@@ -4,6 +4,7 @@ import io.xrpc.common.RpcStatus;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.internal.Texts;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
@@ -141,6 +142,28 @@ final class RequestRouter {
                     method.serviceKey() + " accepts only the" + " serializers " + method.acceptedSerializers()
                             + " (the request used " + serializer.name() + ")");
             return null;
+        }
+        if (method.descriptor().isStream()) {
+            if (!head.attachments().containsKey(ProtocolConstants.STREAM_ATTACHMENT)) {
+                refuse(
+                        connection,
+                        frame,
+                        RpcStatus.SERIALIZATION_ERROR,
+                        method.descriptor() + " streams, and this"
+                                + " caller did not say it takes a stream (an XRpc client from before streams?): upgrade it");
+                return null;
+            }
+            head.attachments().remove(ProtocolConstants.STREAM_ATTACHMENT); // the protocol's, not the call's
+            if (connection.openStreams.incrementAndGet() > ServerChannelHandler.MAX_STREAMS) {
+                connection.openStreams.decrementAndGet();
+                refuse(
+                        connection,
+                        frame,
+                        RpcStatus.RESOURCE_EXHAUSTED, // the caller's own limit, not the provider's overload
+                        "server " + server.endpoint() + ": this connection has " + ServerChannelHandler.MAX_STREAMS
+                                + " streams open, the most one connection may have; end one first; not run");
+                return null;
+            }
         }
         Compressor compressor = IdentityCompressor.INSTANCE;
         if (frame.compressorId() != IdentityCompressor.ID) {

@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -64,6 +66,9 @@ final class ServerCall implements Runnable, ServerExchange {
     private final RouteStats stats;
 
     private final RpcCodec.RequestHead head;
+    /** The stream of a stream call; null for a call of one answer. */
+    final ServerStream stream;
+
     private boolean dispatched;
     private long reserved;
     private Object result;
@@ -104,12 +109,14 @@ final class ServerCall implements Runnable, ServerExchange {
         this.head = head;
         this.method = method;
         this.stats = stats;
+        this.stream =
+                method.descriptor().isStream() ? new ServerStream(this, connection, server, method.descriptor()) : null;
         server.callStarted();
     }
 
     /** The usual response size of the method. */
     long expectedResponseBytes() {
-        return stats.responseSize.get();
+        return stream != null ? 0 : stats.responseSize.get(); // a stream's output is bounded by its caller's credit
     }
 
     /** What the transport learned of the method so far. */
@@ -170,6 +177,9 @@ final class ServerCall implements Runnable, ServerExchange {
      */
     void cancel() {
         cancelled = true;
+        if (stream != null && started) {
+            endCancelled(); // running: the stream is the call, and it stops here
+        }
     }
 
     /** Gives back the call's slot in its method's adaptive limit, if it holds one ({@link LimitSlot}). */
@@ -260,8 +270,8 @@ final class ServerCall implements Runnable, ServerExchange {
             return RpcCodec.readArguments(
                     frame.body(),
                     serializer,
-                    method.descriptor().parameterTypes(),
-                    method.descriptor().genericParameterTypes(),
+                    method.descriptor().wireParameterTypes(),
+                    method.descriptor().wireGenericParameterTypes(),
                     deadline);
         } finally {
             releaseFrame();
@@ -305,8 +315,46 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void answer(Object value) {
         releaseLimit(true);
+        if (stream != null) {
+            stream.answer(value);
+            return;
+        }
         result = value;
         connection.pump.deliver(this);
+    }
+
+    // The stream of a stream call (ServerStream), and what the policy asks of it through the exchange.
+
+    @Override
+    public Flow.Publisher<Object> acceptStream() {
+        return stream == null ? null : stream.accept();
+    }
+
+    @Override
+    public CompletableFuture<Void> send(Flow.Publisher<?> messages) {
+        return stream.send(messages);
+    }
+
+    /** Ends the stream call with {@code end}, its STREAM_END, unless it was answered already. */
+    void endStream(RpcStatus status, ByteBuf end) {
+        if (cancelled) {
+            end.release();
+            endCancelled();
+            return;
+        }
+        answer(status, end);
+    }
+
+    long id() {
+        return id;
+    }
+
+    String description() {
+        return method.descriptor().toString();
+    }
+
+    Compressor compressor() {
+        return compressor;
     }
 
     /** The connection is gone: the call is done, its result is not encoded. */
@@ -361,6 +409,12 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void answerApplicationError(String className, String message, String text, ExceptionValue carried) {
         releaseLimit(true);
+        if (stream != null && stream.accepted()) {
+            answerOnce(
+                    RpcStatus.APPLICATION_ERROR,
+                    () -> stream.errorEnd(RpcStatus.APPLICATION_ERROR, className, message, text));
+            return;
+        }
         // Without a carried form (or one that does not fit) this is the plain text answer.
         answerOnce(
                 RpcStatus.APPLICATION_ERROR,
@@ -379,6 +433,10 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void answerError(RpcStatus status, String message) {
         releaseLimit(status == RpcStatus.DEADLINE_EXCEEDED); // a call that waited past its deadline is a sample of load
+        if (stream != null && stream.accepted()) {
+            answerOnce(status, () -> stream.errorEnd(status, null, message, null));
+            return;
+        }
         answerOnce(
                 status,
                 () -> ErrorCodec.encodeError(
@@ -410,8 +468,12 @@ final class ServerCall implements Runnable, ServerExchange {
     }
 
     private void answer(ByteBuf out) {
+        answer(RpcStatus.OK, out);
+    }
+
+    private void answer(RpcStatus status, ByteBuf out) {
         if (answered.compareAndSet(false, true)) {
-            notifyAnswered(RpcStatus.OK);
+            notifyAnswered(status);
             try {
                 connection.writes.enqueue(out);
             } finally {
@@ -425,6 +487,10 @@ final class ServerCall implements Runnable, ServerExchange {
     private void finished() {
         if (tracked) {
             connection.inFlight.remove(id, this);
+        }
+        if (stream != null) {
+            connection.openStreams.decrementAndGet();
+            stream.ended(null);
         }
         releaseLimit(false); // refused or cancelled before it answered: not a sample
         server.callFinished();

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -59,6 +60,10 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
     final ConcurrentHashMap<Long, ServerCall> inFlight = new ConcurrentHashMap<>();
 
     final MalformedStrikes strikes = new MalformedStrikes(this);
+    /** Stream calls of this connection routed and not yet finished: at most {@link #MAX_STREAMS}. */
+    final AtomicInteger openStreams = new AtomicInteger();
+    /** Stream calls one connection may have open at once (HTTP/2's usual concurrent-stream limit). */
+    static final int MAX_STREAMS = 100;
     /** Set once this side decided to close the connection with a GOAWAY; nothing more of it runs. */
     private final AtomicBoolean closing = new AtomicBoolean();
 
@@ -223,6 +228,7 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
                     c.cancel();
                 }
             }
+            case STREAM_MESSAGE, STREAM_END, CREDIT -> onStream(frame);
             case HEARTBEAT_PING -> {
                 if (frame.isTimestamped()) {
                     delay.waited(frame.sentAtMillis(), System.nanoTime()); // keeps the link's baseline fresh
@@ -232,6 +238,41 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
             }
             default -> frame.release();
         }
+    }
+
+    /** A frame of a stream call: routed by its id to the call, or dropped when the call is over. */
+    private void onStream(Frame frame) {
+        ServerCall c = inFlight.get(frame.requestId());
+        ServerStream s = c == null ? null : c.stream;
+        if (s == null) {
+            frame.release(); // ended already (its answer crossed this frame), or no stream of this connection
+            return;
+        }
+        switch (frame.type()) {
+            case STREAM_MESSAGE -> s.onMessage(frame); // the stream's now
+            case STREAM_END -> {
+                s.onEnd(frame);
+                frame.release();
+            }
+            default -> {
+                s.onCredit(frame);
+                frame.release();
+            }
+        }
+    }
+
+    /** Ends every stream of this connection still open, {@code UNAVAILABLE}: the server is going (event loop). */
+    void endStreams(String why) {
+        for (ServerCall c : inFlight.values()) {
+            if (c.stream != null && c.stream.accepted()) {
+                c.answerError(RpcStatus.UNAVAILABLE, why);
+            }
+        }
+    }
+
+    /** Runs {@code task} on this connection's event loop. */
+    void runOnEventLoop(Runnable task) {
+        ctx.executor().execute(task);
     }
 
     private void onRequest(Frame frame) {
@@ -293,6 +334,11 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         writes.resume(); // fails and releases what still waits
         admission.abandon();
         pump.pump(); // drops parked results without encoding them
+        for (ServerCall c : inFlight.values()) {
+            if (c.stream != null) {
+                c.cancel(); // a stream lives as long as its connection: its producer stops here
+            }
+        }
         super.channelInactive(ctx);
     }
 

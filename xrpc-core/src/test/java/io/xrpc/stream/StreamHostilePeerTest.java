@@ -1,0 +1,188 @@
+package io.xrpc.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.xrpc.client.RpcClient;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.config.ReferenceOptions;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.serialize.ClassAllowList;
+import io.xrpc.serialize.ReadLimits;
+import io.xrpc.serialize.Serializer;
+import io.xrpc.serialize.kryo.KryoSerializerProvider;
+import io.xrpc.server.RpcServer;
+import io.xrpc.testing.Codecs;
+import io.xrpc.testing.RawPeer;
+import io.xrpc.testing.StreamService;
+import io.xrpc.testing.StreamServiceImpl;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What a peer that writes stream frames by hand can make a provider do: only what its credit
+ * allows, on its own stream, and every refusal says what was wrong.
+ */
+@Timeout(60)
+class StreamHostilePeerTest {
+    private static final String SERVICE = StreamService.class.getName();
+    private static final Serializer KRYO =
+            new KryoSerializerProvider().create(ClassAllowList.withDefaults(), ReadLimits.defaults());
+
+    private final StreamServiceImpl impl = new StreamServiceImpl();
+    private RpcServer server;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .service(StreamService.class, impl)
+                .build()
+                .start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private static byte[] arguments(Object... args) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        KRYO.writeArguments(args, out);
+        return out.toByteArray();
+    }
+
+    private static byte[] message(long id, Object value) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        KRYO.writeResult(value, out);
+        return RawPeer.frame(MessageType.STREAM_MESSAGE, Codecs.KRYO_ID, id, 0, out.toByteArray());
+    }
+
+    /** Opens {@code hold}, a client stream the provider never reads, and returns the credit it was granted. */
+    private static RawPeer.Reply openHold(RawPeer p, long id) throws IOException {
+        p.send(RawPeer.streamRequest(id, Codecs.KRYO_ID, 30_000, SERVICE, holdSignature(), arguments()));
+        RawPeer.Reply credit = p.read();
+        assertThat(credit.type()).isEqualTo(MessageType.CREDIT.code());
+        assertThat(credit.requestId()).isEqualTo(id);
+        return credit;
+    }
+
+    private static String holdSignature() {
+        return "hold(java.util.concurrent.Flow$Publisher)";
+    }
+
+    private boolean serves() {
+        try (RpcClient c = RpcClient.builder().build()) {
+            return "pong x"
+                    .equals(c.proxy(
+                                    StreamService.class,
+                                    ReferenceOptions.builder()
+                                            .address(server.endpoint())
+                                            .build())
+                            .ping("x"));
+        }
+    }
+
+    @Test
+    void aCallerSendingBeyondItsCreditLosesThatStreamWithASayingError() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            RawPeer.Reply credit = openHold(p, 7);
+            int granted = java.nio.ByteBuffer.wrap(credit.body()).getInt();
+            assertThat(granted).isEqualTo(32);
+            for (int i = 0; i <= granted; i++) {
+                p.send(message(7, "m" + i));
+            }
+            RawPeer.Reply end = p.read();
+            assertThat(end.type()).isEqualTo(MessageType.STREAM_END.code());
+            assertThat(end.requestId()).isEqualTo(7);
+            assertThat(end.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED.code());
+            assertThat(end.message()).contains("beyond the credit");
+            assertThat(impl.held.get()).isEqualTo(1);
+        }
+        assertThat(serves()).isTrue();
+    }
+
+    @Test
+    void aCallerWithoutTheStreamAttachmentIsToldToUpgradeAndNothingRuns() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            p.send(RawPeer.request(3, Codecs.KRYO_ID, 30_000, SERVICE, holdSignature(), arguments()));
+            RawPeer.Reply r = p.read();
+            assertThat(r.type()).isEqualTo(MessageType.RESPONSE.code());
+            assertThat(r.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code());
+            assertThat(r.message()).contains("stream", "upgrade");
+        }
+        assertThat(impl.held.get()).isZero();
+    }
+
+    @Test
+    void aMalformedCreditEndsThatStreamOnly() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            p.send(RawPeer.streamRequest(
+                    5, Codecs.KRYO_ID, 30_000, SERVICE, "endless(java.lang.String)", arguments("E")));
+            RawPeer.Reply accepted = p.read();
+            assertThat(accepted.type()).isEqualTo(MessageType.CREDIT.code());
+            p.send(RawPeer.frame(MessageType.CREDIT, (byte) 0, 5, 0, new byte[] {0, 0, 1}));
+            RawPeer.Reply r;
+            do {
+                r = p.read(); // the feed's first window may come first
+            } while (r.type() == MessageType.STREAM_MESSAGE.code());
+            assertThat(r.type()).isEqualTo(MessageType.STREAM_END.code());
+            assertThat(r.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED.code());
+            assertThat(r.message()).contains("malformed credit", "3 bytes");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 1);
+        assertThat(serves()).isTrue();
+    }
+
+    @Test
+    void aMessageToAStreamThatTakesNoneEndsIt() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            p.send(RawPeer.streamRequest(
+                    9, Codecs.KRYO_ID, 30_000, SERVICE, "endless(java.lang.String)", arguments("E")));
+            assertThat(p.read().type()).isEqualTo(MessageType.CREDIT.code());
+            p.send(message(9, "unasked"));
+            RawPeer.Reply r;
+            do {
+                r = p.read();
+            } while (r.type() == MessageType.STREAM_MESSAGE.code());
+            assertThat(r.type()).isEqualTo(MessageType.STREAM_END.code());
+            assertThat(r.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED.code());
+            assertThat(r.message()).contains("takes none");
+        }
+    }
+
+    @Test
+    void aPeerThatNeverReadsGetsOneWindowPerStreamAndNoMore() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port(), 4096)) {
+            for (long id = 1; id <= 10; id++) {
+                p.send(RawPeer.streamRequest(
+                        id, Codecs.KRYO_ID, 60_000, SERVICE, "endless(java.lang.String)", arguments("E" + id)));
+            }
+            // Ten streams, each granted its first window by the request: 320 ticks made, then none.
+            await().atMost(Duration.ofSeconds(20)).until(() -> impl.produced.get() == 320);
+            await().during(Duration.ofMillis(500))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> impl.produced.get() == 320);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 10);
+        assertThat(serves()).isTrue();
+    }
+
+    @Test
+    void streamFramesOfNoOpenCallAreDroppedAndTheConnectionServes() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            p.send(message(404, "nobody"));
+            p.send(RawPeer.credit(405, 1000, 1 << 20));
+            p.send(RawPeer.frame(MessageType.STREAM_END, Codecs.KRYO_ID, 406, 0, new byte[0]));
+            p.send(RawPeer.request(1, Codecs.KRYO_ID, 30_000, SERVICE, "ping(java.lang.String)", arguments("raw")));
+            RawPeer.Reply r = p.read();
+            assertThat(r.requestId()).isEqualTo(1);
+            assertThat(r.status()).isEqualTo(RpcStatus.OK.code());
+        }
+    }
+}
