@@ -100,6 +100,12 @@ public final class MethodDescriptor {
                 stream = i;
             }
         }
+        if (stream >= 0 && !publishes && !async) {
+            throw new IllegalArgumentException(method + " takes a Flow.Publisher and returns "
+                    + method.getGenericReturnType().getTypeName() + " (expected: CompletableFuture<R>, completed"
+                    + " once the provider has read the stream, or a Flow.Publisher): its provider would block a"
+                    + " call thread while it reads");
+        }
         this.streamParameter = stream;
         if (stream >= 0) {
             this.genericStreamType = typeArgument(genericParameterTypes[stream]);

@@ -120,12 +120,12 @@ final class CallPolicy implements RequestHandler {
         Invocations.serializer(inv, ex.serializer().name());
         Invocations.peerCertificates(inv, ex.peerCertificates());
         Invocations.requestBytes(inv, ex.requestBytes());
-        ex.invocation(inv);
-        CompletableFuture<Object> f = method.call(inv); // the interceptors, then the implementation
-        if (method.descriptor().shape().providerStreams()) {
-            stream(ex, method, inv, f);
+        if (method.descriptor().isStream()) {
+            stream(ex, method, inv);
             return;
         }
+        ex.invocation(inv);
+        CompletableFuture<Object> f = method.call(inv); // the interceptors, then the implementation
         if (f.isDone()) {
             if (!f.isCompletedExceptionally()) {
                 complete(ex, f.join(), null); // the usual, synchronous method: no callback to make
@@ -148,17 +148,28 @@ final class CallPolicy implements RequestHandler {
     }
 
     /**
-     * A method that streams back: its publisher is read under the caller's credit, and the call is
-     * answered when the publisher ends (or fails), or at the deadline, which covers the whole
-     * stream: a stream that must outlive its caller's timeout is given a longer one by its caller.
+     * A stream call: its deadline covers the whole stream and is set before the implementation
+     * runs, whatever it does meanwhile. A method that streams back has its publisher read under
+     * the caller's credit, and the call is answered when the publisher ends (or fails); a client
+     * stream is answered with its future's value. A stream that must outlive its caller's timeout
+     * is given a longer one by its caller.
      */
-    private void stream(ServerExchange ex, ServerMethod method, Invocation inv, CompletableFuture<Object> f) {
+    private void stream(ServerExchange ex, ServerMethod method, Invocation inv) {
         Runnable cancel = ex.schedule(
                 () -> ex.answerError(
                         RpcStatus.DEADLINE_EXCEEDED,
                         method.descriptor() + " streamed past its deadline on " + ex.server()),
                 Math.max(0, ex.deadlineNanos() - System.nanoTime()));
         inv.whenAnswered(status -> cancel.run());
+        ex.invocation(inv); // answered meanwhile (cancelled, refused): the listeners run now
+        if (ex.answered()) {
+            return; // nothing of it runs
+        }
+        CompletableFuture<Object> f = method.call(inv); // the interceptors, then the implementation
+        if (!method.descriptor().shape().providerStreams()) {
+            f.whenComplete((v, t) -> complete(ex, v, t));
+            return;
+        }
         f.whenComplete((publisher, t) -> {
             if (t != null) {
                 complete(ex, null, t);

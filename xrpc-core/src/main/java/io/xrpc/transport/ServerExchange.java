@@ -96,6 +96,14 @@ public interface ServerExchange {
     void invocation(Invocation invocation);
 
     /**
+     * Whether the call was answered already (a stream its caller ended while it was set up): then
+     * the implementation does not run.
+     */
+    default boolean answered() {
+        return false;
+    }
+
+    /**
      * For a stream method, once the call passed its checks: tells the caller the stream is accepted,
      * and returns the messages it sends (decoded as {@code MethodDescriptor#streamType()}, under
      * credit), or {@code null} when it sends none. From then on the call is answered with the

@@ -11,12 +11,15 @@ import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
 import io.xrpc.testing.Flows;
 import io.xrpc.testing.StreamService;
+import io.xrpc.testing.StreamService.Chunk;
 import io.xrpc.testing.StreamService.Tick;
 import io.xrpc.testing.StreamServiceImpl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -171,8 +174,71 @@ class StreamFaultTest {
     }
 
     @Test
+    void aProducerThatIgnoresDemandIsStoppedAtItsFirstUnaskedItemNotBuffered() throws Exception {
+        Flows.Recorder<Tick> r = new Flows.Recorder<>(Long.MAX_VALUE);
+        service(Duration.ofSeconds(30)).rude(100_000).subscribe(r);
+        assertThat(r.await(30)).isTrue();
+        // The first window was asked for, the 33rd was not; the failure is told at once (not an
+        // implementation's own failure), so the subscriber may not have had all 32 before it.
+        assertThat(r.items).hasSizeLessThanOrEqualTo(32);
+        assertThat(r.error.get())
+                .isInstanceOfSatisfying(
+                        RpcException.class, e -> assertThat(e.getMessage()).contains("message 33", "not requested"));
+        assertThat(impl.cancelledFeeds.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anImplementationWhoseSubscriberThrowsEndsTheCallNamingWhatItThrew() throws Exception {
+        var answer = service(Duration.ofSeconds(30))
+                .upload(Flows.range(
+                        2, i -> i == 0 ? new Chunk(0, null) : new Chunk(1, new byte[100_000]), new AtomicLong()));
+        assertThatThrownBy(() -> answer.get(30, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOfSatisfying(RpcException.class, e -> {
+                    assertThat(e.status()).isEqualTo(RpcStatus.APPLICATION_ERROR);
+                    assertThat(e.remoteClassName()).isEqualTo(NullPointerException.class.getName());
+                    assertThat(e.getMessage()).contains("subscriber of the caller's stream");
+                });
+        assertThat(service(Duration.ofSeconds(30)).ping("after")).isEqualTo("pong after");
+    }
+
+    @Test
+    void aCallersSubscriberThatThrowsCancelsTheStreamOnTheProvider() throws Exception {
+        List<Tick> got = new CopyOnWriteArrayList<>();
+        List<Throwable> ends = new CopyOnWriteArrayList<>();
+        service(Duration.ofSeconds(30)).endless("T").subscribe(new Flow.Subscriber<Tick>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(Tick t) {
+                got.add(t);
+                if (got.size() == 3) {
+                    throw new IllegalStateException("a bug in the caller's subscriber");
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                ends.add(t);
+            }
+
+            @Override
+            public void onComplete() {
+                ends.add(null);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 1);
+        assertThat(got).hasSize(3); // nothing after the throw (rule 2.13: it counts as a cancel)
+        assertThat(ends).isEmpty();
+    }
+
+    @Test
     void aServerInterceptorSeesAStreamStartAndItsEndStatus() throws Exception {
-        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> seen = new CopyOnWriteArrayList<>();
         try (RpcServer s = RpcServer.builder()
                 .host("127.0.0.1")
                 .interceptor((inv, next) -> {

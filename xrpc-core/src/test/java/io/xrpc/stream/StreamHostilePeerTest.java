@@ -18,6 +18,7 @@ import io.xrpc.testing.StreamService;
 import io.xrpc.testing.StreamServiceImpl;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -92,7 +93,7 @@ class StreamHostilePeerTest {
     void aCallerSendingBeyondItsCreditLosesThatStreamWithASayingError() throws Exception {
         try (RawPeer p = new RawPeer(server.endpoint().port())) {
             RawPeer.Reply credit = openHold(p, 7);
-            int granted = java.nio.ByteBuffer.wrap(credit.body()).getInt();
+            int granted = ByteBuffer.wrap(credit.body()).getInt();
             assertThat(granted).isEqualTo(32);
             for (int i = 0; i <= granted; i++) {
                 p.send(message(7, "m" + i));
@@ -105,6 +106,20 @@ class StreamHostilePeerTest {
             assertThat(impl.held.get()).isEqualTo(1);
         }
         assertThat(serves()).isTrue();
+    }
+
+    @Test
+    void aMessageAfterTheCallersOwnEndEndsTheStream() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            openHold(p, 8);
+            p.send(message(8, "last"));
+            p.send(RawPeer.frame(MessageType.STREAM_END, Codecs.KRYO_ID, 8, 0, new byte[0]));
+            p.send(message(8, "after the end"));
+            RawPeer.Reply end = p.read();
+            assertThat(end.type()).isEqualTo(MessageType.STREAM_END.code());
+            assertThat(end.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED.code());
+            assertThat(end.message()).contains("after its own STREAM_END");
+        }
     }
 
     @Test
@@ -171,6 +186,50 @@ class StreamHostilePeerTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 10);
         assertThat(serves()).isTrue();
+    }
+
+    @Test
+    void aPeerGrantingEverythingAndReadingNothingCostsTheProviderAboutAWindow() throws Exception {
+        int blob = 64 * 1024;
+        try (RawPeer p = new RawPeer(server.endpoint().port(), 4096)) {
+            p.send(RawPeer.streamRequest(1, Codecs.KRYO_ID, 60_000, SERVICE, "blobs(int)", arguments(blob)));
+            p.send(RawPeer.credit(1, Integer.MAX_VALUE, Integer.MAX_VALUE)); // a lie: it reads nothing
+            await().atMost(Duration.ofSeconds(10)).until(() -> impl.blobsProduced.get() > 32);
+            long[] last = {-1};
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        long now = impl.blobsProduced.get();
+                        boolean flat = now == last[0];
+                        last[0] = now;
+                        return flat;
+                    });
+            // What the producer made sits in the socket buffers, the channel, the stream lane
+            // (256 KiB) and the stream's own 32 in hand: some megabytes, not the 2^31 granted.
+            assertThat(impl.blobsProduced.get() * blob).isLessThan(64L * 1024 * 1024);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 1);
+        assertThat(serves()).isTrue();
+    }
+
+    @Test
+    void aSecondRequestUnderAnIdInFlightIsRefusedAndTheFirstGoesOn() throws Exception {
+        try (RawPeer p = new RawPeer(server.endpoint().port())) {
+            p.send(RawPeer.streamRequest(
+                    4, Codecs.KRYO_ID, 60_000, SERVICE, "endless(java.lang.String)", arguments("A")));
+            assertThat(p.read().type()).isEqualTo(MessageType.CREDIT.code());
+            p.send(RawPeer.streamRequest(
+                    4, Codecs.KRYO_ID, 60_000, SERVICE, "endless(java.lang.String)", arguments("B")));
+            RawPeer.Reply r;
+            do {
+                r = p.read(); // the first stream's window comes meanwhile
+            } while (r.type() == MessageType.STREAM_MESSAGE.code());
+            assertThat(r.type()).isEqualTo(MessageType.RESPONSE.code());
+            assertThat(r.status()).isEqualTo(RpcStatus.SERIALIZATION_ERROR.code());
+            assertThat(r.message()).contains("request id 4 is already in use");
+        }
+        // The first stream was still the connection's: its close ended it.
+        await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 1);
     }
 
     @Test

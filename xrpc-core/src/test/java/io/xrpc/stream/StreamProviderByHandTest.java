@@ -23,6 +23,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,7 +91,7 @@ class StreamProviderByHandTest {
         service().ticks("OLD", 3).subscribe(r);
         RawPeer.Reply[] request = new RawPeer.Reply[1];
         try (RawPeer p = acceptStream(request)) {
-            assertThat(new String(request[0].body(), java.nio.charset.StandardCharsets.ISO_8859_1))
+            assertThat(new String(request[0].body(), StandardCharsets.ISO_8859_1))
                     .contains(ProtocolConstants.STREAM_ATTACHMENT);
             // An old provider runs it as a call of one answer, and answers OK with a value.
             ByteArrayOutputStream out = new ByteArrayOutputStream();

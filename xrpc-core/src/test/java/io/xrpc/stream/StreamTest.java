@@ -1,6 +1,7 @@
 package io.xrpc.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.xrpc.client.RpcClient;
@@ -17,6 +18,7 @@ import io.xrpc.testing.StreamService.Summary;
 import io.xrpc.testing.StreamService.Tick;
 import io.xrpc.testing.StreamServiceImpl;
 import java.time.Duration;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -128,6 +130,25 @@ class StreamTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> r.items.size() == 10);
         r.cancel();
         await().atMost(Duration.ofSeconds(10)).until(() -> impl.cancelledFeeds.get() == 1);
+    }
+
+    /** A client stream whose provider would have to block a call thread to read it. */
+    public interface BlockingUpload {
+        String upload(Flow.Publisher<String> lines);
+    }
+
+    @Test
+    void aClientStreamThatDoesNotAnswerWithAFutureIsRefusedAtStartUpSayingWhy() {
+        assertThatThrownBy(() -> RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(BlockingUpload.class, lines -> "read")
+                        .build())
+                .hasMessageContaining("upload")
+                .hasMessageContaining("expected: CompletableFuture<R>");
+        assertThatThrownBy(() -> client.proxy(
+                        BlockingUpload.class,
+                        ReferenceOptions.builder().address(server.endpoint()).build()))
+                .hasMessageContaining("expected: CompletableFuture<R>");
     }
 
     @Test

@@ -24,6 +24,12 @@ public interface StreamService {
     /** {@code count} ticks, then the stream fails with an IllegalStateException naming {@code why}. */
     Flow.Publisher<Tick> failing(int count, String why);
 
+    /** {@code count} ticks at once as it is subscribed, whatever was requested: a producer that breaks the rules. */
+    Flow.Publisher<Tick> rude(int count);
+
+    /** Blobs of {@code size} bytes without end, each produced only when asked for. */
+    Flow.Publisher<byte[]> blobs(int size);
+
     /** Reads every chunk and says what they added up to. */
     CompletableFuture<Summary> upload(Flow.Publisher<Chunk> chunks);
 

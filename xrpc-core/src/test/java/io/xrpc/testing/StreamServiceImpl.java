@@ -13,6 +13,8 @@ public final class StreamServiceImpl implements StreamService {
     public final AtomicLong produced = new AtomicLong();
     /** Endless feeds cancelled, over all calls. */
     public final AtomicLong cancelledFeeds = new AtomicLong();
+    /** Blobs the blob feeds produced, over all calls. */
+    public final AtomicLong blobsProduced = new AtomicLong();
     /** Calls of {@link #hold}. */
     public final AtomicLong held = new AtomicLong();
 
@@ -29,6 +31,30 @@ public final class StreamServiceImpl implements StreamService {
     @Override
     public Flow.Publisher<Tick> failing(int count, String why) {
         return Flows.failing(count, i -> new Tick("F", i, i), new IllegalStateException(why));
+    }
+
+    @Override
+    public Flow.Publisher<byte[]> blobs(int size) {
+        return Flows.onCancel(Flows.range(-1, i -> new byte[size], blobsProduced), cancelledFeeds::incrementAndGet);
+    }
+
+    @Override
+    public Flow.Publisher<Tick> rude(int count) {
+        return s -> {
+            s.onSubscribe(new Flow.Subscription() {
+                @Override
+                public void request(long n) {}
+
+                @Override
+                public void cancel() {
+                    cancelledFeeds.incrementAndGet();
+                }
+            });
+            for (int i = 0; i < count; i++) {
+                s.onNext(new Tick("R", i, i));
+            }
+            s.onComplete();
+        };
     }
 
     @Override

@@ -5,6 +5,8 @@ import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.protocol.MessageType;
@@ -34,6 +36,8 @@ public final class Frame {
     private ByteBuf body;
     /** Where the bytes of its body are reserved, or null. */
     private MemoryBudget budget;
+
+    private boolean detached;
 
     private long reserved;
     /** Its body was not read: the server's memory budget had no room for it as it arrived. */
@@ -181,6 +185,21 @@ public final class Frame {
             budget = null;
             m.release(reserved);
         }
+    }
+
+    /**
+     * Moves the body to a heap copy of its own, releasing the connection's buffer and the memory
+     * budget it held: for a frame kept for a reader who may never come back for it.
+     */
+    public void detach() {
+        ByteBuf b = body;
+        if (b == null || detached) {
+            return;
+        }
+        byte[] copy = ByteBufUtil.getBytes(b);
+        dropBody();
+        body = Unpooled.wrappedBuffer(copy);
+        detached = true;
     }
 
     /** Releases the body. Call once. */

@@ -13,6 +13,7 @@ import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.Frame;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.protocol.codec.StreamCodec;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 
 /**
@@ -34,7 +35,9 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
     /** The provider's messages; null when it answers once (a client stream). */
     private final InboundStream inbound;
     /** The caller's messages, once accepted; null when the caller sends none. */
-    private OutboundStream outbound;
+    private volatile OutboundStream outbound;
+    /** Where the provider's messages are delivered and the caller's producer is asked for more. */
+    private final Executor delivery;
     /** A client stream's one result, read from the provider's one message. */
     private Object result;
 
@@ -50,10 +53,11 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
         this.shape = invocation.method().shape();
         this.transport = transport;
         this.compressor = compressor;
+        this.delivery = r -> transport.eventLoopFor(call.connection).execute(r);
         this.inbound = shape.providerStreams()
                 ? new InboundStream(
                         this,
-                        r -> transport.eventLoopFor(call.connection).execute(r),
+                        delivery,
                         call.description,
                         ProtocolConstants.INITIAL_STREAM_MESSAGES,
                         ProtocolConstants.INITIAL_STREAM_BYTES,
@@ -80,17 +84,30 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
         }
         if (!accepted) {
             accepted = true;
+            if (call.isDone()) {
+                return; // ended while the provider was accepting it: nothing of it starts
+            }
             Invocations.streamAccepted(invocation);
+            OutboundStream o = null;
+            if (shape.callerStreams()) {
+                // Made before the caller's subscriber hears of the stream: a cancel from it finds
+                // the upload to cancel (ended() reads this field from any thread).
+                o = new OutboundStream(this, call.description, messages, bytes, delivery);
+                outbound = o;
+            }
             if (inbound != null && invocation.responses() != null) {
                 inbound.subscribe(invocation.responses());
             }
-            if (shape.callerStreams()) {
-                outbound = new OutboundStream(this, call.description, messages, bytes);
+            if (o != null && !call.isDone()) {
                 Object upload = invocation.arguments()[invocation.method().streamParameter()];
                 if (upload instanceof Flow.Publisher<?> p) {
                     @SuppressWarnings("unchecked")
                     Flow.Publisher<Object> publisher = (Flow.Publisher<Object>) p;
-                    publisher.subscribe(outbound);
+                    try {
+                        publisher.subscribe(o);
+                    } catch (RuntimeException e) {
+                        end(e); // rule 1.9: subscribe returns normally; the call cannot go on
+                    }
                 } else {
                     end(new NullPointerException("the stream parameter is null"));
                 }
@@ -216,6 +233,15 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
     }
 
     @Override
+    public void subscriberThrew(Throwable thrown) {
+        failed(new RpcException(
+                RpcStatus.CANCELLED,
+                call.description + ": the subscriber of the stream threw " + thrown
+                        + " (rule 2.13 of Reactive Streams); the stream was ended after " + received() + " messages",
+                thrown));
+    }
+
+    @Override
     public void failed(RpcException why) {
         if (!call.isDone()) {
             cancelOnProvider();
@@ -258,7 +284,23 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
             frame.release();
             return;
         }
-        c.writes.enqueue(frame);
+        c.writes.enqueueStream(frame);
+    }
+
+    @Override
+    public boolean hasRoom() {
+        ClientConnection c = call.connection;
+        return c == null || c.writes.hasStreamRoom();
+    }
+
+    @Override
+    public void whenRoom(Runnable sender) {
+        ClientConnection c = call.connection;
+        if (c == null) {
+            sender.run();
+        } else {
+            c.writes.whenStreamRoom(sender);
+        }
     }
 
     @Override
@@ -268,7 +310,7 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
             return;
         }
         if (failure == null) {
-            c.writes.enqueue(StreamCodec.encodeEnd(c.channel.alloc(), call.id, call.serializer.id()));
+            c.writes.enqueueStream(StreamCodec.encodeEnd(c.channel.alloc(), call.id, call.serializer.id()));
             return;
         }
         // The caller's own stream failed: the call cannot go on.

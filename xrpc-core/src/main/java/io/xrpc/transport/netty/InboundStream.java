@@ -11,6 +11,7 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The receiving side of one stream: the peer's messages as a {@link Flow.Publisher} to one local
@@ -19,9 +20,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * window was taken. So the messages held here never exceed one window (plus one message's bytes),
  * whatever the subscriber requests, and a subscriber that requests nothing stops the peer once
  * the window is full. Messages are decoded and delivered on {@code delivery}, one at a time, in
- * order; a peer that sends beyond its credit ends the stream.
+ * order, each only once the subscriber asked for it; a peer that sends beyond its credit ends the
+ * stream.
  *
- * <p>Frames arrive on the connection's event loop ({@link #onMessage}, {@link #onEnd}); the
+ * <p>Every signal to the subscriber, {@code onSubscribe} first, comes from one drain loop, so they
+ * never overlap (rules 1.3, 1.9); the end is told once (rule 1.7); a subscriber that throws is
+ * taken to have cancelled (rule 2.13), and the stream ends with a message naming what it threw.
+ * Frames arrive on the connection's event loop ({@link #onMessage}, {@link #onEnd}); the
  * subscriber calls {@link #request} and {@link #cancel} from any thread.
  */
 final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
@@ -40,9 +45,20 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
         /** The stream cannot go on (a message could not be read, the subscriber broke a rule): end the call. */
         void failed(RpcException why);
 
+        /**
+         * The local subscriber threw {@code thrown} from one of its methods (rule 2.13): it is taken
+         * to have cancelled; the call ends, naming what it threw.
+         */
+        void subscriberThrew(Throwable thrown);
+
         /** Reads one message of the peer's; the frame is released by the caller. */
         Object decode(Frame message) throws Exception;
     }
+
+    /** The peer's stream completed. */
+    private static final Object COMPLETED = new Object();
+    /** The end was told to the subscriber, or it cancelled: nothing more is told. */
+    private static final Object TOLD = new Object();
 
     private final Peer peer;
     private final Executor delivery;
@@ -55,23 +71,18 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
     private final AtomicLong demand = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
     private volatile Flow.Subscriber<? super Object> subscriber;
-    /** Set once the peer's stream ended: {@link #COMPLETED}, or the failure. */
-    private volatile Object end;
-
+    /** null while the stream is open; then {@link #COMPLETED} or the failure to tell; then {@link #TOLD}. */
+    private final AtomicReference<Object> end = new AtomicReference<>();
+    /** Set when no more messages are delivered: this side failed the stream, or the subscriber cancelled. */
     private volatile boolean done;
+
     private long received; // event loop only
     private boolean peerEnded; // event loop only
-    /**
-     * Messages read once the peer's stream ended, waiting for the subscriber: the connection's
-     * buffers are not held for a subscriber that may never come back for them.
-     */
-    private final Queue<Object> settled = new ConcurrentLinkedQueue<>();
-
+    private boolean subscribed; // by the drain's owner only
+    private boolean detached; // drain only
     private int takenMessages; // drain only
     private long takenBytes; // drain only
     private long delivered; // drain only
-
-    private static final Object COMPLETED = new Object();
 
     /**
      * @param initialMessages what the peer may send before this side grants anything
@@ -94,6 +105,11 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
         this.creditBytes = new AtomicLong(initialBytes);
     }
 
+    /** Whether the peer ended its stream (event loop): a message after that is a violation. */
+    boolean peerEnded() {
+        return peerEnded;
+    }
+
     /** Messages the peer sent within its credit so far (event loop). */
     long received() {
         return received;
@@ -110,8 +126,22 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
             }
             subscriber = s;
         }
-        s.onSubscribe(this);
-        drain();
+        if (wip.getAndIncrement() != 0) {
+            return; // a drain is running: it tells onSubscribe first, before anything else
+        }
+        // This thread owns the drain: onSubscribe is told here, before subscribe returns (as
+        // publishers usually do), and the rest goes on where deliveries run.
+        subscribed = true;
+        try {
+            s.onSubscribe(this);
+        } catch (Throwable t) {
+            subscriberThrew(t);
+        }
+        try {
+            delivery.execute(this::drainLoop);
+        } catch (RejectedExecutionException closing) {
+            drainLoop();
+        }
     }
 
     @Override
@@ -133,7 +163,7 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
     public void cancel() {
         if (!done) {
             done = true;
-            end = new Delivered(); // a subscriber that cancelled is told nothing more
+            end.set(TOLD); // a subscriber that cancelled is told nothing more
             peer.cancelled();
             drain(); // releases what is held
         }
@@ -160,19 +190,24 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
         return true;
     }
 
-    /** The peer's stream ended (event loop): completed when {@code failure} is null. */
+    /** The peer's stream ended (event loop): completed when {@code failure} is null; told after what is held. */
     void onEnd(Throwable failure) {
         peerEnded = true;
-        if (end == null) {
-            end = failure == null ? COMPLETED : failure;
+        if (end.compareAndSet(null, failure == null ? COMPLETED : failure)) {
             drain();
         }
     }
 
-    /** This side ends the stream (the call failed or closed): what is held is dropped, the subscriber told. */
+    /**
+     * This side ends the stream (the call failed or closed): what is held is dropped, and the
+     * subscriber told {@code failure}, or the peer's own failure when that came first.
+     */
     void fail(Throwable failure) {
-        if (end == null || end == COMPLETED) {
-            end = failure;
+        for (; ; ) {
+            Object e = end.get();
+            if (e == TOLD || e instanceof Throwable || end.compareAndSet(e, failure)) {
+                break;
+            }
         }
         done = true;
         drain();
@@ -185,9 +220,7 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
         try {
             delivery.execute(this::drainLoop);
         } catch (RejectedExecutionException closing) {
-            // the executor is gone (shutting down): drop what is held here
-            wip.set(0);
-            release();
+            drainLoop(); // no thread for it (the client is closing): told here, not never
         }
     }
 
@@ -195,20 +228,24 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
         int missed = 1;
         do {
             Flow.Subscriber<? super Object> s = subscriber;
-            if (done) {
-                release();
-                Object e = end;
-                if (s != null && e != null && e != COMPLETED && !(e instanceof Delivered)) {
-                    end = new Delivered();
-                    s.onError((Throwable) e);
+            try {
+                if (s != null && !subscribed) {
+                    subscribed = true;
+                    s.onSubscribe(this);
                 }
-            } else {
-                if (end != null && !buffered.isEmpty()) {
-                    settle();
+                if (done) {
+                    release();
+                    tell(s);
+                } else {
+                    if (end.get() != null && !detached) {
+                        detach();
+                    }
+                    if (subscribed) {
+                        deliver(s);
+                    }
                 }
-                if (s != null) {
-                    deliver(s);
-                }
+            } catch (Throwable t) {
+                subscriberThrew(t);
             }
             missed = wip.addAndGet(-missed);
         } while (missed != 0);
@@ -216,57 +253,71 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
 
     private void deliver(Flow.Subscriber<? super Object> s) {
         while (demand.get() > 0 && !done) {
-            Object message = settled.poll();
-            if (message == null) {
-                Frame f = buffered.poll();
-                if (f == null) {
-                    break;
-                }
-                int size = f.body().readableBytes();
-                try {
-                    message = read(f, delivered + 1);
-                } catch (RpcException e) {
-                    done = true;
-                    peer.failed(e);
-                    end = new Delivered();
-                    release();
-                    s.onError(e);
-                    return;
-                }
-                taken(size);
+            Frame f = buffered.poll();
+            if (f == null) {
+                break;
             }
+            int size = f.body().readableBytes();
+            Object message;
+            try {
+                message = read(f, delivered + 1);
+            } catch (RpcException e) {
+                done = true;
+                end.set(TOLD);
+                release();
+                peer.failed(e);
+                s.onError(e);
+                return;
+            }
+            taken(size);
             demand.decrementAndGet();
             delivered++;
             s.onNext(message);
         }
-        Object e = end;
-        if (!done && buffered.isEmpty() && settled.isEmpty() && e != null && !(e instanceof Delivered)) {
-            done = true;
-            end = new Delivered();
-            if (e == COMPLETED) {
-                s.onComplete();
-            } else {
-                s.onError((Throwable) e);
+        if (!done && buffered.isEmpty()) {
+            Object e = end.get();
+            if (e != null && e != TOLD && end.compareAndSet(e, TOLD)) {
+                done = true;
+                if (e == COMPLETED) {
+                    s.onComplete();
+                } else {
+                    s.onError((Throwable) e);
+                }
             }
         }
     }
 
+    /** Tells the subscriber the failure this side ended the stream with, once. */
+    private void tell(Flow.Subscriber<? super Object> s) {
+        if (s == null || !subscribed) {
+            return; // told when it subscribes
+        }
+        Object e = end.get();
+        if (e instanceof Throwable t && end.compareAndSet(e, TOLD)) {
+            s.onError(t);
+        }
+    }
+
+    /** The subscriber threw (rule 2.13): it is taken to have cancelled, and the stream ends naming the throw. */
+    private void subscriberThrew(Throwable t) {
+        boolean wasDone = done;
+        done = true;
+        end.set(TOLD);
+        release();
+        if (!wasDone) {
+            peer.subscriberThrew(t);
+        }
+    }
+
     /**
-     * The peer ended with messages still held (delivery thread): they are read now and the frames
-     * released; a message that cannot be read becomes the stream's end, after those before it.
+     * The peer ended with messages still held: their bytes move out of the connection's buffers
+     * (and its memory budget), which a subscriber that never comes back would otherwise pin. They
+     * are still read only as the subscriber asks.
      */
-    private void settle() {
-        long n = delivered + settled.size();
-        Frame f;
-        while ((f = buffered.poll()) != null) {
-            try {
-                settled.add(read(f, ++n));
-            } catch (RpcException e) {
-                end = e;
-                peer.failed(e);
-                release();
-                return;
-            }
+    private void detach() {
+        detached = true;
+        for (Frame f : buffered) {
+            f.detach();
         }
     }
 
@@ -296,7 +347,7 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
     private void taken(int size) {
         takenMessages++;
         takenBytes += size;
-        if (end == null && (takenMessages >= Math.max(1, windowMessages / 2) || takenBytes >= windowBytes / 2)) {
+        if (end.get() == null && (takenMessages >= Math.max(1, windowMessages / 2) || takenBytes >= windowBytes / 2)) {
             int m = takenMessages;
             int b = (int) Math.min(Integer.MAX_VALUE, takenBytes);
             takenMessages = 0;
@@ -307,29 +358,12 @@ final class InboundStream implements Flow.Publisher<Object>, Flow.Subscription {
         }
     }
 
-    /** Grants the peer its first window beyond the initial one, when this side starts with less. */
-    void grantWindow() {
-        long m = windowMessages - creditMessages.get();
-        long b = windowBytes - creditBytes.get();
-        if (m > 0 || b > 0) {
-            int gm = (int) Math.max(0, m);
-            int gb = (int) Math.max(0, b);
-            creditMessages.addAndGet(gm);
-            creditBytes.addAndGet(gb);
-            peer.grant(gm, gb);
-        }
-    }
-
     private void release() {
-        settled.clear();
         Frame f;
         while ((f = buffered.poll()) != null) {
             f.release();
         }
     }
-
-    /** The end was told to the subscriber. */
-    private static final class Delivered {}
 
     private static final Flow.Subscription NOOP = new Flow.Subscription() {
         @Override

@@ -74,6 +74,8 @@ final class ServerCall implements Runnable, ServerExchange {
     private Object result;
     /** Set once dispatched: told the status the call was answered with. */
     private volatile Invocation invocation;
+    /** The status the call was answered with, once it was. */
+    private volatile RpcStatus answeredWith;
     /** The request body's bytes as received (compressed, when it was). */
     private final int requestBytes;
     /**
@@ -206,7 +208,15 @@ final class ServerCall implements Runnable, ServerExchange {
             endCancelled(); // cancelled while it waited for a thread
             return;
         }
+        if (answered.get()) {
+            releaseFrame(); // refused while it waited (a stream that broke its rules): nothing runs
+            return;
+        }
         started = true;
+        if (cancelled && stream != null) {
+            endCancelled(); // a cancel that saw it not yet started: ended here, not left running
+            return;
+        }
         try {
             server.requestHandler().handle(this); // the server's policy; it answers through this exchange
         } catch (Throwable t) {
@@ -308,7 +318,24 @@ final class ServerCall implements Runnable, ServerExchange {
     @Override
     public void invocation(Invocation invocation) {
         this.invocation = invocation;
+        RpcStatus status = answeredWith;
+        if (status != null) {
+            // Answered before the invocation existed (a stream ended by its caller meanwhile):
+            // its listeners, the deadline's cancellation among them, run now.
+            Invocations.answered(invocation, status);
+            return;
+        }
         connection.strikes.wellFormed(); // its arguments were read and checked
+    }
+
+    /** Whether the call was answered (or cancelled): nothing more is sent for it. */
+    boolean isAnswered() {
+        return answered.get();
+    }
+
+    @Override
+    public boolean answered() {
+        return answered.get();
     }
 
     /** The result goes to the connection, which has it encoded once there is room ({@link #encodeAndAnswer}). */
@@ -460,10 +487,19 @@ final class ServerCall implements Runnable, ServerExchange {
         if (answered.compareAndSet(false, true)) {
             notifyAnswered(status);
             try {
-                connection.writes.enqueue(encode.get());
+                write(encode.get());
             } finally {
                 finished();
             }
+        }
+    }
+
+    /** Queues the call's answer: an accepted stream's end goes after the stream's messages. */
+    private void write(ByteBuf out) {
+        if (stream != null && stream.accepted()) {
+            connection.writes.enqueueStream(out);
+        } else {
+            connection.writes.enqueue(out);
         }
     }
 
@@ -475,7 +511,7 @@ final class ServerCall implements Runnable, ServerExchange {
         if (answered.compareAndSet(false, true)) {
             notifyAnswered(status);
             try {
-                connection.writes.enqueue(out);
+                write(out);
             } finally {
                 finished();
             }
@@ -488,14 +524,14 @@ final class ServerCall implements Runnable, ServerExchange {
         if (tracked) {
             connection.inFlight.remove(id, this);
         }
-        if (stream != null) {
-            connection.openStreams.decrementAndGet();
-            stream.ended(null);
-        }
         releaseLimit(false); // refused or cancelled before it answered: not a sample
         server.callFinished();
         if (dispatched) {
             connection.admission.callDone(reserved);
+        }
+        if (stream != null) {
+            connection.openStreams.decrementAndGet();
+            stream.ended(null); // last: what is left of the stream is dropped
         }
     }
 
@@ -504,6 +540,7 @@ final class ServerCall implements Runnable, ServerExchange {
      * answer is queued, so that what they record is there by the time the caller has its answer.
      */
     private void notifyAnswered(RpcStatus status) {
+        answeredWith = status;
         Invocation inv = invocation;
         if (inv != null) {
             try {

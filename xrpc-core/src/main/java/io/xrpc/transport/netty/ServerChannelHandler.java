@@ -290,6 +290,18 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
                             + " ms of opening (authenticationTimeout) and takes no more requests; it closes; request not run");
             return;
         }
+        if (inFlight.containsKey(frame.requestId())) {
+            // An honest client never reuses an id in flight; a second call under it would orphan
+            // the first, which then outlives every frame and close that names it.
+            String why = "request id " + frame.requestId() + " is already in use on this connection";
+            router.refuse(
+                    this,
+                    frame,
+                    RpcStatus.SERIALIZATION_ERROR,
+                    "server " + server.endpoint() + ": " + why + "; not run");
+            strikes.malformed(why);
+            return;
+        }
         ServerCall call = router.route(this, frame, now, waited);
         if (call == null) {
             return; // answered already

@@ -63,7 +63,8 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
                         this,
                         call.description(),
                         ProtocolConstants.INITIAL_STREAM_MESSAGES,
-                        ProtocolConstants.INITIAL_STREAM_BYTES)
+                        ProtocolConstants.INITIAL_STREAM_BYTES,
+                        server.executor())
                 : null;
     }
 
@@ -77,6 +78,9 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
      * a CREDIT granting its window, and may send from now on. Returns what it sends, or null.
      */
     Flow.Publisher<Object> accept() {
+        if (call.isAnswered()) {
+            return inbound; // ended before it was accepted: nothing is sent for it
+        }
         accepted = true;
         connection.writes.enqueue(StreamCodec.encodeCredit(
                 connection.alloc(),
@@ -108,6 +112,9 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
      * message before its end.
      */
     void answer(Object value) {
+        if (call.isAnswered()) {
+            return; // ended already (a deadline, a cancel): the result goes nowhere
+        }
         if (!method.shape().providerStreams()) {
             ByteBuf message;
             try {
@@ -119,7 +126,7 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
                                 + call.serializer().name() + ": " + e.getMessage());
                 return;
             }
-            connection.writes.enqueue(message);
+            connection.writes.enqueueStream(message);
         }
         call.endStream(
                 RpcStatus.OK,
@@ -147,7 +154,10 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
     void onMessage(Frame frame) {
         if (inbound == null || !accepted) {
             frame.release();
-            violated("a message to a stream that takes none" + (accepted ? "" : " yet"));
+            violated(
+                    inbound == null
+                            ? "a message to a stream that takes none"
+                            : "a message before the stream was accepted (before its CREDIT)");
             return;
         }
         if (frame.isOverBudget()) {
@@ -159,7 +169,10 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
             return;
         }
         if (!inbound.onMessage(frame)) {
-            violated("a message beyond the credit it was granted");
+            violated(
+                    inbound.peerEnded()
+                            ? "a message after its own STREAM_END"
+                            : "a message beyond the credit it was granted");
         }
     }
 
@@ -172,7 +185,8 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
             inbound.onEnd(null);
         } else {
             inbound.onEnd(new RpcException(
-                    RpcStatus.CANCELLED, call.description() + ": the caller's stream failed (" + frame.status() + ")"));
+                    RpcStatus.CANCELLED,
+                    call.description() + ": the caller's stream failed (" + RpcStatus.fromCode(frame.status()) + ")"));
         }
     }
 
@@ -196,12 +210,18 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
         }
     }
 
-    /** Runs a delivery of the caller's messages on a call thread; on the event loop when none has room. */
+    /** Runs a delivery of the caller's messages on a call thread. */
     private void deliver(Runnable drain) {
         try {
             server.executor().execute(drain);
         } catch (RejectedExecutionException full) {
-            connection.runOnEventLoop(drain);
+            // Not on the event loop, which every connection of it shares: the stream ends here,
+            // as a call is refused when no thread is free, and what it holds is dropped at once.
+            call.answerError(
+                    RpcStatus.SERVER_BUSY,
+                    call.description() + ": server " + server.endpoint()
+                            + " had no call thread free to deliver the caller's messages; the stream was ended");
+            throw full;
         }
     }
 
@@ -231,6 +251,23 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
     public void cancelled() {
         // The implementation read what it needed (a take(n), a first match): it may still answer,
         // so the call goes on; the caller is granted nothing more and stops once its credit is spent.
+    }
+
+    @Override
+    public void subscriberThrew(Throwable thrown) {
+        // The implementation's own failure, as if the method had thrown it.
+        String message;
+        try {
+            message = thrown.getMessage();
+        } catch (RuntimeException e) {
+            message = null;
+        }
+        call.answerApplicationError(
+                thrown.getClass().getName(),
+                (message == null ? "" : message + " ") + "(thrown by the subscriber of the caller's stream of " + method
+                        + ")",
+                null,
+                null);
     }
 
     @Override
@@ -268,7 +305,17 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
 
     @Override
     public void write(ByteBuf frame) {
-        connection.writes.enqueue(frame);
+        connection.writes.enqueueStream(frame);
+    }
+
+    @Override
+    public boolean hasRoom() {
+        return connection.writes.hasStreamRoom();
+    }
+
+    @Override
+    public void whenRoom(Runnable sender) {
+        connection.writes.whenStreamRoom(sender);
     }
 
     @Override

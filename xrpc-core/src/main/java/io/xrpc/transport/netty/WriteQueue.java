@@ -23,12 +23,38 @@ import java.util.concurrent.atomic.AtomicLong;
  * they are counted ({@link #queuedBytes()}), instead of in a socket buffer without limit. The
  * owner calls {@link #resume()} when the channel becomes writable again or closes.
  * {@link #closeAfterFlush()} closes the channel after everything queued before it, however much.
+ *
+ * <p>Streams' messages and ends go in a lane of their own ({@link #enqueueStream}), written only
+ * when the other lane (answers, requests, credits, control) is empty and the channel holds less
+ * than {@link #STREAM_IN_CHANNEL} bytes not yet taken by the socket: a call's answer waits behind
+ * at most that much of a stream, plus one message, however many streams are sending. A stream's
+ * sender asks before it produces more ({@link #hasStreamRoom}) and is called back when there is
+ * room ({@link #whenStreamRoom}), so the lane holds about {@link #STREAM_ROOM} bytes whatever
+ * credit a peer grants.
  */
 final class WriteQueue implements Runnable {
     /** Frames written per task before yielding the event loop to reads and other channels. */
     private static final int BATCH = 256;
 
     private static final Object CLOSE = new Object();
+
+    /** Bytes of stream messages in the channel's buffer above which the stream lane waits. */
+    static final int STREAM_IN_CHANNEL = 64 * 1024;
+
+    /** Bytes queued in the stream lane above which streams' senders are asked to wait. */
+    static final int STREAM_ROOM = 256 * 1024;
+
+    private final Queue<ByteBuf> streamQueue = PlatformDependent.newMpscQueue();
+    private final AtomicLong streamBytes = new AtomicLong();
+    /** Streams' senders waiting for room in the stream lane. */
+    private final Queue<Runnable> roomWaiters = PlatformDependent.newMpscQueue();
+    /** Set while a write of the stream lane is in the channel and its completion will run this queue. */
+    private boolean streamWriteWatched; // event loop only
+
+    private final ChannelFutureListener streamWritten = f -> {
+        streamWriteWatched = false;
+        resume();
+    };
 
     private final Channel channel;
     // Failed writes of untracked frames need no exceptionCaught event (and its log line) each:
@@ -65,6 +91,29 @@ final class WriteQueue implements Runnable {
         schedule();
     }
 
+    /** Queues a frame of a stream (a message or its end), after its stream's earlier frames. */
+    void enqueueStream(ByteBuf frame) {
+        streamBytes.addAndGet(frame.readableBytes());
+        streamQueue.add(frame);
+        schedule();
+    }
+
+    /** Whether a stream's sender may queue more now (any thread). */
+    boolean hasStreamRoom() {
+        return !dead && streamBytes.get() < STREAM_ROOM && channel.isWritable();
+    }
+
+    /** Runs {@code sender} on the event loop once the stream lane has room (at once if it has). */
+    void whenStreamRoom(Runnable sender) {
+        roomWaiters.add(sender);
+        schedule();
+    }
+
+    /** Bytes queued in the stream lane and not yet given to the channel. */
+    long streamQueuedBytes() {
+        return streamBytes.get();
+    }
+
     /** Queues a frame whose write result is reported to {@code write}. */
     void enqueue(Tracked write) {
         queue.add(write);
@@ -85,7 +134,7 @@ final class WriteQueue implements Runnable {
 
     /** The channel became writable or inactive: carry on writing (or failing) what waits. */
     void resume() {
-        if (!queue.isEmpty()) {
+        if (!queue.isEmpty() || !streamQueue.isEmpty() || !roomWaiters.isEmpty()) {
             schedule();
         }
     }
@@ -118,6 +167,11 @@ final class WriteQueue implements Runnable {
             boolean flushAll = closing;
             if (o == CLOSE) {
                 queue.poll();
+                ByteBuf f;
+                while ((f = streamQueue.poll()) != null) { // streams' last frames (their ends) go too
+                    streamBytes.addAndGet(-f.readableBytes());
+                    channel.write(f, quietVoid);
+                }
                 // Closes once everything written before it has reached the socket: a plain close
                 // would discard what the socket has not taken yet.
                 channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -141,6 +195,12 @@ final class WriteQueue implements Runnable {
                 channel.write(t.takeFrame()).addListener(t);
             }
         }
+        if (!more && !waitForWritability && o == null) {
+            int before = n;
+            n = writeStreams(n);
+            more = n == BATCH && n != before && !streamQueue.isEmpty();
+            waitForWritability = channel.isActive() && !channel.isWritable();
+        }
         if (n != 0) {
             channel.flush();
         }
@@ -150,6 +210,7 @@ final class WriteQueue implements Runnable {
                 afterWrite.run();
             }
         }
+        wakeStreamSenders();
         if (more) {
             // A batch was not enough: go again after the loop's other work.
             reschedule();
@@ -159,10 +220,68 @@ final class WriteQueue implements Runnable {
         // Go again if a writer added after our last look and saw the flag still set, or if the
         // channel became writable during our own flush (Netty reports that at once, while the
         // flag was still set, so that resume() did nothing).
-        if (!queue.isEmpty()
+        if ((!queue.isEmpty() || (!streamQueue.isEmpty() && !streamWriteWatched) || hasWaitersWithRoom())
                 && (!waitForWritability || channel.isWritable() || !channel.isActive())
                 && scheduled.compareAndSet(false, true)) {
             reschedule();
+        }
+    }
+
+    /**
+     * Writes the stream lane while the other lane is empty and the channel holds little of it;
+     * returns the frames written this round, {@code n} included. The last write's completion runs
+     * this queue again when the channel held too much to go on.
+     */
+    private int writeStreams(int n) {
+        ByteBuf f;
+        ChannelPromise last = null;
+        while (n < BATCH && queue.isEmpty() && (f = streamQueue.peek()) != null) {
+            if (channel.isActive() && !channel.isWritable()) {
+                break; // resume() is called from channelWritabilityChanged
+            }
+            long inChannel = channel.isActive()
+                    ? channel.config().getWriteBufferHighWaterMark() - channel.bytesBeforeUnwritable()
+                    : 0;
+            if (inChannel > 0 && inChannel + f.readableBytes() > STREAM_IN_CHANNEL) {
+                if (last == null && !streamWriteWatched) {
+                    // Nothing of ours this round to wait for: wait for what is in the channel.
+                    streamWriteWatched = true;
+                    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(streamWritten);
+                }
+                break;
+            }
+            streamQueue.poll();
+            streamBytes.addAndGet(-f.readableBytes());
+            n++;
+            last = channel.newPromise();
+            channel.write(f, last);
+        }
+        if (last != null && !streamQueue.isEmpty() && !streamWriteWatched) {
+            streamWriteWatched = true;
+            last.addListener(streamWritten);
+        } else if (last != null) {
+            last.addListener(QUIET);
+        }
+        return n;
+    }
+
+    /** A failed write of a stream frame is reported by the connection's close, not logged here. */
+    private static final ChannelFutureListener QUIET = f -> {};
+
+    private boolean hasWaitersWithRoom() {
+        return !roomWaiters.isEmpty() && hasStreamRoom();
+    }
+
+    /** Runs the senders that waited for room in the stream lane, while there is room (event loop). */
+    private void wakeStreamSenders() {
+        if (!channel.isActive()) {
+            roomWaiters.clear(); // their calls end with the connection (channelInactive)
+            return;
+        }
+        // Those woken now, not those a sender adds again as it runs: no sender spins the loop.
+        Runnable r;
+        for (int n = roomWaiters.size(); n > 0 && hasStreamRoom() && (r = roomWaiters.poll()) != null; n--) {
+            r.run();
         }
     }
 
@@ -192,5 +311,11 @@ final class WriteQueue implements Runnable {
                 b.release();
             }
         }
+        ByteBuf f;
+        while ((f = streamQueue.poll()) != null) {
+            streamBytes.addAndGet(-f.readableBytes());
+            f.release();
+        }
+        roomWaiters.clear();
     }
 }

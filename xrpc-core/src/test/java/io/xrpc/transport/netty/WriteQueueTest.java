@@ -60,4 +60,74 @@ class WriteQueueTest {
             ch.finishAndReleaseAll();
         }
     }
+
+    @Test
+    void answersGoBeforeStreamMessagesQueuedAheadOfThemAndAStreamsEndStaysAfterItsMessages() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        try {
+            WriteQueue q = new WriteQueue(ch);
+            for (int i = 0; i < 10; i++) {
+                q.enqueueStream(Unpooled.wrappedBuffer(new byte[] {'m', (byte) i}));
+            }
+            q.enqueueStream(Unpooled.wrappedBuffer(new byte[] {'e'}));
+            q.enqueue(Unpooled.wrappedBuffer(new byte[] {'a'}));
+            ch.runPendingTasks();
+            StringBuilder order = new StringBuilder();
+            Object o;
+            while ((o = ch.readOutbound()) != null) {
+                ByteBuf b = (ByteBuf) o;
+                if (b.isReadable()) {
+                    order.append((char) b.getByte(0));
+                }
+                b.release();
+            }
+            assertThat(order.toString()).isEqualTo("ammmmmmmmmme");
+            assertThat(q.streamQueuedBytes()).isZero();
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void streamSendersWaitForRoomAndAreCalledBackWhenTheLaneDrains() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        try {
+            WriteQueue q = new WriteQueue(ch);
+            q.enqueueStream(Unpooled.wrappedBuffer(new byte[WriteQueue.STREAM_ROOM]));
+            assertThat(q.hasStreamRoom()).isFalse();
+            int[] woken = {0};
+            q.whenStreamRoom(() -> woken[0]++);
+            assertThat(woken[0]).isZero();
+            ch.runPendingTasks();
+            assertThat(q.hasStreamRoom()).isTrue();
+            assertThat(woken[0]).isEqualTo(1);
+        } finally {
+            Object o;
+            while ((o = ch.readOutbound()) != null) {
+                ((ByteBuf) o).release();
+            }
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void closingWritesTheStreamsLastFramesBeforeTheClose() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        try {
+            WriteQueue q = new WriteQueue(ch);
+            q.enqueueStream(Unpooled.wrappedBuffer(new byte[] {'e'}));
+            q.closeAfterFlush();
+            ch.runPendingTasks();
+            assertThat(ch.outboundMessages())
+                    .filteredOn(m -> ((ByteBuf) m).isReadable())
+                    .hasSize(1);
+            assertThat(ch.isOpen()).isFalse();
+        } finally {
+            Object o;
+            while ((o = ch.readOutbound()) != null) {
+                ((ByteBuf) o).release();
+            }
+            ch.finishAndReleaseAll();
+        }
+    }
 }
