@@ -7,6 +7,7 @@ import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.internal.Invocations;
+import io.xrpc.internal.ReactorTypes;
 import io.xrpc.serialize.ClassAllowList;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -57,27 +58,41 @@ final class ClientProxy implements InvocationHandler {
         if (m == null) {
             return invokeLocally(proxy, method, args);
         }
-        if (m.descriptor().shape().providerStreams()) {
+        MethodDescriptor d = m.descriptor();
+        if (d.reactiveStream()) {
+            args[d.streamParameter()] = ReactorTypes.toFlow(args[d.streamParameter()]);
+        }
+        if (d.shape().providerStreams()) {
             // Cold: each subscriber makes its own call, when it subscribes.
-            return new StreamPublisher(
+            StreamPublisher stream = new StreamPublisher(
                     path, m, key, args, providers.serializer().name());
+            return d.reactiveResult() ? ReactorTypes.toFlux(stream) : stream;
+        }
+        if (d.reactiveResult()) {
+            // Cold, as a Mono is: the call is made when it is subscribed, once per subscriber.
+            return ReactorTypes.toMono(() -> asyncCall(m, args));
+        }
+        if (d.isAsync()) {
+            return asyncCall(m, args);
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
-        Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
+        Invocation inv = new Invocation(key, d, args, null, null, deadline);
         Invocations.serializer(inv, providers.serializer().name());
-        if (m.descriptor().isAsync()) {
-            CompletableFuture<Object> f = path.call(m, inv);
-            if (m.target().declaredExceptions() == null) {
-                return f;
-            }
-            return CallPath.declaredAsItself(f);
-        }
         if (providers.onTransportThread()) {
-            throw new IllegalStateException("synchronous call " + m.descriptor() + " made on an XRpc event-loop thread"
+            throw new IllegalStateException("synchronous call " + d + " made on an XRpc event-loop thread"
                     + " would block the loop that must read its response; call it from another thread or use a"
                     + " method returning CompletableFuture");
         }
         return CallPath.await(path.call(m, inv), m, deadline);
+    }
+
+    /** Makes the call of a method that answers with a future. */
+    private CompletableFuture<Object> asyncCall(ClientMethod m, Object[] args) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(m.timeoutMillis());
+        Invocation inv = new Invocation(key, m.descriptor(), args, null, null, deadline);
+        Invocations.serializer(inv, providers.serializer().name());
+        CompletableFuture<Object> f = path.call(m, inv);
+        return m.target().declaredExceptions() == null ? f : CallPath.declaredAsItself(f);
     }
 
     private Object invokeLocally(Object proxy, Method method, Object[] args) throws Throwable {

@@ -21,7 +21,10 @@ import java.util.concurrent.Flow;
  * types: returning {@link Flow.Publisher} (the provider sends many messages), taking one
  * {@code Flow.Publisher} parameter (the caller sends many), or both. Its
  * {@linkplain #resultType() result type} is then the type of one message the provider sends, and
- * {@link #streamType()} the type of one the caller sends.
+ * {@link #streamType()} the type of one the caller sends. Where Reactor is on the class path,
+ * {@code Flux<T>} may stand for {@code Flow.Publisher<T>} (as a result or the stream parameter) and
+ * {@code Mono<T>} for {@code CompletableFuture<T>} ({@link #reactiveResult()},
+ * {@link #reactiveStream()}); they travel the same way.
  *
  * <p>A {@linkplain #generic generic} descriptor names a method by its signature alone, for a caller
  * that has no interface to load (generic invocation): it has no {@link #method()}, and its
@@ -46,6 +49,11 @@ public final class MethodDescriptor {
     private final Type genericStreamType;
     private final Class<?>[] wireParameterTypes;
     private final Type[] wireGenericParameterTypes;
+    private final boolean reactiveResult;
+    private final boolean reactiveStream;
+
+    static final String FLUX = "reactor.core.publisher.Flux";
+    static final String MONO = "reactor.core.publisher.Mono";
 
     /** How many messages each side of a call sends. */
     public enum Shape {
@@ -80,8 +88,12 @@ public final class MethodDescriptor {
         this.genericParameterTypes = method.getGenericParameterTypes();
         this.declaringName = method.getDeclaringClass().getName();
         this.signature = signatureOf(method);
-        this.async = method.getReturnType() == CompletableFuture.class;
-        boolean publishes = method.getReturnType() == Flow.Publisher.class;
+        String returned = method.getReturnType().getName();
+        boolean mono = returned.equals(MONO);
+        boolean flux = returned.equals(FLUX);
+        this.reactiveResult = mono || flux;
+        this.async = method.getReturnType() == CompletableFuture.class || mono;
+        boolean publishes = method.getReturnType() == Flow.Publisher.class || flux;
         if (async || publishes) {
             Type arg = typeArgument(method.getGenericReturnType());
             this.genericResultType = arg;
@@ -92,19 +104,21 @@ public final class MethodDescriptor {
         }
         int stream = -1;
         for (int i = 0; i < parameterTypes.length; i++) {
-            if (parameterTypes[i] == Flow.Publisher.class) {
+            if (parameterTypes[i] == Flow.Publisher.class
+                    || parameterTypes[i].getName().equals(FLUX)) {
                 if (stream >= 0) {
-                    throw new IllegalArgumentException(method + " takes two Flow.Publisher parameters (expected: at"
-                            + " most one, the stream the caller sends)");
+                    throw new IllegalArgumentException(method + " takes two stream parameters (expected: at"
+                            + " most one Flow.Publisher or Flux, the stream the caller sends)");
                 }
                 stream = i;
             }
         }
+        this.reactiveStream = stream >= 0 && parameterTypes[stream].getName().equals(FLUX);
         if (stream >= 0 && !publishes && !async) {
-            throw new IllegalArgumentException(method + " takes a Flow.Publisher and returns "
-                    + method.getGenericReturnType().getTypeName() + " (expected: CompletableFuture<R>, completed"
-                    + " once the provider has read the stream, or a Flow.Publisher): its provider would block a"
-                    + " call thread while it reads");
+            throw new IllegalArgumentException(method + " takes a stream and returns "
+                    + method.getGenericReturnType().getTypeName() + " (expected: CompletableFuture<R> or Mono<R>,"
+                    + " completed once the provider has read the stream, or a Flow.Publisher or Flux): its"
+                    + " provider would block a call thread while it reads");
         }
         this.streamParameter = stream;
         if (stream >= 0) {
@@ -147,6 +161,8 @@ public final class MethodDescriptor {
         this.signature = j.toString();
         this.name = name;
         this.async = false;
+        this.reactiveResult = false;
+        this.reactiveStream = false;
         this.resultType = Object.class;
         this.genericResultType = Object.class;
         this.shape = Shape.UNARY;
@@ -245,9 +261,19 @@ public final class MethodDescriptor {
         return genericParameterTypes;
     }
 
-    /** True when the method returns {@link CompletableFuture} and so blocks no thread. */
+    /** True when the method returns {@link CompletableFuture} (or Reactor's {@code Mono}) and so blocks no thread. */
     public boolean isAsync() {
         return async;
+    }
+
+    /** True when the method returns Reactor's {@code Flux} or {@code Mono} rather than the JDK's types. */
+    public boolean reactiveResult() {
+        return reactiveResult;
+    }
+
+    /** True when the stream parameter is Reactor's {@code Flux} rather than a {@code Flow.Publisher}. */
+    public boolean reactiveStream() {
+        return reactiveStream;
     }
 
     /** The type of the value the call produces: the return type, or the future's type argument. */

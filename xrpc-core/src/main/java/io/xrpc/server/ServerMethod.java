@@ -5,12 +5,14 @@ import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.internal.InterceptorChain;
+import io.xrpc.internal.ReactorTypes;
 import io.xrpc.internal.Types;
 import io.xrpc.transport.Routes;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -123,6 +125,8 @@ final class ServerMethod implements Routes.Route {
                     return "argument " + i + " of " + descriptor + " is null (expected: "
                             + descriptor.parameterTypes()[i] + ")";
                 }
+            } else if (i == descriptor.streamParameter()) {
+                continue; // the caller's messages, XRpc's own publisher (made a Flux as the call runs)
             } else if (!boxedParameterTypes[i].isInstance(a)) {
                 return "argument " + i + " of " + descriptor + " is a "
                         + a.getClass().getName() + " (expected: " + descriptor.parameterTypes()[i].getName() + ")";
@@ -144,7 +148,16 @@ final class ServerMethod implements Routes.Route {
     @SuppressWarnings("unchecked")
     private CompletableFuture<Object> invoke(Object[] args) {
         try {
+            if (descriptor.reactiveStream()) {
+                int i = descriptor.streamParameter();
+                args[i] = ReactorTypes.toFlux((Flow.Publisher<?>) args[i]);
+            }
             Object r = method.invoke(implementation, args);
+            if (descriptor.reactiveResult()) {
+                return descriptor.isAsync()
+                        ? ReactorTypes.toFuture(r) // a Mono: its value, once
+                        : CompletableFuture.completedFuture(ReactorTypes.toFlow(r)); // a Flux: its stream
+            }
             if (descriptor.isAsync()) {
                 return r == null ? CompletableFuture.completedFuture(null) : (CompletableFuture<Object>) r;
             }

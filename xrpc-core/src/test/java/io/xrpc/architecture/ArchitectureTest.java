@@ -50,6 +50,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void theStreamHelpersStandOnCommonAlone() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.xrpc.stream..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("io.xrpc..")
+                        .and(not(resideInAnyPackage("io.xrpc.stream..", "io.xrpc.common.."))))
+                .because("they are application code's Flow helpers, on either side of any transport")
+                .check(classes);
+    }
+
+    @Test
     void configurationSitsNearTheGround() {
         noClasses()
                 .that()
