@@ -83,7 +83,7 @@ public final class ProtocolConstants {
      * Messages the provider of a stream call may send before the caller grants any: what the
      * stream's request grants by being sent (with {@link #INITIAL_STREAM_BYTES}).
      */
-    public static final int INITIAL_STREAM_MESSAGES = 32;
+    public static final int INITIAL_STREAM_MESSAGES = 1024;
 
     /** Bytes of messages the provider of a stream call may send before the caller grants any. */
     public static final int INITIAL_STREAM_BYTES = 256 * 1024;

@@ -117,4 +117,23 @@ public interface Serializer {
     default Object readResult(ByteBuffer in, Class<?> type, Type genericType, long deadlineNanos) throws IOException {
         return readResult(in, type, deadlineNanos);
     }
+
+    /**
+     * Writes one message of a stream whose messages the method declares as {@code declaredType}
+     * (never {@code null}). A stream carries many values of one declared type, so a serializer may
+     * write less for a value of exactly that type than {@link #writeResult} writes (kryo leaves
+     * out its class name); the default writes it as a result.
+     */
+    default void writeMessage(Object value, Class<?> declaredType, OutputStream out) throws IOException {
+        writeResult(value, out);
+    }
+
+    /**
+     * Reads what {@link #writeMessage} wrote, under the rules of {@link #readResult(ByteBuffer,
+     * Class, Type, long)}; the default reads it as a result.
+     */
+    default Object readMessage(ByteBuffer in, Class<?> declaredType, Type genericType, long deadlineNanos)
+            throws IOException {
+        return readResult(in, declaredType, genericType, deadlineNanos);
+    }
 }

@@ -77,7 +77,7 @@ class StreamProviderByHandTest {
 
     private static byte[] tick(long id, long seq) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        KRYO.writeResult(new Tick("H", seq, seq), out);
+        KRYO.writeMessage(new Tick("H", seq, seq), Tick.class, out);
         return RawPeer.frame(MessageType.STREAM_MESSAGE, Codecs.KRYO_ID, id, 0, out.toByteArray());
     }
 

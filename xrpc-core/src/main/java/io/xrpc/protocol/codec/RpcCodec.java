@@ -300,6 +300,19 @@ public final class RpcCodec {
         return serializer.readResult(rest(body), type, genericType, deadlineNanos);
     }
 
+    /**
+     * Reads one stream message of a body ({@link Serializer#readMessage}); an empty body is
+     * {@code null}.
+     */
+    public static Object readMessage(
+            ByteBuf body, Serializer serializer, Class<?> type, Type genericType, long deadlineNanos)
+            throws IOException {
+        if (!body.isReadable()) {
+            return null;
+        }
+        return serializer.readMessage(rest(body), type, genericType, deadlineNanos);
+    }
+
     private static void writeShortString(ByteBuf buf, String s) {
         int at = buf.writerIndex();
         buf.writeShort(0);

@@ -25,8 +25,10 @@ public final class StreamCodec {
     private StreamCodec() {}
 
     /**
-     * One message of stream call {@code requestId}, written as the call's serializer writes a value;
-     * compressed as a response is. A body over {@code maxBodyLength} fails here, as a response's does.
+     * One message of stream call {@code requestId}, written as the call's serializer writes a
+     * message of {@code declaredType} ({@link Serializer#writeMessage}; {@code null}, a client
+     * stream's empty result, is an empty body); compressed as a response is. A body over
+     * {@code maxBodyLength} fails here, as a response's does.
      */
     public static ByteBuf encodeMessage(
             ByteBufAllocator alloc,
@@ -35,13 +37,16 @@ public final class StreamCodec {
             Compressor compressor,
             int compressThreshold,
             int maxBodyLength,
-            Object message)
+            Object message,
+            Class<?> declaredType)
             throws IOException {
         ByteBuf buf = alloc.ioBuffer(128);
         try {
             RpcCodec.writeHeader(
                     buf, MessageType.STREAM_MESSAGE, serializer.id(), compressor.id(), (byte) 0, requestId, 0);
-            serializer.writeResult(message, new ByteBufOutputStream(buf));
+            if (message != null) {
+                serializer.writeMessage(message, declaredType, new ByteBufOutputStream(buf));
+            }
             return RpcCodec.finish(alloc, buf, compressor, compressThreshold, maxBodyLength, -1);
         } catch (IOException | RuntimeException | Error e) {
             buf.release();

@@ -2,6 +2,7 @@ package io.xrpc.serialize.kryo;
 
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Output;
+import io.xrpc.internal.ByteBufferInputStream;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
@@ -12,6 +13,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Type;
+import java.nio.ByteBuffer;
 
 /**
  * Kryo 5. Kryo instances are not thread-safe and costly to build (the original XRpc built one per
@@ -102,6 +105,61 @@ final class KryoSerializer implements Serializer {
             ok = true;
         } catch (KryoException e) {
             throw WriteDepth.failure("kryo", e);
+        } finally {
+            done(s, ok);
+        }
+    }
+
+    /** A stream message of exactly its declared (final) type follows, without its class name. */
+    private static final byte DECLARED = 0;
+    /** A stream message follows as a result is written: its class name, then its fields. */
+    private static final byte NAMED = 1;
+
+    @Override
+    public void writeMessage(Object value, Class<?> declaredType, OutputStream out) throws IOException {
+        Slot s = slots.get();
+        boolean ok = false;
+        try {
+            s.output.setOutputStream(out);
+            if (value.getClass() == declaredType && Modifier.isFinal(declaredType.getModifiers())) {
+                s.output.writeByte(DECLARED);
+                s.kryo.writeObject(s.output, value);
+            } else {
+                s.output.writeByte(NAMED);
+                s.kryo.writeClassAndObject(s.output, value);
+            }
+            s.output.flush();
+            ok = true;
+        } catch (KryoException e) {
+            throw WriteDepth.failure("kryo", e);
+        } finally {
+            done(s, ok);
+        }
+    }
+
+    @Override
+    public Object readMessage(ByteBuffer in, Class<?> declaredType, Type genericType, long deadlineNanos)
+            throws IOException {
+        Slot s = slots.get();
+        boolean ok = false;
+        try {
+            s.input.setInputStream(new ByteBufferInputStream(in));
+            s.kryo.guard.begin(deadlineNanos);
+            byte mark = s.input.readByte();
+            Object value;
+            if (mark == DECLARED && Modifier.isFinal(declaredType.getModifiers())) {
+                value = s.kryo.readObject(s.input, declaredType); // the method's own type: on the allow-list
+            } else if (mark == NAMED) {
+                value = s.kryo.readClassAndObject(s.input);
+            } else {
+                throw new SerializationException("a stream message marked " + mark + " (expected: " + NAMED + ", or "
+                        + DECLARED + " for a value of the final class " + declaredType.getName() + ")");
+            }
+            checkConsumed(s.input, -1);
+            ok = true;
+            return value;
+        } catch (RuntimeException | StackOverflowError | LinkageError e) {
+            throw ReadGuard.failure("a kryo stream message", e);
         } finally {
             done(s, ok);
         }

@@ -53,7 +53,22 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
         this.shape = invocation.method().shape();
         this.transport = transport;
         this.compressor = compressor;
-        this.delivery = r -> transport.eventLoopFor(call.connection).execute(r);
+        this.delivery = new Executor() {
+            private Executor loop; // the connection's, once the call has one
+
+            @Override
+            public void execute(Runnable r) {
+                Executor l = loop;
+                if (l == null) {
+                    ClientConnection c = call.connection;
+                    l = transport.eventLoopFor(c);
+                    if (c != null) {
+                        loop = l;
+                    }
+                }
+                l.execute(r);
+            }
+        };
         this.inbound = shape.providerStreams()
                 ? new InboundStream(
                         this,
@@ -255,7 +270,7 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
         if (bad != null) {
             throw new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description + ": bad message body: " + bad);
         }
-        return RpcCodec.readResult(
+        return RpcCodec.readMessage(
                 message.body(),
                 call.serializer,
                 call.target.resultType(),
@@ -274,7 +289,8 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
                 compressor,
                 transport.compressThreshold(),
                 transport.maxFrameLength(),
-                item);
+                item,
+                invocation.method().streamType());
     }
 
     @Override

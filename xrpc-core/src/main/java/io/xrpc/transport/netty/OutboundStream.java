@@ -5,7 +5,6 @@ import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
 import io.netty.buffer.ByteBuf;
 import io.xrpc.common.RpcException;
 import io.xrpc.common.RpcStatus;
-import io.xrpc.protocol.ProtocolConstants;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -54,7 +53,7 @@ final class OutboundStream implements Flow.Subscriber<Object> {
      * Items in hand at most (asked of the producer, or encoded and waiting), whatever credit the
      * peer grants: a peer that grants much and reads nothing costs this stream no more than this.
      */
-    static final int PREFETCH = ProtocolConstants.INITIAL_STREAM_MESSAGES;
+    static final int PREFETCH = 256;
 
     private final Sink sink;
     private final String description;

@@ -26,9 +26,9 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
     /** Messages a caller may send before it is granted more: the provider's window per stream. */
-    static final int WINDOW_MESSAGES = 32;
+    static final int WINDOW_MESSAGES = ProtocolConstants.INITIAL_STREAM_MESSAGES;
     /** Bytes of messages a caller may send before it is granted more. */
-    static final int WINDOW_BYTES = 256 * 1024;
+    static final int WINDOW_BYTES = ProtocolConstants.INITIAL_STREAM_BYTES;
 
     private final ServerCall call;
     private final ServerChannelHandler connection;
@@ -281,7 +281,7 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
         if (bad != null) {
             throw new RpcException(RpcStatus.SERIALIZATION_ERROR, call.description() + ": bad message body: " + bad);
         }
-        return RpcCodec.readResult(
+        return RpcCodec.readMessage(
                 message.body(),
                 call.serializer(),
                 method.streamType(),
@@ -300,7 +300,8 @@ final class ServerStream implements InboundStream.Peer, OutboundStream.Sink {
                 call.compressor(),
                 server.compressThreshold(),
                 server.maxFrameLength(),
-                item);
+                item,
+                method.resultType());
     }
 
     @Override

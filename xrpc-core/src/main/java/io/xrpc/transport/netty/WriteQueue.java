@@ -229,44 +229,39 @@ final class WriteQueue implements Runnable {
 
     /**
      * Writes the stream lane while the other lane is empty and the channel holds little of it;
-     * returns the frames written this round, {@code n} included. The last write's completion runs
-     * this queue again when the channel held too much to go on.
+     * returns the frames written this round, {@code n} included. When the channel holds too much
+     * to go on, an empty write after what it holds runs this queue again once that is written.
      */
     private int writeStreams(int n) {
         ByteBuf f;
-        ChannelPromise last = null;
+        long inChannel = channel.isActive()
+                ? channel.config().getWriteBufferHighWaterMark() - channel.bytesBeforeUnwritable()
+                : 0;
+        long written = 0;
+        boolean full = false;
         while (n < BATCH && queue.isEmpty() && (f = streamQueue.peek()) != null) {
             if (channel.isActive() && !channel.isWritable()) {
                 break; // resume() is called from channelWritabilityChanged
             }
-            long inChannel = channel.isActive()
-                    ? channel.config().getWriteBufferHighWaterMark() - channel.bytesBeforeUnwritable()
-                    : 0;
-            if (inChannel > 0 && inChannel + f.readableBytes() > STREAM_IN_CHANNEL) {
-                if (last == null && !streamWriteWatched) {
-                    // Nothing of ours this round to wait for: wait for what is in the channel.
-                    streamWriteWatched = true;
-                    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(streamWritten);
-                }
+            int size = f.readableBytes();
+            if (inChannel + written > 0 && inChannel + written + size > STREAM_IN_CHANNEL) {
+                full = true;
                 break;
             }
             streamQueue.poll();
-            streamBytes.addAndGet(-f.readableBytes());
+            written += size;
             n++;
-            last = channel.newPromise();
-            channel.write(f, last);
+            channel.write(f, quietVoid);
         }
-        if (last != null && !streamQueue.isEmpty() && !streamWriteWatched) {
+        if (written != 0) {
+            streamBytes.addAndGet(-written);
+        }
+        if (full && !streamWriteWatched) {
             streamWriteWatched = true;
-            last.addListener(streamWritten);
-        } else if (last != null) {
-            last.addListener(QUIET);
+            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(streamWritten);
         }
         return n;
     }
-
-    /** A failed write of a stream frame is reported by the connection's close, not logged here. */
-    private static final ChannelFutureListener QUIET = f -> {};
 
     private boolean hasWaitersWithRoom() {
         return !roomWaiters.isEmpty() && hasStreamRoom();
