@@ -41,6 +41,8 @@ class BenchmarkBoundariesTest {
         noClasses()
                 .that()
                 .haveNameNotMatching("io\\.xrpc\\.benchmark\\.stress\\.RawNetty.*")
+                .and()
+                .haveNameNotMatching("io\\.xrpc\\.benchmark\\.streams\\.RawNettyStreams.*") // the same event loops
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("io.xrpc.transport.netty..")

@@ -226,7 +226,7 @@ public final class StressTool extends StressOptions implements Callable<Integer>
     }
 
     /** {@code java}, this JVM's flags and class path, and {@code main}: a JVM like this one. */
-    static List<String> javaCommand(Class<?> main) {
+    public static List<String> javaCommand(Class<?> main) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
