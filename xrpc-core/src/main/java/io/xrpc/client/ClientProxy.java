@@ -65,7 +65,7 @@ final class ClientProxy implements InvocationHandler {
         if (d.shape().providerStreams()) {
             // Cold: each subscriber makes its own call, when it subscribes.
             StreamPublisher stream = new StreamPublisher(
-                    path, m, key, args, providers.serializer().name());
+                    path::call, m, key, args, providers.serializer().name());
             return d.reactiveResult() ? ReactorTypes.toFlux(stream) : stream;
         }
         if (d.reactiveResult()) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -120,9 +121,29 @@ public final class GenericService {
         return CallPath.declaredAsItself(call(m, arguments, deadline));
     }
 
+    /**
+     * Calls {@code method}, one whose provider streams (it returns a {@code Flow.Publisher} or a
+     * {@code Flux}), and returns its messages as JSON-shaped values: cold, each subscriber its own
+     * call, under the subscriber's demand as a typed proxy's stream is. A generic caller reads a
+     * stream; it cannot send one.
+     */
+    public Flow.Publisher<Object> stream(String method, List<String> parameterTypes, List<?> arguments) {
+        Method m = method(method, parameterTypes, arguments, MethodDescriptor.Shape.SERVER_STREAM);
+        return new StreamPublisher(
+                (model, inv) -> called(m, inv),
+                m.model(),
+                key,
+                arguments.toArray(),
+                providers.serializer().name());
+    }
+
     private CompletableFuture<Object> call(Method m, List<?> arguments, long deadline) {
         Invocation inv = new Invocation(key, m.model().descriptor(), arguments.toArray(), null, null, deadline);
         Invocations.serializer(inv, providers.serializer().name());
+        return called(m, inv);
+    }
+
+    private CompletableFuture<Object> called(Method m, Invocation inv) {
         if (m.remembered()) {
             return path.call(m.model(), inv);
         }
@@ -132,6 +153,10 @@ public final class GenericService {
     }
 
     private Method method(String name, List<String> parameterTypes, List<?> arguments) {
+        return method(name, parameterTypes, arguments, MethodDescriptor.Shape.UNARY);
+    }
+
+    private Method method(String name, List<String> parameterTypes, List<?> arguments, MethodDescriptor.Shape shape) {
         if (parameterTypes.size() > 255) {
             throw new IllegalArgumentException(parameterTypes.size() + " parameter types for " + serviceKey + "#" + name
                     + " (a Java method has at most 255)");
@@ -140,8 +165,9 @@ public final class GenericService {
             throw new IllegalArgumentException(parameterTypes.size() + " parameter types " + parameterTypes + " but "
                     + arguments.size() + " arguments for " + serviceKey + "#" + name);
         }
-        MethodDescriptor d = MethodDescriptor.generic(key.interfaceName(), name, parameterTypes);
-        Method known = methods.get(d.signature());
+        MethodDescriptor d = MethodDescriptor.generic(key.interfaceName(), name, parameterTypes, shape);
+        String remembered = shape.name() + " " + d.signature(); // a stream and a call of one name are two methods here
+        Method known = methods.get(remembered);
         if (known != null) {
             return known;
         }
@@ -154,7 +180,7 @@ public final class GenericService {
         }
         Method made = new Method(model, a, true);
         attempts.put(d, made.attempts()); // first: a racing caller may use it as soon as it is listed
-        Method raced = methods.putIfAbsent(d.signature(), made);
+        Method raced = methods.putIfAbsent(remembered, made);
         if (raced != null) {
             attempts.remove(d);
             return raced;

@@ -18,13 +18,19 @@ import java.util.concurrent.TimeUnit;
  * subscriber with that call's exception.
  */
 final class StreamPublisher implements Flow.Publisher<Object> {
-    private final CallPath path;
+    /** Makes the call of a method with an invocation: the proxy's call path, or generic invocation's. */
+    @FunctionalInterface
+    interface Caller {
+        CompletableFuture<Object> call(ClientMethod method, Invocation invocation);
+    }
+
+    private final Caller path;
     private final ClientMethod method;
     private final ServiceKey key;
     private final Object[] arguments;
     private final String serializer;
 
-    StreamPublisher(CallPath path, ClientMethod method, ServiceKey key, Object[] arguments, String serializer) {
+    StreamPublisher(Caller path, ClientMethod method, ServiceKey key, Object[] arguments, String serializer) {
         this.path = path;
         this.method = method;
         this.key = key;

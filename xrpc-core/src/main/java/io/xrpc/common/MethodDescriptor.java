@@ -149,7 +149,7 @@ public final class MethodDescriptor {
         return into;
     }
 
-    private MethodDescriptor(String declaringName, String name, List<String> parameterTypeNames) {
+    private MethodDescriptor(String declaringName, String name, List<String> parameterTypeNames, Shape shape) {
         this.method = null;
         this.declaringName = declaringName;
         this.exceptionTypes = new Class<?>[0];
@@ -165,7 +165,7 @@ public final class MethodDescriptor {
         this.reactiveStream = false;
         this.resultType = Object.class;
         this.genericResultType = Object.class;
-        this.shape = Shape.UNARY;
+        this.shape = shape;
         this.streamParameter = -1;
         this.streamType = null;
         this.genericStreamType = null;
@@ -180,11 +180,24 @@ public final class MethodDescriptor {
      * @throws IllegalArgumentException when a name is blank or holds characters no Java name has
      */
     public static MethodDescriptor generic(String serviceInterface, String name, List<String> parameterTypeNames) {
+        return generic(serviceInterface, name, parameterTypeNames, Shape.UNARY);
+    }
+
+    /**
+     * As {@link #generic(String, String, List)}, for a method of {@code shape}: {@link Shape#UNARY}
+     * or {@link Shape#SERVER_STREAM} (a generic caller reads a stream of values; it sends none).
+     */
+    public static MethodDescriptor generic(
+            String serviceInterface, String name, List<String> parameterTypeNames, Shape shape) {
         checkName("method name", name);
         for (String t : parameterTypeNames) {
             checkName("parameter type", t);
         }
-        return new MethodDescriptor(serviceInterface, name, List.copyOf(parameterTypeNames));
+        if (shape.callerStreams()) {
+            throw new IllegalArgumentException(name + ": a generic call cannot send a stream (expected: a method of"
+                    + " one answer, or one whose provider streams)");
+        }
+        return new MethodDescriptor(serviceInterface, name, List.copyOf(parameterTypeNames), shape);
     }
 
     private static void checkName(String what, String s) {

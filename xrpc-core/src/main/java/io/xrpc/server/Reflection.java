@@ -129,7 +129,11 @@ final class Reflection implements ServerReflection {
                 parameters.add(shapes.of(t));
             }
             m.put("parameters", parameters);
+            m.put("shape", md.shape().name());
             m.put("resultType", md.genericResultType().getTypeName());
+            if (md.streamType() != null) {
+                m.put("streamType", md.genericStreamType().getTypeName());
+            }
             m.put("result", md.isVoid() ? Map.of("type", "null") : shapes.of(md.genericResultType()));
             m.put("idempotent", md.method().isAnnotationPresent(Idempotent.class));
             m.put(

@@ -220,6 +220,19 @@ public final class Streams {
     }
 
     /**
+     * {@code source}, with {@code action} run on each item as it passes (Reactor's
+     * {@code doOnNext}): what an interceptor uses to see a stream's messages, by wrapping the
+     * stream parameter or the result it passes on. An action that throws ends the stream with what it threw.
+     */
+    public static <T> Flow.Publisher<T> peek(Flow.Publisher<T> source, Consumer<? super T> action) {
+        Objects.requireNonNull(action, "action");
+        return map(source, item -> {
+            action.accept(item);
+            return item;
+        });
+    }
+
+    /**
      * Runs {@code action} on each item as it comes, asking for {@value #PREFETCH} at a time; the
      * future completes when the stream ends (exceptionally with its failure). Cancelling the future
      * cancels the stream.

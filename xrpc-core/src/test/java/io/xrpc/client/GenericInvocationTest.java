@@ -11,6 +11,7 @@ import io.xrpc.common.ServerReflection;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.serialize.ReadLimits;
 import io.xrpc.server.RpcServer;
+import io.xrpc.stream.Streams;
 import io.xrpc.testing.Canary;
 import io.xrpc.testing.CapturedErr;
 import java.time.Duration;
@@ -21,7 +22,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -102,6 +106,9 @@ class GenericInvocationTest {
         String canary(Object any);
 
         void sleep(long millis) throws InterruptedException;
+
+        /** The lines of {@code count} orders, streamed. */
+        Flow.Publisher<Line> lines(String sku, int count);
     }
 
     static final class OrdersImpl implements Orders {
@@ -143,6 +150,11 @@ class GenericInvocationTest {
         @Override
         public void sleep(long millis) throws InterruptedException {
             Thread.sleep(millis);
+        }
+
+        @Override
+        public Flow.Publisher<Line> lines(String sku, int count) {
+            return Streams.fromStream(() -> IntStream.range(0, count).mapToObj(i -> new Line(sku, i)));
         }
 
         @Override
@@ -191,6 +203,26 @@ class GenericInvocationTest {
         return client.generic(
                 Orders.class.getName(),
                 ReferenceOptions.builder().address(at.endpoint()).build());
+    }
+
+    @Test
+    void aStreamComesBackAsJsonShapedValuesOneAMessage() {
+        GenericService orders = orders(server);
+        try (Stream<Object> lines =
+                Streams.toStream(orders.stream("lines", List.of("java.lang.String", "int"), List.of("tea", 3)))) {
+            assertThat(lines.toList())
+                    .containsExactly(
+                            Map.of("sku", "tea", "quantity", 0),
+                            Map.of("sku", "tea", "quantity", 1),
+                            Map.of("sku", "tea", "quantity", 2));
+        }
+        // A stream of a method of one answer is refused, not run.
+        try (Stream<Object> added = Streams.toStream(orders.stream("add", List.of("int", "int"), List.of(1, 2)))) {
+            assertThatThrownBy(added::toList).isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(e.status()).isEqualTo(RpcStatus.METHOD_NOT_FOUND);
+                assertThat(e.getMessage()).contains("answers once", "asked for a stream");
+            });
+        }
     }
 
     @Test

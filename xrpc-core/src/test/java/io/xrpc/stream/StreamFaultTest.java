@@ -241,6 +241,39 @@ class StreamFaultTest {
     }
 
     @Test
+    void anInterceptorThatAsksSeesEachMessageBothWays() throws Exception {
+        AtomicLong in = new AtomicLong();
+        AtomicLong out = new AtomicLong();
+        try (RpcServer s = RpcServer.builder()
+                .host("127.0.0.1")
+                .interceptor((inv, next) -> {
+                    int i = inv.method().streamParameter();
+                    if (i >= 0) { // the caller's messages: wrapped before the implementation reads them
+                        @SuppressWarnings("unchecked")
+                        Flow.Publisher<Object> caller = (Flow.Publisher<Object>) inv.arguments()[i];
+                        inv.arguments()[i] = Streams.peek(caller, m -> in.incrementAndGet());
+                    }
+                    return next.proceed(inv)
+                            .thenApply(r -> r instanceof Flow.Publisher<?> p // the provider's
+                                    ? Streams.peek(p, m -> out.incrementAndGet())
+                                    : r);
+                })
+                .service(StreamService.class, new StreamServiceImpl())
+                .build()
+                .start()) {
+            StreamService svc = client.proxy(
+                    StreamService.class,
+                    ReferenceOptions.builder().address(s.endpoint()).build());
+            Flows.Recorder<String> r = new Flows.Recorder<>(Long.MAX_VALUE);
+            svc.echo(Flows.range(25, i -> "m" + i, new AtomicLong())).subscribe(r);
+            assertThat(r.await(30)).isTrue();
+            assertThat(r.items).hasSize(25);
+            assertThat(in.get()).isEqualTo(25);
+            assertThat(out.get()).isEqualTo(25);
+        }
+    }
+
+    @Test
     void aServerInterceptorSeesAStreamStartAndItsEndStatus() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
         try (RpcServer s = RpcServer.builder()

@@ -34,6 +34,21 @@ public final class Arguments {
 
     /** The parameter types of the one method {@code name} with {@code count} parameters the description lists. */
     @SuppressWarnings("unchecked")
+    /**
+     * Whether the method of {@code name} and {@code parameterTypes} streams from the provider, as
+     * the provider's reflection describes it (a provider from before streams says nothing: no).
+     */
+    public static boolean providerStreams(Map<String, Object> description, String name, List<String> parameterTypes) {
+        List<Map<String, Object>> methods = (List<Map<String, Object>>) description.get("methods");
+        for (Map<String, Object> m : methods) {
+            if (name.equals(m.get("name")) && parameterTypes.equals(m.get("parameterTypes"))) {
+                Object shape = m.get("shape");
+                return "SERVER_STREAM".equals(shape) || "BIDI_STREAM".equals(shape);
+            }
+        }
+        return false;
+    }
+
     public static List<String> typesOf(Map<String, Object> description, String name, int count, CommandLine cl) {
         List<Map<String, Object>> methods = (List<Map<String, Object>>) description.get("methods");
         List<List<String>> found = new ArrayList<>();

@@ -63,10 +63,13 @@ final class DescribeCommand implements Callable<Integer> {
             List<String> types = (List<String>) m.getOrDefault("parameterTypes", List.of());
             List<String> names = (List<String>) m.getOrDefault("parameterNames", List.of());
             List<Object> schemas = (List<Object>) m.getOrDefault("parameters", List.of());
-            StringBuilder line = new StringBuilder(shortType(String.valueOf(m.get("resultType"))))
-                    .append(' ')
-                    .append(m.get("name"))
-                    .append('(');
+            String result = shortType(String.valueOf(m.get("resultType")));
+            Object shape = m.get("shape");
+            if ("SERVER_STREAM".equals(shape) || "BIDI_STREAM".equals(shape)) {
+                result = "stream of " + result; // one JSON value a line from xrpc call
+            }
+            StringBuilder line =
+                    new StringBuilder(result).append(' ').append(m.get("name")).append('(');
             for (int i = 0; i < types.size(); i++) {
                 // The erased type (what --types takes), with its elements' type where the schema knows it.
                 Object items = i < schemas.size() && schemas.get(i) instanceof Map<?, ?> ps ? ps.get("items") : null;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.xrpc.config.ServiceOptions;
 import io.xrpc.registry.zookeeper.EmbeddedZooKeeper;
 import io.xrpc.server.RpcServer;
+import io.xrpc.stream.Streams;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -14,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,6 +46,9 @@ class XrpcCliTest {
         int total(List<Item> items);
 
         void reserve(String sku, int quantity) throws OutOfStock;
+
+        /** {@code count} items of {@code sku}, streamed. */
+        Flow.Publisher<Item> watch(String sku, int count);
     }
 
     static final class ShopImpl implements Shop {
@@ -59,6 +65,11 @@ class XrpcCliTest {
         @Override
         public void reserve(String sku, int quantity) throws OutOfStock {
             throw new OutOfStock(sku, quantity - 1);
+        }
+
+        @Override
+        public Flow.Publisher<Item> watch(String sku, int count) {
+            return Streams.fromStream(() -> IntStream.range(0, count).mapToObj(i -> new Item(sku, i)));
         }
     }
 
@@ -154,6 +165,40 @@ class XrpcCliTest {
                 open.endpoint().toString());
         assertThat(total.exit()).as(total.out()).isZero();
         assertThat(total.out().trim()).isEqualTo("7");
+    }
+
+    @Test
+    void aStreamPrintsOneJsonValuePerLineAsItArrives() throws Exception {
+        Run watch = xrpc(
+                "call",
+                shop() + "/watch",
+                "[\"tea\", 3]",
+                "--address",
+                open.endpoint().toString());
+        assertThat(watch.exit()).as(watch.err() + watch.out()).isZero();
+        List<String> lines = watch.out().lines().toList();
+        assertThat(lines).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(JSON.readTree(lines.get(i)))
+                    .isEqualTo(JSON.readTree("{\"sku\":\"tea\",\"quantity\":" + i + "}"));
+        }
+
+        Run first = xrpc(
+                "call",
+                shop() + "/watch",
+                "[\"tea\", 1000000]",
+                "--limit",
+                "2",
+                "--address",
+                open.endpoint().toString());
+        assertThat(first.exit()).as(first.err()).isZero();
+        assertThat(first.out().lines()).hasSize(2);
+
+        Run schema = xrpc("describe", shop(), "--address", open.endpoint().toString(), "--schema");
+        assertThat(schema.json().get("methods").toString()).contains("\"shape\":\"SERVER_STREAM\"");
+        Run described = xrpc("describe", shop(), "--address", open.endpoint().toString());
+        assertThat(described.json().get("methods").toString())
+                .contains("stream of " + Item.class.getName() + " watch(String");
     }
 
     @Test

@@ -143,6 +143,16 @@ final class RequestRouter {
                             + " (the request used " + serializer.name() + ")");
             return null;
         }
+        if (!method.descriptor().isStream() && head.attachments().containsKey(ProtocolConstants.STREAM_ATTACHMENT)) {
+            // A caller that takes a stream of a method of one answer: its interface, or a generic
+            // caller's idea of it, differs from the provider's.
+            refuse(
+                    connection,
+                    frame,
+                    RpcStatus.METHOD_NOT_FOUND,
+                    method.descriptor() + " answers once, and this caller asked for a stream of it; not run");
+            return null;
+        }
         if (method.descriptor().isStream()) {
             if (!head.attachments().containsKey(ProtocolConstants.STREAM_ATTACHMENT)) {
                 refuse(
