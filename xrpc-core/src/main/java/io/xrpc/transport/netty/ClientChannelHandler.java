@@ -28,6 +28,9 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
     private final NettyClientTransport transport;
     private volatile String closeReason = "closed";
 
+    /** The call of the last stream frame read (event loop); its frames usually come in runs. */
+    private ClientCall lastStream;
+
     ClientChannelHandler(ClientConnection connection, NettyClientTransport transport) {
         this.connection = connection;
         this.transport = transport;
@@ -81,7 +84,13 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
      */
     private boolean onStream(Frame frame) {
         connection.answeredAny = true;
-        ClientCall call = connection.pending.get(frame.requestId());
+        long id = frame.requestId();
+        ClientCall call = lastStream;
+        if (call == null || call.id != id || call.isDone()) {
+            // A stream's frames come in runs: the last one's call is found without a lookup (a box).
+            call = connection.pending.get(id);
+            lastStream = call;
+        }
         ClientStream stream = call == null ? null : call.stream;
         if (stream == null) {
             return false; // it ended already, or this is no stream call of this connection: nothing to do
@@ -91,7 +100,10 @@ final class ClientChannelHandler extends ChannelInboundHandlerAdapter {
                 stream.onMessage(frame);
                 return true;
             }
-            case STREAM_END -> stream.onEnd(frame);
+            case STREAM_END -> {
+                stream.onEnd(frame);
+                lastStream = null; // the call is over: not kept for a frame that will not come
+            }
             default -> stream.onCredit(frame);
         }
         return false;

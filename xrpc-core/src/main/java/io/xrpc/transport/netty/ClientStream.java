@@ -2,6 +2,7 @@ package io.xrpc.transport.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
 import io.xrpc.common.Invocation;
 import io.xrpc.common.MethodDescriptor;
 import io.xrpc.common.RpcException;
@@ -66,7 +67,11 @@ final class ClientStream implements InboundStream.Peer, OutboundStream.Sink {
                         loop = l;
                     }
                 }
-                l.execute(r);
+                if (l instanceof EventExecutor e && e.inEventLoop()) {
+                    r.run(); // on the connection's loop already (a message, a credit): no hop
+                } else {
+                    l.execute(r);
+                }
             }
         };
         this.inbound = shape.providerStreams()
