@@ -22,6 +22,8 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * The practical limit of streaming on this machine: length-prefixed frames as large as XRpc's
@@ -168,34 +170,15 @@ final class RawNettyStreams implements StreamContender {
             @Override
             public long upload(int count, int chunkBytes) throws Exception {
                 CompletableFuture<Long> counted = side.expectCount();
-                for (int i = 0; i < count; i++) {
-                    side.awaitWritable(ch);
-                    ch.write(frame(ch, CHUNK, i, 0, 4 + 17 + chunkBytes), ch.voidPromise());
-                    if ((i & 63) == 63) {
-                        ch.flush();
-                    }
-                }
-                ch.writeAndFlush(frame(ch, FINISH, 0, 0, 0));
+                side.send(
+                        ch, count, i -> frame(ch, CHUNK, i, 0, 4 + 17 + chunkBytes), () -> frame(ch, FINISH, 0, 0, 0));
                 return counted.get(10, TimeUnit.MINUTES);
             }
 
             @Override
             public void echo(int count, Arrivals arrivals) {
                 side.start(arrivals, count);
-                Thread writer = new Thread(
-                        () -> {
-                            for (int i = 0; i < count; i++) {
-                                side.awaitWritable(ch);
-                                ch.write(frame(ch, TICK, i, System.nanoTime(), TICK_FRAME), ch.voidPromise());
-                                if ((i & 63) == 63) {
-                                    ch.flush();
-                                }
-                            }
-                            ch.flush();
-                        },
-                        "raw-echo-writer");
-                writer.setDaemon(true);
-                writer.start();
+                side.send(ch, count, i -> frame(ch, TICK, i, System.nanoTime(), TICK_FRAME), null);
             }
 
             @Override
@@ -225,23 +208,51 @@ final class RawNettyStreams implements StreamContender {
             return count;
         }
 
-        synchronized void awaitWritable(Channel ch) {
-            if (!ch.isWritable()) {
-                ch.flush(); // what is written but not flushed counts too: send it before waiting for it
+        private Channel sending; // event loop only, as the rest of the sending
+        private long next;
+        private long toSend;
+        private LongFunction<ByteBuf> make;
+        private Supplier<ByteBuf> last;
+
+        /** Sends {@code count} frames from the event loop while the channel is writable, then {@code last}. */
+        void send(Channel ch, long count, LongFunction<ByteBuf> make, Supplier<ByteBuf> last) {
+            ch.eventLoop().execute(() -> {
+                sending = ch;
+                next = 0;
+                toSend = count;
+                this.make = make;
+                this.last = last;
+                pump();
+            });
+        }
+
+        private void pump() {
+            Channel ch = sending;
+            if (ch == null) {
+                return;
             }
-            while (!ch.isWritable() && ch.isActive()) {
-                try {
-                    wait(100);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
+            int n = 0;
+            while (next < toSend && ch.isWritable()) {
+                ch.write(make.apply(next++), ch.voidPromise());
+                if (++n == 64) {
+                    ch.flush();
+                    n = 0;
                 }
             }
+            if (next == toSend) {
+                if (last != null) {
+                    ch.write(last.get(), ch.voidPromise());
+                }
+                sending = null;
+            }
+            ch.flush();
         }
 
         @Override
-        public synchronized void channelWritabilityChanged(ChannelHandlerContext ctx) {
-            notifyAll();
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) {
+                pump();
+            }
         }
 
         @Override

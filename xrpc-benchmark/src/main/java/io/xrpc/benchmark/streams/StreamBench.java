@@ -74,17 +74,57 @@ public final class StreamBench {
         System.out.println(report);
     }
 
-    /** Runs every contender and the idle caller; writes and returns the report (markdown). */
+    private static final List<String> SCENARIOS = List.of("server-stream", "upload", "echo");
+
+    /**
+     * Runs every contender and the idle caller; writes and returns the report (markdown). All
+     * providers run at once and the contenders take turns, round by round, so that what disturbs
+     * one round of this small machine disturbs every contender's, and the ratios are taken round by
+     * round before their median.
+     */
     String run() throws Exception {
-        Map<String, Map<String, Figures>> results = new LinkedHashMap<>();
-        for (String c : contenders) {
-            results.put(c, measure(c));
+        // contender -> scenario -> one figure a round
+        Map<String, Map<String, List<Figures>>> all = new LinkedHashMap<>();
+        List<AutoCloseable> open = new ArrayList<>();
+        try {
+            Map<String, StreamContender.Streamer> streamers = new LinkedHashMap<>();
+            for (String c : contenders) {
+                Provider p = Provider.fork(c);
+                open.add(p);
+                StreamContender.Streamer s = StreamContender.named(c).connect(p.port);
+                open.add(s);
+                streamers.put(c, s);
+                Map<String, List<Figures>> m = new LinkedHashMap<>();
+                SCENARIOS.forEach(sc -> m.put(sc, new ArrayList<>()));
+                all.put(c, m);
+            }
+            int warmMessages = Math.max(1, Math.min(messages, 200_000));
+            int warmUploads = Math.max(1, Math.min(uploadMessages, 50_000));
+            for (int i = 0; i < 2; i++) {
+                for (StreamContender.Streamer s : streamers.values()) {
+                    for (String scenario : SCENARIOS) {
+                        measure(s, scenario, warmMessages, warmUploads);
+                    }
+                }
+            }
+            for (int r = 0; r < rounds; r++) {
+                for (String scenario : SCENARIOS) {
+                    for (String c : contenders) {
+                        all.get(c).get(scenario).add(measure(streamers.get(c), scenario, messages, uploadMessages));
+                    }
+                }
+            }
+        } finally {
+            for (int i = open.size() - 1; i >= 0; i--) {
+                open.get(i).close();
+            }
         }
         StringBuilder md = new StringBuilder();
         md.append(String.format(
                 Locale.ROOT,
                 "Streams on %d cores, %s %s; %d ticks a server stream and an echo, %d chunks of %d bytes an"
-                        + " upload; median of %d rounds; providers in JVMs of their own; XRpc with %s.%n%n",
+                        + " upload; %d rounds, the contenders taking turns in each, medians (ratios: the median of"
+                        + " each round's); providers in JVMs of their own; XRpc with %s.%n%n",
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.name"),
                 System.getProperty("java.version"),
@@ -93,21 +133,23 @@ public final class StreamBench {
                 chunkBytes,
                 rounds,
                 serializer));
-        for (String scenario : List.of("server-stream", "upload", "echo")) {
+        for (String scenario : SCENARIOS) {
             md.append("| ").append(scenario).append(" | messages/s | vs raw-netty | vs grpc | first message µs |");
             md.append(" p50 µs | p99 µs |\n|---|---:|---:|---:|---:|---:|---:|\n");
             for (String c : contenders) {
-                Figures f = results.get(c).get(scenario);
+                List<Figures> rs = all.get(c).get(scenario);
+                Figures f = median(rs);
+                boolean upload = scenario.equals("upload");
                 md.append(String.format(
                         Locale.ROOT,
                         "| %s | %,.0f | %s | %s | %s | %s | %s |%n",
                         c,
                         f.messagesPerSecond,
-                        ratio(f, results, "raw-netty", scenario),
-                        ratio(f, results, "grpc", scenario),
-                        scenario.equals("upload") ? "-" : String.format(Locale.ROOT, "%.0f", f.firstMicros),
-                        scenario.equals("upload") ? "-" : String.format(Locale.ROOT, "%.0f", f.p50Micros),
-                        scenario.equals("upload") ? "-" : String.format(Locale.ROOT, "%.0f", f.p99Micros)));
+                        ratio(rs, all.get("raw-netty"), scenario),
+                        ratio(rs, all.get("grpc"), scenario),
+                        upload ? "-" : String.format(Locale.ROOT, "%.0f", f.firstMicros),
+                        upload ? "-" : String.format(Locale.ROOT, "%.0f", f.p50Micros),
+                        upload ? "-" : String.format(Locale.ROOT, "%.0f", f.p99Micros)));
             }
             md.append('\n');
         }
@@ -119,44 +161,35 @@ public final class StreamBench {
         return md.toString();
     }
 
-    private static String ratio(Figures f, Map<String, Map<String, Figures>> results, String base, String scenario) {
-        Map<String, Figures> b = results.get(base);
-        return b == null
-                ? "-"
-                : String.format(Locale.ROOT, "%.2fx", f.messagesPerSecond / b.get(scenario).messagesPerSecond);
+    /** The median over the rounds of {@code rs}'s messages a second over the base's of the same round. */
+    private static String ratio(List<Figures> rs, Map<String, List<Figures>> base, String scenario) {
+        if (base == null) {
+            return "-";
+        }
+        List<Figures> b = base.get(scenario);
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < rs.size(); i++) {
+            ratios.add(rs.get(i).messagesPerSecond / b.get(i).messagesPerSecond);
+        }
+        ratios.sort(Double::compare);
+        return String.format(Locale.ROOT, "%.2fx", ratios.get(ratios.size() / 2));
     }
 
-    private Map<String, Figures> measure(String contender) throws Exception {
-        try (Provider p = Provider.fork(contender);
-                StreamContender.Streamer s = StreamContender.named(contender).connect(p.port)) {
-            int warm = Math.max(1, Math.min(messages, 200_000));
-            for (int i = 0; i < 2; i++) {
-                serverStream(s, warm);
-                s.upload(Math.max(1, Math.min(uploadMessages, 50_000)), chunkBytes);
-                echo(s, warm);
-            }
-            List<Figures> streams = new ArrayList<>();
-            List<Figures> uploads = new ArrayList<>();
-            List<Figures> echoes = new ArrayList<>();
-            for (int r = 0; r < rounds; r++) {
-                streams.add(serverStream(s, messages));
+    private Figures measure(StreamContender.Streamer s, String scenario, int count, int uploads) throws Exception {
+        return switch (scenario) {
+            case "server-stream" -> serverStream(s, count);
+            case "echo" -> echo(s, count);
+            default -> {
                 long start = System.nanoTime();
-                long bytes = s.upload(uploadMessages, chunkBytes);
+                long bytes = s.upload(uploads, chunkBytes);
                 double seconds = (System.nanoTime() - start) / 1e9;
-                if (bytes != (long) uploadMessages * chunkBytes) {
-                    throw new IllegalStateException(contender + ": the provider counted " + bytes + " bytes of "
-                            + (long) uploadMessages * chunkBytes + " uploaded");
+                if (bytes != (long) uploads * chunkBytes) {
+                    throw new IllegalStateException(
+                            "the provider counted " + bytes + " bytes of " + (long) uploads * chunkBytes + " uploaded");
                 }
-                uploads.add(new Figures(uploadMessages / seconds, 0, 0, 0));
-                echoes.add(echo(s, messages));
+                yield new Figures(uploads / seconds, 0, 0, 0);
             }
-            Map<String, Figures> m = new LinkedHashMap<>();
-            m.put("server-stream", median(streams));
-            m.put("upload", median(uploads));
-            m.put("echo", median(echoes));
-            System.err.println(contender + ": " + m);
-            return m;
-        }
+        };
     }
 
     private static Figures serverStream(StreamContender.Streamer s, int count) throws Exception {
