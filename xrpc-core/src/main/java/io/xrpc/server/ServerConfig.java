@@ -43,6 +43,8 @@ final class ServerConfig implements ServerTransport.Settings {
     private final long maxRequestMemory;
     private final TransportConfig transport;
     private final boolean adaptiveConcurrency;
+    private final boolean http;
+    private final List<String> httpAllowedOrigins;
 
     ServerConfig(
             ServerSettings<?> b,
@@ -82,6 +84,8 @@ final class ServerConfig implements ServerTransport.Settings {
         this.maxRequestMemory = requestMemory;
         this.transport = connection;
         this.adaptiveConcurrency = b.adaptiveConcurrency;
+        this.http = b.http;
+        this.httpAllowedOrigins = b.httpAllowedOrigins;
     }
 
     @Override
@@ -157,5 +161,15 @@ final class ServerConfig implements ServerTransport.Settings {
     @Override
     public boolean adaptiveConcurrency() {
         return adaptiveConcurrency;
+    }
+
+    @Override
+    public boolean http() {
+        return http;
+    }
+
+    @Override
+    public List<String> httpAllowedOrigins() {
+        return httpAllowedOrigins;
     }
 }

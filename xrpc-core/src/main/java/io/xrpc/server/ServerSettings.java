@@ -39,6 +39,9 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
     /** 0 until set: then half the max direct memory, and at least the frame limit. */
     long maxRequestMemory;
 
+    boolean http = true;
+    List<String> httpAllowedOrigins = List.of();
+
     final List<ServerInterceptor> interceptors = new ArrayList<>();
     /** Parsed when given, so a bad address fails there; printed with its password masked. */
     RegistryConfig registryAddress;
@@ -83,6 +86,32 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
      */
     public B maxRequestMemory(long bytes) {
         this.maxRequestMemory = Checks.atLeast("maxRequestMemory", bytes, 16 * 1024L);
+        return self();
+    }
+
+    /**
+     * Whether the server's port also answers HTTP/1.1 and HTTP/2 (cleartext with prior knowledge,
+     * or inside TLS) with JSON calls, told apart from XRpc's own protocol by a connection's first
+     * bytes: {@code POST /{service}/{method}} with a JSON body, as Connect's unary protocol has it
+     * (docs/HTTP.md). Every such call goes through the same path as a binary one: authenticator,
+     * interceptors, allow-list, limits, memory budget. Default on; off for a provider that must
+     * speak XRpc alone (an HTTP peer is then closed as any peer with a wrong magic is).
+     */
+    public B http(boolean enabled) {
+        this.http = enabled;
+        return self();
+    }
+
+    /**
+     * Browser origins ({@code https://app.example.com}) allowed to call over HTTP from another
+     * origin (CORS); a request carrying any other {@code Origin} is refused with 403, naming it.
+     * Default none: no cross-origin call is allowed. {@code "*"} allows every origin.
+     */
+    public B httpAllowedOrigins(List<String> origins) {
+        for (String o : origins) {
+            Objects.requireNonNull(o, "origin");
+        }
+        this.httpAllowedOrigins = List.copyOf(origins);
         return self();
     }
 

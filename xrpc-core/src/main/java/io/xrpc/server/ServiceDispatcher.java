@@ -116,6 +116,21 @@ final class ServiceDispatcher implements Routes {
         return s == null ? null : s.methods().get(signature);
     }
 
+    @Override
+    public List<Route> named(String serviceKey, String name) {
+        Exported s = services.get(serviceKey);
+        if (s == null) {
+            return List.of();
+        }
+        List<Route> found = new ArrayList<>(1);
+        for (ServerMethod m : s.methods().values()) {
+            if (m.descriptor().name().equals(name)) {
+                found.add(m);
+            }
+        }
+        return found;
+    }
+
     /** The application's services exported now ({@code listed}), sorted by key. */
     List<Exported> exports() {
         List<Exported> all = new ArrayList<>(services.size());

@@ -29,6 +29,15 @@ public interface Routes {
         return List.of();
     }
 
+    /**
+     * The exported methods of {@code serviceKey} named {@code name}, whatever their parameters: how
+     * a caller that names a method without its parameter types (an HTTP path) finds it. Empty when
+     * none; more than one when the name is overloaded.
+     */
+    default List<Route> named(String serviceKey, String name) {
+        return List.of();
+    }
+
     /** One exported method, as a transport sees it. */
     interface Route {
         ServiceKey serviceKey();

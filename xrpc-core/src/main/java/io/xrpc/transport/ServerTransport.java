@@ -3,6 +3,7 @@ package io.xrpc.transport;
 import io.xrpc.common.Endpoint;
 import io.xrpc.config.TransportConfig;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -58,6 +59,16 @@ public interface ServerTransport {
 
         /** Whether each method's calls are admitted under an adaptive concurrency limit. */
         boolean adaptiveConcurrency();
+
+        /** Whether the port also answers HTTP/1.1 and HTTP/2 calls with JSON bodies. */
+        default boolean http() {
+            return false;
+        }
+
+        /** Browser origins whose cross-origin HTTP calls are allowed (CORS); empty refuses every one. */
+        default List<String> httpAllowedOrigins() {
+            return List.of();
+        }
     }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */

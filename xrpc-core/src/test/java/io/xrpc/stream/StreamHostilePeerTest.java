@@ -142,10 +142,13 @@ class StreamHostilePeerTest {
                     5, Codecs.KRYO_ID, 30_000, SERVICE, "endless(java.lang.String)", arguments("E")));
             RawPeer.Reply accepted = p.read();
             assertThat(accepted.type()).isEqualTo(MessageType.CREDIT.code());
+            // A message first: the feed runs. (A stream ended before its implementation ran is
+            // never run at all, and then there is no feed to cancel.)
+            assertThat(p.read().type()).isEqualTo(MessageType.STREAM_MESSAGE.code());
             p.send(RawPeer.frame(MessageType.CREDIT, (byte) 0, 5, 0, new byte[] {0, 0, 1}));
             RawPeer.Reply r;
             do {
-                r = p.read(); // the feed's first window may come first
+                r = p.read(); // the rest of the feed's first window may come first
             } while (r.type() == MessageType.STREAM_MESSAGE.code());
             assertThat(r.type()).isEqualTo(MessageType.STREAM_END.code());
             assertThat(r.status()).isEqualTo(RpcStatus.RESOURCE_EXHAUSTED.code());
@@ -227,6 +230,7 @@ class StreamHostilePeerTest {
             p.send(RawPeer.streamRequest(
                     4, Codecs.KRYO_ID, 60_000, SERVICE, "endless(java.lang.String)", arguments("A")));
             assertThat(p.read().type()).isEqualTo(MessageType.CREDIT.code());
+            assertThat(p.read().type()).isEqualTo(MessageType.STREAM_MESSAGE.code()); // its feed runs
             p.send(RawPeer.streamRequest(
                     4, Codecs.KRYO_ID, 60_000, SERVICE, "endless(java.lang.String)", arguments("B")));
             RawPeer.Reply r;

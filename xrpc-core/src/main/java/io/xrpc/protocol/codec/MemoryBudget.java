@@ -66,8 +66,12 @@ public final class MemoryBudget {
         return used.get();
     }
 
-    /** Reserves {@code bytes} if they fit; returns whether they did. */
-    boolean tryReserve(long bytes) {
+    /**
+     * Reserves {@code bytes} if they fit; returns whether they did. What is reserved must be
+     * {@link #release released} exactly once (a request's bytes arriving other than as frames:
+     * an HTTP body).
+     */
+    public boolean tryReserve(long bytes) {
         long u;
         do {
             u = used.get();
@@ -82,7 +86,8 @@ public final class MemoryBudget {
         return true;
     }
 
-    void release(long bytes) {
+    /** Gives back bytes {@link #tryReserve reserved}. */
+    public void release(long bytes) {
         used.addAndGet(-bytes);
         if (whole != null) {
             whole.release(bytes);

@@ -51,6 +51,8 @@ public final class NettyServerTransport implements ServerTransport {
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
 
     private final ServerTransport.Settings settings;
+    /** HTTP/JSON calls on the same port, translated to and from XRpc frames. */
+    private final HttpJson httpJson = new HttpJson(this);
     /** The server's TLS, or null for plaintext. */
     private final SslContext tls;
 
@@ -145,7 +147,11 @@ public final class NettyServerTransport implements ServerTransport {
                                                 tls,
                                                 String.valueOf(endpoint),
                                                 settings.frameTimeout().toMillis()))
-                                .addLast("idle", HeartbeatHandler.idleHandler(hb))
+                                .addLast("idle", HeartbeatHandler.idleHandler(hb));
+                        if (settings.http()) {
+                            ch.pipeline().addLast("sniffer", new ProtocolSniffer(NettyServerTransport.this, httpJson));
+                        }
+                        ch.pipeline()
                                 .addLast(
                                         "frames",
                                         new FrameDecoder(

@@ -79,7 +79,7 @@ class BadPeerTest {
                 return ok;
             });
             OutputStream out = bad.getOutputStream();
-            out.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write("\u0000\u0001 neither XRpc nor HTTP\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             assertThat(readUntilClosed(bad))
                     .as("nothing is answered to garbage")
@@ -89,6 +89,23 @@ class BadPeerTest {
             caller.shutdownNow();
         }
         assertThat(service.echo("after")).isEqualTo("after");
+    }
+
+    @Test
+    void anHttpRequestToAServerWithHttpOffIsClosedUnanswered() throws Exception {
+        try (RpcServer xrpcOnly = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .http(false)
+                        .service(TypesService.class, new TypesServiceImpl())
+                        .build()
+                        .start();
+                Socket s = new Socket("127.0.0.1", xrpcOnly.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readUntilClosed(s))
+                    .as("an XRpc-only port answers HTTP nothing")
+                    .isEmpty();
+        }
     }
 
     @Test

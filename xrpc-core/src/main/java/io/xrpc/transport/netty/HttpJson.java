@@ -1,0 +1,499 @@
+package io.xrpc.transport.netty;
+
+import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
+import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
+import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
+import static io.xrpc.protocol.ProtocolConstants.MAGIC;
+import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
+import static io.xrpc.protocol.ProtocolConstants.VERSION;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.xrpc.common.RpcStatus;
+import io.xrpc.common.ServiceKey;
+import io.xrpc.compress.GzipCompressor;
+import io.xrpc.compress.IdentityCompressor;
+import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.codec.ErrorCodec;
+import io.xrpc.transport.Routes;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.zip.GZIPInputStream;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Translates JSON calls over HTTP into XRpc request frames and XRpc answers back into HTTP, so that
+ * an HTTP call walks the very path a binary call does (frame decoder, memory budget, router,
+ * authenticator, interceptors, admission, the json serializer's allow-list and read limits) and
+ * nothing of it is written twice. The mapping is Connect's unary protocol
+ * (<a href="https://connectrpc.com/docs/protocol">connectrpc.com</a>): {@code POST /{service}/{method}}
+ * with a JSON body, an answer of JSON, errors as {@code {"code", "message"}} with Connect's HTTP
+ * statuses. docs/HTTP.md says how parameters, overloads, headers and errors map.
+ *
+ * <p>One per server; stateless, any event loop.
+ */
+final class HttpJson {
+    /** The deadline budget of a call that names none ({@code Connect-Timeout-Ms}): the XRpc client's default. */
+    static final int DEFAULT_BUDGET_MILLIS = 3_000;
+
+    static final String GROUP_HEADER = "xrpc-group";
+    static final String VERSION_HEADER = "xrpc-version";
+    static final String TIMEOUT_HEADER = "connect-timeout-ms";
+    /** Headers carried to the provider as the call's attachments (credentials, W3C trace context). */
+    static final List<String> ATTACHED_HEADERS = List.of("authorization", "traceparent", "tracestate");
+
+    /** The json serializer's id on the wire (docs/PROTOCOL.md). */
+    private static final byte JSON_SERIALIZER = 5;
+    /** Reads and writes only trees: no class is ever constructed from a peer's JSON here (16 KiB at most). */
+    private static final JsonMapper TREES = JsonMapper.builder().build();
+
+    private final NettyServerTransport server;
+
+    HttpJson(NettyServerTransport server) {
+        this.server = server;
+    }
+
+    /** What an HTTP request became: a frame for the XRpc path, or an answer given at once. */
+    static final class Translated {
+        /** The XRpc request frame, or null when {@link #answer} is set. */
+        ByteBuf frame;
+
+        Answer answer;
+        /** The method returns nothing: an empty result is {@code {}}, not {@code null}. */
+        boolean isVoid;
+        /** The caller accepts a gzip answer (the frame asks the provider for one). */
+        boolean gzip;
+        /** The call's deadline budget: the caller is answered {@code deadline_exceeded} when it passes. */
+        int budgetMillis;
+    }
+
+    /** The answer of a call whose deadline passed before the provider answered. */
+    static Answer deadlinePassed(ByteBufAllocator alloc, String uri, int budgetMillis) {
+        return error(
+                alloc,
+                504,
+                "deadline_exceeded",
+                uri + " did not answer within its deadline of " + budgetMillis + " ms (Connect-Timeout-Ms; "
+                        + DEFAULT_BUDGET_MILLIS + " ms when none is sent)");
+    }
+
+    /** An HTTP answer: its status, JSON body (owned) and whether the body is gzip. */
+    record Answer(int status, ByteBuf body, boolean gzip) {}
+
+    /**
+     * The frame of request {@code id}. Owns {@code body}.
+     *
+     * @param headers a request header by its lower-case name, or null
+     */
+    Translated request(
+            ByteBufAllocator alloc,
+            long id,
+            String method,
+            String uri,
+            Function<String, String> headers,
+            ByteBuf body) {
+        Translated t = new Translated();
+        try {
+            t.gzip = accepts(headers.apply("accept-encoding"), "gzip");
+            if (!"POST".equals(method)) {
+                t.answer =
+                        error(alloc, 405, "unimplemented", method + " " + uri + ": calls are POST /{service}/{method}");
+                return t;
+            }
+            String type = headers.apply("content-type");
+            if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+                t.answer = error(
+                        alloc,
+                        415,
+                        "invalid_argument",
+                        "content-type " + type + " is not served: send application/json");
+                return t;
+            }
+            String path = new QueryStringDecoder(uri).path();
+            int slash = path.indexOf('/', 1);
+            if (!path.startsWith("/") || slash < 0 || slash == path.length() - 1 || path.indexOf('/', slash + 1) >= 0) {
+                t.answer = error(
+                        alloc, 404, "unimplemented", "no call at " + quote(path) + ": expected /{service}/{method}");
+                return t;
+            }
+            String serviceKey = new ServiceKey(
+                            path.substring(1, slash), headers.apply(VERSION_HEADER), headers.apply(GROUP_HEADER))
+                    .toString();
+            String name = path.substring(slash + 1);
+            Routes.Route route;
+            String signature;
+            if (name.indexOf('(') >= 0) {
+                signature = name;
+                route = server.routes().find(serviceKey, signature);
+            } else {
+                List<Routes.Route> named = server.routes().named(serviceKey, name);
+                if (named.size() > 1) {
+                    List<String> all = new ArrayList<>();
+                    for (Routes.Route r : named) {
+                        all.add(r.descriptor().signature());
+                    }
+                    t.answer = error(
+                            alloc,
+                            400,
+                            "invalid_argument",
+                            serviceKey + "#" + name + " is overloaded: name one in the path, as one of " + all);
+                    return t;
+                }
+                route = named.isEmpty() ? null : named.get(0);
+                // Unknown: the router answers it, naming what the service has.
+                signature = route == null ? name : route.descriptor().signature();
+            }
+            if (route != null && route.descriptor().isStream()) {
+                t.answer = error(
+                        alloc,
+                        501,
+                        "unimplemented",
+                        serviceKey + "#" + signature + " streams; over HTTP only calls of one answer are served yet");
+                return t;
+            }
+            int budget = DEFAULT_BUDGET_MILLIS;
+            String timeout = headers.apply(TIMEOUT_HEADER);
+            if (timeout != null) {
+                budget = parseTimeout(timeout);
+                if (budget < 0) {
+                    t.answer = error(
+                            alloc,
+                            400,
+                            "invalid_argument",
+                            "Connect-Timeout-Ms " + quote(timeout)
+                                    + " is not a number of milliseconds (1 to 10 digits)");
+                    return t;
+                }
+            }
+            String encoding = headers.apply("content-encoding");
+            if (encoding != null && !"identity".equalsIgnoreCase(encoding)) {
+                if (!"gzip".equalsIgnoreCase(encoding)) {
+                    t.answer = error(
+                            alloc,
+                            415,
+                            "unimplemented",
+                            "content-encoding " + quote(encoding) + " is not served: gzip or none");
+                    return t;
+                }
+                ByteBuf plain =
+                        inflate(alloc, body, server.settings().transport().maxFrameLength());
+                if (plain == null) {
+                    t.answer = error(
+                            alloc,
+                            413,
+                            "resource_exhausted",
+                            "the gzip body is corrupt or inflates past the frame limit of "
+                                    + server.settings().transport().maxFrameLength() + " bytes (maxFrameLength)");
+                    return t;
+                }
+                body.release();
+                body = plain;
+            }
+            t.isVoid = route != null && route.descriptor().isVoid();
+            t.budgetMillis = budget;
+            int parameters = route == null ? -1 : route.descriptor().wireParameterTypes().length;
+            t.frame = frame(alloc, id, budget, t.gzip, serviceKey, signature, headers, body, parameters);
+            return t;
+        } finally {
+            body.release();
+        }
+    }
+
+    /**
+     * The XRpc request: the head as any client writes it, then the arguments as the json serializer
+     * reads them (one array); a method of one parameter takes the body as that parameter (Connect's
+     * one message), one of none ignores it.
+     */
+    private static ByteBuf frame(
+            ByteBufAllocator alloc,
+            long id,
+            int budget,
+            boolean gzip,
+            String serviceKey,
+            String signature,
+            Function<String, String> headers,
+            ByteBuf body,
+            int parameters) {
+        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + 128 + body.readableBytes());
+        f.writeShort(MAGIC)
+                .writeByte(VERSION)
+                .writeByte(MessageType.REQUEST.code())
+                .writeByte(JSON_SERIALIZER)
+                .writeByte(gzip ? GzipCompressor.ID : IdentityCompressor.ID)
+                .writeByte(0)
+                .writeByte(0)
+                .writeLong(id)
+                .writeInt(budget)
+                .writeInt(0);
+        writeShortString(f, serviceKey);
+        writeShortString(f, signature);
+        int countAt = f.writerIndex();
+        f.writeShort(0);
+        int count = 0;
+        for (String h : ATTACHED_HEADERS) {
+            String v = headers.apply(h);
+            if (v != null) {
+                writeShortString(f, h);
+                writeShortString(f, v);
+                count++;
+            }
+        }
+        f.setShort(countAt, count);
+        if (parameters == 1) {
+            f.writeByte('[');
+            if (isBlank(body)) {
+                f.writeBytes("null".getBytes(StandardCharsets.US_ASCII));
+            } else {
+                f.writeBytes(body, body.readerIndex(), body.readableBytes());
+            }
+            f.writeByte(']');
+        } else if (parameters != 0) {
+            f.writeBytes(body, body.readerIndex(), body.readableBytes());
+        }
+        f.setInt(20, f.readableBytes() - HEADER_LENGTH);
+        return f;
+    }
+
+    /**
+     * The HTTP answer to an XRpc response frame {@code f} (not released here), or null when the
+     * frame is not an answer (a pong, a GOAWAY).
+     */
+    Answer answer(ByteBufAllocator alloc, ByteBuf f, boolean isVoid) {
+        int at = f.readerIndex();
+        MessageType type = MessageType.fromCode(f.getByte(at + 3));
+        if (type != MessageType.RESPONSE) {
+            return null;
+        }
+        int status = f.getByte(at + 6);
+        int flags = f.getByte(at + 7);
+        int stamp = (flags & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0;
+        ByteBuf body = f.slice(at + HEADER_LENGTH + stamp, f.getInt(at + 20) - stamp);
+        if (status == RpcStatus.OK.code()) {
+            if (!body.isReadable()) {
+                return new Answer(200, ByteBufUtil.writeAscii(alloc, isVoid ? "{}" : "null"), false);
+            }
+            return new Answer(200, body.retain(), (flags & FLAG_COMPRESSED) != 0);
+        }
+        RpcStatus s = RpcStatus.fromCode((byte) status);
+        ErrorCodec.RemoteError e;
+        try {
+            e = ErrorCodec.readError(body);
+        } catch (RuntimeException malformed) {
+            return error(alloc, 500, "internal", "the provider's error could not be read: " + malformed.getMessage());
+        }
+        JsonNode carried = null;
+        if (s == RpcStatus.APPLICATION_ERROR && body.isReadable()) {
+            try (InputStream in = new ByteBufInputStream(body)) {
+                carried = TREES.readTree(in);
+            } catch (IOException | RuntimeException unreadable) {
+                carried = null; // the text answer still says what was thrown
+            }
+        }
+        return errorAnswer(alloc, s, e, carried);
+    }
+
+    private static Answer errorAnswer(ByteBufAllocator alloc, RpcStatus s, ErrorCodec.RemoteError e, JsonNode carried) {
+        String code = connectCode(s);
+        ObjectNode o = TREES.createObjectNode();
+        o.put("code", code);
+        o.put("message", e.message() == null ? s.name() : e.message());
+        o.put("xrpcStatus", s.name());
+        if (e.className() != null) {
+            ObjectNode x = o.putObject("exception");
+            x.put("class", e.className());
+            if (carried != null && carried.isObject()) {
+                carriedFields(x, carried);
+            }
+        }
+        return new Answer(httpStatus(code), json(alloc, o), false);
+    }
+
+    /** The declared exception's message and own fields (by simple name), as the provider's json serializer wrote them. */
+    private static void carriedFields(ObjectNode x, JsonNode carried) {
+        JsonNode message = carried.get("message");
+        if (message != null && message.isString()) {
+            x.put("message", message.stringValue());
+        }
+        JsonNode names = carried.get("fieldNames");
+        JsonNode values = carried.get("fieldValues");
+        if (names == null || !names.isArray() || values == null || !values.isString()) {
+            return;
+        }
+        JsonNode parsed;
+        try {
+            parsed = TREES.readTree(Base64.getDecoder().decode(values.stringValue()));
+        } catch (IllegalArgumentException | JacksonException unreadable) {
+            return;
+        }
+        if (parsed == null || !parsed.isArray()) {
+            return;
+        }
+        ObjectNode fields = x.putObject("fields");
+        for (int i = 0; i < names.size() && i < parsed.size(); i++) {
+            String n = names.get(i).asString();
+            fields.set(n.substring(n.lastIndexOf('.') + 1), parsed.get(i));
+        }
+    }
+
+    private static ByteBuf json(ByteBufAllocator alloc, JsonNode node) {
+        byte[] bytes = TREES.writeValueAsBytes(node);
+        return alloc.buffer(bytes.length).writeBytes(bytes);
+    }
+
+    /** Connect's error code for an XRpc status. */
+    static String connectCode(RpcStatus s) {
+        return switch (s) {
+            case OK -> "ok";
+            case APPLICATION_ERROR -> "unknown";
+            case SERVER_BUSY, UNAVAILABLE, CONNECTION_CLOSED -> "unavailable";
+            case DEADLINE_EXCEEDED -> "deadline_exceeded";
+            case SERVICE_NOT_FOUND, METHOD_NOT_FOUND -> "unimplemented";
+            case SERIALIZATION_ERROR -> "invalid_argument";
+            case CANCELLED -> "canceled";
+            case INTERNAL -> "internal";
+            case RESOURCE_EXHAUSTED -> "resource_exhausted";
+            case UNAUTHENTICATED -> "unauthenticated";
+        };
+    }
+
+    /** Connect's HTTP status for its error code. */
+    static int httpStatus(String code) {
+        return switch (code) {
+            case "canceled" -> 499;
+            case "invalid_argument", "failed_precondition", "out_of_range" -> 400;
+            case "deadline_exceeded" -> 504;
+            case "not_found", "unimplemented" -> 404;
+            case "already_exists", "aborted" -> 409;
+            case "permission_denied" -> 403;
+            case "resource_exhausted" -> 429;
+            case "unavailable" -> 503;
+            case "unauthenticated" -> 401;
+            default -> 500;
+        };
+    }
+
+    /** A Connect error answered here, before the XRpc path: {@code {"code", "message"}}. */
+    static Answer error(ByteBufAllocator alloc, int status, String code, String message) {
+        ObjectNode o = TREES.createObjectNode();
+        o.put("code", code);
+        o.put("message", message);
+        return new Answer(status, json(alloc, o), false);
+    }
+
+    /** Whether CORS lets {@code origin} call; a request without an Origin is no browser's cross-origin call. */
+    boolean allowsOrigin(String origin) {
+        if (origin == null) {
+            return true;
+        }
+        List<String> allowed = server.settings().httpAllowedOrigins();
+        return allowed.contains("*") || allowed.contains(origin);
+    }
+
+    /** Request headers a browser may send cross-origin (CORS preflight). */
+    static final String ALLOWED_HEADERS =
+            "content-type, content-encoding, accept-encoding, authorization, connect-timeout-ms,"
+                    + " connect-protocol-version, xrpc-group, xrpc-version, traceparent, tracestate";
+
+    /**
+     * The CORS headers of an answer to {@code origin} when it is allowed (none for a request
+     * without an Origin); a preflight's also say what may be sent.
+     */
+    void corsHeaders(String origin, boolean preflight, java.util.function.BiConsumer<String, String> set) {
+        if (origin == null || !allowsOrigin(origin)) {
+            return;
+        }
+        set.accept("access-control-allow-origin", origin);
+        set.accept("vary", "origin");
+        if (preflight) {
+            set.accept("access-control-allow-methods", "POST, OPTIONS");
+            set.accept("access-control-allow-headers", ALLOWED_HEADERS);
+            set.accept("access-control-max-age", "7200");
+        }
+    }
+
+    /** The plain bytes of a gzip body, at most {@code max}; null when corrupt or larger. */
+    private static ByteBuf inflate(ByteBufAllocator alloc, ByteBuf body, int max) {
+        ByteBuf out = alloc.buffer(Math.min(Math.max(body.readableBytes() * 4, 256), max + 1));
+        try (InputStream in = new GZIPInputStream(new ByteBufInputStream(body.duplicate()))) {
+            for (; ; ) {
+                int n = out.writeBytes(in, Math.min(8192, max + 1 - out.readableBytes()));
+                if (n < 0) {
+                    return out;
+                }
+                if (out.readableBytes() > max) {
+                    out.release();
+                    return null;
+                }
+            }
+        } catch (IOException | RuntimeException corrupt) {
+            out.release();
+            return null;
+        }
+    }
+
+    private static int parseTimeout(String v) {
+        if (v.isEmpty() || v.length() > 10) {
+            return -1;
+        }
+        long ms = 0;
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            ms = ms * 10 + (c - '0');
+        }
+        return (int) Math.min(ms, Integer.MAX_VALUE);
+    }
+
+    static boolean accepts(String header, String coding) {
+        if (header == null) {
+            return false;
+        }
+        for (String part : header.split(",")) {
+            String p = part.trim();
+            int semi = p.indexOf(';');
+            String name = semi < 0 ? p : p.substring(0, semi).trim();
+            if (name.equalsIgnoreCase(coding)) {
+                return semi < 0 || !p.substring(semi).replace(" ", "").startsWith(";q=0");
+            }
+        }
+        return false;
+    }
+
+    private static boolean isBlank(ByteBuf b) {
+        for (int i = b.readerIndex(); i < b.writerIndex(); i++) {
+            byte c = b.getByte(i);
+            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void writeShortString(ByteBuf buf, String s) {
+        int at = buf.writerIndex();
+        buf.writeShort(0);
+        int n = ByteBufUtil.writeUtf8(buf, s);
+        if (n > 0xFFFF) {
+            throw new IllegalArgumentException("longer than 65,535 bytes");
+        }
+        buf.setShort(at, n);
+    }
+
+    private static String quote(String s) {
+        return "'" + (s.length() > 200 ? s.substring(0, 200) + "..." : s) + "'";
+    }
+}

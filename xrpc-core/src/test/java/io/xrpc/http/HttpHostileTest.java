@@ -1,0 +1,277 @@
+package io.xrpc.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.xrpc.server.RpcServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What HTTP servers are attacked with, as real bytes over a real socket: each costs the attacker
+ * its own connection (or stream), the error names why where HTTP lets it, and the server goes on
+ * serving others. The frame timeout is 1 s here so that the slow peers are closed quickly.
+ */
+@Timeout(60)
+class HttpHostileTest {
+    private RpcServer server;
+    private final HttpJsonTest.ShopImpl impl = new HttpJsonTest.ShopImpl();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = RpcServer.builder()
+                .host("127.0.0.1")
+                .frameTimeout(Duration.ofSeconds(1))
+                .service(HttpJsonTest.Shop.class, impl)
+                .build()
+                .start();
+    }
+
+    @AfterEach
+    void stop() {
+        impl.release.countDown();
+        server.close();
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", server.endpoint().port()), 5000);
+        s.setSoTimeout(20_000);
+        return s;
+    }
+
+    /** Everything the server sends until it closes the connection. */
+    private static String readToClose(Socket s) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        InputStream in = s.getInputStream();
+        byte[] buf = new byte[8192];
+        try {
+            for (int n; (n = in.read(buf)) >= 0; ) {
+                out.write(buf, 0, n);
+            }
+        } catch (SocketException reset) {
+            // closed with unread bytes of ours: what arrived before counts
+        }
+        return out.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    private static String path() {
+        return "/" + HttpJsonTest.Shop.class.getName() + "/place";
+    }
+
+    private void stillServes() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + server.endpoint().port() + path()))
+                                .version(HttpClient.Version.HTTP_1_1)
+                                .header("content-type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("[\"tea\", 1]"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aSlowLorisRequestLineIsClosedAtTheFrameTimeout() throws Exception {
+        try (Socket s = connect()) {
+            OutputStream out = s.getOutputStream();
+            out.write(("POST " + path() + " HTTP/1.1\r\nHost: x\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush(); // and the rest never comes
+            assertThat(readToClose(s)).isEmpty(); // closed without an answer, not held
+        }
+        stillServes();
+    }
+
+    @Test
+    void aBodyShorterThanItsLengthIsClosedAtTheFrameTimeout() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream()
+                    .write(("POST " + path() + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: 1000\r\n\r\n[\"tea\"")
+                            .getBytes(StandardCharsets.US_ASCII));
+            assertThat(readToClose(s)).isEmpty();
+        }
+        assertThat(impl.hangsReturned.get()).isZero();
+        stillServes();
+    }
+
+    @Test
+    void aBodyLongerThanItsLengthIsAnsweredThenItsRestRefusedAsAMalformedRequest() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream()
+                    .write(("POST " + path() + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: 10\r\n\r\n[\"tea\", 1]GARBAGE\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer = readToClose(s);
+            assertThat(answer).startsWith("HTTP/1.1 200 OK").contains("{\"sku\":\"tea\",\"quantity\":1}");
+            assertThat(answer).contains("HTTP/1.1 400 Bad Request", "malformed HTTP request");
+        }
+        stillServes();
+    }
+
+    @Test
+    void aBodyOverTheFrameLimitIsRefusedFromItsLengthBeforeAByteOfItIsRead() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream()
+                    .write(("POST " + path() + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: 1000000000\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer = readToClose(s);
+            assertThat(answer).startsWith("HTTP/1.1 413").contains("1000000000 bytes", "maxFrameLength");
+        }
+        stillServes();
+    }
+
+    @Test
+    void aChunkedBodyGrowingPastTheFrameLimitIsRefused() throws Exception {
+        try (Socket s = connect()) {
+            OutputStream out = s.getOutputStream();
+            out.write(("POST " + path() + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[1 << 20];
+            String answer;
+            try {
+                for (int i = 0; i < 9; i++) {
+                    out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.write(chunk);
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                }
+            } catch (SocketException closed) {
+                // the server answered and closed while we were still sending
+            }
+            answer = readToClose(s);
+            assertThat(answer).startsWith("HTTP/1.1 413").contains("frame limit");
+        }
+        stillServes();
+    }
+
+    @Test
+    void headersOverTheLimitAreRefusedNamingTheLimit() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream()
+                    .write(("POST " + path() + " HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer;
+            try {
+                answer = readToClose(s);
+            } catch (SocketTimeoutException e) {
+                throw new AssertionError("no answer to an oversized header", e);
+            }
+            assertThat(answer).startsWith("HTTP/1.1 431").contains("headers 8192");
+        }
+        stillServes();
+    }
+
+    @Test
+    void aRequestLineOverTheLimitIsRefused() throws Exception {
+        try (Socket s = connect()) {
+            s.getOutputStream()
+                    .write(("POST /" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            assertThat(readToClose(s)).startsWith("HTTP/1.1 414").contains("request line 4096");
+        }
+        stillServes();
+    }
+
+    @Test
+    void http2RapidResetClosesThatConnectionAndOthersAreServed() throws Exception {
+        try (Socket s = connect()) {
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            int id = 1;
+            try {
+                for (int i = 0; i < 2_000; i++, id += 2) {
+                    h2.headers(id, path(), false);
+                    h2.reset(id);
+                }
+            } catch (SocketException closed) {
+                // the server gave up on us first
+            }
+            byte[] all = readToClose(s).getBytes(StandardCharsets.ISO_8859_1);
+            assertThat(RawH2.hasGoAway(all)).isTrue();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.connectionCount() == 0);
+        stillServes();
+    }
+
+    @Test
+    void http2ContinuationFloodClosesThatConnection() throws Exception {
+        try (Socket s = connect()) {
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            h2.headers(1, path(), false, false); // no END_HEADERS: CONTINUATIONs follow
+            try {
+                for (int i = 0; i < 10_000; i++) {
+                    h2.continuation(1, RawH2.literal("x-flood-" + i, "v".repeat(100)), false);
+                }
+            } catch (SocketException closed) {
+                // closed while we flooded
+            }
+            byte[] all = readToClose(s).getBytes(StandardCharsets.ISO_8859_1);
+            assertThat(RawH2.hasGoAway(all)).isTrue();
+        }
+        stillServes();
+    }
+
+    @Test
+    void http2HpackBombIsRefusedAtTheHeaderListLimitNotDecodedWhole() throws Exception {
+        try (Socket s = connect()) {
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            h2.hpackBomb(1, path(), 4000, 10_000); // 10 KB on the wire, 40 MB of headers decoded
+            assertThat(h2.outcome(1)).isIn("reset", "goaway");
+        }
+        stillServes();
+    }
+
+    @Test
+    void http2PingFloodFromAPeerThatNeverReadsClosesItsConnection() throws Exception {
+        try (Socket s = connect()) {
+            s.setReceiveBufferSize(4096);
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            boolean closedByServer = false;
+            try {
+                for (int i = 0; i < 1_000_000; i++) {
+                    h2.ping(i); // each owes a PONG that this peer never reads
+                }
+            } catch (SocketException closed) {
+                closedByServer = true;
+            }
+            assertThat(closedByServer)
+                    .as("the server closed the flooding connection")
+                    .isTrue();
+        }
+        stillServes();
+    }
+
+    @Test
+    void http2StreamWhoseBodyNeverEndsIsResetAtTheFrameTimeout() throws Exception {
+        try (Socket s = connect()) {
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            h2.headers(1, path(), false);
+            h2.data(1, "[\"tea\"".getBytes(StandardCharsets.US_ASCII), false); // and no more
+            assertThat(h2.awaitReset(1)).isTrue();
+        }
+        stillServes();
+    }
+}
