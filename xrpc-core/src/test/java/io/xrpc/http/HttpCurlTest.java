@@ -98,4 +98,17 @@ class HttpCurlTest {
                         base + "hang"))
                 .contains("\"code\":\"deadline_exceeded\"", "\n2 504");
     }
+
+    @Test
+    void curlReadsAServerStreamLineByLineOverBothVersions() throws Exception {
+        for (String version : List.of("--http1.1", "--http2-prior-knowledge")) {
+            String out =
+                    curl(version, "-N", "-H", "content-type: application/json", "-d", "[3, false]", base + "orders");
+            assertThat(out)
+                    .as(version)
+                    .isEqualTo("{\"sku\":\"o0\",\"quantity\":0}\n{\"sku\":\"o1\",\"quantity\":1}\n"
+                            + "{\"sku\":\"o2\",\"quantity\":2}\n\n" + (version.equals("--http1.1") ? "1.1" : "2")
+                            + " 200");
+        }
+    }
 }

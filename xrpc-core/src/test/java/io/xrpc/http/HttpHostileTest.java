@@ -192,6 +192,41 @@ class HttpHostileTest {
     }
 
     @Test
+    void aStreamCallerThatNeverReadsHoldsTheProviderAtAboutAWindow() throws Exception {
+        try (Socket s = new Socket()) {
+            s.setReceiveBufferSize(4096);
+            s.connect(new InetSocketAddress("127.0.0.1", server.endpoint().port()), 5000);
+            s.getOutputStream()
+                    .write(("POST /" + HttpJsonTest.Shop.class.getName() + "/endless HTTP/1.1\r\nHost: x\r\n"
+                                    + "Content-Type: application/json\r\nConnect-Timeout-Ms: 60000\r\n"
+                                    + "Content-Length: 0\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            await().atMost(Duration.ofSeconds(20)).until(() -> impl.produced.get() > 0);
+            long[] last = {-1};
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        long now = impl.produced.get();
+                        boolean flat = now == last[0];
+                        last[0] = now;
+                        return flat;
+                    });
+            // What the kernel's socket buffers took (up to tcp_wmem's maximum, in lines of 27 bytes
+            // or more), plus one window of the provider's (1,024) and what is in hand: not endless.
+            long kernel;
+            try (InputStream in =
+                    java.nio.file.Files.newInputStream(java.nio.file.Path.of("/proc/sys/net/ipv4/tcp_wmem"))) {
+                kernel = Long.parseLong(new String(
+                                in.readAllBytes(), StandardCharsets.US_ASCII) // not readString: /proc lies about sizes
+                        .trim()
+                        .split("\\s+")[2]);
+            }
+            assertThat(impl.produced.get()).isLessThan(kernel / 27 + 4 * 1024);
+        }
+        stillServes();
+    }
+
+    @Test
     void http2RapidResetClosesThatConnectionAndOthersAreServed() throws Exception {
         try (Socket s = connect()) {
             RawH2 h2 = new RawH2(s);

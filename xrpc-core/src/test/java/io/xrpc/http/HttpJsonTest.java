@@ -6,6 +6,7 @@ import io.xrpc.client.RpcClient;
 import io.xrpc.common.Invocation;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.server.RpcServer;
+import io.xrpc.stream.Streams;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
@@ -254,6 +256,59 @@ class HttpJsonTest {
     }
 
     @Test
+    void aServerStreamArrivesAsOneJsonValueALineThroughManyWindows() throws Exception {
+        HttpResponse<java.util.stream.Stream<String>> r = http.send(
+                HttpRequest.newBuilder(URI.create(base + "orders"))
+                        .header("content-type", "application/json")
+                        .header("connect-timeout-ms", "30000")
+                        .POST(HttpRequest.BodyPublishers.ofString("[5000, false]"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofLines());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type")).hasValue("application/x-ndjson");
+        List<String> lines = r.body().toList();
+        assertThat(lines).hasSize(5000); // five windows of the provider's: credit went back as lines were sent
+        assertThat(lines.get(0)).isEqualTo("{\"sku\":\"o0\",\"quantity\":0}");
+        assertThat(lines.get(4999)).isEqualTo("{\"sku\":\"o4999\",\"quantity\":4999}");
+    }
+
+    @Test
+    void aServerStreamAsServerSentEventsEndsWithAnErrorEventWhenItFails() throws Exception {
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(base + "orders"))
+                        .header("content-type", "application/json")
+                        .header("accept", "text/event-stream")
+                        .POST(HttpRequest.BodyPublishers.ofString("[2, true]"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type")).hasValue("text/event-stream");
+        assertThat(r.body())
+                .startsWith("data: {\"sku\":\"o0\",\"quantity\":0}\n\ndata: {\"sku\":\"o1\",\"quantity\":1}\n\n"
+                        + "event: error\ndata: {\"code\":\"unknown\"")
+                .contains("the warehouse burned down")
+                .endsWith("}\n\n");
+        HttpResponse<String> lines = post("orders", "[1, true]");
+        assertThat(lines.body()).startsWith("{\"sku\":\"o0\",\"quantity\":0}\n{\"error\":{\"code\":\"unknown\"");
+    }
+
+    @Test
+    void aClientStreamIsRefusedOverHttpSayingWhatIsServed() throws Exception {
+        HttpResponse<String> r = post("count", "[]");
+        assertThat(r.statusCode()).isEqualTo(501);
+        assertThat(json(r).get("message").asString()).contains("takes a stream from its caller", "server streams");
+    }
+
+    @Test
+    void anEndlessStreamEndsAtItsDeadlineWithAnErrorLine() throws Exception {
+        HttpResponse<String> r = post("endless", "", "connect-timeout-ms", "300");
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<String> lines = r.body().lines().toList();
+        assertThat(lines.get(0)).isEqualTo("{\"sku\":\"e\",\"quantity\":0}");
+        assertThat(lines.get(lines.size() - 1)).startsWith("{\"error\":{\"code\":\"deadline_exceeded\"");
+    }
+
+    @Test
     void binaryXrpcCallsShareThePortWithHttp() throws Exception {
         try (RpcClient c = RpcClient.builder().build()) {
             Shop shop = c.proxy(
@@ -288,6 +343,15 @@ class HttpJsonTest {
         String hang();
 
         List<Order> catalog(int size);
+
+        /** A server stream of {@code count} orders, failing after them when {@code fail}. */
+        Flow.Publisher<Order> orders(int count, boolean fail);
+
+        /** Orders without end, counted in {@link ShopImpl#produced}. */
+        Flow.Publisher<Order> endless();
+
+        /** A client stream: not served over HTTP. */
+        java.util.concurrent.CompletableFuture<Integer> count(Flow.Publisher<Order> orders);
     }
 
     public record Order(String sku, int quantity) {}
@@ -309,6 +373,38 @@ class HttpJsonTest {
         final CountDownLatch release = new CountDownLatch(1);
 
         final java.util.concurrent.atomic.AtomicInteger hangsReturned = new java.util.concurrent.atomic.AtomicInteger();
+
+        /** Orders {@link #endless} made, over all its calls. */
+        final java.util.concurrent.atomic.AtomicLong produced = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public Flow.Publisher<Order> orders(int count, boolean fail) {
+            Flow.Publisher<Order> all = Streams.fromStream(
+                    () -> java.util.stream.IntStream.range(0, count).mapToObj(i -> new Order("o" + i, i)));
+            if (!fail) {
+                return all;
+            }
+            return Streams.fromStream(() -> java.util.stream.Stream.concat(
+                    java.util.stream.IntStream.range(0, count).mapToObj(i -> new Order("o" + i, i)),
+                    java.util.stream.Stream.<Order>generate(() -> {
+                                throw new IllegalStateException("the warehouse burned down");
+                            })
+                            .limit(1)));
+        }
+
+        @Override
+        public Flow.Publisher<Order> endless() {
+            return Streams.fromStream(
+                    () -> java.util.stream.Stream.iterate(0, i -> i + 1).map(i -> {
+                        produced.incrementAndGet();
+                        return new Order("e", i);
+                    }));
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Integer> count(Flow.Publisher<Order> orders) {
+            return java.util.concurrent.CompletableFuture.completedFuture(0);
+        }
 
         @Override
         public Order echo(Order order) {

@@ -36,7 +36,7 @@ class XrpcWalkthroughIT {
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void theReadmeWalkthroughWorksPastedAsOneBlock() throws Exception {
         List<String> commands = walkthrough();
-        assertThat(commands).hasSize(6);
+        assertThat(commands).hasSize(7);
         assertThat(commands.get(0)).startsWith("mvn -q -pl xrpc-benchmark -am -DskipTests package");
         assertThat(commands.get(1)).endsWith("&");
         int port;
@@ -70,6 +70,8 @@ class XrpcWalkthroughIT {
         JsonNode user = JSON.readTree(parser);
         assertThat(user.get("id").asLong()).isEqualTo(1);
         assertThat(user.get("name").asText()).isNotBlank();
+        JsonNode overHttp = JSON.readTree(parser); // curl, on the same port
+        assertThat(overHttp).isEqualTo(user);
         assertThat(r.out()).as("the console's closing table").contains("contender", "steady");
 
         JsonNode results = JSON.readTree(out.resolve("results.json").toFile());

@@ -9,11 +9,15 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -24,8 +28,10 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.codec.StreamCodec;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -65,6 +71,19 @@ final class Http1Calls extends ChannelDuplexHandler {
         final String origin;
         boolean preflight;
         boolean isVoid;
+        /** A server stream: once accepted, its parts go out as they come, at the head of the line. */
+        boolean stream;
+
+        boolean sse;
+        boolean accepted;
+        /** Its last part is queued: once written, the next answer's turn. */
+        boolean ended;
+        /** Parts of an accepted stream not yet written (it is not the head of the line yet). */
+        final ArrayDeque<HttpObject> parts = new ArrayDeque<>(2);
+        /** Messages and bytes the socket took since credit was last granted back. */
+        int takenMessages;
+
+        long takenBytes;
         HttpJson.Answer answer;
         ChannelPromise promise;
         ScheduledFuture<?> deadline;
@@ -247,17 +266,25 @@ final class Http1Calls extends ChannelDuplexHandler {
             flushReady();
             return;
         }
+        p.stream = t.stream;
+        p.sse = t.sse;
         String uri = r.uri();
         int budget = t.budgetMillis;
         p.deadline = ctx.executor()
                 .schedule(
                         () -> {
                             p.deadline = null;
-                            if (p.answer == null && ctx.channel().isActive()) {
-                                p.answer = HttpJson.deadlinePassed(ctx.alloc(), uri, budget);
-                                ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), p.id)); // its answer is not sent
-                                flushReady();
+                            if (p.answer != null || p.ended || !ctx.channel().isActive()) {
+                                return;
                             }
+                            HttpJson.Answer late = HttpJson.deadlinePassed(ctx.alloc(), uri, budget);
+                            if (p.accepted) {
+                                endStream(p, HttpJson.errorPart(ctx.alloc(), late, p.sse));
+                            } else {
+                                p.answer = late;
+                            }
+                            ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), p.id)); // its answer is not sent
+                            flushReady();
                         },
                         budget,
                         TimeUnit.MILLISECONDS);
@@ -279,6 +306,14 @@ final class Http1Calls extends ChannelDuplexHandler {
                 flushReady();
                 return;
             }
+            if (type == MessageType.CREDIT || type == MessageType.STREAM_MESSAGE || type == MessageType.STREAM_END) {
+                promise.trySuccess();
+                Pending p = find(HttpJson.requestId(f));
+                if (p != null && p.stream && p.answer == null && !p.ended) {
+                    onStream(p, type, f);
+                }
+                return;
+            }
             if (type != MessageType.RESPONSE) {
                 promise.trySuccess(); // pongs, pings: HTTP has its own keep-alive
                 return;
@@ -286,7 +321,7 @@ final class Http1Calls extends ChannelDuplexHandler {
             long id = f.getLong(f.readerIndex() + 8);
             for (Pending p : owed) {
                 if (p.id == id) {
-                    if (p.answer != null) {
+                    if (p.answer != null || p.ended) {
                         break; // its deadline answered it
                     }
                     if (p.deadline != null) {
@@ -305,11 +340,101 @@ final class Http1Calls extends ChannelDuplexHandler {
         }
     }
 
+    private Pending find(long id) {
+        for (Pending p : owed) {
+            if (p.id == id) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** A server stream's frame: its acceptance starts the answer, each message is a part, its end the last. */
+    private void onStream(Pending p, MessageType type, ByteBuf f) {
+        if (type == MessageType.CREDIT) {
+            if (!p.accepted) {
+                p.accepted = true;
+                DefaultHttpResponse resp = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+                HttpHeaders h = resp.headers();
+                h.set(HttpHeaderNames.CONTENT_TYPE, HttpJson.streamType(p.sse));
+                h.set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+                HttpUtil.setTransferEncodingChunked(resp, true);
+                json.corsHeaders(p.origin, false, (k, v) -> h.set(k, v));
+                p.parts.add(resp);
+            }
+        } else if (type == MessageType.STREAM_MESSAGE) {
+            p.parts.add(new DefaultHttpContent(json.messagePart(ctx.alloc(), f, p.sse)));
+        } else {
+            endStream(p, json.endPart(ctx.alloc(), f, p.sse));
+        }
+        flushReady();
+    }
+
+    /** Queues a stream's last part: its error line, if any, and the end of the chunked answer. */
+    private void endStream(Pending p, ByteBuf last) {
+        if (p.deadline != null) {
+            p.deadline.cancel(false);
+            p.deadline = null;
+        }
+        p.ended = true;
+        p.parts.add(last == null ? LastHttpContent.EMPTY_LAST_CONTENT : new DefaultLastHttpContent(last));
+    }
+
+    /** The socket took one of a stream's messages: past half a window, the provider may send that much more. */
+    private void taken(Pending p, int bytes) {
+        p.takenMessages++;
+        p.takenBytes += bytes;
+        if (p.takenMessages >= ProtocolConstants.INITIAL_STREAM_MESSAGES / 2
+                || p.takenBytes >= ProtocolConstants.INITIAL_STREAM_BYTES / 2) {
+            int m = p.takenMessages;
+            int b = (int) Math.min(p.takenBytes, Integer.MAX_VALUE);
+            p.takenMessages = 0;
+            p.takenBytes = 0;
+            // Later, not from inside a write: the frame decoder may be below on this stack.
+            ctx.executor().execute(() -> {
+                if (ctx.channel().isActive() && !p.ended) {
+                    ctx.fireChannelRead(StreamCodec.encodeCredit(ctx.alloc(), p.id, m, b));
+                }
+            });
+        }
+    }
+
+    /** Writes the parts of the stream at the head of the line; returns whether it is done. */
+    private boolean writeStream(Pending p) {
+        HttpObject part;
+        while ((part = p.parts.poll()) != null) {
+            if (part instanceof HttpContent c && !(part instanceof LastHttpContent)) {
+                int bytes = c.content().readableBytes();
+                ctx.write(part).addListener(done -> {
+                    if (done.isSuccess()) {
+                        taken(p, bytes);
+                    }
+                });
+            } else {
+                ctx.write(part);
+            }
+        }
+        return p.ended;
+    }
+
     /** Writes the answers at the head of the line that are ready. */
     private void flushReady() {
         boolean wrote = false;
         Pending p;
-        while ((p = owed.peek()) != null && p.answer != null) {
+        while ((p = owed.peek()) != null && (p.answer != null || p.accepted)) {
+            if (p.answer == null) {
+                wrote = true;
+                if (!writeStream(p)) {
+                    break; // its next parts come later: nothing behind it goes first
+                }
+                owed.poll();
+                if (!p.keepAlive || closeAfter && owed.isEmpty()) {
+                    ctx.write(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                    closeAfter = true;
+                    break;
+                }
+                continue;
+            }
             owed.poll();
             HttpJson.Answer a = p.answer;
             FullHttpResponse resp =
@@ -387,6 +512,9 @@ final class Http1Calls extends ChannelDuplexHandler {
             }
             if (p.answer != null) {
                 p.answer.body().release();
+            }
+            for (HttpObject part : p.parts) {
+                ReferenceCountUtil.release(part);
             }
             if (p.promise != null) {
                 p.promise.tryFailure(new java.nio.channels.ClosedChannelException());

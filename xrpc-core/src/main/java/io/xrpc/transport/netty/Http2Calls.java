@@ -18,8 +18,10 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.codec.StreamCodec;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +89,11 @@ final class Http2Calls extends ChannelDuplexHandler {
         final boolean isVoid;
         final String origin;
         ScheduledFuture<?> deadline;
+        boolean server;
+        boolean sse;
+        boolean accepted;
+        int takenMessages;
+        long takenBytes;
 
         Call(Http2FrameStream stream, boolean isVoid, String origin) {
             this.stream = stream;
@@ -245,6 +252,8 @@ final class Http2Calls extends ChannelDuplexHandler {
             return;
         }
         Call c = new Call(a.stream, t.isVoid, origin);
+        c.server = t.stream;
+        c.sse = t.sse;
         calls.put(id, c);
         String path = String.valueOf(headers.path());
         int budget = t.budgetMillis;
@@ -254,13 +263,14 @@ final class Http2Calls extends ChannelDuplexHandler {
                             c.deadline = null;
                             if (calls.remove(id, c)) {
                                 ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)); // its answer is not sent
-                                respond(
-                                        ctx,
-                                        c.stream,
-                                        c.origin,
-                                        false,
-                                        HttpJson.deadlinePassed(ctx.alloc(), path, budget),
-                                        ctx.newPromise());
+                                HttpJson.Answer late = HttpJson.deadlinePassed(ctx.alloc(), path, budget);
+                                if (c.accepted) {
+                                    ctx.write(new DefaultHttp2DataFrame(
+                                                    HttpJson.errorPart(ctx.alloc(), late, c.sse), true)
+                                            .stream(c.stream));
+                                } else {
+                                    respond(ctx, c.stream, c.origin, false, late, ctx.newPromise());
+                                }
                                 ctx.flush();
                             }
                         },
@@ -320,6 +330,15 @@ final class Http2Calls extends ChannelDuplexHandler {
                 ctx.close(); // the codec sends GOAWAY and lets open streams finish
                 return;
             }
+            if (type == MessageType.CREDIT || type == MessageType.STREAM_MESSAGE || type == MessageType.STREAM_END) {
+                promise.trySuccess();
+                long id = HttpJson.requestId(f);
+                Call c = calls.get(id);
+                if (c != null && c.server) {
+                    onStream(ctx, id, c, type, f);
+                }
+                return;
+            }
             if (type != MessageType.RESPONSE) {
                 promise.trySuccess();
                 return;
@@ -336,6 +355,56 @@ final class Http2Calls extends ChannelDuplexHandler {
             respond(ctx, c.stream, c.origin, false, a, promise.isVoid() ? ctx.newPromise() : promise);
         } finally {
             f.release();
+        }
+    }
+
+    /** A server stream's frame: its acceptance sends the headers, each message a DATA frame, its end the last. */
+    private void onStream(ChannelHandlerContext ctx, long id, Call c, MessageType type, ByteBuf f) {
+        if (type == MessageType.CREDIT) {
+            if (!c.accepted) {
+                c.accepted = true;
+                Http2Headers h = new DefaultHttp2Headers().status("200");
+                h.set("content-type", HttpJson.streamType(c.sse));
+                h.set("cache-control", "no-cache");
+                json.corsHeaders(c.origin, false, (k, v) -> h.set(k, v));
+                ctx.write(new DefaultHttp2HeadersFrame(h, false).stream(c.stream));
+            }
+            return;
+        }
+        if (type == MessageType.STREAM_MESSAGE) {
+            ByteBuf part = json.messagePart(ctx.alloc(), f, c.sse);
+            int bytes = part.readableBytes();
+            ctx.write(new DefaultHttp2DataFrame(part, false).stream(c.stream)).addListener(done -> {
+                if (done.isSuccess()) {
+                    taken(ctx, id, c, bytes);
+                }
+            });
+            return;
+        }
+        calls.remove(id, c);
+        if (c.deadline != null) {
+            c.deadline.cancel(false);
+        }
+        ByteBuf last = json.endPart(ctx.alloc(), f, c.sse);
+        ctx.write(new DefaultHttp2DataFrame(last == null ? ctx.alloc().buffer(0) : last, true).stream(c.stream));
+    }
+
+    /** The peer took one of a stream's messages: past half a window, the provider may send that much more. */
+    private void taken(ChannelHandlerContext ctx, long id, Call c, int bytes) {
+        c.takenMessages++;
+        c.takenBytes += bytes;
+        if (c.takenMessages >= ProtocolConstants.INITIAL_STREAM_MESSAGES / 2
+                || c.takenBytes >= ProtocolConstants.INITIAL_STREAM_BYTES / 2) {
+            int m = c.takenMessages;
+            int b = (int) Math.min(c.takenBytes, Integer.MAX_VALUE);
+            c.takenMessages = 0;
+            c.takenBytes = 0;
+            // Later, not from inside a write: the frame decoder may be below on this stack.
+            ctx.executor().execute(() -> {
+                if (calls.get(id) == c) {
+                    ctx.fireChannelRead(StreamCodec.encodeCredit(ctx.alloc(), id, m, b));
+                }
+            });
         }
     }
 

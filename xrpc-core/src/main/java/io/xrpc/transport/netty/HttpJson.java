@@ -17,6 +17,7 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.GzipCompressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.transport.Routes;
 import java.io.IOException;
@@ -77,6 +78,68 @@ final class HttpJson {
         boolean gzip;
         /** The call's deadline budget: the caller is answered {@code deadline_exceeded} when it passes. */
         int budgetMillis;
+        /** A server stream: its messages are sent as they come, one JSON value a line (or an event). */
+        boolean stream;
+        /** The caller asked for server-sent events ({@code Accept: text/event-stream}) rather than lines. */
+        boolean sse;
+    }
+
+    /** The content type of a server stream's answer. */
+    static String streamType(boolean sse) {
+        return sse ? "text/event-stream" : "application/x-ndjson";
+    }
+
+    /** A stream message's JSON as one line, or one {@code data:} event; {@code f} is not released here. */
+    ByteBuf messagePart(ByteBufAllocator alloc, ByteBuf f, boolean sse) {
+        ByteBuf body = body(f);
+        if (!sse) {
+            return alloc.compositeBuffer(2).addComponents(true, body.retain(), ByteBufUtil.writeAscii(alloc, "\n"));
+        }
+        return alloc.compositeBuffer(3)
+                .addComponents(
+                        true,
+                        ByteBufUtil.writeAscii(alloc, "data: "),
+                        body.retain(),
+                        ByteBufUtil.writeAscii(alloc, "\n\n"));
+    }
+
+    /**
+     * What ends a stream whose answer began: nothing for {@code OK}, else its error as a last line
+     * {@code {"error": {...}}} (or an {@code error} event), the body of a unary error inside.
+     */
+    ByteBuf endPart(ByteBufAllocator alloc, ByteBuf f, boolean sse) {
+        int status = f.getByte(f.readerIndex() + 6);
+        if (status == RpcStatus.OK.code()) {
+            return null;
+        }
+        Answer a = failure(alloc, RpcStatus.fromCode((byte) status), body(f));
+        return errorPart(alloc, a, sse);
+    }
+
+    /** An error answer as a stream's last part. Takes {@code a}'s body. */
+    static ByteBuf errorPart(ByteBufAllocator alloc, Answer a, boolean sse) {
+        return alloc.compositeBuffer(3)
+                .addComponents(
+                        true,
+                        ByteBufUtil.writeAscii(alloc, sse ? "event: error\ndata: " : "{\"error\":"),
+                        a.body(),
+                        ByteBufUtil.writeAscii(alloc, sse ? "\n\n" : "}\n"));
+    }
+
+    /** The type of the XRpc frame {@code f}. */
+    static MessageType type(ByteBuf f) {
+        return MessageType.fromCode(f.getByte(f.readerIndex() + 3));
+    }
+
+    /** The request id of the XRpc frame {@code f}. */
+    static long requestId(ByteBuf f) {
+        return f.getLong(f.readerIndex() + 8);
+    }
+
+    private static ByteBuf body(ByteBuf f) {
+        int at = f.readerIndex();
+        int stamp = (f.getByte(at + 7) & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0;
+        return f.slice(at + HEADER_LENGTH + stamp, f.getInt(at + 20) - stamp);
     }
 
     /** The answer of a call whose deadline passed before the provider answered. */
@@ -156,12 +219,19 @@ final class HttpJson {
                 signature = route == null ? name : route.descriptor().signature();
             }
             if (route != null && route.descriptor().isStream()) {
-                t.answer = error(
-                        alloc,
-                        501,
-                        "unimplemented",
-                        serviceKey + "#" + signature + " streams; over HTTP only calls of one answer are served yet");
-                return t;
+                if (route.descriptor().shape().callerStreams()) {
+                    t.answer = error(
+                            alloc,
+                            501,
+                            "unimplemented",
+                            serviceKey + "#" + signature
+                                    + " takes a stream from its caller; over HTTP only calls of one answer and server"
+                                    + " streams are served (an XRpc client sends streams)");
+                    return t;
+                }
+                t.stream = true;
+                String accept = headers.apply("accept");
+                t.sse = accept != null && accept.toLowerCase(Locale.ROOT).contains("text/event-stream");
             }
             int budget = DEFAULT_BUDGET_MILLIS;
             String timeout = headers.apply(TIMEOUT_HEADER);
@@ -204,7 +274,8 @@ final class HttpJson {
             t.isVoid = route != null && route.descriptor().isVoid();
             t.budgetMillis = budget;
             int parameters = route == null ? -1 : route.descriptor().wireParameterTypes().length;
-            t.frame = frame(alloc, id, budget, t.gzip, serviceKey, signature, headers, body, parameters);
+            t.frame = frame(
+                    alloc, id, budget, t.gzip && !t.stream, t.stream, serviceKey, signature, headers, body, parameters);
             return t;
         } finally {
             body.release();
@@ -221,6 +292,7 @@ final class HttpJson {
             long id,
             int budget,
             boolean gzip,
+            boolean stream,
             String serviceKey,
             String signature,
             Function<String, String> headers,
@@ -249,6 +321,11 @@ final class HttpJson {
                 writeShortString(f, v);
                 count++;
             }
+        }
+        if (stream) {
+            writeShortString(f, ProtocolConstants.STREAM_ATTACHMENT);
+            writeShortString(f, "1");
+            count++;
         }
         f.setShort(countAt, count);
         if (parameters == 1) {
@@ -286,7 +363,11 @@ final class HttpJson {
             }
             return new Answer(200, body.retain(), (flags & FLAG_COMPRESSED) != 0);
         }
-        RpcStatus s = RpcStatus.fromCode((byte) status);
+        return failure(alloc, RpcStatus.fromCode((byte) status), body);
+    }
+
+    /** The Connect error for a failed answer's body (ErrorCodec's form). */
+    private static Answer failure(ByteBufAllocator alloc, RpcStatus s, ByteBuf body) {
         ErrorCodec.RemoteError e;
         try {
             e = ErrorCodec.readError(body);

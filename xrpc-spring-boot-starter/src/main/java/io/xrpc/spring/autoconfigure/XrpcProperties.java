@@ -168,6 +168,7 @@ public record XrpcProperties(
      * @param ssl                       TLS of the provider, from a Spring Boot SSL bundle (spring.ssl.bundle.*).
      * @param adaptiveConcurrency       Whether each method's calls are admitted under an adaptive concurrency
      *                                  limit that follows their latency, the excess answered SERVER_BUSY at once.
+     * @param http                      JSON calls over HTTP/1.1 and HTTP/2 on the same port (docs/HTTP.md).
      */
     public record Server(
             @DefaultValue("0.0.0.0") String host,
@@ -188,7 +189,8 @@ public record XrpcProperties(
             @DefaultValue("true") boolean reflection,
             DataSize maxRequestMemory,
             @DefaultValue ServerSsl ssl,
-            @DefaultValue("false") boolean adaptiveConcurrency) {
+            @DefaultValue("false") boolean adaptiveConcurrency,
+            @DefaultValue Http http) {
 
         /** The provider's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcServer.Builder b) {
@@ -206,7 +208,9 @@ public record XrpcProperties(
                     .maxAuthenticationFailures(maxAuthenticationFailures)
                     .errorDetails(errorDetails)
                     .reflection(reflection)
-                    .adaptiveConcurrency(adaptiveConcurrency);
+                    .adaptiveConcurrency(adaptiveConcurrency)
+                    .http(http.enabled())
+                    .httpAllowedOrigins(http.allowedOrigins() == null ? List.of() : http.allowedOrigins());
             if (maxRequestMemory != null) {
                 b.maxRequestMemory(maxRequestMemory.toBytes());
             }
@@ -218,6 +222,15 @@ public record XrpcProperties(
             }
         }
     }
+
+    /**
+     * @param enabled        Whether the port also answers JSON calls over HTTP/1.1 and HTTP/2 (curl, browsers,
+     *                       Connect clients), through the same authenticator, interceptors and limits as
+     *                       binary calls; false for a port that speaks XRpc alone.
+     * @param allowedOrigins Browser origins allowed to call from another origin (CORS); empty refuses every
+     *                       cross-origin call, "*" allows all.
+     */
+    public record Http(@DefaultValue("true") boolean enabled, List<String> allowedOrigins) {}
 
     /**
      * @param bundle     Name of the SSL bundle whose key store the server serves; empty: plaintext.
