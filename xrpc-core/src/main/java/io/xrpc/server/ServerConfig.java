@@ -44,6 +44,7 @@ final class ServerConfig implements ServerTransport.Settings {
     private final TransportConfig transport;
     private final boolean adaptiveConcurrency;
     private final boolean http;
+    private final boolean httpConsole;
     private final List<String> httpAllowedOrigins;
 
     ServerConfig(
@@ -85,6 +86,7 @@ final class ServerConfig implements ServerTransport.Settings {
         this.transport = connection;
         this.adaptiveConcurrency = b.adaptiveConcurrency;
         this.http = b.http;
+        this.httpConsole = b.httpConsole;
         this.httpAllowedOrigins = b.httpAllowedOrigins;
     }
 
@@ -166,6 +168,11 @@ final class ServerConfig implements ServerTransport.Settings {
     @Override
     public boolean http() {
         return http;
+    }
+
+    @Override
+    public boolean httpConsole() {
+        return httpConsole;
     }
 
     @Override

@@ -40,6 +40,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
     long maxRequestMemory;
 
     boolean http = true;
+    boolean httpConsole;
     List<String> httpAllowedOrigins = List.of();
 
     final List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -90,8 +91,8 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
     }
 
     /**
-     * Whether the server's port also answers HTTP/1.1 and HTTP/2 (cleartext with prior knowledge,
-     * or inside TLS) with JSON calls, told apart from XRpc's own protocol by a connection's first
+     * Whether the server's port also answers HTTP/1.1 and HTTP/2 (HTTP/2 with prior knowledge; inside
+     * TLS, HTTP/1.1, as the server's TLS does not offer h2 in ALPN yet) with JSON calls, told apart from XRpc's own protocol by a connection's first
      * bytes: {@code POST /{service}/{method}} with a JSON body, as Connect's unary protocol has it
      * (docs/HTTP.md). Every such call goes through the same path as a binary one: authenticator,
      * interceptors, allow-list, limits, memory budget. Default on; off for a provider that must
@@ -99,6 +100,18 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
      */
     public B http(boolean enabled) {
         this.http = enabled;
+        return self();
+    }
+
+    /**
+     * Whether {@code GET /xrpc/console} on the server's port serves the console: one self-contained
+     * page that lists the services (from reflection), builds a JSON form for a method, calls it over
+     * HTTP and shows the answer, the time, and the same call as a {@code curl} and an {@code xrpc
+     * call} line. Everything it shows comes from calls that pass the authenticator (it has a field
+     * for the {@code authorization} header). Default off.
+     */
+    public B httpConsole(boolean enabled) {
+        this.httpConsole = enabled;
         return self();
     }
 

@@ -65,6 +65,11 @@ public interface ServerTransport {
             return false;
         }
 
+        /** Whether {@code GET /xrpc/console} serves the console page. */
+        default boolean httpConsole() {
+            return false;
+        }
+
         /** Browser origins whose cross-origin HTTP calls are allowed (CORS); empty refuses every one. */
         default List<String> httpAllowedOrigins() {
             return List.of();

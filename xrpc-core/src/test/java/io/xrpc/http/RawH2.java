@@ -36,13 +36,16 @@ final class RawH2 {
         headers(stream, path, endStream, true);
     }
 
-    void headers(int stream, String path, boolean endStream, boolean endHeaders) throws IOException {
+    void headers(int stream, String path, boolean endStream, boolean endHeaders, byte[]... more) throws IOException {
         ByteArrayOutputStream block = new ByteArrayOutputStream();
         block.writeBytes(literal(":method", "POST"));
         block.writeBytes(literal(":scheme", "http"));
         block.writeBytes(literal(":path", path));
         block.writeBytes(literal(":authority", "x"));
         block.writeBytes(literal("content-type", "application/json"));
+        for (byte[] m : more) {
+            block.writeBytes(m);
+        }
         frame(HEADERS, (endStream ? 0x1 : 0) | (endHeaders ? 0x4 : 0), stream, block.toByteArray());
     }
 
@@ -50,8 +53,15 @@ final class RawH2 {
         frame(CONTINUATION, endHeaders ? 0x4 : 0, stream, block);
     }
 
+    /** DATA frames of at most 16 KiB (the default SETTINGS_MAX_FRAME_SIZE), the last ending the stream if asked. */
     void data(int stream, byte[] body, boolean endStream) throws IOException {
-        frame(DATA, endStream ? 0x1 : 0, stream, body);
+        int at = 0;
+        do {
+            int n = Math.min(16 * 1024, body.length - at);
+            byte[] part = java.util.Arrays.copyOfRange(body, at, at + n);
+            at += n;
+            frame(DATA, endStream && at == body.length ? 0x1 : 0, stream, part);
+        } while (at < body.length);
     }
 
     void reset(int stream) throws IOException {
@@ -179,6 +189,77 @@ final class RawH2 {
         } catch (EOFException | java.net.SocketException closed) {
             return "closed";
         }
+    }
+
+    /**
+     * The :status of the server's answer on {@code stream}, read from its HEADERS: the first header
+     * of a Netty server's block is :status as an indexed field (8 = 200, 13 = 404, ...) or a literal
+     * with an indexed name; -1 when the stream was reset or the connection closed first.
+     */
+    int status(int stream) throws IOException {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        try {
+            for (; ; ) {
+                int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                in.readUnsignedByte();
+                int id = in.readInt() & 0x7fffffff;
+                byte[] payload = in.readNBytes(length);
+                if (id != stream) {
+                    continue;
+                }
+                if (type == RST_STREAM) {
+                    return -1;
+                }
+                if (type == HEADERS) {
+                    return decodeStatus(payload);
+                }
+            }
+        } catch (EOFException | java.net.SocketException closed) {
+            return -1;
+        }
+    }
+
+    private static int decodeStatus(byte[] block) {
+        int b = block[0] & 0xff;
+        int[] indexed = {0, 0, 0, 0, 0, 0, 0, 0, 200, 204, 206, 304, 400, 404, 500};
+        if ((b & 0x80) != 0 && (b & 0x7f) < indexed.length && indexed[b & 0x7f] != 0) {
+            return indexed[b & 0x7f];
+        }
+        // A literal whose name is an index (:status is 8-14) and whose value is 3 plain ASCII digits,
+        // or Huffman-coded: then read by decoding Huffman is not done here; plain is what Netty sends
+        // for statuses outside the static table unless its Huffman is shorter.
+        int at = 1;
+        int len = block[at] & 0x7f;
+        boolean huffman = (block[at] & 0x80) != 0;
+        if (huffman) {
+            return huffmanStatus(block, at + 1, len);
+        }
+        return Integer.parseInt(new String(block, at + 1, len, StandardCharsets.US_ASCII));
+    }
+
+    /** Three digits in HPACK's Huffman code: '0'-'2' are 5 bits (0x0-0x2), '3'-'9' 6 bits (0x19-0x1f). */
+    private static int huffmanStatus(byte[] block, int from, int len) {
+        long bits = 0;
+        int n = 0;
+        for (int i = 0; i < len; i++) {
+            bits = (bits << 8) | (block[from + i] & 0xff);
+            n += 8;
+        }
+        StringBuilder digits = new StringBuilder();
+        int pos = n;
+        while (digits.length() < 3) {
+            int five = (int) ((bits >>> (pos - 5)) & 0x1f);
+            if (five <= 2) {
+                digits.append((char) ('0' + five));
+                pos -= 5;
+                continue;
+            }
+            int six = (int) ((bits >>> (pos - 6)) & 0x3f);
+            digits.append((char) ('3' + six - 0x19));
+            pos -= 6;
+        }
+        return Integer.parseInt(digits.toString());
     }
 
     /** Whether the server's bytes {@code all} (from the start of the connection) hold a GOAWAY frame. */

@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
@@ -32,6 +33,7 @@ import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.protocol.codec.StreamCodec;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -39,11 +41,14 @@ import java.util.concurrent.TimeUnit;
  * HTTP/1.1 on a server's port: gathers each request (within the frame limit, the memory budget and
  * the frame timeout, as a frame is held to them), has {@link HttpJson} make it an XRpc request for
  * the handlers behind this one, and turns their answers back into HTTP responses, in the order the
- * requests came (pipelining). Not sharable: one per connection, event loop only.
+ * requests came. Pipelined requests run at once, {@link #MAX_PIPELINED} at most: beyond that
+ * nothing more is read until answers went out. Not sharable: one per connection, event loop only.
  */
 final class Http1Calls extends ChannelDuplexHandler {
     static final int MAX_INITIAL_LINE = 4096;
     static final int MAX_HEADER_SIZE = 8192;
+    /** Requests read and not yet answered on one connection; reading waits beyond it. */
+    static final int MAX_PIPELINED = 16;
 
     private final NettyServerTransport server;
     private final HttpJson json;
@@ -59,9 +64,14 @@ final class Http1Calls extends ChannelDuplexHandler {
     private MemoryBudget reservedIn;
     private long reserved;
     /** Why the request now arriving is answered without running: its body is read and dropped. */
-    private HttpJson.Answer refusal;
+    private HttpJson.Refusal refusal;
 
+    /** The connection closes after the answers owed: nothing read after that runs. */
     private boolean closeAfter;
+    /** A GOAWAY of the XRpc side, completed once the answers owed went out (then it shuts output). */
+    private ChannelPromise goAway;
+
+    private boolean held;
     private ScheduledFuture<?> timer;
     private ChannelHandlerContext ctx;
 
@@ -71,6 +81,10 @@ final class Http1Calls extends ChannelDuplexHandler {
         final String origin;
         boolean preflight;
         boolean isVoid;
+        boolean acceptsGzip;
+        HttpJson.Answer answer;
+        ChannelPromise promise;
+        ScheduledFuture<?> deadline;
         /** A server stream: once accepted, its parts go out as they come, at the head of the line. */
         boolean stream;
 
@@ -84,9 +98,6 @@ final class Http1Calls extends ChannelDuplexHandler {
         int takenMessages;
 
         long takenBytes;
-        HttpJson.Answer answer;
-        ChannelPromise promise;
-        ScheduledFuture<?> deadline;
 
         Pending(long id, boolean keepAlive, String origin) {
             this.id = id;
@@ -107,35 +118,64 @@ final class Http1Calls extends ChannelDuplexHandler {
         return new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext c, Object msg) {
-                if (timer == null && msg instanceof ByteBuf b && b.isReadable()) {
-                    timer = c.executor().schedule(Http1Calls.this::timedOut, timeoutMillis, TimeUnit.MILLISECONDS);
+                if (msg instanceof ByteBuf b && b.isReadable()) {
+                    startClock();
                 }
                 c.fireChannelRead(msg);
             }
         };
     }
 
+    private void startClock() {
+        if (timer == null && ctx != null) {
+            timer = ctx.executor().schedule(this::timedOut, timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void stopClock() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
+        if (h != null) {
+            h.readingHeld = () -> held;
+        }
     }
 
     private void timedOut() {
         timer = null;
-        if (ctx.channel().isActive()) {
-            server.closeLog()
-                    .warn(
-                            "Closing connection from {}: an HTTP request did not arrive whole within {} ms of its"
-                                    + " first byte (frameTimeout)",
-                            ctx.channel().remoteAddress(),
-                            timeoutMillis);
-            ctx.close();
+        if (!ctx.channel().isActive()) {
+            return;
         }
+        if (!ctx.channel().config().isAutoRead()) {
+            startClock(); // this side stopped reading: the silence is not the peer's
+            return;
+        }
+        server.closeLog()
+                .warn(
+                        "Closing connection from {}: an HTTP request did not arrive whole within {} ms of its"
+                                + " first byte (frameTimeout)",
+                        ctx.channel().remoteAddress(),
+                        timeoutMillis);
+        ctx.close();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
+            if (closeAfter) {
+                return; // read after a request that closes the connection: not run (RFC 9112 9.6)
+            }
+            if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
+                malformed(ctx, o.decoderResult().cause());
+                return;
+            }
             if (msg instanceof HttpRequest r) {
                 begin(ctx, r);
             }
@@ -150,43 +190,50 @@ final class Http1Calls extends ChannelDuplexHandler {
         }
     }
 
+    private void malformed(ChannelHandlerContext ctx, Throwable why) {
+        int status =
+                why instanceof TooLongHttpHeaderException ? 431 : why instanceof TooLongHttpLineException ? 414 : 400;
+        String what = why instanceof TooLongFrameException
+                ? why.getMessage() + " (the limits: request line " + MAX_INITIAL_LINE + " bytes, headers "
+                        + MAX_HEADER_SIZE + ")"
+                : "malformed HTTP request: " + why;
+        refuseAndClose(ctx, new HttpJson.Refusal(status, "invalid_argument", what));
+    }
+
     private void begin(ChannelHandlerContext ctx, HttpRequest r) {
-        if (r.decoderResult().isFailure()) {
-            Throwable why = r.decoderResult().cause();
-            int status = why instanceof TooLongHttpHeaderException
-                    ? 431
-                    : why instanceof TooLongHttpLineException ? 414 : 400;
-            String what = why instanceof TooLongFrameException
-                    ? why.getMessage() + " (the limits: request line " + MAX_INITIAL_LINE + " bytes, headers "
-                            + MAX_HEADER_SIZE + ")"
-                    : "malformed HTTP request: " + why;
-            refuseAndClose(ctx, HttpJson.error(ctx.alloc(), status, "invalid_argument", what));
-            return;
-        }
+        startClock(); // a request that began in the read that ended the one before
         head = r;
         refusal = null;
-        body = ctx.alloc().buffer(0);
         long length = HttpUtil.getContentLength(r, -1L);
         String origin = r.headers().get(HttpHeaderNames.ORIGIN);
         if (length > maxBody) {
             refuseAndClose(
                     ctx,
-                    HttpJson.error(
-                            ctx.alloc(),
+                    new HttpJson.Refusal(
                             413,
                             "resource_exhausted",
                             "a body of " + length + " bytes is over the frame limit of " + maxBody
                                     + " (maxFrameLength)"));
             return;
         }
-        if (!json.allowsOrigin(origin)) {
-            refusal = HttpJson.error(
-                    ctx.alloc(),
+        if (!json.allowsOrigin(origin, r.headers().get(HttpHeaderNames.HOST))) {
+            refusal = new HttpJson.Refusal(
                     403,
                     "permission_denied",
                     "origin " + origin + " is not allowed to call this server (httpAllowedOrigins)");
         }
-        if (HttpUtil.is100ContinueExpected(r) && refusal == null) {
+        if (length > MemoryBudget.FREE_BODY && refusal == null) {
+            // Its length is known: reserved and allocated whole, once, as a frame's body is.
+            MemoryBudget budget = budget();
+            if (!budget.tryReserve(length)) {
+                refusal = busy(budget);
+            } else {
+                reservedIn = budget;
+                reserved = length;
+            }
+        }
+        body = refusal != null ? null : ctx.alloc().buffer(length > 0 ? (int) length : 0);
+        if (HttpUtil.is100ContinueExpected(r) && refusal == null && owed.isEmpty()) {
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
     }
@@ -199,50 +246,56 @@ final class Http1Calls extends ChannelDuplexHandler {
         if (total > maxBody) {
             refuseAndClose(
                     ctx,
-                    HttpJson.error(
-                            ctx.alloc(),
+                    new HttpJson.Refusal(
                             413,
                             "resource_exhausted",
                             "the body grew past the frame limit of " + maxBody + " bytes (maxFrameLength)"));
             return;
         }
-        if (total > MemoryBudget.FREE_BODY) {
-            MemoryBudget budget = budget();
-            long more = total - reserved;
-            if (reservedIn != null && reservedIn != budget || !budget.tryReserve(more)) {
-                refusal = HttpJson.error(
-                        ctx.alloc(),
-                        503,
-                        "unavailable",
-                        "server " + server.endpoint() + " holds its memory budget for requests in transit ("
-                                + budget.limit() + " bytes) in other requests; this body was not read");
+        if (total > MemoryBudget.FREE_BODY && total > reserved) {
+            // A chunked body: what its buffer will hold once it grows (by doubling), not only what it holds.
+            MemoryBudget budget = reservedIn != null ? reservedIn : budget();
+            long need = Math.min(Math.max(total, Math.min((long) body.capacity() * 2, maxBody)), maxBody);
+            if (!budget.tryReserve(need - reserved)) {
+                refusal = busy(budget);
                 dropBody();
                 return;
             }
             reservedIn = budget;
-            reserved += more;
+            reserved = need;
         }
         body.writeBytes(chunk);
     }
 
+    private HttpJson.Refusal busy(MemoryBudget budget) {
+        return new HttpJson.Refusal(
+                503,
+                "unavailable",
+                "server " + server.endpoint() + " holds its memory budget for requests in transit (" + budget.limit()
+                        + " bytes) in other requests; this body was not read");
+    }
+
     private MemoryBudget budget() {
         ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
-        return h != null && h.isAuthenticated() && server.settings().authenticates()
+        return !server.settings().authenticates() || h != null && h.isAuthenticated()
                 ? server.memoryBudget()
-                : server.settings().authenticates() ? server.unauthenticatedBudget() : server.memoryBudget();
+                : server.unauthenticatedBudget();
     }
 
     private void complete(ChannelHandlerContext ctx) {
         HttpRequest r = head;
         head = null;
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
+        stopClock();
         Pending p = new Pending(nextId++, HttpUtil.isKeepAlive(r), r.headers().get(HttpHeaderNames.ORIGIN));
         owed.add(p);
+        if (!p.keepAlive) {
+            closeAfter = true; // its answer is the last: nothing read after it runs
+            hold();
+        } else if (owed.size() >= MAX_PIPELINED) {
+            hold();
+        }
         if (refusal != null) {
-            p.answer = refusal;
+            p.answer = refusal.answer(ctx.alloc());
             refusal = null;
             dropBody();
             flushReady();
@@ -257,10 +310,11 @@ final class Http1Calls extends ChannelDuplexHandler {
         }
         ByteBuf b = body;
         body = null;
+        releaseReservation(); // the frame decoder reserves the frame from here
         HttpHeaders h = r.headers();
         HttpJson.Translated t = json.request(ctx.alloc(), p.id, r.method().name(), r.uri(), h::get, b);
-        releaseReservation();
         p.isVoid = t.isVoid;
+        p.acceptsGzip = t.gzip;
         if (t.answer != null) {
             p.answer = t.answer;
             flushReady();
@@ -291,6 +345,31 @@ final class Http1Calls extends ChannelDuplexHandler {
         ctx.fireChannelRead(t.frame); // the XRpc path from here: frame decoder, router, admission
     }
 
+    /** Reads no more requests until answers went out (pipelining's bound, or a connection that closes). */
+    private void hold() {
+        held = true;
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    private void release() {
+        if (held && !closeAfter && owed.size() <= MAX_PIPELINED / 2) {
+            held = false;
+            ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
+            if (h != null) {
+                h.resumeReadingIfFree();
+            }
+        }
+    }
+
+    /** Idle while answers are owed is the calls' time, not the peer's silence: the heartbeat does not hear of it. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent && !owed.isEmpty()) {
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
     /** An XRpc frame written by the handlers behind: an answer to turn into HTTP, or dropped. */
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -299,10 +378,11 @@ final class Http1Calls extends ChannelDuplexHandler {
             return;
         }
         try {
-            MessageType type = MessageType.fromCode(f.getByte(f.readerIndex() + 3));
+            MessageType type = HttpJson.type(f);
             if (type == MessageType.GOAWAY) {
                 closeAfter = true;
-                promise.trySuccess();
+                hold();
+                goAway = promise; // completed once what is owed went out
                 flushReady();
                 return;
             }
@@ -318,28 +398,24 @@ final class Http1Calls extends ChannelDuplexHandler {
                 promise.trySuccess(); // pongs, pings: HTTP has its own keep-alive
                 return;
             }
-            long id = f.getLong(f.readerIndex() + 8);
-            for (Pending p : owed) {
-                if (p.id == id) {
-                    if (p.answer != null || p.ended) {
-                        break; // its deadline answered it
-                    }
-                    if (p.deadline != null) {
-                        p.deadline.cancel(false);
-                        p.deadline = null;
-                    }
-                    p.answer = json.answer(ctx.alloc(), f, p.isVoid);
-                    p.promise = promise;
-                    flushReady();
-                    return;
-                }
+            Pending p = find(HttpJson.requestId(f));
+            if (p == null || p.answer != null || p.ended) {
+                promise.trySuccess(); // its deadline answered it
+                return;
             }
-            promise.trySuccess();
+            if (p.deadline != null) {
+                p.deadline.cancel(false);
+                p.deadline = null;
+            }
+            p.answer = json.answer(ctx.alloc(), f, p.isVoid, p.acceptsGzip);
+            p.promise = promise;
+            flushReady();
         } finally {
             f.release();
         }
     }
 
+    /** The owed answer of request {@code id} (at most {@link #MAX_PIPELINED} to look through), or null. */
     private Pending find(long id) {
         for (Pending p : owed) {
             if (p.id == id) {
@@ -420,6 +496,7 @@ final class Http1Calls extends ChannelDuplexHandler {
     /** Writes the answers at the head of the line that are ready. */
     private void flushReady() {
         boolean wrote = false;
+        boolean closed = false;
         Pending p;
         while ((p = owed.peek()) != null && (p.answer != null || p.accepted)) {
             if (p.answer == null) {
@@ -430,7 +507,7 @@ final class Http1Calls extends ChannelDuplexHandler {
                 owed.poll();
                 if (!p.keepAlive || closeAfter && owed.isEmpty()) {
                     ctx.write(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-                    closeAfter = true;
+                    closed = true;
                     break;
                 }
                 continue;
@@ -441,10 +518,17 @@ final class Http1Calls extends ChannelDuplexHandler {
                     new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(a.status()), a.body());
             HttpHeaders h = resp.headers();
             if (a.status() != 204) {
-                h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+                h.set(HttpHeaderNames.CONTENT_TYPE, a.type());
+                if (a.type().startsWith("text/html")) {
+                    h.set("content-security-policy", HttpJson.CONSOLE_POLICY);
+                }
+            }
+            if (a.status() == 405) {
+                h.set(HttpHeaderNames.ALLOW, "POST, OPTIONS");
             }
             if (a.gzip()) {
                 h.set(HttpHeaderNames.CONTENT_ENCODING, HttpHeaderValues.GZIP);
+                h.set(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT_ENCODING);
             }
             h.setInt(HttpHeaderNames.CONTENT_LENGTH, a.body().readableBytes());
             json.corsHeaders(p.origin, p.preflight, (k, v) -> h.set(k, v));
@@ -458,27 +542,35 @@ final class Http1Calls extends ChannelDuplexHandler {
             wrote = true;
             if (close) {
                 promise.addListener(ChannelFutureListener.CLOSE);
-                closeAfter = true;
+                closed = true;
                 break; // nothing after a closing answer
             }
         }
-        if (closeAfter && owed.isEmpty() && !wrote && ctx.channel().isActive()) {
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        if (closeAfter && owed.isEmpty() && !closed && ctx.channel().isActive()) {
+            ctx.write(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            wrote = true;
+        }
+        if (goAway != null && owed.isEmpty()) {
+            ChannelPromise g = goAway;
+            goAway = null;
+            g.trySuccess();
         }
         if (wrote) {
             ctx.flush();
         }
+        release();
     }
 
-    private void refuseAndClose(ChannelHandlerContext ctx, HttpJson.Answer a) {
+    private void refuseAndClose(ChannelHandlerContext ctx, HttpJson.Refusal r) {
         head = null;
         refusal = null;
         dropBody();
-        ctx.channel().config().setAutoRead(false); // nothing more is read from it
-        Pending p = new Pending(nextId++, false, null);
-        p.answer = a;
-        owed.add(p);
+        stopClock();
         closeAfter = true;
+        hold();
+        Pending p = new Pending(nextId++, false, null);
+        p.answer = r.answer(ctx.alloc());
+        owed.add(p);
         flushReady();
     }
 
@@ -501,10 +593,7 @@ final class Http1Calls extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         dropBody();
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
-        }
+        stopClock();
         Pending p;
         while ((p = owed.poll()) != null) {
             if (p.deadline != null) {
@@ -517,8 +606,12 @@ final class Http1Calls extends ChannelDuplexHandler {
                 ReferenceCountUtil.release(part);
             }
             if (p.promise != null) {
-                p.promise.tryFailure(new java.nio.channels.ClosedChannelException());
+                p.promise.tryFailure(new ClosedChannelException());
             }
+        }
+        if (goAway != null) {
+            goAway.trySuccess();
+            goAway = null;
         }
         super.channelInactive(ctx);
     }

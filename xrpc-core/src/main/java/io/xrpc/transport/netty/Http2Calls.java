@@ -2,9 +2,12 @@ package io.xrpc.transport.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
@@ -12,9 +15,11 @@ import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameStream;
+import io.netty.handler.codec.http2.Http2FrameStreamException;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
@@ -31,18 +36,25 @@ import java.util.concurrent.TimeUnit;
  * limits: concurrent streams, header list size, and its Rapid Reset and control-frame flood
  * guards): gathers each stream's request as {@link Http1Calls} does one HTTP/1.1 request, hands it
  * to the XRpc handlers behind this one through {@link HttpJson}, and answers on its stream. A stream
- * the peer resets cancels its call. Not sharable; event loop only.
+ * the peer resets cancels its call; a stream's protocol error resets that stream only. Answers the
+ * peer's flow control holds back count as the connection's unsent output, so a peer that grants no
+ * window makes the connection unwritable, as a peer that does not read does. Not sharable; event
+ * loop only.
  */
 final class Http2Calls extends ChannelDuplexHandler {
     /** Streams a connection may have open at once: the XRpc stream limit, and HTTP/2's usual. */
     static final int MAX_CONCURRENT_STREAMS = ServerChannelHandler.MAX_STREAMS;
     /** Each stream's receive window: what a peer may send ahead before this side reads it. */
     static final int WINDOW = 64 * 1024;
+    /** The bit of the channel's writability that answers held by the peer's flow control clear. */
+    private static final int HELD_BACK = 1;
 
     private final NettyServerTransport server;
     private final HttpJson json;
     private final int maxBody;
     private final long timeoutMillis;
+    private final long highMark;
+    private final long lowMark;
 
     /** Requests arriving, by stream id. */
     private final Map<Integer, Arriving> arriving = new HashMap<>();
@@ -50,6 +62,10 @@ final class Http2Calls extends ChannelDuplexHandler {
     private final Map<Long, Call> calls = new HashMap<>();
 
     private long nextId = 1;
+    /** DATA written to the codec and not yet taken by the socket (flow control may hold it). */
+    private long unsent;
+
+    private ChannelPromise goAway;
 
     private final class Arriving {
         final Http2FrameStream stream;
@@ -57,13 +73,11 @@ final class Http2Calls extends ChannelDuplexHandler {
         ByteBuf body;
         MemoryBudget reservedIn;
         long reserved;
-        HttpJson.Answer refusal;
         ScheduledFuture<?> timer;
 
         Arriving(Http2FrameStream stream, Http2Headers headers, ChannelHandlerContext ctx) {
             this.stream = stream;
             this.headers = headers;
-            this.body = ctx.alloc().buffer(0);
             this.timer = ctx.executor().schedule(() -> timedOut(ctx, this), timeoutMillis, TimeUnit.MILLISECONDS);
         }
 
@@ -87,6 +101,7 @@ final class Http2Calls extends ChannelDuplexHandler {
     private static final class Call {
         final Http2FrameStream stream;
         final boolean isVoid;
+        final boolean acceptsGzip;
         final String origin;
         ScheduledFuture<?> deadline;
         boolean server;
@@ -95,9 +110,10 @@ final class Http2Calls extends ChannelDuplexHandler {
         int takenMessages;
         long takenBytes;
 
-        Call(Http2FrameStream stream, boolean isVoid, String origin) {
+        Call(Http2FrameStream stream, boolean isVoid, boolean acceptsGzip, String origin) {
             this.stream = stream;
             this.isVoid = isVoid;
+            this.acceptsGzip = acceptsGzip;
             this.origin = origin;
         }
     }
@@ -107,6 +123,8 @@ final class Http2Calls extends ChannelDuplexHandler {
         this.json = json;
         this.maxBody = server.settings().transport().maxFrameLength();
         this.timeoutMillis = server.settings().frameTimeout().toMillis();
+        this.highMark = server.settings().transport().writeBufferHighWaterMark();
+        this.lowMark = server.settings().transport().writeBufferLowWaterMark();
     }
 
     @Override
@@ -117,7 +135,7 @@ final class Http2Calls extends ChannelDuplexHandler {
             } else if (msg instanceof Http2DataFrame d) {
                 onData(ctx, d);
             } else if (msg instanceof Http2ResetFrame r) {
-                onReset(ctx, r);
+                onReset(ctx, r.stream().id());
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -133,64 +151,124 @@ final class Http2Calls extends ChannelDuplexHandler {
             }
             return;
         }
+        if (goAway != null) {
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.REFUSED_STREAM).stream(h.stream()));
+            return; // opened after this side said it goes away: not run, safe to send again
+        }
         a = new Arriving(h.stream(), h.headers(), ctx);
         arriving.put(id, a);
         String origin = header(h.headers(), "origin");
-        if (!json.allowsOrigin(origin)) {
-            a.refusal = HttpJson.error(
-                    ctx.alloc(),
+        CharSequence authority = h.headers().authority();
+        if (!json.allowsOrigin(origin, authority == null ? null : authority.toString())) {
+            refuse(
+                    ctx,
+                    a,
                     403,
                     "permission_denied",
                     "origin " + origin + " is not allowed to call this server (httpAllowedOrigins)");
+            return;
         }
-        String length = header(h.headers(), "content-length");
-        if (length != null
-                && length.length() < 19
-                && !length.isEmpty()
-                && length.chars().allMatch(Character::isDigit)
-                && Long.parseLong(length) > maxBody) {
-            a.refusal = HttpJson.error(
-                    ctx.alloc(),
+        long length = contentLength(h.headers());
+        if (length > maxBody) {
+            refuse(
+                    ctx,
+                    a,
                     413,
                     "resource_exhausted",
                     "a body of " + length + " bytes is over the frame limit of " + maxBody + " (maxFrameLength)");
+            return;
         }
+        if (length > MemoryBudget.FREE_BODY) {
+            MemoryBudget budget = budget(ctx);
+            if (!budget.tryReserve(length)) {
+                refuse(ctx, a, 503, "unavailable", busy(budget));
+                return;
+            }
+            a.reservedIn = budget;
+            a.reserved = length;
+        }
+        a.body = ctx.alloc().buffer(length > 0 ? (int) length : 0);
         if (h.isEndStream()) {
             complete(ctx, a);
         }
     }
 
+    private static long contentLength(Http2Headers headers) {
+        CharSequence v = headers.get("content-length");
+        if (v == null || v.length() == 0 || v.length() > 18) {
+            return v == null || v.length() == 0 ? -1 : Long.MAX_VALUE;
+        }
+        long n = 0;
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1; // Netty's codec refuses the stream for it
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+    /**
+     * Answers a stream at once, before its body (if any) arrived, and resets what is left of it, so
+     * that nothing more is read or held for it (RFC 9113 8.1).
+     */
+    private void refuse(ChannelHandlerContext ctx, Arriving a, int status, String code, String message) {
+        arriving.remove(a.stream.id(), a);
+        a.drop();
+        respond(
+                ctx,
+                a.stream,
+                header(a.headers, "origin"),
+                false,
+                HttpJson.error(ctx.alloc(), status, code, message),
+                ctx.newPromise());
+        ctx.write(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(a.stream));
+        ctx.flush();
+    }
+
+    private String busy(MemoryBudget budget) {
+        return "server " + server.endpoint() + " holds its memory budget for requests in transit (" + budget.limit()
+                + " bytes) in other requests; this body was not read";
+    }
+
     private void onData(ChannelHandlerContext ctx, Http2DataFrame d) {
-        Arriving a = arriving.get(d.stream().id());
         int flowed = d.initialFlowControlledBytes();
         if (flowed > 0) {
             // Read: the peer may send this much more (what is held is bounded below, not by the window).
             ctx.write(new DefaultHttp2WindowUpdateFrame(flowed).stream(d.stream()));
         }
+        Arriving a = arriving.get(d.stream().id());
         if (a == null) {
+            if (flowed > 0) {
+                ctx.flush();
+            }
             return;
         }
         ByteBuf chunk = d.content();
-        if (a.refusal == null && a.body != null && chunk.isReadable()) {
+        if (chunk.isReadable()) {
             int total = a.body.readableBytes() + chunk.readableBytes();
             if (total > maxBody) {
-                a.refusal = HttpJson.error(
-                        ctx.alloc(),
+                refuse(
+                        ctx,
+                        a,
                         413,
                         "resource_exhausted",
                         "the body grew past the frame limit of " + maxBody + " bytes (maxFrameLength)");
-                a.drop();
-            } else if (total > MemoryBudget.FREE_BODY && !reserve(ctx, a, total)) {
-                a.refusal = HttpJson.error(
-                        ctx.alloc(),
-                        503,
-                        "unavailable",
-                        "server " + server.endpoint() + " holds its memory budget for requests in transit"
-                                + " in other requests; this body was not read");
-                a.drop();
-            } else {
-                a.body.writeBytes(chunk);
+                return;
             }
+            if (total > MemoryBudget.FREE_BODY && total > a.reserved) {
+                // No content-length: what its buffer will hold once it grows, not only what it holds.
+                MemoryBudget budget = a.reservedIn != null ? a.reservedIn : budget(ctx);
+                long need = Math.min(Math.max(total, Math.min((long) a.body.capacity() * 2, maxBody)), maxBody);
+                if (!budget.tryReserve(need - a.reserved)) {
+                    refuse(ctx, a, 503, "unavailable", busy(budget));
+                    return;
+                }
+                a.reservedIn = budget;
+                a.reserved = need;
+            }
+            a.body.writeBytes(chunk);
         }
         if (d.isEndStream()) {
             complete(ctx, a);
@@ -199,39 +277,23 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
     }
 
-    private boolean reserve(ChannelHandlerContext ctx, Arriving a, int total) {
+    private MemoryBudget budget(ChannelHandlerContext ctx) {
         ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
-        MemoryBudget budget = !server.settings().authenticates() || h != null && h.isAuthenticated()
+        return !server.settings().authenticates() || h != null && h.isAuthenticated()
                 ? server.memoryBudget()
                 : server.unauthenticatedBudget();
-        if (a.reservedIn != null && a.reservedIn != budget || !budget.tryReserve(total - a.reserved)) {
-            return false;
-        }
-        a.reservedIn = budget;
-        a.reserved = total;
-        return true;
     }
 
     private void complete(ChannelHandlerContext ctx, Arriving a) {
         arriving.remove(a.stream.id());
         ByteBuf body = a.body;
         a.body = null;
-        if (body == null) {
-            body = ctx.alloc().buffer(0);
-        }
+        a.drop(); // the frame decoder reserves the frame from here
         long id = nextId++;
         String origin = header(a.headers, "origin");
-        if (a.refusal != null) {
-            body.release();
-            a.drop();
-            respond(ctx, a.stream, origin, false, a.refusal, ctx.newPromise());
-            ctx.flush();
-            return;
-        }
         String method = String.valueOf(a.headers.method());
         if ("OPTIONS".equals(method)) {
             body.release();
-            a.drop();
             respond(
                     ctx,
                     a.stream,
@@ -245,13 +307,12 @@ final class Http2Calls extends ChannelDuplexHandler {
         Http2Headers headers = a.headers;
         HttpJson.Translated t = json.request(
                 ctx.alloc(), id, method, String.valueOf(headers.path()), name -> header(headers, name), body);
-        a.drop();
         if (t.answer != null) {
             respond(ctx, a.stream, origin, false, t.answer, ctx.newPromise());
             ctx.flush();
             return;
         }
-        Call c = new Call(a.stream, t.isVoid, origin);
+        Call c = new Call(a.stream, t.isVoid, t.gzip, origin);
         c.server = t.stream;
         c.sse = t.sse;
         calls.put(id, c);
@@ -265,13 +326,17 @@ final class Http2Calls extends ChannelDuplexHandler {
                                 ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)); // its answer is not sent
                                 HttpJson.Answer late = HttpJson.deadlinePassed(ctx.alloc(), path, budget);
                                 if (c.accepted) {
-                                    ctx.write(new DefaultHttp2DataFrame(
-                                                    HttpJson.errorPart(ctx.alloc(), late, c.sse), true)
-                                            .stream(c.stream));
+                                    data(
+                                            ctx,
+                                            c.stream,
+                                            HttpJson.errorPart(ctx.alloc(), late, c.sse),
+                                            true,
+                                            ctx.newPromise());
                                 } else {
                                     respond(ctx, c.stream, c.origin, false, late, ctx.newPromise());
                                 }
                                 ctx.flush();
+                                goneAway();
                             }
                         },
                         budget,
@@ -279,27 +344,53 @@ final class Http2Calls extends ChannelDuplexHandler {
         ctx.fireChannelRead(t.frame);
     }
 
-    private void onReset(ChannelHandlerContext ctx, Http2ResetFrame r) {
-        Arriving a = arriving.remove(r.stream().id());
+    /** The stream is over from the peer's side (reset, or broken): its request or call is dropped. */
+    private void onReset(ChannelHandlerContext ctx, int stream) {
+        Arriving a = arriving.remove(stream);
         if (a != null) {
             a.drop();
             return;
         }
         for (Map.Entry<Long, Call> e : calls.entrySet()) {
-            if (e.getValue().stream.id() == r.stream().id()) {
+            if (e.getValue().stream.id() == stream) {
                 long id = e.getKey();
                 Call c = calls.remove(id);
                 if (c.deadline != null) {
                     c.deadline.cancel(false);
                 }
                 ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)); // the call is cancelled as any
+                goneAway();
                 return;
             }
         }
     }
 
+    /** A stream's protocol error costs that stream: it is reset, its call cancelled; the connection serves on. */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof Http2FrameStreamException e && e.stream() != null) {
+            onReset(ctx, e.stream().id());
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(e.error()).stream(e.stream()));
+            return;
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    /** Idle while calls run is their time, not the peer's silence: the heartbeat does not hear of it. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent && !(calls.isEmpty() && arriving.isEmpty())) {
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
     private void timedOut(ChannelHandlerContext ctx, Arriving a) {
         a.timer = null;
+        if (!ctx.channel().config().isAutoRead() && arriving.get(a.stream.id()) == a) {
+            a.timer = ctx.executor().schedule(() -> timedOut(ctx, a), timeoutMillis, TimeUnit.MILLISECONDS);
+            return; // this side stopped reading: the silence is not the peer's
+        }
         if (arriving.remove(a.stream.id(), a)) {
             server.closeLog()
                     .warn(
@@ -324,10 +415,15 @@ final class Http2Calls extends ChannelDuplexHandler {
                 promise.trySuccess();
                 return;
             }
-            MessageType type = MessageType.fromCode(f.getByte(f.readerIndex() + 3));
+            MessageType type = HttpJson.type(f);
             if (type == MessageType.GOAWAY) {
-                promise.trySuccess();
-                ctx.close(); // the codec sends GOAWAY and lets open streams finish
+                if (goAway == null) {
+                    goAway = promise; // completed once the calls running have answered
+                    ctx.writeAndFlush(new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR));
+                    goneAway();
+                } else {
+                    promise.trySuccess();
+                }
                 return;
             }
             if (type == MessageType.CREDIT || type == MessageType.STREAM_MESSAGE || type == MessageType.STREAM_END) {
@@ -343,7 +439,7 @@ final class Http2Calls extends ChannelDuplexHandler {
                 promise.trySuccess();
                 return;
             }
-            Call c = calls.remove(f.getLong(f.readerIndex() + 8));
+            Call c = calls.remove(HttpJson.requestId(f));
             if (c == null) {
                 promise.trySuccess(); // its stream was reset, or its deadline answered it
                 return;
@@ -351,10 +447,18 @@ final class Http2Calls extends ChannelDuplexHandler {
             if (c.deadline != null) {
                 c.deadline.cancel(false);
             }
-            HttpJson.Answer a = json.answer(ctx.alloc(), f, c.isVoid);
+            HttpJson.Answer a = json.answer(ctx.alloc(), f, c.isVoid, c.acceptsGzip);
             respond(ctx, c.stream, c.origin, false, a, promise.isVoid() ? ctx.newPromise() : promise);
+            goneAway();
         } finally {
             f.release();
+        }
+    }
+
+    /** After a GOAWAY: once no call is left, the XRpc side may shut the output (later streams stay refused). */
+    private void goneAway() {
+        if (goAway != null && calls.isEmpty() && !goAway.isDone()) {
+            goAway.trySuccess();
         }
     }
 
@@ -374,7 +478,7 @@ final class Http2Calls extends ChannelDuplexHandler {
         if (type == MessageType.STREAM_MESSAGE) {
             ByteBuf part = json.messagePart(ctx.alloc(), f, c.sse);
             int bytes = part.readableBytes();
-            ctx.write(new DefaultHttp2DataFrame(part, false).stream(c.stream)).addListener(done -> {
+            data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
                 if (done.isSuccess()) {
                     taken(ctx, id, c, bytes);
                 }
@@ -386,7 +490,8 @@ final class Http2Calls extends ChannelDuplexHandler {
             c.deadline.cancel(false);
         }
         ByteBuf last = json.endPart(ctx.alloc(), f, c.sse);
-        ctx.write(new DefaultHttp2DataFrame(last == null ? ctx.alloc().buffer(0) : last, true).stream(c.stream));
+        data(ctx, c.stream, last == null ? ctx.alloc().buffer(0) : last, true, ctx.newPromise());
+        goneAway();
     }
 
     /** The peer took one of a stream's messages: past half a window, the provider may send that much more. */
@@ -408,6 +513,34 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Writes a DATA frame, counting its bytes as unsent until the socket took them: over the high
+     * mark the channel turns unwritable (reading and answering pause), under the low mark it turns
+     * writable again.
+     */
+    private ChannelFuture data(
+            ChannelHandlerContext ctx, Http2FrameStream stream, ByteBuf body, boolean end, ChannelPromise promise) {
+        int bytes = body.readableBytes();
+        unsent += bytes;
+        if (unsent > highMark) {
+            heldBack(ctx, true);
+        }
+        promise.addListener(done -> {
+            unsent -= bytes;
+            if (unsent < lowMark) {
+                heldBack(ctx, false);
+            }
+        });
+        return ctx.write(new DefaultHttp2DataFrame(body, end).stream(stream), promise);
+    }
+
+    private static void heldBack(ChannelHandlerContext ctx, boolean held) {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        if (out != null) {
+            out.setUserDefinedWritability(HELD_BACK, !held);
+        }
+    }
+
     private void respond(
             ChannelHandlerContext ctx,
             Http2FrameStream stream,
@@ -417,12 +550,19 @@ final class Http2Calls extends ChannelDuplexHandler {
             ChannelPromise promise) {
         Http2Headers h = new DefaultHttp2Headers().status(Integer.toString(a.status()));
         if (a.status() != 204) {
-            h.set("content-type", "application/json");
+            h.set("content-type", a.type());
+            h.setInt("content-length", a.body().readableBytes());
+            if (a.type().startsWith("text/html")) {
+                h.set("content-security-policy", HttpJson.CONSOLE_POLICY);
+            }
+        }
+        if (a.status() == 405) {
+            h.set("allow", "POST, OPTIONS");
         }
         if (a.gzip()) {
             h.set("content-encoding", "gzip");
+            h.set("vary", "accept-encoding");
         }
-        h.setInt("content-length", a.body().readableBytes());
         json.corsHeaders(origin, preflight, (k, v) -> h.set(k, v));
         if (!a.body().isReadable()) {
             a.body().release();
@@ -430,7 +570,7 @@ final class Http2Calls extends ChannelDuplexHandler {
             return;
         }
         ctx.write(new DefaultHttp2HeadersFrame(h, false).stream(stream));
-        ctx.write(new DefaultHttp2DataFrame(a.body(), true).stream(stream), promise);
+        data(ctx, stream, a.body(), true, promise);
     }
 
     private static String header(Http2Headers headers, String name) {
@@ -450,6 +590,9 @@ final class Http2Calls extends ChannelDuplexHandler {
             }
         }
         calls.clear();
+        if (goAway != null) {
+            goAway.trySuccess();
+        }
         super.channelInactive(ctx);
     }
 }

@@ -53,7 +53,7 @@ final class HttpJson {
     static final String VERSION_HEADER = "xrpc-version";
     static final String TIMEOUT_HEADER = "connect-timeout-ms";
     /** Headers carried to the provider as the call's attachments (credentials, W3C trace context). */
-    static final List<String> ATTACHED_HEADERS = List.of("authorization", "traceparent", "tracestate");
+    static final List<String> ATTACHED_HEADERS = List.of("authorization", "traceparent", "tracestate", "baggage");
 
     /** The json serializer's id on the wire (docs/PROTOCOL.md). */
     private static final byte JSON_SERIALIZER = 5;
@@ -82,6 +82,8 @@ final class HttpJson {
         boolean stream;
         /** The caller asked for server-sent events ({@code Accept: text/event-stream}) rather than lines. */
         boolean sse;
+        /** The body came gzip and goes on compressed: the provider may answer gzip whatever was accepted. */
+        boolean gzipBody;
     }
 
     /** The content type of a server stream's answer. */
@@ -92,6 +94,19 @@ final class HttpJson {
     /** A stream message's JSON as one line, or one {@code data:} event; {@code f} is not released here. */
     ByteBuf messagePart(ByteBufAllocator alloc, ByteBuf f, boolean sse) {
         ByteBuf body = body(f);
+        if ((f.getByte(f.readerIndex() + 7) & FLAG_COMPRESSED) != 0) {
+            // A stream whose request came gzip: the provider compresses its messages too.
+            ByteBuf plain = inflate(alloc, body, server.settings().transport().maxFrameLength());
+            body = plain != null ? plain : ByteBufUtil.writeAscii(alloc, "null");
+            return sse
+                    ? alloc.compositeBuffer(3)
+                            .addComponents(
+                                    true,
+                                    ByteBufUtil.writeAscii(alloc, "data: "),
+                                    body,
+                                    ByteBufUtil.writeAscii(alloc, "\n\n"))
+                    : alloc.compositeBuffer(2).addComponents(true, body, ByteBufUtil.writeAscii(alloc, "\n"));
+        }
         if (!sse) {
             return alloc.compositeBuffer(2).addComponents(true, body.retain(), ByteBufUtil.writeAscii(alloc, "\n"));
         }
@@ -153,10 +168,48 @@ final class HttpJson {
     }
 
     /** An HTTP answer: its status, JSON body (owned) and whether the body is gzip. */
-    record Answer(int status, ByteBuf body, boolean gzip) {}
+    record Answer(int status, ByteBuf body, boolean gzip, String type) {
+        Answer(int status, ByteBuf body, boolean gzip) {
+            this(status, body, gzip, "application/json");
+        }
+    }
 
     /**
-     * The frame of request {@code id}. Owns {@code body}.
+     * An answer decided before the XRpc path (a refusal), kept as values until it is sent, so that
+     * a request that is reset or closed meanwhile leaves no buffer behind.
+     */
+    record Refusal(int status, String code, String message) {
+        Answer answer(ByteBufAllocator alloc) {
+            return error(alloc, status, code, message);
+        }
+    }
+
+    /** The console may run its own inline script and call this server, and nothing else. */
+    static final String CONSOLE_POLICY =
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
+
+    /** Where the console page is served, when the server enables it. */
+    static final String CONSOLE_PATH = "/xrpc/console";
+
+    private static volatile byte[] consolePage;
+
+    /** The console: one self-contained page (no fetch but this server's own JSON calls). */
+    private static byte[] consolePage() {
+        byte[] page = consolePage;
+        if (page == null) {
+            try (InputStream in = HttpJson.class.getResourceAsStream("console.html")) {
+                page = in.readAllBytes();
+            } catch (IOException | NullPointerException e) {
+                throw new IllegalStateException("console.html is missing from xrpc-core's jar", e);
+            }
+            consolePage = page;
+        }
+        return page;
+    }
+
+    /**
+     * The frame of request {@code id}, or the answer given at once. Owns {@code body}. Never throws:
+     * whatever a request holds, it is answered.
      *
      * @param headers a request header by its lower-case name, or null
      */
@@ -169,143 +222,237 @@ final class HttpJson {
             ByteBuf body) {
         Translated t = new Translated();
         try {
-            t.gzip = accepts(headers.apply("accept-encoding"), "gzip");
-            if (!"POST".equals(method)) {
-                t.answer =
-                        error(alloc, 405, "unimplemented", method + " " + uri + ": calls are POST /{service}/{method}");
-                return t;
+            translate(t, alloc, id, method, uri, headers, body);
+        } catch (IllegalArgumentException bad) {
+            release(t);
+            t.answer = error(alloc, 400, "invalid_argument", "malformed request: " + bad.getMessage());
+        } catch (RuntimeException e) {
+            release(t);
+            t.answer = error(alloc, 500, "internal", "the request could not be translated: " + e);
+        } finally {
+            body.release();
+        }
+        return t;
+    }
+
+    private static void release(Translated t) {
+        if (t.frame != null) {
+            t.frame.release();
+            t.frame = null;
+        }
+        if (t.answer != null) {
+            t.answer.body().release();
+            t.answer = null;
+        }
+    }
+
+    private void translate(
+            Translated t,
+            ByteBufAllocator alloc,
+            long id,
+            String method,
+            String uri,
+            Function<String, String> headers,
+            ByteBuf body) {
+        t.gzip = accepts(headers.apply("accept-encoding"), "gzip");
+        String path = new QueryStringDecoder(uri).path(); // throws on a malformed escape: 400
+        if ("GET".equals(method) && CONSOLE_PATH.equals(path)) {
+            if (!server.settings().httpConsole()) {
+                t.answer = error(
+                        alloc,
+                        404,
+                        "not_found",
+                        "the console is off on this server: RpcServer.Builder.httpConsole(true)"
+                                + " (xrpc.server.http.console: true) turns it on");
+                return;
             }
-            String type = headers.apply("content-type");
-            if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+            byte[] page = consolePage();
+            t.answer = new Answer(200, alloc.buffer(page.length).writeBytes(page), false, "text/html; charset=utf-8");
+            return;
+        }
+        if (!"POST".equals(method)) {
+            t.answer = error(
+                    alloc, 405, "unimplemented", method + " " + quote(uri) + ": calls are POST /{service}/{method}");
+            return;
+        }
+        String type = headers.apply("content-type");
+        if (type != null && !isJson(type)) {
+            t.answer = error(
+                    alloc,
+                    415,
+                    "invalid_argument",
+                    "content-type " + quote(type) + " is not served: send application/json");
+            return;
+        }
+        int slash = path.indexOf('/', 1);
+        if (!path.startsWith("/") || slash < 0 || slash == path.length() - 1 || path.indexOf('/', slash + 1) >= 0) {
+            t.answer =
+                    error(alloc, 404, "unimplemented", "no call at " + quote(path) + ": expected /{service}/{method}");
+            return;
+        }
+        String serviceKey = new ServiceKey(
+                        path.substring(1, slash), headers.apply(VERSION_HEADER), headers.apply(GROUP_HEADER))
+                .toString();
+        String name = path.substring(slash + 1);
+        Routes.Route route;
+        String signature;
+        if (name.indexOf('(') >= 0) {
+            signature = name;
+            route = server.routes().find(serviceKey, signature);
+        } else {
+            List<Routes.Route> named = server.routes().named(serviceKey, name);
+            if (named.size() > 1) {
+                List<String> all = new ArrayList<>();
+                for (Routes.Route r : named) {
+                    all.add(r.descriptor().signature());
+                }
+                t.answer = error(
+                        alloc,
+                        400,
+                        "invalid_argument",
+                        serviceKey + "#" + name + " is overloaded: name one in the path, as one of " + all);
+                return;
+            }
+            route = named.isEmpty() ? null : named.get(0);
+            // Unknown: the router answers it, naming what the service has.
+            signature = route == null ? name : route.descriptor().signature();
+        }
+        if (route != null && route.descriptor().isStream()) {
+            if (route.descriptor().shape().callerStreams()) {
+                t.answer = error(
+                        alloc,
+                        501,
+                        "unimplemented",
+                        serviceKey + "#" + signature
+                                + " takes a stream from its caller; over HTTP only calls of one answer and server"
+                                + " streams are served (an XRpc client sends streams)");
+                return;
+            }
+            t.stream = true;
+            String accept = headers.apply("accept");
+            t.sse = accept != null && accept.toLowerCase(Locale.ROOT).contains("text/event-stream");
+        }
+        int budget = DEFAULT_BUDGET_MILLIS;
+        String timeout = headers.apply(TIMEOUT_HEADER);
+        if (timeout != null) {
+            budget = parseTimeout(timeout);
+            if (budget < 0) {
+                t.answer = error(
+                        alloc,
+                        400,
+                        "invalid_argument",
+                        "Connect-Timeout-Ms " + quote(timeout) + " is not a number of milliseconds (1 to 10 digits)");
+                return;
+            }
+        }
+        boolean gzipBody = false;
+        String encoding = headers.apply("content-encoding");
+        if (encoding != null && !"identity".equalsIgnoreCase(encoding)) {
+            if (!"gzip".equalsIgnoreCase(encoding)) {
                 t.answer = error(
                         alloc,
                         415,
                         "invalid_argument",
-                        "content-type " + type + " is not served: send application/json");
-                return t;
+                        "content-encoding " + quote(encoding) + " is not served: gzip or none");
+                return;
             }
-            String path = new QueryStringDecoder(uri).path();
-            int slash = path.indexOf('/', 1);
-            if (!path.startsWith("/") || slash < 0 || slash == path.length() - 1 || path.indexOf('/', slash + 1) >= 0) {
-                t.answer = error(
-                        alloc, 404, "unimplemented", "no call at " + quote(path) + ": expected /{service}/{method}");
-                return t;
-            }
-            String serviceKey = new ServiceKey(
-                            path.substring(1, slash), headers.apply(VERSION_HEADER), headers.apply(GROUP_HEADER))
-                    .toString();
-            String name = path.substring(slash + 1);
-            Routes.Route route;
-            String signature;
-            if (name.indexOf('(') >= 0) {
-                signature = name;
-                route = server.routes().find(serviceKey, signature);
-            } else {
-                List<Routes.Route> named = server.routes().named(serviceKey, name);
-                if (named.size() > 1) {
-                    List<String> all = new ArrayList<>();
-                    for (Routes.Route r : named) {
-                        all.add(r.descriptor().signature());
-                    }
-                    t.answer = error(
-                            alloc,
-                            400,
-                            "invalid_argument",
-                            serviceKey + "#" + name + " is overloaded: name one in the path, as one of " + all);
-                    return t;
-                }
-                route = named.isEmpty() ? null : named.get(0);
-                // Unknown: the router answers it, naming what the service has.
-                signature = route == null ? name : route.descriptor().signature();
-            }
-            if (route != null && route.descriptor().isStream()) {
-                if (route.descriptor().shape().callerStreams()) {
-                    t.answer = error(
-                            alloc,
-                            501,
-                            "unimplemented",
-                            serviceKey + "#" + signature
-                                    + " takes a stream from its caller; over HTTP only calls of one answer and server"
-                                    + " streams are served (an XRpc client sends streams)");
-                    return t;
-                }
-                t.stream = true;
-                String accept = headers.apply("accept");
-                t.sse = accept != null && accept.toLowerCase(Locale.ROOT).contains("text/event-stream");
-            }
-            int budget = DEFAULT_BUDGET_MILLIS;
-            String timeout = headers.apply(TIMEOUT_HEADER);
-            if (timeout != null) {
-                budget = parseTimeout(timeout);
-                if (budget < 0) {
-                    t.answer = error(
-                            alloc,
-                            400,
-                            "invalid_argument",
-                            "Connect-Timeout-Ms " + quote(timeout)
-                                    + " is not a number of milliseconds (1 to 10 digits)");
-                    return t;
-                }
-            }
-            String encoding = headers.apply("content-encoding");
-            if (encoding != null && !"identity".equalsIgnoreCase(encoding)) {
-                if (!"gzip".equalsIgnoreCase(encoding)) {
-                    t.answer = error(
-                            alloc,
-                            415,
-                            "unimplemented",
-                            "content-encoding " + quote(encoding) + " is not served: gzip or none");
-                    return t;
-                }
-                ByteBuf plain =
-                        inflate(alloc, body, server.settings().transport().maxFrameLength());
-                if (plain == null) {
-                    t.answer = error(
-                            alloc,
-                            413,
-                            "resource_exhausted",
-                            "the gzip body is corrupt or inflates past the frame limit of "
-                                    + server.settings().transport().maxFrameLength() + " bytes (maxFrameLength)");
-                    return t;
-                }
-                body.release();
-                body = plain;
-            }
-            t.isVoid = route != null && route.descriptor().isVoid();
-            t.budgetMillis = budget;
-            int parameters = route == null ? -1 : route.descriptor().wireParameterTypes().length;
-            t.frame = frame(
-                    alloc, id, budget, t.gzip && !t.stream, t.stream, serviceKey, signature, headers, body, parameters);
-            return t;
-        } finally {
-            body.release();
+            // Passed on compressed: the provider inflates it after the authenticator, off the event
+            // loop and within the frame limit, as it inflates a binary client's arguments.
+            gzipBody = body.isReadable();
         }
+        t.isVoid = route != null && route.descriptor().isVoid();
+        t.budgetMillis = budget;
+        t.gzipBody = gzipBody;
+        int parameters = route == null ? -1 : route.descriptor().wireParameterTypes().length;
+        ByteBuf f = frame(
+                alloc,
+                id,
+                budget,
+                t.gzip || gzipBody,
+                gzipBody,
+                t.stream,
+                serviceKey,
+                signature,
+                headers,
+                body,
+                parameters);
+        int max = server.settings().transport().maxFrameLength();
+        if (f.readableBytes() - HEADER_LENGTH > max) {
+            f.release();
+            t.answer = error(
+                    alloc,
+                    413,
+                    "resource_exhausted",
+                    "the request is over the frame limit of " + max + " bytes (maxFrameLength) with its head");
+            return;
+        }
+        t.frame = f;
+    }
+
+    /** {@code application/json}, with parameters or none. */
+    private static boolean isJson(String type) {
+        String t = type.trim().toLowerCase(Locale.ROOT);
+        return t.equals("application/json") || t.startsWith("application/json;") || t.startsWith("application/json ");
+    }
+
+    /** "[" and "]" as gzip members: around a gzip body they inflate to the one-argument array. */
+    private static final byte[] GZIP_OPEN = gzip("[");
+
+    private static final byte[] GZIP_CLOSE = gzip("]");
+
+    private static byte[] gzip(String s) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
+            z.write(s.getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+        return out.toByteArray();
     }
 
     /**
      * The XRpc request: the head as any client writes it, then the arguments as the json serializer
      * reads them (one array); a method of one parameter takes the body as that parameter (Connect's
-     * one message), one of none ignores it.
+     * one message), one of none ignores it. A gzip body stays compressed (flags bit 0).
      */
     private static ByteBuf frame(
             ByteBufAllocator alloc,
             long id,
             int budget,
             boolean gzip,
+            boolean compressed,
             boolean stream,
             String serviceKey,
             String signature,
             Function<String, String> headers,
             ByteBuf body,
             int parameters) {
-        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + 128 + body.readableBytes());
+        // Sized exactly, so what the budget counts is what is held.
+        int head = 2 + ByteBufUtil.utf8Bytes(serviceKey) + 2 + ByteBufUtil.utf8Bytes(signature) + 2;
+        for (String h : ATTACHED_HEADERS) {
+            String v = headers.apply(h);
+            if (v != null) {
+                head += 4 + ByteBufUtil.utf8Bytes(h) + ByteBufUtil.utf8Bytes(v);
+            }
+        }
+        if (stream) {
+            head += 4 + ProtocolConstants.STREAM_ATTACHMENT.length() + 1;
+        }
+        int args = parameters == 0
+                ? 0
+                : parameters != 1
+                        ? body.readableBytes()
+                        : compressed
+                                ? GZIP_OPEN.length + body.readableBytes() + GZIP_CLOSE.length
+                                : Math.max(4, body.readableBytes()) + 2;
+        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + head + args);
         f.writeShort(MAGIC)
                 .writeByte(VERSION)
                 .writeByte(MessageType.REQUEST.code())
                 .writeByte(JSON_SERIALIZER)
                 .writeByte(gzip ? GzipCompressor.ID : IdentityCompressor.ID)
                 .writeByte(0)
-                .writeByte(0)
+                .writeByte(compressed ? FLAG_COMPRESSED : 0)
                 .writeLong(id)
                 .writeInt(budget)
                 .writeInt(0);
@@ -328,7 +475,11 @@ final class HttpJson {
             count++;
         }
         f.setShort(countAt, count);
-        if (parameters == 1) {
+        if (parameters == 1 && compressed) {
+            f.writeBytes(GZIP_OPEN)
+                    .writeBytes(body, body.readerIndex(), body.readableBytes())
+                    .writeBytes(GZIP_CLOSE);
+        } else if (parameters == 1) {
             f.writeByte('[');
             if (isBlank(body)) {
                 f.writeBytes("null".getBytes(StandardCharsets.US_ASCII));
@@ -347,7 +498,7 @@ final class HttpJson {
      * The HTTP answer to an XRpc response frame {@code f} (not released here), or null when the
      * frame is not an answer (a pong, a GOAWAY).
      */
-    Answer answer(ByteBufAllocator alloc, ByteBuf f, boolean isVoid) {
+    Answer answer(ByteBufAllocator alloc, ByteBuf f, boolean isVoid, boolean acceptsGzip) {
         int at = f.readerIndex();
         MessageType type = MessageType.fromCode(f.getByte(at + 3));
         if (type != MessageType.RESPONSE) {
@@ -361,7 +512,16 @@ final class HttpJson {
             if (!body.isReadable()) {
                 return new Answer(200, ByteBufUtil.writeAscii(alloc, isVoid ? "{}" : "null"), false);
             }
-            return new Answer(200, body.retain(), (flags & FLAG_COMPRESSED) != 0);
+            boolean compressed = (flags & FLAG_COMPRESSED) != 0;
+            if (compressed && !acceptsGzip) {
+                // The caller sent gzip but did not ask for it back: the provider's own answer, inflated here.
+                ByteBuf plain =
+                        inflate(alloc, body, server.settings().transport().maxFrameLength());
+                return plain != null
+                        ? new Answer(200, plain, false)
+                        : error(alloc, 500, "internal", "the provider's gzip answer could not be inflated");
+            }
+            return new Answer(200, body.retain(), compressed);
         }
         return failure(alloc, RpcStatus.fromCode((byte) status), body);
     }
@@ -455,7 +615,8 @@ final class HttpJson {
             case "canceled" -> 499;
             case "invalid_argument", "failed_precondition", "out_of_range" -> 400;
             case "deadline_exceeded" -> 504;
-            case "not_found", "unimplemented" -> 404;
+            case "not_found" -> 404;
+            case "unimplemented" -> 501;
             case "already_exists", "aborted" -> 409;
             case "permission_denied" -> 403;
             case "resource_exhausted" -> 429;
@@ -473,7 +634,23 @@ final class HttpJson {
         return new Answer(status, json(alloc, o), false);
     }
 
-    /** Whether CORS lets {@code origin} call; a request without an Origin is no browser's cross-origin call. */
+    /**
+     * Whether a request from {@code origin} to {@code host} (its Host or :authority) may call: one
+     * without an Origin is no browser's, one from the server's own origin (a page it served, such as
+     * the console) is not cross-origin, any other only when listed.
+     */
+    boolean allowsOrigin(String origin, String host) {
+        if (origin == null) {
+            return true;
+        }
+        int scheme = origin.indexOf("://");
+        if (host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host)) {
+            return true;
+        }
+        return allowsOrigin(origin);
+    }
+
+    /** Whether CORS lists {@code origin} as allowed to call from another origin. */
     boolean allowsOrigin(String origin) {
         if (origin == null) {
             return true;
@@ -485,7 +662,7 @@ final class HttpJson {
     /** Request headers a browser may send cross-origin (CORS preflight). */
     static final String ALLOWED_HEADERS =
             "content-type, content-encoding, accept-encoding, authorization, connect-timeout-ms,"
-                    + " connect-protocol-version, xrpc-group, xrpc-version, traceparent, tracestate";
+                    + " connect-protocol-version, xrpc-group, xrpc-version, traceparent, tracestate, baggage";
 
     /**
      * The CORS headers of an answer to {@code origin} when it is allowed (none for a request
@@ -539,17 +716,27 @@ final class HttpJson {
         return (int) Math.min(ms, Integer.MAX_VALUE);
     }
 
+    /** Whether an Accept-Encoding header accepts {@code coding}: named with a q-value above 0. */
     static boolean accepts(String header, String coding) {
         if (header == null) {
             return false;
         }
         for (String part : header.split(",")) {
-            String p = part.trim();
-            int semi = p.indexOf(';');
-            String name = semi < 0 ? p : p.substring(0, semi).trim();
-            if (name.equalsIgnoreCase(coding)) {
-                return semi < 0 || !p.substring(semi).replace(" ", "").startsWith(";q=0");
+            String[] p = part.trim().split(";");
+            if (!p[0].trim().equalsIgnoreCase(coding)) {
+                continue;
             }
+            for (int i = 1; i < p.length; i++) {
+                String q = p[i].trim();
+                if (q.length() > 2 && (q.charAt(0) == 'q' || q.charAt(0) == 'Q') && q.charAt(1) == '=') {
+                    try {
+                        return Double.parseDouble(q.substring(2)) > 0;
+                    } catch (NumberFormatException bad) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         }
         return false;
     }

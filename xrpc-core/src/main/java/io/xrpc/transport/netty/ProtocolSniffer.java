@@ -7,7 +7,9 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Tells a connection's protocol from its first bytes, after TLS when the server has it: XRpc's
@@ -26,6 +28,27 @@ final class ProtocolSniffer extends ByteToMessageDecoder {
     ProtocolSniffer(NettyServerTransport server, HttpJson json) {
         this.server = server;
         this.json = json;
+    }
+
+    private ScheduledFuture<?> timer;
+
+    /** A peer that sends a byte or three and waits (possible inside TLS) is closed at the frame timeout. */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        timer = ctx.executor()
+                .schedule(
+                        () -> {
+                            ctx.close();
+                        },
+                        server.settings().frameTimeout().toMillis(),
+                        TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
     }
 
     @Override

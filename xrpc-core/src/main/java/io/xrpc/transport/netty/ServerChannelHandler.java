@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -310,14 +311,27 @@ final class ServerChannelHandler extends ChannelInboundHandlerAdapter {
         admission.offer(call);
     }
 
+    /** Reads again if nothing of this side's holds it: the channel is writable and no call waits for admission. */
+    void resumeReadingIfFree() {
+        if (ctx.channel().isWritable() && !admission.isBacklogged()) {
+            resumeReading();
+        }
+    }
+
     /** Stops reading from the peer: the frame clock stands still; heartbeats go on pinging, not closing. */
     void pauseReading() {
         ctx.channel().config().setAutoRead(false);
     }
 
+    /**
+     * Whether a protocol in front of this handler (HTTP/1.1 pipelining) holds reading for reasons
+     * of its own: then nothing here resumes it. Event loop.
+     */
+    BooleanSupplier readingHeld;
+
     /** Reads from the peer again, unless this side is closing. */
     void resumeReading() {
-        if (closing.get()) {
+        if (closing.get() || readingHeld != null && readingHeld.getAsBoolean()) {
             return;
         }
         if (decoder != null) {

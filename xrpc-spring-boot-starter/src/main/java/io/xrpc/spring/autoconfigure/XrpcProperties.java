@@ -210,6 +210,7 @@ public record XrpcProperties(
                     .reflection(reflection)
                     .adaptiveConcurrency(adaptiveConcurrency)
                     .http(http.enabled())
+                    .httpConsole(http.console())
                     .httpAllowedOrigins(http.allowedOrigins() == null ? List.of() : http.allowedOrigins());
             if (maxRequestMemory != null) {
                 b.maxRequestMemory(maxRequestMemory.toBytes());
@@ -229,8 +230,13 @@ public record XrpcProperties(
      *                       binary calls; false for a port that speaks XRpc alone.
      * @param allowedOrigins Browser origins allowed to call from another origin (CORS); empty refuses every
      *                       cross-origin call, "*" allows all.
+     * @param console        Whether GET /xrpc/console serves a page that lists the services and calls them
+     *                       from a form (every call it makes passes the Authenticator).
      */
-    public record Http(@DefaultValue("true") boolean enabled, List<String> allowedOrigins) {}
+    public record Http(
+            @DefaultValue("true") boolean enabled,
+            List<String> allowedOrigins,
+            @DefaultValue("false") boolean console) {}
 
     /**
      * @param bundle     Name of the SSL bundle whose key store the server serves; empty: plaintext.
