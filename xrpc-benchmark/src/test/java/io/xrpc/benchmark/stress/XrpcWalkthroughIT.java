@@ -36,7 +36,7 @@ class XrpcWalkthroughIT {
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void theReadmeWalkthroughWorksPastedAsOneBlock() throws Exception {
         List<String> commands = walkthrough();
-        assertThat(commands).hasSize(7);
+        assertThat(commands).hasSize(11);
         assertThat(commands.get(0)).startsWith("mvn -q -pl xrpc-benchmark -am -DskipTests package");
         assertThat(commands.get(1)).endsWith("&");
         int port;
@@ -63,7 +63,8 @@ class XrpcWalkthroughIT {
                 .reduce("", (x, y) -> x + y + "\n");
         JsonParser parser = JSON.getFactory().createParser(json);
         JsonNode list = JSON.readTree(parser);
-        assertThat(list.get(0).get("service").asText()).isEqualTo("io.xrpc.benchmark.model.UserService");
+        assertThat(list.findValuesAsText("service"))
+                .containsExactly("io.xrpc.benchmark.demo.Orders", "io.xrpc.benchmark.model.UserService");
         JsonNode describe = JSON.readTree(parser);
         assertThat(describe.get("types").has("io.xrpc.benchmark.model.User")).isTrue();
         assertThat(describe.get("methods").toString()).contains("io.xrpc.benchmark.model.User getUser(long id)");
@@ -72,6 +73,19 @@ class XrpcWalkthroughIT {
         assertThat(user.get("name").asText()).isNotBlank();
         JsonNode overHttp = JSON.readTree(parser); // curl, on the same port
         assertThat(overHttp).isEqualTo(user);
+        JsonNode declared = JSON.readTree(parser);
+        assertThat(declared.get("code").asText()).isEqualTo("unknown");
+        assertThat(declared.get("exception").get("class").asText()).isEqualTo("io.xrpc.benchmark.demo.OutOfStock");
+        assertThat(declared.get("exception").get("fields").get("left").asInt()).isEqualTo(10);
+        JsonNode noToken = JSON.readTree(parser);
+        assertThat(noToken.get("code").asText()).isEqualTo("unauthenticated");
+        assertThat(noToken.get("message").asText()).contains("Bearer demo-token");
+        JsonNode withToken = JSON.readTree(parser);
+        assertThat(withToken.asBoolean()).isTrue();
+        for (int i = 1; i <= 3; i++) {
+            JsonNode message = JSON.readTree(parser);
+            assertThat(message.get("id").asInt()).as("stream message " + i).isEqualTo(i);
+        }
         assertThat(r.out()).as("the console's closing table").contains("contender", "steady");
 
         JsonNode results = JSON.readTree(out.resolve("results.json").toFile());

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# JSON over HTTP beside XRpc's binary protocol, against the demo provider, in one run:
+#  - the same call (UserService.getUser(1)) over XRpc's binary protocol (the stress tool, callers in
+#    a JVM of their own), over HTTP/1.1 and over HTTP/2 (h2load, JSON bodies), rounds taking turns;
+#  - the binary calls also against a second provider with HTTP off (--no-http), so that what the
+#    port's protocol detection costs binary callers shows as a ratio in the same run.
+# Needs xrpc-benchmark/target/benchmarks.jar (mvn -q -pl xrpc-benchmark -am -DskipTests package)
+# and h2load (Debian: apt-get install nghttp2-client). Writes $OUT/results.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JAR=xrpc-benchmark/target/benchmarks.jar
+OUT=${OUT:-xrpc-benchmark/target/http-bench}
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-32}
+command -v h2load > /dev/null || { echo "h2load is not installed (Debian: apt-get install nghttp2-client)"; exit 2; }
+[ -f "$JAR" ] || { echo "$JAR is missing: mvn -q -pl xrpc-benchmark -am -DskipTests package"; exit 2; }
+rm -rf "$OUT" && mkdir -p "$OUT"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ON=$(free_port); OFF=$(free_port)
+xrpc-benchmark/xrpc demo-provider --port "$ON" > "$OUT/provider-http.log" 2>&1 &
+P1=$!
+xrpc-benchmark/xrpc demo-provider --port "$OFF" --no-http > "$OUT/provider-xrpc-only.log" 2>&1 &
+P2=$!
+trap 'kill $P1 $P2 2>/dev/null || true' EXIT
+xrpc-benchmark/xrpc list --address "127.0.0.1:$ON" --wait 60s > /dev/null
+xrpc-benchmark/xrpc list --address "127.0.0.1:$OFF" --wait 60s > /dev/null
+URL="http://127.0.0.1:$ON/io.xrpc.benchmark.model.UserService/getUser"
+printf '1' > "$OUT/body.json"
+stress() { # $1 port, $2 out dir
+  java -cp "$JAR" io.xrpc.benchmark.stress.StressTool --target "127.0.0.1:$1" \
+    --call io.xrpc.benchmark.model.UserService/getUser --args '[1]' --threads "$CONNECTIONS" \
+    --duration "${DURATION}s" --warmup 3s --max-warmup 3s --quiet --out "$2" > "$2.log" 2>&1
+}
+for r in $(seq 1 "$ROUNDS"); do
+  echo "round $r"
+  stress "$ON" "$OUT/r$r-binary"
+  stress "$OFF" "$OUT/r$r-binary-no-http"
+  h2load --h1 -c "$CONNECTIONS" -m 1 -D "$DURATION" --warm-up-time 3 -d "$OUT/body.json" \
+    -H 'content-type: application/json' --log-file "$OUT/r$r-h1.tsv" "$URL" > "$OUT/r$r-h1.txt"
+  h2load -c 4 -m $((CONNECTIONS / 4)) -D "$DURATION" --warm-up-time 3 -d "$OUT/body.json" \
+    -H 'content-type: application/json' --log-file "$OUT/r$r-h2.tsv" "$URL" > "$OUT/r$r-h2.txt"
+done
+python3 - "$OUT" "$ROUNDS" "$CONNECTIONS" <<'PY'
+import json, re, statistics, sys
+out, rounds, conc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def binary(d):
+    lv = json.load(open(f"{out}/{d}/results.json"))["levels"][0]
+    return lv["callsPerSecond"], lv["p50Micros"], lv["p99Micros"], lv.get("errorCount", 0)
+def h2load(name):
+    txt = open(f"{out}/{name}.txt").read()
+    rps = float(re.search(r"finished in [^,]+, ([0-9.]+) req/s", txt).group(1))
+    failed = int(re.search(r"(\d+) failed", txt).group(1))
+    ok2xx = int(re.search(r"status codes: (\d+) 2xx", txt).group(1))
+    lat = sorted(int(l.split()[2]) for l in open(f"{out}/{name}.tsv") if l.strip())
+    pct = lambda p: lat[min(len(lat) - 1, int(len(lat) * p))]
+    return rps, pct(0.5), pct(0.99), failed, ok2xx
+rows = {"binary": [], "binary, provider without HTTP": [], "HTTP/1.1 JSON": [], "HTTP/2 JSON": []}
+for r in range(1, rounds + 1):
+    rows["binary"].append(binary(f"r{r}-binary"))
+    rows["binary, provider without HTTP"].append(binary(f"r{r}-binary-no-http"))
+    rows["HTTP/1.1 JSON"].append(h2load(f"r{r}-h1"))
+    rows["HTTP/2 JSON"].append(h2load(f"r{r}-h2"))
+base = [x[0] for x in rows["binary"]]
+lines = [f"getUser(1) against the demo provider, {conc} callers (HTTP/2: 4 connections x {int(conc)//4} streams), "
+         f"{rounds} rounds taking turns; medians of the rounds, ratios the median of each round's.", "",
+         "| protocol | calls/s | vs binary | p50 us | p99 us | failed |", "|---|---:|---:|---:|---:|---:|"]
+for name, v in rows.items():
+    ratio = statistics.median(v[i][0] / base[i] for i in range(rounds))
+    lines.append(f"| {name} | {statistics.median(x[0] for x in v):,.0f} | {ratio:.2f}x | "
+                 f"{statistics.median(x[1] for x in v):,.0f} | {statistics.median(x[2] for x in v):,.0f} | "
+                 f"{sum(x[3] for x in v)} |")
+lines.append("")
+lines.append("Rounds (calls/s): " + "; ".join(f"{n}: " + ", ".join(f"{x[0]:,.0f}" for x in v) for n, v in rows.items()))
+open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
