@@ -27,34 +27,53 @@ xrpc-benchmark/xrpc list --address "127.0.0.1:$ON" --wait 60s > /dev/null
 xrpc-benchmark/xrpc list --address "127.0.0.1:$OFF" --wait 60s > /dev/null
 URL="http://127.0.0.1:$ON/io.xrpc.benchmark.model.UserService/getUser"
 printf '1' > "$OUT/body.json"
+# CPU of a process (user + system), in clock ticks: what each provider spends over a run.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+measure() { # $1 provider pid, $2 name, then the command; writes $OUT/$2.cpu: provider ticks, client seconds
+  local before after
+  before=$(ticks "$1")
+  /usr/bin/time -f "%U %S" -o "$OUT/$2.client" "${@:3}"
+  after=$(ticks "$1")
+  echo "$((after - before)) $(getconf CLK_TCK) $(awk '{print $1 + $2}' "$OUT/$2.client")" > "$OUT/$2.cpu"
+}
 stress() { # $1 port, $2 out dir
   java -cp "$JAR" io.xrpc.benchmark.stress.StressTool --target "127.0.0.1:$1" \
     --call io.xrpc.benchmark.model.UserService/getUser --args '[1]' --threads "$CONNECTIONS" \
     --duration "${DURATION}s" --warmup 3s --max-warmup 3s --quiet --out "$2" > "$2.log" 2>&1
 }
+h1() { h2load --h1 -c "$CONNECTIONS" -m 1 -D "$1" -d "$OUT/body.json" -H 'content-type: application/json' "${@:2}" "$URL"; }
+h2() { h2load -c 4 -m $((CONNECTIONS / 4)) -D "$1" -d "$OUT/body.json" -H 'content-type: application/json' "${@:2}" "$URL"; }
+export JAR OUT URL CONNECTIONS DURATION
+export -f stress h1 h2
 for r in $(seq 1 "$ROUNDS"); do
   echo "round $r"
-  stress "$ON" "$OUT/r$r-binary"
-  stress "$OFF" "$OUT/r$r-binary-no-http"
-  h2load --h1 -c "$CONNECTIONS" -m 1 -D "$DURATION" --warm-up-time 3 -d "$OUT/body.json" \
-    -H 'content-type: application/json' --log-file "$OUT/r$r-h1.tsv" "$URL" > "$OUT/r$r-h1.txt"
-  h2load -c 4 -m $((CONNECTIONS / 4)) -D "$DURATION" --warm-up-time 3 -d "$OUT/body.json" \
-    -H 'content-type: application/json' --log-file "$OUT/r$r-h2.tsv" "$URL" > "$OUT/r$r-h2.txt"
+  measure "$P1" "r$r-binary" bash -c "stress $ON $OUT/r$r-binary"
+  measure "$P2" "r$r-binary-no-http" bash -c "stress $OFF $OUT/r$r-binary-no-http"
+  h1 3 > /dev/null # warm-up, not measured
+  measure "$P1" "r$r-h1" bash -c "h1 $DURATION --log-file $OUT/r$r-h1.tsv > $OUT/r$r-h1.txt"
+  h2 3 > /dev/null
+  measure "$P1" "r$r-h2" bash -c "h2 $DURATION --log-file $OUT/r$r-h2.tsv > $OUT/r$r-h2.txt"
 done
 python3 - "$OUT" "$ROUNDS" "$CONNECTIONS" <<'PY'
 import json, re, statistics, sys
 out, rounds, conc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def cpu(name, calls):
+    ticks, hz, client = open(f"{out}/{name}.cpu").read().split()
+    return int(ticks) / int(hz) / calls * 1e6, float(client) / calls * 1e6
 def binary(d):
     lv = json.load(open(f"{out}/{d}/results.json"))["levels"][0]
-    return lv["callsPerSecond"], lv["p50Micros"], lv["p99Micros"], lv.get("errorCount", 0)
+    calls = sum(t["callsPerSecond"] for t in lv["timeline"])  # one-second points, warm-up included: every call
+    p, c = cpu(d, calls)
+    return lv["throughput"], lv["p50Micros"], lv["p99Micros"], lv.get("errorCount", 0), p, c
 def h2load(name):
     txt = open(f"{out}/{name}.txt").read()
     rps = float(re.search(r"finished in [^,]+, ([0-9.]+) req/s", txt).group(1))
     failed = int(re.search(r"(\d+) failed", txt).group(1))
-    ok2xx = int(re.search(r"status codes: (\d+) 2xx", txt).group(1))
+    done = int(re.search(r"(\d+) done", txt).group(1))
     lat = sorted(int(l.split()[2]) for l in open(f"{out}/{name}.tsv") if l.strip())
     pct = lambda p: lat[min(len(lat) - 1, int(len(lat) * p))]
-    return rps, pct(0.5), pct(0.99), failed, ok2xx
+    p, c = cpu(name, done)
+    return rps, pct(0.5), pct(0.99), failed, p, c
 rows = {"binary": [], "binary, provider without HTTP": [], "HTTP/1.1 JSON": [], "HTTP/2 JSON": []}
 for r in range(1, rounds + 1):
     rows["binary"].append(binary(f"r{r}-binary"))
@@ -64,12 +83,13 @@ for r in range(1, rounds + 1):
 base = [x[0] for x in rows["binary"]]
 lines = [f"getUser(1) against the demo provider, {conc} callers (HTTP/2: 4 connections x {int(conc)//4} streams), "
          f"{rounds} rounds taking turns; medians of the rounds, ratios the median of each round's.", "",
-         "| protocol | calls/s | vs binary | p50 us | p99 us | failed |", "|---|---:|---:|---:|---:|---:|"]
+         "| protocol | calls/s | vs binary | p50 us | p99 us | failed | provider CPU us/call | caller CPU us/call |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|"]
 for name, v in rows.items():
     ratio = statistics.median(v[i][0] / base[i] for i in range(rounds))
     lines.append(f"| {name} | {statistics.median(x[0] for x in v):,.0f} | {ratio:.2f}x | "
                  f"{statistics.median(x[1] for x in v):,.0f} | {statistics.median(x[2] for x in v):,.0f} | "
-                 f"{sum(x[3] for x in v)} |")
+                 f"{sum(x[3] for x in v)} | {statistics.median(x[4] for x in v):.1f} | {statistics.median(x[5] for x in v):.1f} |")
 lines.append("")
 lines.append("Rounds (calls/s): " + "; ".join(f"{n}: " + ", ".join(f"{x[0]:,.0f}" for x in v) for n, v in rows.items()))
 open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")
