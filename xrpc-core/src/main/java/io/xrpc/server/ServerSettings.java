@@ -91,8 +91,8 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
     }
 
     /**
-     * Whether the server's port also answers HTTP/1.1 and HTTP/2 (HTTP/2 with prior knowledge; inside
-     * TLS, HTTP/1.1, as the server's TLS does not offer h2 in ALPN yet) with JSON calls, told apart from XRpc's own protocol by a connection's first
+     * Whether the server's port also answers HTTP/1.1 and HTTP/2 (with prior knowledge in plaintext,
+     * through ALPN inside TLS) with JSON calls, told apart from XRpc's own protocol by a connection's first
      * bytes: {@code POST /{service}/{method}} with a JSON body, as Connect's unary protocol has it
      * (docs/HTTP.md). Every such call goes through the same path as a binary one: authenticator,
      * interceptors, allow-list, limits, memory budget. Default on; off for a provider that must

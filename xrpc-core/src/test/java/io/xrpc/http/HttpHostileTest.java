@@ -281,6 +281,24 @@ class HttpHostileTest {
     }
 
     @Test
+    void http2BodiesArrivingAtOnceAreHeldWithinTheMemoryBudgetEveryByteCounted() throws Exception {
+        // A budget of 64 KiB; ten streams each hold 15 KiB of a body that never ends. Counted from
+        // the first byte (not from 16 KiB, as one partial frame is), the budget refuses the later ones.
+        try (RpcServer s = small(RpcServer.builder().maxFrameLength(64 * 1024).maxRequestMemory(64 * 1024));
+                Socket sock = new Socket("127.0.0.1", s.endpoint().port())) {
+            sock.setSoTimeout(20_000);
+            RawH2 h2 = new RawH2(sock);
+            h2.preface();
+            byte[] part = ("[\"" + "x".repeat(15 * 1024)).getBytes(StandardCharsets.US_ASCII);
+            for (int id = 1; id <= 19; id += 2) {
+                h2.headers(id, path(), false);
+                h2.data(id, part, false);
+            }
+            assertThat(h2.firstStatus()).isEqualTo(503); // the first answer of all: a refusal, at once
+        }
+    }
+
+    @Test
     void aBodyThatFitsButWhoseFrameWouldNotIsAnsweredTooLargeNotReset() throws Exception {
         try (RpcServer s = small(RpcServer.builder().maxFrameLength(64 * 1024))) {
             String body = "[\"" + "x".repeat(64 * 1024 - 10 - 7) + "\", 1]"; // 10 bytes under the limit

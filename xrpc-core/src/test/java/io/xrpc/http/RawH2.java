@@ -197,6 +197,18 @@ final class RawH2 {
      * with an indexed name; -1 when the stream was reset or the connection closed first.
      */
     int status(int stream) throws IOException {
+        return status(stream, false);
+    }
+
+    /**
+     * The :status of the first answer on any stream (its HEADERS, read as {@link #status(int)} reads
+     * them: later answers may name a status by the encoder's dynamic table, which is not kept here).
+     */
+    int firstStatus() throws IOException {
+        return status(0, true);
+    }
+
+    private int status(int stream, boolean any) throws IOException {
         DataInputStream in = new DataInputStream(socket.getInputStream());
         try {
             for (; ; ) {
@@ -205,7 +217,7 @@ final class RawH2 {
                 in.readUnsignedByte();
                 int id = in.readInt() & 0x7fffffff;
                 byte[] payload = in.readNBytes(length);
-                if (id != stream) {
+                if (id != stream && !(any && type == HEADERS)) {
                     continue;
                 }
                 if (type == RST_STREAM) {

@@ -481,4 +481,39 @@ class TlsTest {
             }
         }
     }
+
+    @Test
+    void httpClientsGetHttp2ThroughAlpnAndHttp11InsideTheSameTls() throws Exception {
+        RpcServer server =
+                server(TlsConfig.server(serverCert.toKeyManagerFactory()).build());
+        try {
+            javax.net.ssl.SSLContext trusting = javax.net.ssl.SSLContext.getInstance("TLS");
+            trusting.init(null, ca.toTrustManagerFactory().getTrustManagers(), null);
+            for (java.net.http.HttpClient.Version v :
+                    List.of(java.net.http.HttpClient.Version.HTTP_2, java.net.http.HttpClient.Version.HTTP_1_1)) {
+                java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                        .sslContext(trusting)
+                        .version(v)
+                        .build();
+                java.net.http.HttpResponse<String> r = http.send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create("https://localhost:"
+                                        + server.endpoint().port() + "/" + Echo.class.getName() + "/echo"))
+                                .header("content-type", "application/json")
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("\"x\""))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(r.version()).as("negotiated by ALPN").isEqualTo(v);
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(r.body()).isEqualTo("\"echo x\"");
+            }
+            // XRpc clients, which ask ALPN for nothing, are served on the same port as before.
+            try (RpcClient client = RpcClient.builder()
+                    .tls(TlsConfig.client().trust(ca.toTrustManagerFactory()).build())
+                    .build()) {
+                assertThat(proxy(client, server).echo("y")).isEqualTo("echo y");
+            }
+        } finally {
+            server.close();
+        }
+    }
 }

@@ -178,7 +178,9 @@ final class Http2Calls extends ChannelDuplexHandler {
                     "a body of " + length + " bytes is over the frame limit of " + maxBody + " (maxFrameLength)");
             return;
         }
-        if (length > MemoryBudget.FREE_BODY) {
+        if (length > 0) {
+            // Every byte reserved, not only those over 16 KiB as for a frame: a connection holds up
+            // to 100 bodies arriving at once, where it holds one partial frame.
             MemoryBudget budget = budget(ctx);
             if (!budget.tryReserve(length)) {
                 refuse(ctx, a, 503, "unavailable", busy(budget));
@@ -257,7 +259,7 @@ final class Http2Calls extends ChannelDuplexHandler {
                         "the body grew past the frame limit of " + maxBody + " bytes (maxFrameLength)");
                 return;
             }
-            if (total > MemoryBudget.FREE_BODY && total > a.reserved) {
+            if (total > a.reserved) {
                 // No content-length: what its buffer will hold once it grows, not only what it holds.
                 MemoryBudget budget = a.reservedIn != null ? a.reservedIn : budget(ctx);
                 long need = Math.min(Math.max(total, Math.min((long) a.body.capacity() * 2, maxBody)), maxBody);

@@ -105,7 +105,7 @@ public final class NettyServerTransport implements ServerTransport {
                 settings.transport().maxFrameLength() + (long) ProtocolConstants.HEADER_LENGTH));
         this.tls = settings.transport().tls() == null
                 ? null
-                : NettyTls.serverContext(settings.transport().tls());
+                : NettyTls.serverContext(settings.transport().tls(), settings.http());
     }
 
     /** Binds and returns the bound address (the real port when 0 was asked for). */

@@ -3,6 +3,8 @@ package io.xrpc.transport.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslContext;
@@ -19,8 +21,13 @@ import javax.net.ssl.SSLException;
 final class NettyTls {
     private NettyTls() {}
 
-    /** The JDK's TLS: OpenSSL through netty-tcnative is not among XRpc's dependencies. */
-    static SslContext serverContext(TlsConfig tls) {
+    /**
+     * The JDK's TLS: OpenSSL through netty-tcnative is not among XRpc's dependencies. With
+     * {@code http}, ALPN offers {@code h2} and {@code http/1.1} to clients that ask (browsers, curl,
+     * gRPC-style HTTP/2 clients); XRpc clients ask for none, and the connection's first bytes tell
+     * its protocol either way ({@link ProtocolSniffer}).
+     */
+    static SslContext serverContext(TlsConfig tls, boolean http) {
         try {
             SslContextBuilder b = SslContextBuilder.forServer(tls.keys())
                     .sslProvider(SslProvider.JDK)
@@ -32,6 +39,14 @@ final class NettyTls {
                             });
             if (tls.trust() != null) {
                 b.trustManager(tls.trust());
+            }
+            if (http) {
+                b.applicationProtocolConfig(new ApplicationProtocolConfig(
+                        ApplicationProtocolConfig.Protocol.ALPN,
+                        ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                        ApplicationProtocolNames.HTTP_2,
+                        ApplicationProtocolNames.HTTP_1_1));
             }
             return b.build();
         } catch (SSLException e) {
