@@ -109,6 +109,33 @@ class TracingTest {
         }
     }
 
+    @Test
+    void anHttpCallCarryingTraceparentAndBaggageContinuesThatTrace() throws Exception {
+        try (ConfigurableApplicationContext provider = start(TracingApps.Provider.class, "provider")) {
+            InMemorySpanExporter providerSpans = provider.getBean(InMemorySpanExporter.class);
+            int port = provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class)
+                    .server()
+                    .endpoint()
+                    .port();
+            String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+            String parentSpan = "00f067aa0ba902b7";
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                            "http://127.0.0.1:" + port + "/" + Traced.class.getName() + "/whereAmI"))
+                                    .header("content-type", "application/json")
+                                    .header("traceparent", "00-" + traceId + "-" + parentSpan + "-01")
+                                    .header("baggage", "tenant=acme")
+                                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(""))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).startsWith("\"" + traceId + "|").endsWith("|acme\"");
+            SpanData server = await(() -> one(providerSpans, SPAN + "whereAmI", SpanKind.SERVER, traceId));
+            assertThat(server.getParentSpanId()).isEqualTo(parentSpan);
+        }
+    }
+
     /** Runs {@code call} as a caller inside a trace would: {@code parent} current, baggage tenant=acme. */
     private static <T> T inParent(Tracer tracer, Span parent, Supplier<T> call) {
         try (Tracer.SpanInScope scope = tracer.withSpan(parent);
