@@ -22,11 +22,24 @@ xrpc-benchmark/xrpc demo-provider --port "$ON" > "$OUT/provider-http.log" 2>&1 &
 P1=$!
 xrpc-benchmark/xrpc demo-provider --port "$OFF" --no-http > "$OUT/provider-xrpc-only.log" 2>&1 &
 P2=$!
-trap 'kill $P1 $P2 2>/dev/null || true' EXIT
+P3=
+trap 'kill $P1 $P2 $P3 2>/dev/null || true' EXIT
 xrpc-benchmark/xrpc list --address "127.0.0.1:$ON" --wait 60s > /dev/null
 xrpc-benchmark/xrpc list --address "127.0.0.1:$OFF" --wait 60s > /dev/null
 URL="http://127.0.0.1:$ON/io.xrpc.benchmark.model.UserService/getUser"
 printf '1' > "$OUT/body.json"
+# grpc-java's own server of the same service (built with -Ppeers), where the jar has it: the same
+# h2load callers send it GetUser(UserId{id: 1}) in protobuf, a gRPC message (5-byte prefix).
+GRPC=
+if unzip -l "$JAR" | grep 'io/xrpc/benchmark/peers/GrpcContender.class' > /dev/null; then
+  mkfifo "$OUT/grpc.stdin"
+  java -cp "$JAR" io.xrpc.benchmark.stress.ProviderMain grpc - < "$OUT/grpc.stdin" > "$OUT/provider-grpc.log" 2>&1 &
+  P3=$!
+  exec 9> "$OUT/grpc.stdin" # held open: the provider serves until it closes
+  for _ in $(seq 1 600); do grep -q READY "$OUT/provider-grpc.log" && break; sleep 0.1; done
+  GRPC=$(awk '/READY/ {print $2}' "$OUT/provider-grpc.log")
+  printf '\x00\x00\x00\x00\x02\x08\x01' > "$OUT/body.grpc"
+fi
 # CPU of a process (user + system), in clock ticks: what each provider spends over a run.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 measure() { # $1 provider pid, $2 name, then the command; writes $OUT/$2.cpu: provider ticks, client seconds
@@ -43,8 +56,10 @@ stress() { # $1 port, $2 out dir
 }
 h1() { h2load --h1 -c "$CONNECTIONS" -m 1 -D "$1" -d "$OUT/body.json" -H 'content-type: application/json' "${@:2}" "$URL"; }
 h2() { h2load -c 4 -m $((CONNECTIONS / 4)) -D "$1" -d "$OUT/body.json" -H 'content-type: application/json' "${@:2}" "$URL"; }
-export JAR OUT URL CONNECTIONS DURATION
-export -f stress h1 h2
+grpc() { h2load -c 4 -m $((CONNECTIONS / 4)) -D "$1" -d "$OUT/body.grpc" -H 'content-type: application/grpc' \
+  -H 'te: trailers' "${@:2}" "http://127.0.0.1:$GRPC/xrpc.benchmark.UserService/GetUser"; }
+export JAR OUT URL CONNECTIONS DURATION GRPC
+export -f stress h1 h2 grpc
 for r in $(seq 1 "$ROUNDS"); do
   echo "round $r"
   measure "$P1" "r$r-binary" bash -c "stress $ON $OUT/r$r-binary"
@@ -53,6 +68,10 @@ for r in $(seq 1 "$ROUNDS"); do
   measure "$P1" "r$r-h1" bash -c "h1 $DURATION --log-file $OUT/r$r-h1.tsv > $OUT/r$r-h1.txt"
   h2 3 > /dev/null
   measure "$P1" "r$r-h2" bash -c "h2 $DURATION --log-file $OUT/r$r-h2.tsv > $OUT/r$r-h2.txt"
+  if [ -n "$GRPC" ]; then
+    grpc 3 > /dev/null
+    measure "$P3" "r$r-grpc" bash -c "grpc $DURATION --log-file $OUT/r$r-grpc.tsv > $OUT/r$r-grpc.txt"
+  fi
 done
 python3 - "$OUT" "$ROUNDS" "$CONNECTIONS" <<'PY'
 import json, re, statistics, sys
@@ -75,11 +94,16 @@ def h2load(name):
     p, c = cpu(name, done)
     return rps, pct(0.5), pct(0.99), failed, p, c
 rows = {"binary": [], "binary, provider without HTTP": [], "HTTP/1.1 JSON": [], "HTTP/2 JSON": []}
+import os
+if os.path.exists(f"{out}/r1-grpc.txt"):
+    rows["grpc-java's own server, protobuf over HTTP/2 (same h2load callers)"] = []
 for r in range(1, rounds + 1):
     rows["binary"].append(binary(f"r{r}-binary"))
     rows["binary, provider without HTTP"].append(binary(f"r{r}-binary-no-http"))
     rows["HTTP/1.1 JSON"].append(h2load(f"r{r}-h1"))
     rows["HTTP/2 JSON"].append(h2load(f"r{r}-h2"))
+    if len(rows) > 4:
+        rows["grpc-java's own server, protobuf over HTTP/2 (same h2load callers)"].append(h2load(f"r{r}-grpc"))
 base = [x[0] for x in rows["binary"]]
 lines = [f"getUser(1) against the demo provider, {conc} callers (HTTP/2: 4 connections x {int(conc)//4} streams), "
          f"{rounds} rounds taking turns; medians of the rounds, ratios the median of each round's.", "",
