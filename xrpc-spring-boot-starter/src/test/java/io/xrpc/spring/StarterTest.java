@@ -119,7 +119,7 @@ class StarterTest {
     }
 
     @Test
-    void metricsAreRecordedWhenAMeterRegistryIsPresent() {
+    void metricsAreRecordedWhenAMeterRegistryIsPresent() throws Exception {
         try (ConfigurableApplicationContext provider = new SpringApplicationBuilder(Apps.Provider.class)
                         .initializers(
                                 ctx -> ctx.getBeanFactory().registerSingleton("meters", new SimpleMeterRegistry()))
@@ -166,6 +166,32 @@ class StarterTest {
                             .timer()
                             .count())
                     .isEqualTo(1);
+            // The same call over HTTP on the provider's port is counted as one more of that method:
+            // it walked the same path, interceptors and observations included.
+            int port = provider.getBean(io.xrpc.spring.autoconfigure.RpcServiceExporter.class)
+                    .server()
+                    .endpoint()
+                    .port();
+            java.net.http.HttpResponse<String> viaHttp = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/"
+                                            + Greeter.class.getName() + "/hello(java.lang.String)"))
+                                    .header("content-type", "application/json")
+                                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("\"http\""))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(viaHttp.statusCode()).as(viaHttp.body()).isEqualTo(200);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(providerMeters
+                                    .find("xrpc.server.calls")
+                                    .tag("status", "OK")
+                                    .tag("method", "hello(java.lang.String)")
+                                    .timers()
+                                    .stream()
+                                    .mapToLong(t -> t.count())
+                                    .sum())
+                            .isEqualTo(2));
             // The method runs and returns; its result cannot be written. The provider counts what
             // the caller got, not what the implementation returned.
             assertThatThrownBy(() ->
