@@ -362,6 +362,61 @@ class HttpHostileTest {
     }
 
     @Test
+    void pipelinedRequestsInOneWriteAreNotAllRunAtOnce() throws Exception {
+        try (Socket s = connect()) {
+            StringBuilder all = new StringBuilder();
+            for (int i = 0; i < 400; i++) {
+                all.append(http1("/" + HttpJsonTest.Shop.class.getName() + "/hang", "", "Connect-Timeout-Ms: 60000"));
+            }
+            s.getOutputStream()
+                    .write(all.toString().getBytes(StandardCharsets.US_ASCII)); // one write, many in one read
+            await().atMost(Duration.ofSeconds(20)).until(() -> impl.hangsStarted.get() > 0);
+            long[] last = {-1};
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        long now = impl.hangsStarted.get();
+                        boolean flat = now == last[0];
+                        last[0] = now;
+                        return flat;
+                    });
+            // Decoded requests wait while 16 are owed (one is passed on per read once reading resumes).
+            assertThat(impl.hangsStarted.get()).isLessThanOrEqualTo(16 + 1);
+        }
+        impl.release.countDown();
+        stillServes();
+    }
+
+    @Test
+    void http2AnswersAPeerNeverGrantsWindowForCloseTheConnectionAtTheFrameTimeout() throws Exception {
+        try (Socket s = connect()) {
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            h2.setting(0x4, 0); // SETTINGS_INITIAL_WINDOW_SIZE: no stream may be sent a byte
+            for (int id = 1; id <= 9; id += 2) {
+                h2.headers(id, "/" + HttpJsonTest.Shop.class.getName() + "/catalog", false);
+                h2.data(id, "20000".getBytes(StandardCharsets.US_ASCII), true);
+            }
+            boolean closed = false;
+            for (int i = 0; i < 200 && !closed; i++) {
+                try {
+                    h2.ping(i); // alive, but granting nothing
+                    Thread.sleep(100); // the peer's pace, not a wait for the server
+                } catch (SocketException gone) {
+                    closed = true;
+                }
+                if (!closed) {
+                    closed = s.getInputStream().available() < 0;
+                }
+            }
+            assertThat(closed)
+                    .as("the server closed a connection that took none of its answers")
+                    .isTrue();
+        }
+        stillServes();
+    }
+
+    @Test
     void aCallLongerThanThreeHeartbeatsKeepsItsHttpConnection() throws Exception {
         try (RpcServer s = small(RpcServer.builder().heartbeatInterval(Duration.ofMillis(100)))) {
             HttpResponse<String> r = HttpClient.newHttpClient()

@@ -52,6 +52,7 @@ class HttpJsonTest {
                 .host("127.0.0.1")
                 .service(Shop.class, impl)
                 .httpAllowedOrigins(List.of("https://app.example"))
+                .httpConsole(true)
                 .authenticator((credentials, service, method, peer) ->
                         method.name().equals("secret") && !"Bearer good".equals(credentials)
                                 ? "a valid bearer token is required"
@@ -232,6 +233,20 @@ class HttpJsonTest {
                 "ping", "", "origin", "http://127.0.0.1:" + server.endpoint().port());
         assertThat(same.statusCode()).isEqualTo(200);
         assertThat(same.headers().firstValue("access-control-allow-origin")).isEmpty();
+        // ... but not by a name: a name the peer chose may be an attacker's, rebound to this
+        // server's address (DNS rebinding), so a page there is refused as any other origin.
+        String host = "rebound.example:" + server.endpoint().port();
+        try (java.net.Socket raw =
+                new java.net.Socket("127.0.0.1", server.endpoint().port())) {
+            raw.setSoTimeout(20_000);
+            raw.getOutputStream()
+                    .write(("POST /" + Shop.class.getName() + "/ping HTTP/1.1\r\nHost: " + host + "\r\nOrigin: http://"
+                                    + host + "\r\nContent-Type: application/json\r\nContent-Length: 0\r\n"
+                                    + "Connection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(raw.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertThat(answer).startsWith("HTTP/1.1 403").contains("rebound.example");
+        }
         HttpResponse<String> ok = post("ping", "", "origin", "https://app.example");
         assertThat(ok.statusCode()).isEqualTo(200);
         assertThat(ok.headers().firstValue("access-control-allow-origin")).hasValue("https://app.example");

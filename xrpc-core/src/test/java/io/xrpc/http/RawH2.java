@@ -32,6 +32,18 @@ final class RawH2 {
         frame(SETTINGS, 0, 0, new byte[0]);
     }
 
+    /** A SETTINGS frame with one setting (id, value), as a peer changes its windows. */
+    void setting(int id, int value) throws IOException {
+        frame(SETTINGS, 0, 0, new byte[] {
+            (byte) (id >>> 8),
+            (byte) id,
+            (byte) (value >>> 24),
+            (byte) (value >>> 16),
+            (byte) (value >>> 8),
+            (byte) value
+        });
+    }
+
     void headers(int stream, String path, boolean endStream) throws IOException {
         headers(stream, path, endStream, true);
     }

@@ -364,8 +364,8 @@ final class Http1Calls extends ChannelDuplexHandler {
     /** Idle while answers are owed is the calls' time, not the peer's silence: the heartbeat does not hear of it. */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof IdleStateEvent && !owed.isEmpty()) {
-            return;
+        if (evt instanceof IdleStateEvent && !owed.isEmpty() && ctx.channel().isWritable()) {
+            return; // a peer that does not read its answers is silent on its own account
         }
         super.userEventTriggered(ctx, evt);
     }
@@ -550,13 +550,15 @@ final class Http1Calls extends ChannelDuplexHandler {
             ctx.write(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             wrote = true;
         }
-        if (goAway != null && owed.isEmpty()) {
-            ChannelPromise g = goAway;
-            goAway = null;
-            g.trySuccess();
-        }
         if (wrote) {
             ctx.flush();
+        }
+        if (goAway != null && owed.isEmpty()) {
+            // Completed once what was written is out: its listener shuts the output, which would
+            // drop an answer still in the channel's buffer.
+            ChannelPromise g = goAway;
+            goAway = null;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> g.trySuccess());
         }
         release();
     }

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
@@ -66,6 +67,11 @@ final class Http2Calls extends ChannelDuplexHandler {
     private long unsent;
 
     private ChannelPromise goAway;
+    private boolean goAwayPinged;
+    /** Whether unsent DATA is over the high mark (the channel's writability bit is cleared). */
+    private boolean heldBack;
+    /** When the socket last took DATA of this connection (nanoTime). */
+    private long progressAt = System.nanoTime();
 
     private final class Arriving {
         final Http2FrameStream stream;
@@ -218,14 +224,17 @@ final class Http2Calls extends ChannelDuplexHandler {
     private void refuse(ChannelHandlerContext ctx, Arriving a, int status, String code, String message) {
         arriving.remove(a.stream.id(), a);
         a.drop();
+        ChannelPromise sent = ctx.newPromise();
+        // Reset once the answer is out: its DATA may wait for the peer's window, and a reset
+        // written before it would overtake it.
+        sent.addListener(f -> ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(a.stream)));
         respond(
                 ctx,
                 a.stream,
                 header(a.headers, "origin"),
                 false,
                 HttpJson.error(ctx.alloc(), status, code, message),
-                ctx.newPromise());
-        ctx.write(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(a.stream));
+                sent);
         ctx.flush();
     }
 
@@ -381,8 +390,10 @@ final class Http2Calls extends ChannelDuplexHandler {
     /** Idle while calls run is their time, not the peer's silence: the heartbeat does not hear of it. */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof IdleStateEvent && !(calls.isEmpty() && arriving.isEmpty())) {
-            return;
+        if (evt instanceof IdleStateEvent
+                && !(calls.isEmpty() && arriving.isEmpty())
+                && ctx.channel().isWritable()) {
+            return; // a peer that grants no window for its answers is silent on its own account
         }
         super.userEventTriggered(ctx, evt);
     }
@@ -459,9 +470,20 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     /** After a GOAWAY: once no call is left, the XRpc side may shut the output (later streams stay refused). */
     private void goneAway() {
-        if (goAway != null && calls.isEmpty() && !goAway.isDone()) {
-            goAway.trySuccess();
+        if (goAway != null && calls.isEmpty() && !goAwayPinged && ctx != null) {
+            goAwayPinged = true;
+            // Completed once what was written is out (a PING goes after it): its listener shuts
+            // the output, which would drop an answer still queued.
+            ChannelPromise g = goAway;
+            ctx.writeAndFlush(new DefaultHttp2PingFrame(0L)).addListener(f -> g.trySuccess());
         }
+    }
+
+    private ChannelHandlerContext ctx;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     /** A server stream's frame: its acceptance sends the headers, each message a DATA frame, its end the last. */
@@ -529,6 +551,7 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
         promise.addListener(done -> {
             unsent -= bytes;
+            progressAt = System.nanoTime();
             if (unsent < lowMark) {
                 heldBack(ctx, false);
             }
@@ -536,11 +559,45 @@ final class Http2Calls extends ChannelDuplexHandler {
         return ctx.write(new DefaultHttp2DataFrame(body, end).stream(stream), promise);
     }
 
-    private static void heldBack(ChannelHandlerContext ctx, boolean held) {
+    private void heldBack(ChannelHandlerContext ctx, boolean held) {
         ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
         if (out != null) {
             out.setUserDefinedWritability(HELD_BACK, !held);
         }
+        if (held && !heldBack) {
+            heldBack = true;
+            checkProgress(ctx);
+        } else if (!held) {
+            heldBack = false;
+        }
+    }
+
+    /**
+     * While answers are held back, the peer must take some within the frame timeout: a peer that
+     * grants no window (and pings to look alive) would otherwise hold them for ever.
+     */
+    private void checkProgress(ChannelHandlerContext ctx) {
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            if (!heldBack || !ctx.channel().isActive()) {
+                                return;
+                            }
+                            if (System.nanoTime() - progressAt >= TimeUnit.MILLISECONDS.toNanos(timeoutMillis)) {
+                                server.closeLog()
+                                        .warn(
+                                                "Closing connection from {}: it took none of {} bytes of answers for {} ms"
+                                                        + " (its HTTP/2 flow-control window; frameTimeout)",
+                                                ctx.channel().remoteAddress(),
+                                                unsent,
+                                                timeoutMillis);
+                                ctx.close();
+                            } else {
+                                checkProgress(ctx);
+                            }
+                        },
+                        timeoutMillis,
+                        TimeUnit.MILLISECONDS);
     }
 
     private void respond(

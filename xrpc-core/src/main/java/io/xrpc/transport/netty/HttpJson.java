@@ -186,7 +186,8 @@ final class HttpJson {
 
     /** The console may run its own inline script and call this server, and nothing else. */
     static final String CONSOLE_POLICY =
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self';"
+                    + " frame-ancestors 'none'";
 
     /** Where the console page is served, when the server enables it. */
     static final String CONSOLE_PATH = "/xrpc/console";
@@ -644,10 +645,31 @@ final class HttpJson {
             return true;
         }
         int scheme = origin.indexOf("://");
-        if (host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host)) {
+        if (server.settings().httpConsole()
+                && host != null
+                && scheme > 0
+                && origin.substring(scheme + 3).equalsIgnoreCase(host)
+                && isAddressOrLocalhost(host)) {
+            // The console's own calls. Only by address or localhost: a name the peer chose could be
+            // rebound to this server by an attacker's DNS (DNS rebinding); such names are listed.
             return true;
         }
         return allowsOrigin(origin);
+    }
+
+    private static boolean isAddressOrLocalhost(String hostAndPort) {
+        String h = hostAndPort;
+        if (h.startsWith("[")) {
+            return h.indexOf(']') > 0; // an IPv6 literal
+        }
+        int colon = h.lastIndexOf(':');
+        if (colon >= 0) {
+            h = h.substring(0, colon);
+        }
+        if (h.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        return !h.isEmpty() && h.chars().allMatch(c -> c == '.' || c >= '0' && c <= '9');
     }
 
     /** Whether CORS lists {@code origin} as allowed to call from another origin. */

@@ -7,6 +7,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -96,7 +97,10 @@ final class ProtocolSniffer extends ByteToMessageDecoder {
                     "http-clock",
                     "http1",
                     new HttpServerCodec(Http1Calls.MAX_INITIAL_LINE, Http1Calls.MAX_HEADER_SIZE, 8192));
-            p.addAfter("http1", "http-calls", calls);
+            // Requests the codec decoded from bytes already read wait here while reading is held
+            // (pipelining's bound): they are passed on one per read, not all at once.
+            p.addAfter("http1", "http-flow", new FlowControlHandler());
+            p.addAfter("http-flow", "http-calls", calls);
         }
         p.remove(this); // what it holds goes on to the codec
     }
