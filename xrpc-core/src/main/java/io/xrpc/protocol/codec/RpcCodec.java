@@ -149,7 +149,8 @@ public final class RpcCodec {
         return (int) (nanoTime / 1_000_000L);
     }
 
-    static void writeHeader(
+    /** The 24-byte header of a frame, its body length 0 until the body is written. */
+    public static void writeHeader(
             ByteBuf buf,
             MessageType type,
             byte serializer,
@@ -313,7 +314,8 @@ public final class RpcCodec {
         return serializer.readMessage(rest(body), type, genericType, deadlineNanos);
     }
 
-    private static void writeShortString(ByteBuf buf, String s) {
+    /** A short string (an unsigned 16-bit length and its UTF-8 bytes), as a request's head holds them. */
+    public static void writeShortString(ByteBuf buf, String s) {
         int at = buf.writerIndex();
         buf.writeShort(0);
         int n = ByteBufUtil.writeUtf8(buf, s == null ? "" : s);

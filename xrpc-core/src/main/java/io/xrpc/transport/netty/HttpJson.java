@@ -3,9 +3,9 @@ package io.xrpc.transport.netty;
 import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
 import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
 import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
-import static io.xrpc.protocol.ProtocolConstants.MAGIC;
+import static io.xrpc.protocol.ProtocolConstants.OFFSET_BODY_LENGTH;
+import static io.xrpc.protocol.ProtocolConstants.OFFSET_FLAGS;
 import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
-import static io.xrpc.protocol.ProtocolConstants.VERSION;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -19,6 +19,7 @@ import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.ErrorCodec;
+import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.transport.Routes;
 import java.io.IOException;
 import java.io.InputStream;
@@ -447,32 +448,33 @@ final class HttpJson {
                                 ? GZIP_OPEN.length + body.readableBytes() + GZIP_CLOSE.length
                                 : Math.max(4, body.readableBytes()) + 2;
         ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + head + args);
-        f.writeShort(MAGIC)
-                .writeByte(VERSION)
-                .writeByte(MessageType.REQUEST.code())
-                .writeByte(JSON_SERIALIZER)
-                .writeByte(gzip ? GzipCompressor.ID : IdentityCompressor.ID)
-                .writeByte(0)
-                .writeByte(compressed ? FLAG_COMPRESSED : 0)
-                .writeLong(id)
-                .writeInt(budget)
-                .writeInt(0);
-        writeShortString(f, serviceKey);
-        writeShortString(f, signature);
+        RpcCodec.writeHeader(
+                f,
+                MessageType.REQUEST,
+                JSON_SERIALIZER,
+                gzip ? GzipCompressor.ID : IdentityCompressor.ID,
+                (byte) 0,
+                id,
+                budget);
+        if (compressed) {
+            f.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
+        }
+        RpcCodec.writeShortString(f, serviceKey);
+        RpcCodec.writeShortString(f, signature);
         int countAt = f.writerIndex();
         f.writeShort(0);
         int count = 0;
         for (String h : ATTACHED_HEADERS) {
             String v = headers.apply(h);
             if (v != null) {
-                writeShortString(f, h);
-                writeShortString(f, v);
+                RpcCodec.writeShortString(f, h);
+                RpcCodec.writeShortString(f, v);
                 count++;
             }
         }
         if (stream) {
-            writeShortString(f, ProtocolConstants.STREAM_ATTACHMENT);
-            writeShortString(f, "1");
+            RpcCodec.writeShortString(f, ProtocolConstants.STREAM_ATTACHMENT);
+            RpcCodec.writeShortString(f, "1");
             count++;
         }
         f.setShort(countAt, count);
@@ -491,7 +493,7 @@ final class HttpJson {
         } else if (parameters != 0) {
             f.writeBytes(body, body.readerIndex(), body.readableBytes());
         }
-        f.setInt(20, f.readableBytes() - HEADER_LENGTH);
+        f.setInt(OFFSET_BODY_LENGTH, f.readableBytes() - HEADER_LENGTH);
         return f;
     }
 
@@ -771,16 +773,6 @@ final class HttpJson {
             }
         }
         return true;
-    }
-
-    private static void writeShortString(ByteBuf buf, String s) {
-        int at = buf.writerIndex();
-        buf.writeShort(0);
-        int n = ByteBufUtil.writeUtf8(buf, s);
-        if (n > 0xFFFF) {
-            throw new IllegalArgumentException("longer than 65,535 bytes");
-        }
-        buf.setShort(at, n);
     }
 
     private static String quote(String s) {
