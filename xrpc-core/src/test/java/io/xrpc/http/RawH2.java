@@ -156,23 +156,26 @@ final class RawH2 {
         out.flush();
     }
 
-    /** Reads the server's frames until it resets {@code stream} (true) or closes (false). */
-    boolean awaitReset(int stream) throws IOException {
+    /** One frame the server sent. */
+    record Frame(int type, int stream, byte[] payload) {}
+
+    /** The server's next frame, or null once it closed the connection. */
+    Frame next() throws IOException {
         DataInputStream in = new DataInputStream(socket.getInputStream());
         try {
-            for (; ; ) {
-                int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
-                int type = in.readUnsignedByte();
-                in.readUnsignedByte();
-                int id = in.readInt() & 0x7fffffff;
-                in.skipNBytes(length);
-                if (type == RST_STREAM && id == stream) {
-                    return true;
-                }
-            }
-        } catch (EOFException closed) {
-            return false;
+            int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
+            int type = in.readUnsignedByte();
+            in.readUnsignedByte(); // flags
+            int id = in.readInt() & 0x7fffffff;
+            return new Frame(type, id, in.readNBytes(length));
+        } catch (EOFException | java.net.SocketException closed) {
+            return null;
         }
+    }
+
+    /** Reads the server's frames until it resets {@code stream} (true) or closes (false). */
+    boolean awaitReset(int stream) throws IOException {
+        return "reset".equals(outcome(stream));
     }
 
     /**
@@ -180,27 +183,18 @@ final class RawH2 {
      * "goaway" (a GOAWAY first) or "closed" (the connection ended first).
      */
     String outcome(int stream) throws IOException {
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        try {
-            for (; ; ) {
-                int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
-                int type = in.readUnsignedByte();
-                in.readUnsignedByte();
-                int id = in.readInt() & 0x7fffffff;
-                in.skipNBytes(length);
-                if (type == RST_STREAM && id == stream) {
-                    return "reset";
-                }
-                if (type == HEADERS && id == stream) {
-                    return "answered";
-                }
-                if (type == GOAWAY) {
-                    return "goaway";
-                }
+        for (Frame f; (f = next()) != null; ) {
+            if (f.type() == RST_STREAM && f.stream() == stream) {
+                return "reset";
             }
-        } catch (EOFException | java.net.SocketException closed) {
-            return "closed";
+            if (f.type() == HEADERS && f.stream() == stream) {
+                return "answered";
+            }
+            if (f.type() == GOAWAY) {
+                return "goaway";
+            }
         }
+        return "closed";
     }
 
     /**
@@ -209,7 +203,15 @@ final class RawH2 {
      * with an indexed name; -1 when the stream was reset or the connection closed first.
      */
     int status(int stream) throws IOException {
-        return status(stream, false);
+        for (Frame f; (f = next()) != null; ) {
+            if (f.stream() == stream && f.type() == RST_STREAM) {
+                return -1;
+            }
+            if (f.stream() == stream && f.type() == HEADERS) {
+                return decodeStatus(f.payload());
+            }
+        }
+        return -1;
     }
 
     /**
@@ -217,31 +219,12 @@ final class RawH2 {
      * them: later answers may name a status by the encoder's dynamic table, which is not kept here).
      */
     int firstStatus() throws IOException {
-        return status(0, true);
-    }
-
-    private int status(int stream, boolean any) throws IOException {
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        try {
-            for (; ; ) {
-                int length = (in.readUnsignedByte() << 16) | (in.readUnsignedByte() << 8) | in.readUnsignedByte();
-                int type = in.readUnsignedByte();
-                in.readUnsignedByte();
-                int id = in.readInt() & 0x7fffffff;
-                byte[] payload = in.readNBytes(length);
-                if (id != stream && !(any && type == HEADERS)) {
-                    continue;
-                }
-                if (type == RST_STREAM) {
-                    return -1;
-                }
-                if (type == HEADERS) {
-                    return decodeStatus(payload);
-                }
+        for (Frame f; (f = next()) != null; ) {
+            if (f.type() == HEADERS) {
+                return decodeStatus(f.payload());
             }
-        } catch (EOFException | java.net.SocketException closed) {
-            return -1;
         }
+        return -1;
     }
 
     private static int decodeStatus(byte[] block) {
