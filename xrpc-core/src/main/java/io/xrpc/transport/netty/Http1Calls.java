@@ -29,10 +29,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
-import io.xrpc.protocol.codec.StreamCodec;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -94,10 +92,8 @@ final class Http1Calls extends ChannelDuplexHandler {
         boolean ended;
         /** Parts of an accepted stream not yet written (it is not the head of the line yet). */
         final ArrayDeque<HttpObject> parts = new ArrayDeque<>(2);
-        /** Messages and bytes the socket took since credit was last granted back. */
-        int takenMessages;
-
-        long takenBytes;
+        /** What the socket took of it since credit was last granted back. */
+        final HttpJson.Taken taken = new HttpJson.Taken();
 
         Pending(long id, boolean keepAlive, String origin) {
             this.id = id;
@@ -224,9 +220,9 @@ final class Http1Calls extends ChannelDuplexHandler {
         }
         if (length > MemoryBudget.FREE_BODY && refusal == null) {
             // Its length is known: reserved and allocated whole, once, as a frame's body is.
-            MemoryBudget budget = budget();
+            MemoryBudget budget = json.budgetFor(ctx);
             if (!budget.tryReserve(length)) {
-                refusal = busy(budget);
+                refusal = json.busy(budget);
             } else {
                 reservedIn = budget;
                 reserved = length;
@@ -254,10 +250,10 @@ final class Http1Calls extends ChannelDuplexHandler {
         }
         if (total > MemoryBudget.FREE_BODY && total > reserved) {
             // A chunked body: what its buffer will hold once it grows (by doubling), not only what it holds.
-            MemoryBudget budget = reservedIn != null ? reservedIn : budget();
+            MemoryBudget budget = reservedIn != null ? reservedIn : json.budgetFor(ctx);
             long need = Math.min(Math.max(total, Math.min((long) body.capacity() * 2, maxBody)), maxBody);
             if (!budget.tryReserve(need - reserved)) {
-                refusal = busy(budget);
+                refusal = json.busy(budget);
                 dropBody();
                 return;
             }
@@ -265,21 +261,6 @@ final class Http1Calls extends ChannelDuplexHandler {
             reserved = need;
         }
         body.writeBytes(chunk);
-    }
-
-    private HttpJson.Refusal busy(MemoryBudget budget) {
-        return new HttpJson.Refusal(
-                503,
-                "unavailable",
-                "server " + server.endpoint() + " holds its memory budget for requests in transit (" + budget.limit()
-                        + " bytes) in other requests; this body was not read");
-    }
-
-    private MemoryBudget budget() {
-        ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
-        return !server.settings().authenticates() || h != null && h.isAuthenticated()
-                ? server.memoryBudget()
-                : server.unauthenticatedBudget();
     }
 
     private void complete(ChannelHandlerContext ctx) {
@@ -456,25 +437,6 @@ final class Http1Calls extends ChannelDuplexHandler {
         p.parts.add(last == null ? LastHttpContent.EMPTY_LAST_CONTENT : new DefaultLastHttpContent(last));
     }
 
-    /** The socket took one of a stream's messages: past half a window, the provider may send that much more. */
-    private void taken(Pending p, int bytes) {
-        p.takenMessages++;
-        p.takenBytes += bytes;
-        if (p.takenMessages >= ProtocolConstants.INITIAL_STREAM_MESSAGES / 2
-                || p.takenBytes >= ProtocolConstants.INITIAL_STREAM_BYTES / 2) {
-            int m = p.takenMessages;
-            int b = (int) Math.min(p.takenBytes, Integer.MAX_VALUE);
-            p.takenMessages = 0;
-            p.takenBytes = 0;
-            // Later, not from inside a write: the frame decoder may be below on this stack.
-            ctx.executor().execute(() -> {
-                if (ctx.channel().isActive() && !p.ended) {
-                    ctx.fireChannelRead(StreamCodec.encodeCredit(ctx.alloc(), p.id, m, b));
-                }
-            });
-        }
-    }
-
     /** Writes the parts of the stream at the head of the line; returns whether it is done. */
     private boolean writeStream(Pending p) {
         HttpObject part;
@@ -483,7 +445,7 @@ final class Http1Calls extends ChannelDuplexHandler {
                 int bytes = c.content().readableBytes();
                 ctx.write(part).addListener(done -> {
                     if (done.isSuccess()) {
-                        taken(p, bytes);
+                        p.taken.add(ctx, p.id, bytes, () -> ctx.channel().isActive() && !p.ended);
                     }
                 });
             } else {

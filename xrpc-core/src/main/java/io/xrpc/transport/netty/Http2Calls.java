@@ -24,10 +24,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
-import io.xrpc.protocol.codec.StreamCodec;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -113,8 +111,7 @@ final class Http2Calls extends ChannelDuplexHandler {
         boolean server;
         boolean sse;
         boolean accepted;
-        int takenMessages;
-        long takenBytes;
+        final HttpJson.Taken taken = new HttpJson.Taken();
 
         Call(Http2FrameStream stream, boolean isVoid, boolean acceptsGzip, String origin) {
             this.stream = stream;
@@ -187,9 +184,9 @@ final class Http2Calls extends ChannelDuplexHandler {
         if (length > 0) {
             // Every byte reserved, not only those over 16 KiB as for a frame: a connection holds up
             // to 100 bodies arriving at once, where it holds one partial frame.
-            MemoryBudget budget = budget(ctx);
+            MemoryBudget budget = json.budgetFor(ctx);
             if (!budget.tryReserve(length)) {
-                refuse(ctx, a, 503, "unavailable", busy(budget));
+                refuse(ctx, a, json.busy(budget));
                 return;
             }
             a.reservedIn = budget;
@@ -221,6 +218,10 @@ final class Http2Calls extends ChannelDuplexHandler {
      * Answers a stream at once, before its body (if any) arrived, and resets what is left of it, so
      * that nothing more is read or held for it (RFC 9113 8.1).
      */
+    private void refuse(ChannelHandlerContext ctx, Arriving a, HttpJson.Refusal r) {
+        refuse(ctx, a, r.status(), r.code(), r.message());
+    }
+
     private void refuse(ChannelHandlerContext ctx, Arriving a, int status, String code, String message) {
         arriving.remove(a.stream.id(), a);
         a.drop();
@@ -236,11 +237,6 @@ final class Http2Calls extends ChannelDuplexHandler {
                 HttpJson.error(ctx.alloc(), status, code, message),
                 sent);
         ctx.flush();
-    }
-
-    private String busy(MemoryBudget budget) {
-        return "server " + server.endpoint() + " holds its memory budget for requests in transit (" + budget.limit()
-                + " bytes) in other requests; this body was not read";
     }
 
     private void onData(ChannelHandlerContext ctx, Http2DataFrame d) {
@@ -270,10 +266,10 @@ final class Http2Calls extends ChannelDuplexHandler {
             }
             if (total > a.reserved) {
                 // No content-length: what its buffer will hold once it grows, not only what it holds.
-                MemoryBudget budget = a.reservedIn != null ? a.reservedIn : budget(ctx);
+                MemoryBudget budget = a.reservedIn != null ? a.reservedIn : json.budgetFor(ctx);
                 long need = Math.min(Math.max(total, Math.min((long) a.body.capacity() * 2, maxBody)), maxBody);
                 if (!budget.tryReserve(need - a.reserved)) {
-                    refuse(ctx, a, 503, "unavailable", busy(budget));
+                    refuse(ctx, a, json.busy(budget));
                     return;
                 }
                 a.reservedIn = budget;
@@ -286,13 +282,6 @@ final class Http2Calls extends ChannelDuplexHandler {
         } else if (flowed > 0) {
             ctx.flush();
         }
-    }
-
-    private MemoryBudget budget(ChannelHandlerContext ctx) {
-        ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
-        return !server.settings().authenticates() || h != null && h.isAuthenticated()
-                ? server.memoryBudget()
-                : server.unauthenticatedBudget();
     }
 
     private void complete(ChannelHandlerContext ctx, Arriving a) {
@@ -504,7 +493,7 @@ final class Http2Calls extends ChannelDuplexHandler {
             int bytes = part.readableBytes();
             data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
                 if (done.isSuccess()) {
-                    taken(ctx, id, c, bytes);
+                    c.taken.add(ctx, id, bytes, () -> calls.get(id) == c);
                 }
             });
             return;
@@ -516,25 +505,6 @@ final class Http2Calls extends ChannelDuplexHandler {
         ByteBuf last = json.endPart(ctx.alloc(), f, c.sse);
         data(ctx, c.stream, last == null ? ctx.alloc().buffer(0) : last, true, ctx.newPromise());
         goneAway();
-    }
-
-    /** The peer took one of a stream's messages: past half a window, the provider may send that much more. */
-    private void taken(ChannelHandlerContext ctx, long id, Call c, int bytes) {
-        c.takenMessages++;
-        c.takenBytes += bytes;
-        if (c.takenMessages >= ProtocolConstants.INITIAL_STREAM_MESSAGES / 2
-                || c.takenBytes >= ProtocolConstants.INITIAL_STREAM_BYTES / 2) {
-            int m = c.takenMessages;
-            int b = (int) Math.min(c.takenBytes, Integer.MAX_VALUE);
-            c.takenMessages = 0;
-            c.takenBytes = 0;
-            // Later, not from inside a write: the frame decoder may be below on this stack.
-            ctx.executor().execute(() -> {
-                if (calls.get(id) == c) {
-                    ctx.fireChannelRead(StreamCodec.encodeCredit(ctx.alloc(), id, m, b));
-                }
-            });
-        }
     }
 
     /**

@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
@@ -19,7 +20,9 @@ import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.ErrorCodec;
+import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.codec.StreamCodec;
 import io.xrpc.transport.Routes;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 import tools.jackson.core.JacksonException;
@@ -182,6 +186,56 @@ final class HttpJson {
     record Refusal(int status, String code, String message) {
         Answer answer(ByteBufAllocator alloc) {
             return error(alloc, status, code, message);
+        }
+    }
+
+    /**
+     * The memory budget a request body on this connection reserves from: the whole one once the
+     * connection carried an authenticated call (or the server has no authenticator), else the
+     * unauthenticated connections' share, as the frame decoder chooses for a frame.
+     */
+    MemoryBudget budgetFor(ChannelHandlerContext ctx) {
+        ServerChannelHandler h = ctx.pipeline().get(ServerChannelHandler.class);
+        return !server.settings().authenticates() || h != null && h.isAuthenticated()
+                ? server.memoryBudget()
+                : server.unauthenticatedBudget();
+    }
+
+    /** The refusal of a body the memory budget had no room for. */
+    Refusal busy(MemoryBudget budget) {
+        return new Refusal(
+                503,
+                "unavailable",
+                "server " + server.endpoint() + " holds its memory budget for requests in transit (" + budget.limit()
+                        + " bytes) in other requests; this body was not read");
+    }
+
+    /**
+     * What the peer's socket took of one server stream since credit was last granted back: past
+     * half the provider's window, that much is granted again.
+     */
+    static final class Taken {
+        private int messages;
+        private long bytes;
+
+        /** Grants the provider stream {@code id} more credit, later (not inside a write), while {@code open}. */
+        void add(ChannelHandlerContext ctx, long id, int size, BooleanSupplier open) {
+            messages++;
+            bytes += size;
+            if (messages < ProtocolConstants.INITIAL_STREAM_MESSAGES / 2
+                    && bytes < ProtocolConstants.INITIAL_STREAM_BYTES / 2) {
+                return;
+            }
+            int m = messages;
+            int b = (int) Math.min(bytes, Integer.MAX_VALUE);
+            messages = 0;
+            bytes = 0;
+            // The frame decoder may be below on this stack: the CREDIT goes in from the event loop's queue.
+            ctx.executor().execute(() -> {
+                if (open.getAsBoolean()) {
+                    ctx.fireChannelRead(StreamCodec.encodeCredit(ctx.alloc(), id, m, b));
+                }
+            });
         }
     }
 
