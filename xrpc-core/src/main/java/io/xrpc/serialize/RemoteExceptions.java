@@ -155,6 +155,14 @@ public final class RemoteExceptions {
     }
 
     /**
+     * The fields {@link #describe} carries for an exception of class {@code type}, in the order
+     * their values travel (a derived protobuf contract numbers them so).
+     */
+    public static List<Field> carriedFields(Class<?> type) {
+        return List.of(ExceptionShape.of(type).fields);
+    }
+
+    /**
      * The line that heads the text stack of an answer which carries a declared exception as text
      * only, saying why: the caller then knows it is not a bug of its own that it got an
      * {@code RpcException} instead.
@@ -164,7 +172,7 @@ public final class RemoteExceptions {
     }
 
     /** Whether {@code c} is a clause too broad to declare anything ({@code throws Exception}). */
-    static boolean isBroad(Class<?> c) {
+    public static boolean isBroad(Class<?> c) {
         return BROAD.contains(c);
     }
 

@@ -20,12 +20,14 @@ import io.netty.handler.codec.http2.Http2FrameStreamException;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.serialize.protobuf.ProtoContract;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +52,7 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     private final NettyServerTransport server;
     private final HttpJson json;
+    private final GrpcWire grpc;
     private final int maxBody;
     private final long timeoutMillis;
     private final long highMark;
@@ -74,6 +77,9 @@ final class Http2Calls extends ChannelDuplexHandler {
     private final class Arriving {
         final Http2FrameStream stream;
         final Http2Headers headers;
+        /** A gRPC call ({@code application/grpc}): refused and answered in gRPC's terms. */
+        final boolean grpc;
+
         ByteBuf body;
         MemoryBudget reservedIn;
         long reserved;
@@ -82,6 +88,7 @@ final class Http2Calls extends ChannelDuplexHandler {
         Arriving(Http2FrameStream stream, Http2Headers headers, ChannelHandlerContext ctx) {
             this.stream = stream;
             this.headers = headers;
+            this.grpc = GrpcWire.isGrpc(headers.get("content-type"));
             this.timer = ctx.executor().schedule(() -> timedOut(ctx, this), timeoutMillis, TimeUnit.MILLISECONDS);
         }
 
@@ -111,6 +118,12 @@ final class Http2Calls extends ChannelDuplexHandler {
         boolean server;
         boolean sse;
         boolean accepted;
+        /** A gRPC call: its contract says what a declared exception's details are. */
+        boolean grpc;
+        /** The gRPC request came gzip: the answer says {@code grpc-encoding: gzip} and may be compressed. */
+        boolean grpcGzip;
+
+        ProtoContract contract;
         final HttpJson.Taken taken = new HttpJson.Taken();
 
         Call(Http2FrameStream stream, boolean isVoid, boolean acceptsGzip, String origin) {
@@ -121,9 +134,10 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
     }
 
-    Http2Calls(NettyServerTransport server, HttpJson json) {
+    Http2Calls(NettyServerTransport server, HttpJson json, GrpcWire grpc) {
         this.server = server;
         this.json = json;
+        this.grpc = grpc;
         this.maxBody = server.settings().transport().maxFrameLength();
         this.timeoutMillis = server.settings().frameTimeout().toMillis();
         this.highMark = server.settings().transport().writeBufferHighWaterMark();
@@ -225,6 +239,10 @@ final class Http2Calls extends ChannelDuplexHandler {
     private void refuse(ChannelHandlerContext ctx, Arriving a, int status, String code, String message) {
         arriving.remove(a.stream.id(), a);
         a.drop();
+        if (a.grpc) {
+            refuseGrpc(ctx, a.stream, new GrpcWire.Status(GrpcWire.code(code), message));
+            return;
+        }
         ChannelPromise sent = ctx.newPromise();
         // Reset once the answer is out: its DATA may wait for the peer's window, and a reset
         // written before it would overtake it.
@@ -305,6 +323,10 @@ final class Http2Calls extends ChannelDuplexHandler {
             return;
         }
         Http2Headers headers = a.headers;
+        if (a.grpc) {
+            completeGrpc(ctx, a, id, body);
+            return;
+        }
         HttpJson.Translated t = json.request(
                 ctx.alloc(), id, method, String.valueOf(headers.path()), name -> header(headers, name), body);
         if (t.answer != null) {
@@ -315,15 +337,27 @@ final class Http2Calls extends ChannelDuplexHandler {
         Call c = new Call(a.stream, t.isVoid, t.gzip, origin);
         c.server = t.stream;
         c.sse = t.sse;
+        start(ctx, id, c, String.valueOf(headers.path()), t.budgetMillis, t.frame);
+    }
+
+    /** Hands a translated call on, answering it at its deadline if the provider has not. */
+    private void start(ChannelHandlerContext ctx, long id, Call c, String path, int budget, ByteBuf frame) {
         calls.put(id, c);
-        String path = String.valueOf(headers.path());
-        int budget = t.budgetMillis;
         c.deadline = ctx.executor()
                 .schedule(
                         () -> {
                             c.deadline = null;
                             if (calls.remove(id, c)) {
                                 ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)); // its answer is not sent
+                                if (c.grpc) {
+                                    String why = path + " did not answer within its deadline of " + budget
+                                            + " ms (grpc-timeout; " + HttpJson.DEFAULT_BUDGET_MILLIS
+                                            + " ms when none is sent)";
+                                    endGrpc(ctx, c, GrpcWire.DEADLINE_EXCEEDED, why, ctx.newPromise());
+                                    ctx.flush();
+                                    goneAway();
+                                    return;
+                                }
                                 HttpJson.Answer late = HttpJson.deadlinePassed(ctx.alloc(), path, budget);
                                 if (c.accepted) {
                                     data(
@@ -341,7 +375,82 @@ final class Http2Calls extends ChannelDuplexHandler {
                         },
                         budget,
                         TimeUnit.MILLISECONDS);
-        ctx.fireChannelRead(t.frame);
+        ctx.fireChannelRead(frame);
+    }
+
+    private void completeGrpc(ChannelHandlerContext ctx, Arriving a, long id, ByteBuf body) {
+        GrpcWire.Translated t;
+        try {
+            t = grpc.request(ctx.alloc(), id, a.headers, body, true);
+        } finally {
+            body.release();
+        }
+        if (t.refused == null && t.callerStream) {
+            t.frame.release();
+            t.refused = new GrpcWire.Status(
+                    GrpcWire.UNIMPLEMENTED,
+                    a.headers.path() + " takes a stream from its caller; over gRPC only unary calls and server"
+                            + " streams are served so far (an XRpc client sends streams)");
+        }
+        if (t.refused != null) {
+            refuseGrpc(ctx, a.stream, t.refused);
+            return;
+        }
+        Call c = new Call(a.stream, false, false, null);
+        c.grpc = true;
+        c.server = t.serverStream;
+        c.contract = t.contract;
+        CharSequence encoding = a.headers.get("grpc-encoding");
+        c.grpcGzip = encoding != null && "gzip".contentEquals(encoding);
+        start(ctx, id, c, String.valueOf(a.headers.path()), t.budgetMillis, t.frame);
+    }
+
+    /** A gRPC call refused before the XRpc path: a trailers-only answer, then what is left of the stream reset. */
+    private void refuseGrpc(ChannelHandlerContext ctx, Http2FrameStream stream, GrpcWire.Status s) {
+        ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.trailersOnly(s.code(), s.message(), null, null), true)
+                        .stream(stream))
+                .addListener(f -> {
+                    if (stream.state() != Http2Stream.State.CLOSED) {
+                        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(stream));
+                    }
+                });
+        ctx.flush();
+    }
+
+    /** Ends a gRPC call with {@code code}: trailers after its headers, or trailers only. */
+    private void endGrpc(ChannelHandlerContext ctx, Call c, int code, String message, ChannelPromise promise) {
+        Http2Headers h = c.accepted
+                ? GrpcWire.trailers(code, message, null, null)
+                : GrpcWire.trailersOnly(code, message, null, null);
+        ctx.write(new DefaultHttp2HeadersFrame(h, true).stream(c.stream), promise);
+    }
+
+    /** A gRPC call's answer frame: its message and OK, or its status as trailers only. */
+    private void answerGrpc(ChannelHandlerContext ctx, Call c, ByteBuf f, ChannelPromise promise) {
+        if (GrpcWire.status(f) != 0) {
+            ctx.write(
+                    new DefaultHttp2HeadersFrame(GrpcWire.failure(f, c.contract, true), true).stream(c.stream),
+                    promise);
+            return;
+        }
+        ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.responseHeaders(c.grpcGzip), false).stream(c.stream));
+        data(ctx, c.stream, grpcMessage(ctx, c, f), false, ctx.newPromise());
+        ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.trailers(0, null, null, null), true).stream(c.stream), promise);
+    }
+
+    /** A frame's body as a gRPC message, compressed as it came when the answer said gzip, else plain. */
+    private ByteBuf grpcMessage(ChannelHandlerContext ctx, Call c, ByteBuf f) {
+        ByteBuf body = GrpcWire.body(f);
+        if (GrpcWire.compressed(f)) {
+            if (c.grpcGzip) {
+                return GrpcWire.message(ctx.alloc(), body.retain(), true);
+            }
+            ByteBuf plain = HttpJson.inflate(
+                    ctx.alloc(), body, server.settings().transport().maxFrameLength());
+            return GrpcWire.message(
+                    ctx.alloc(), plain != null ? plain : ctx.alloc().buffer(0), false);
+        }
+        return GrpcWire.message(ctx.alloc(), body.retain(), false);
     }
 
     /** The stream is over from the peer's side (reset, or broken): its request or call is dropped. */
@@ -449,6 +558,11 @@ final class Http2Calls extends ChannelDuplexHandler {
             if (c.deadline != null) {
                 c.deadline.cancel(false);
             }
+            if (c.grpc) {
+                answerGrpc(ctx, c, f, promise.isVoid() ? ctx.newPromise() : promise);
+                goneAway();
+                return;
+            }
             HttpJson.Answer a = json.answer(ctx.alloc(), f, c.isVoid, c.acceptsGzip);
             respond(ctx, c.stream, c.origin, false, a, promise.isVoid() ? ctx.newPromise() : promise);
             goneAway();
@@ -477,6 +591,10 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     /** A server stream's frame: its acceptance sends the headers, each message a DATA frame, its end the last. */
     private void onStream(ChannelHandlerContext ctx, long id, Call c, MessageType type, ByteBuf f) {
+        if (c.grpc) {
+            onGrpcStream(ctx, id, c, type, f);
+            return;
+        }
         if (type == MessageType.CREDIT) {
             if (!c.accepted) {
                 c.accepted = true;
@@ -504,6 +622,36 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
         ByteBuf last = json.endPart(ctx.alloc(), f, c.sse);
         data(ctx, c.stream, last == null ? ctx.alloc().buffer(0) : last, true, ctx.newPromise());
+        goneAway();
+    }
+
+    /** A gRPC server stream's frame: acceptance sends the headers, each message a DATA frame, its end the trailers. */
+    private void onGrpcStream(ChannelHandlerContext ctx, long id, Call c, MessageType type, ByteBuf f) {
+        if (type == MessageType.CREDIT) {
+            if (!c.accepted) {
+                c.accepted = true;
+                ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.responseHeaders(c.grpcGzip), false).stream(c.stream));
+            }
+            return;
+        }
+        if (type == MessageType.STREAM_MESSAGE) {
+            ByteBuf part = grpcMessage(ctx, c, f);
+            int bytes = part.readableBytes();
+            data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
+                if (done.isSuccess()) {
+                    c.taken.add(ctx, id, bytes, () -> calls.get(id) == c);
+                }
+            });
+            return;
+        }
+        calls.remove(id, c);
+        if (c.deadline != null) {
+            c.deadline.cancel(false);
+        }
+        Http2Headers end = GrpcWire.status(f) == 0
+                ? (c.accepted ? GrpcWire.trailers(0, null, null, null) : GrpcWire.trailersOnly(0, null, null, null))
+                : GrpcWire.failure(f, c.contract, !c.accepted);
+        ctx.write(new DefaultHttp2HeadersFrame(end, true).stream(c.stream));
         goneAway();
     }
 

@@ -760,7 +760,7 @@ final class HttpJson {
     }
 
     /** The plain bytes of a gzip body, at most {@code max}; null when corrupt or larger. */
-    private static ByteBuf inflate(ByteBufAllocator alloc, ByteBuf body, int max) {
+    static ByteBuf inflate(ByteBufAllocator alloc, ByteBuf body, int max) {
         ByteBuf out = alloc.buffer(Math.min(Math.max(body.readableBytes() * 4, 256), max + 1));
         try (InputStream in = new GZIPInputStream(new ByteBufInputStream(body.duplicate()))) {
             for (; ; ) {

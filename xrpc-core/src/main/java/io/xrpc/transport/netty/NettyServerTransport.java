@@ -53,6 +53,8 @@ public final class NettyServerTransport implements ServerTransport {
     private final ServerTransport.Settings settings;
     /** HTTP/JSON calls on the same port, translated to and from XRpc frames. */
     private final HttpJson httpJson = new HttpJson(this);
+
+    private final GrpcWire grpcWire = new GrpcWire(this);
     /** The server's TLS, or null for plaintext. */
     private final SslContext tls;
 
@@ -149,7 +151,10 @@ public final class NettyServerTransport implements ServerTransport {
                                                 settings.frameTimeout().toMillis()))
                                 .addLast("idle", HeartbeatHandler.idleHandler(hb));
                         if (settings.http()) {
-                            ch.pipeline().addLast("sniffer", new ProtocolSniffer(NettyServerTransport.this, httpJson));
+                            ch.pipeline()
+                                    .addLast(
+                                            "sniffer",
+                                            new ProtocolSniffer(NettyServerTransport.this, httpJson, grpcWire));
                         }
                         ch.pipeline()
                                 .addLast(

@@ -25,8 +25,10 @@ final class ProtocolSniffer extends ByteToMessageDecoder {
 
     private final NettyServerTransport server;
     private final HttpJson json;
+    private final GrpcWire grpc;
 
-    ProtocolSniffer(NettyServerTransport server, HttpJson json) {
+    ProtocolSniffer(NettyServerTransport server, HttpJson json, GrpcWire grpc) {
+        this.grpc = grpc;
         this.server = server;
         this.json = json;
     }
@@ -78,7 +80,7 @@ final class ProtocolSniffer extends ByteToMessageDecoder {
                 && in.getByte(at + 1) == 'R'
                 && in.getByte(at + 2) == 'I'
                 && in.getByte(at + 3) == ' ') {
-            Http2Calls calls = new Http2Calls(server, json);
+            Http2Calls calls = new Http2Calls(server, json, grpc);
             p.addAfter(
                     ctx.name(),
                     "http2",

@@ -1,0 +1,132 @@
+package io.xrpc.serialize.protobuf;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Protocol-buffer wire output into a growing array. A length-delimited value is written in place
+ * after a one-byte length slot, and moved up when its length needs more bytes, so nothing is
+ * measured twice. Not thread-safe.
+ */
+final class ProtoWriter {
+    static final int VARINT = 0;
+    static final int FIXED64 = 1;
+    static final int LEN = 2;
+    static final int FIXED32 = 5;
+
+    /** What a writer keeps between messages; a larger array is dropped after use. */
+    private static final int KEEP = 64 * 1024;
+
+    private byte[] buf = new byte[256];
+    private int pos;
+
+    void reset() {
+        if (buf.length > KEEP) {
+            buf = new byte[256];
+        }
+        pos = 0;
+    }
+
+    byte[] array() {
+        return buf;
+    }
+
+    int length() {
+        return pos;
+    }
+
+    byte[] toByteArray() {
+        return Arrays.copyOf(buf, pos);
+    }
+
+    private void ensure(int more) {
+        if (pos + more > buf.length) {
+            int size = Math.max(buf.length * 2, pos + more);
+            if (size < 0) {
+                throw new IllegalStateException("a protobuf message over 2 GiB cannot be written");
+            }
+            buf = Arrays.copyOf(buf, size);
+        }
+    }
+
+    void tag(int number, int wireType) {
+        varint32((number << 3) | wireType);
+    }
+
+    void varint32(int v) {
+        if (v < 0) {
+            varint(v); // negative int32 travels as ten bytes, sign-extended (the protobuf rule)
+            return;
+        }
+        ensure(5);
+        while ((v & ~0x7F) != 0) {
+            buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        buf[pos++] = (byte) v;
+    }
+
+    void varint(long v) {
+        ensure(10);
+        while ((v & ~0x7FL) != 0) {
+            buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        buf[pos++] = (byte) v;
+    }
+
+    void fixed32(int v) {
+        ensure(4);
+        buf[pos++] = (byte) v;
+        buf[pos++] = (byte) (v >>> 8);
+        buf[pos++] = (byte) (v >>> 16);
+        buf[pos++] = (byte) (v >>> 24);
+    }
+
+    void fixed64(long v) {
+        fixed32((int) v);
+        fixed32((int) (v >>> 32));
+    }
+
+    void bytes(byte[] b) {
+        varint32(b.length);
+        raw(b, 0, b.length);
+    }
+
+    void raw(byte[] b, int off, int len) {
+        ensure(len);
+        System.arraycopy(b, off, buf, pos, len);
+        pos += len;
+    }
+
+    void string(String s) {
+        bytes(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Starts a length-delimited value; pass what it returns to {@link #endLen}. */
+    int beginLen() {
+        ensure(1);
+        return pos++;
+    }
+
+    void endLen(int mark) {
+        int len = pos - mark - 1;
+        int size = varintSize(len);
+        if (size > 1) {
+            ensure(size - 1);
+            System.arraycopy(buf, mark + 1, buf, mark + size, len);
+            pos += size - 1;
+        }
+        int at = mark;
+        int v = len;
+        while ((v & ~0x7F) != 0) {
+            buf[at++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        buf[at] = (byte) v;
+    }
+
+    static int varintSize(int v) {
+        return v < 0 ? 10 : v < 1 << 7 ? 1 : v < 1 << 14 ? 2 : v < 1 << 21 ? 3 : v < 1 << 28 ? 4 : 5;
+    }
+}
