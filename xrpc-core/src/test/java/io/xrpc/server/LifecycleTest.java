@@ -224,7 +224,7 @@ class LifecycleTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 // slow-reader is a test serializer of this module's (DeadlineWaitingSerializerProvider).
                 .hasMessage(
-                        "serializer: yaml (expected one of [fory, hessian, jackson, jackson-plain, json, kryo, protostuff, slow-reader], found with"
+                        "serializer: yaml (expected one of [fory, hessian, jackson, jackson-plain, json, kryo, protobuf, protostuff, slow-reader], found with"
                                 + " ServiceLoader)");
         try (RpcClient client = RpcClient.builder().build()) {
             assertThatThrownBy(() -> client.proxy(

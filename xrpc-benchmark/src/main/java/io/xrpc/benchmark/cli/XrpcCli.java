@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
  * xrpc list     --address 127.0.0.1:20880
  * xrpc describe io.xrpc.benchmark.model.UserService --address 127.0.0.1:20880
  * xrpc call     io.xrpc.benchmark.model.UserService/getUser '[1]' --address 127.0.0.1:20880
+ * xrpc proto    io.xrpc.benchmark.model.UserService
  * </pre>
  *
  * <p>Results print as JSON on standard output. A failure prints one JSON object
@@ -36,7 +37,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "xrpc 0.1",
         description = "Lists, describes and calls XRpc services without their jar.",
-        subcommands = {ListCommand.class, DescribeCommand.class, CallCommand.class, DemoProvider.class},
+        subcommands = {
+            ListCommand.class,
+            DescribeCommand.class,
+            CallCommand.class,
+            ProtoCommand.class,
+            DemoProvider.class
+        },
         footer = {
             "",
             "Every answer, a failure too, is JSON on standard output. Exit codes:",
@@ -98,7 +105,7 @@ public final class XrpcCli implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(
-                spec.commandLine(), "name a command: list, describe, call or demo-provider");
+                spec.commandLine(), "name a command: list, describe, call, proto or demo-provider");
     }
 
     /**
