@@ -10,6 +10,7 @@ import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.serialize.SerializerRegistry;
 import io.xrpc.serialize.TypeCheck;
+import io.xrpc.serialize.protobuf.ProtoContract;
 import io.xrpc.transport.ServerTransport;
 import io.xrpc.transport.netty.NettyServerTransport;
 import io.xrpc.transport.netty.NettyVersion;
@@ -99,6 +100,7 @@ public final class RpcServer implements AutoCloseable {
             serializers.get(name); // fails on a name this server does not have, listing those it has
         }
         checkTypes(e.type(), e.options());
+        grpcContract(e.type(), e.options());
         ServiceKey key = dispatcher.export(e.type(), e.implementation(), e.options());
         exported.put(key, e.options());
         log.info(
@@ -134,6 +136,25 @@ public final class RpcServer implements AutoCloseable {
         }
         for (String p : problems) {
             log.warn("Exporting {}: {}; calls in that serializer will fail", serviceInterface.getName(), p);
+        }
+    }
+
+    /**
+     * Says at export which methods gRPC callers cannot reach, and why: the derived contract leaves
+     * out what protobuf cannot express (docs/GRPC.md), and those methods stay callable over JSON.
+     */
+    private void grpcContract(Class<?> serviceInterface, ServiceOptions options) {
+        if (!config.http()
+                || (!options.serializers().isEmpty() && !options.serializers().contains("protobuf"))) {
+            return;
+        }
+        List<String> left = ProtoContract.of(serviceInterface).problems();
+        if (!left.isEmpty()) {
+            log.info(
+                    "Exporting {}: over gRPC, {} of its methods are left out (callable over JSON and binary): {}",
+                    serviceInterface.getName(),
+                    left.size(),
+                    String.join("; ", left));
         }
     }
 
