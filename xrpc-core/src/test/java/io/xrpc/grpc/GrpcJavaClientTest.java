@@ -280,15 +280,77 @@ class GrpcJavaClientTest {
                 });
     }
 
+    /** Observes a stream of answers: every message, then how it ended. */
+    static final class Received implements io.grpc.stub.StreamObserver<DynamicMessage> {
+        final List<DynamicMessage> messages = new CopyOnWriteArrayList<>();
+        final java.util.concurrent.CompletableFuture<Status> ended = new java.util.concurrent.CompletableFuture<>();
+
+        @Override
+        public void onNext(DynamicMessage value) {
+            messages.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            ended.complete(Status.fromThrowable(t));
+        }
+
+        @Override
+        public void onCompleted() {
+            ended.complete(Status.OK);
+        }
+
+        Status await() {
+            return ended.orTimeout(30, TimeUnit.SECONDS).join();
+        }
+    }
+
     @Test
-    void aCallerStreamIsRefusedAtOnceNamingWhy() {
+    void aClientStreamPastTheProvidersWindowArrivesWholeUnderHttp2FlowControl() {
+        Received answer = new Received();
+        io.grpc.stub.StreamObserver<DynamicMessage> up =
+                ClientCalls.asyncClientStreamingCall(channel.newCall(method("count"), deadline()), answer);
+        DynamicMessage item = call("get", deadline(), request("get", "id", 2L));
+        int n = 5_000; // five of the provider's 1,024-message windows
+        for (int i = 0; i < n; i++) {
+            up.onNext(item);
+        }
+        up.onCompleted();
+        assertThat(answer.await().getCode()).isEqualTo(Status.Code.OK);
+        assertThat(answer.messages).hasSize(1);
+        assertThat(field(answer.messages.get(0), "value")).isEqualTo(n);
+    }
+
+    @Test
+    void aBidirectionalStreamAnswersEachMessageAsItComes() {
+        Received answer = new Received();
+        io.grpc.stub.StreamObserver<DynamicMessage> up =
+                ClientCalls.asyncBidiStreamingCall(channel.newCall(method("echo"), deadline()), answer);
+        Descriptors.Descriptor in = service.findMethodByName("echo").getInputType();
+        for (String w : List.of("tea", "coffee", "water")) {
+            up.onNext(DynamicMessage.newBuilder(in)
+                    .setField(in.findFieldByName("value"), w)
+                    .build());
+        }
+        up.onCompleted();
+        assertThat(answer.await().getCode()).isEqualTo(Status.Code.OK);
+        assertThat(answer.messages).extracting(m -> field(m, "value")).containsExactly("TEA", "COFFEE", "WATER");
+    }
+
+    @Test
+    void aMalformedMessageInACallerStreamEndsTheCallNamingIt() {
+        MethodDescriptor<byte[], byte[]> raw = MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.CLIENT_STREAMING)
+                .setFullMethodName(Catalog.class.getName() + "/count")
+                .setRequestMarshaller(GrpcHostileTest.RAW)
+                .setResponseMarshaller(GrpcHostileTest.RAW)
+                .build();
+        // grpc-java frames each message itself; a message that is not a protobuf Item fails reading it.
         java.util.concurrent.CompletableFuture<Status> ended = new java.util.concurrent.CompletableFuture<>();
-        io.grpc.stub.StreamObserver<DynamicMessage> up = io.grpc.stub.ClientCalls.asyncClientStreamingCall(
-                channel.newCall(method("count"), deadline()), new io.grpc.stub.StreamObserver<>() {
+        io.grpc.stub.StreamObserver<byte[]> up = ClientCalls.asyncClientStreamingCall(
+                channel.newCall(raw, deadline()), new io.grpc.stub.StreamObserver<>() {
                     @Override
-                    public void onNext(DynamicMessage value) {
-                        ended.complete(Status.OK);
-                    }
+                    public void onNext(byte[] value) {}
 
                     @Override
                     public void onError(Throwable t) {
@@ -296,12 +358,82 @@ class GrpcJavaClientTest {
                     }
 
                     @Override
-                    public void onCompleted() {}
+                    public void onCompleted() {
+                        ended.complete(Status.OK);
+                    }
                 });
-        up.onNext(call("get", deadline(), request("get", "id", 1L)));
+        up.onNext(new byte[] {0x12, (byte) 0xFF, 0x7F}); // sku claims 16,383 bytes
         up.onCompleted();
-        Status s = ended.orTimeout(20, TimeUnit.SECONDS).join();
-        assertThat(s.getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
-        assertThat(s.getDescription()).contains("takes a stream from its caller");
+        Status s = ended.orTimeout(30, TimeUnit.SECONDS).join();
+        assertThat(s.getCode()).isNotEqualTo(Status.Code.OK);
+        assertThat(s.getDescription()).contains("claims");
+    }
+
+    /** The first version of a service, as an old client was built against. */
+    public interface ShelfV1 {
+        record Book(long id, String title) {}
+
+        Book put(Book book);
+    }
+
+    /** The same service after a release that added fields at the end of Book. */
+    public interface ShelfV2 {
+        record Book(long id, String title, int pages, List<String> authors) {}
+
+        Book put(Book book);
+    }
+
+    @Test
+    void fieldsAddedAtTheEndKeepOldClientsAndOldProvidersWorking() throws Exception {
+        try (RpcServer both = RpcServer.builder()
+                .host("127.0.0.1")
+                .service(ShelfV1.class, (ShelfV1) book -> book)
+                .service(ShelfV2.class, (ShelfV2)
+                        book -> new ShelfV2.Book(book.id(), book.title(), book.pages() + 100, List.of("Ada")))
+                .build()
+                .start()) {
+            ManagedChannel ch = NettyChannelBuilder.forAddress(
+                            "127.0.0.1", both.endpoint().port())
+                    .usePlaintext()
+                    .build();
+            try {
+                Descriptors.Descriptor v1 =
+                        descriptor(ProtoContract.of(ShelfV1.class)).findMessageTypeByName("Book");
+                Descriptors.Descriptor v2 =
+                        descriptor(ProtoContract.of(ShelfV2.class)).findMessageTypeByName("Book");
+                // An old client calls the new provider: the new fields arrive absent, and come back as
+                // fields it does not know, which it keeps and skips.
+                DynamicMessage old = DynamicMessage.newBuilder(v1)
+                        .setField(v1.findFieldByName("id"), 7L)
+                        .setField(v1.findFieldByName("title"), "Dune")
+                        .build();
+                DynamicMessage back = ClientCalls.blockingUnaryCall(ch, put(ShelfV2.class, v1), deadline(), old);
+                assertThat(field(back, "id")).isEqualTo(7L);
+                assertThat(field(back, "title")).isEqualTo("Dune");
+                assertThat(back.getUnknownFields().asMap()).containsOnlyKeys(3, 4);
+                assertThat(DynamicMessage.parseFrom(v2, back.toByteString()).getField(v2.findFieldByName("pages")))
+                        .isEqualTo(100);
+                // A new client calls an old provider: the fields it added are skipped there.
+                DynamicMessage fresh = DynamicMessage.newBuilder(v2)
+                        .setField(v2.findFieldByName("id"), 8L)
+                        .setField(v2.findFieldByName("title"), "Emma")
+                        .setField(v2.findFieldByName("pages"), 300)
+                        .build();
+                DynamicMessage answer = ClientCalls.blockingUnaryCall(ch, put(ShelfV1.class, v2), deadline(), fresh);
+                assertThat(field(answer, "title")).isEqualTo("Emma");
+                assertThat(field(answer, "pages")).isEqualTo(0);
+            } finally {
+                ch.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    static MethodDescriptor<DynamicMessage, DynamicMessage> put(Class<?> shelf, Descriptors.Descriptor book) {
+        return MethodDescriptor.<DynamicMessage, DynamicMessage>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(ProtoContract.of(shelf).fullServiceName() + "/put")
+                .setRequestMarshaller(ProtoUtils.marshaller(DynamicMessage.getDefaultInstance(book)))
+                .setResponseMarshaller(ProtoUtils.marshaller(DynamicMessage.getDefaultInstance(book)))
+                .build();
     }
 }

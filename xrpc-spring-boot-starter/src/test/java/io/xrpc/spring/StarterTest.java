@@ -312,7 +312,7 @@ class StarterTest {
                     .isGreaterThanOrEqualTo(2);
         }
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=yaml"))
-                .hasStackTraceContaining("expected one of [fory, hessian, json, kryo, protostuff, shouting");
+                .hasStackTraceContaining("expected one of [fory, hessian, json, kryo, protobuf, protostuff, shouting");
     }
 
     @Test
@@ -532,7 +532,7 @@ class StarterTest {
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.serializer=yaml"))
                 .hasStackTraceContaining("xrpc.client.serializer")
                 .hasStackTraceContaining(
-                        "expected one of [fory, hessian, json, kryo, protostuff"); // and the tests' own
+                        "expected one of [fory, hessian, json, kryo, protobuf, protostuff"); // and the tests' own
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.server.port=70000"))
                 .hasStackTraceContaining("xrpc.server.port");
         assertThatThrownBy(() -> start(Apps.Consumer.class, "xrpc.client.attempt-timeout=0s"))

@@ -102,22 +102,26 @@ final class GrpcWire {
     /** A gRPC status given here, before or instead of the XRpc path. */
     record Status(int code, String message) {}
 
+    /** What a gRPC request's headers name: the method and its contract, or why it is refused. */
+    static final class Target {
+        Status refused;
+        String serviceKey;
+        Routes.Route route;
+        ProtoContract contract;
+        ProtoContract.Rpc rpc;
+        int budgetMillis;
+        boolean gzip;
+    }
+
     /** What a gRPC request became. */
     static final class Translated {
         ByteBuf frame;
         Status refused;
-        int budgetMillis;
-        boolean serverStream;
-        boolean callerStream;
-        ProtoContract contract;
     }
 
-    /**
-     * Translates a gRPC request whose whole body arrived. The body holds exactly one
-     * length-prefixed message (what unary and server-stream calls send).
-     */
-    Translated request(ByteBufAllocator alloc, long id, Http2Headers headers, ByteBuf body, boolean whole) {
-        Translated t = new Translated();
+    /** Looks up what a gRPC request's headers name, and reads its deadline and encoding. */
+    Target resolve(Http2Headers headers) {
+        Target t = new Target();
         String type = String.valueOf(headers.get("content-type")).toLowerCase(Locale.ROOT);
         if (!type.equals("application/grpc")
                 && !type.startsWith("application/grpc+proto")
@@ -161,9 +165,10 @@ final class GrpcWire {
                             + " (it is over JSON and XRpc's binary protocol)");
             return t;
         }
+        t.serviceKey = serviceKey;
+        t.route = route;
         t.contract = contract;
-        t.serverStream = rpc.serverStreaming();
-        t.callerStream = rpc.clientStreaming();
+        t.rpc = rpc;
         int budget = HttpJson.DEFAULT_BUDGET_MILLIS;
         String timeout = header(headers, "grpc-timeout");
         if (timeout != null) {
@@ -177,17 +182,26 @@ final class GrpcWire {
         }
         t.budgetMillis = budget;
         String encoding = header(headers, "grpc-encoding");
-        boolean gzipAllowed =
-                encoding == null || encoding.equalsIgnoreCase("identity") || encoding.equalsIgnoreCase("gzip");
-        if (!gzipAllowed) {
+        if (encoding != null && !encoding.equalsIgnoreCase("identity") && !encoding.equalsIgnoreCase("gzip")) {
             t.refused =
                     new Status(UNIMPLEMENTED, "grpc-encoding " + quote(encoding) + " is not served: gzip or identity");
             return t;
         }
+        t.gzip = encoding != null && encoding.equalsIgnoreCase("gzip");
+        return t;
+    }
+
+    /**
+     * The REQUEST frame of a resolved call. A call of one request message passes its whole body,
+     * which must hold exactly that message; a call whose caller streams passes none (its messages
+     * follow as stream messages).
+     */
+    Translated request(ByteBufAllocator alloc, long id, Http2Headers headers, Target target, ByteBuf body) {
+        Translated t = new Translated();
         int messageAt = 0;
         int messageLength = 0;
         boolean compressed = false;
-        if (whole && !t.callerStream) {
+        if (!target.rpc.clientStreaming()) {
             int n = body.readableBytes();
             if (n < 5) {
                 t.refused = new Status(
@@ -207,7 +221,7 @@ final class GrpcWire {
                 return t;
             }
             compressed = flag == 1;
-            if (compressed && (encoding == null || !encoding.equalsIgnoreCase("gzip"))) {
+            if (compressed && !target.gzip) {
                 t.refused = new Status(INTERNAL, "a compressed message without grpc-encoding: gzip");
                 return t;
             }
@@ -217,11 +231,11 @@ final class GrpcWire {
         ByteBuf f = frame(
                 alloc,
                 id,
-                budget,
+                target.budgetMillis,
                 compressed,
-                t.serverStream || t.callerStream,
-                serviceKey,
-                route.descriptor().signature(),
+                target.rpc.serverStreaming() || target.rpc.clientStreaming(),
+                target.serviceKey,
+                target.route.descriptor().signature(),
                 headers,
                 body,
                 messageAt,
@@ -236,6 +250,27 @@ final class GrpcWire {
         }
         t.frame = f;
         return t;
+    }
+
+    /** A caller's message ({@code message}: its five-byte prefix and bytes) as a STREAM_MESSAGE of call {@code id}. */
+    static ByteBuf streamMessage(ByteBufAllocator alloc, long id, ByteBuf message) {
+        boolean compressed = message.getByte(message.readerIndex()) == 1;
+        int length = message.readableBytes() - 5;
+        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + length);
+        RpcCodec.writeHeader(
+                f,
+                MessageType.STREAM_MESSAGE,
+                PROTOBUF_SERIALIZER,
+                compressed ? GzipCompressor.ID : IdentityCompressor.ID,
+                (byte) 0,
+                id,
+                0);
+        if (compressed) {
+            f.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
+        }
+        f.writeBytes(message, message.readerIndex() + 5, length);
+        f.setInt(OFFSET_BODY_LENGTH, length);
+        return f;
     }
 
     private static String why(ProtoContract contract, String method) {

@@ -25,9 +25,12 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.xrpc.protocol.MessageType;
+import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.MemoryBudget;
 import io.xrpc.protocol.codec.RpcCodec;
+import io.xrpc.protocol.codec.StreamCodec;
 import io.xrpc.serialize.protobuf.ProtoContract;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +65,8 @@ final class Http2Calls extends ChannelDuplexHandler {
     private final Map<Integer, Arriving> arriving = new HashMap<>();
     /** Calls handed on and not yet answered, by XRpc request id. */
     private final Map<Long, Call> calls = new HashMap<>();
+    /** gRPC calls whose caller streams, by HTTP/2 stream id. */
+    private final Map<Integer, Call> uplinks = new HashMap<>();
 
     private long nextId = 1;
     /** DATA written to the codec and not yet taken by the socket (flow control may hold it). */
@@ -79,6 +84,8 @@ final class Http2Calls extends ChannelDuplexHandler {
         final Http2Headers headers;
         /** A gRPC call ({@code application/grpc}): refused and answered in gRPC's terms. */
         final boolean grpc;
+        /** What a gRPC request's headers named. */
+        GrpcWire.Target target;
 
         ByteBuf body;
         MemoryBudget reservedIn;
@@ -124,6 +131,11 @@ final class Http2Calls extends ChannelDuplexHandler {
         boolean grpcGzip;
 
         ProtoContract contract;
+        /** The XRpc request id. */
+        long id;
+        /** A gRPC caller's stream: its messages on their way to the provider. */
+        Uplink uplink;
+
         final HttpJson.Taken taken = new HttpJson.Taken();
 
         Call(Http2FrameStream stream, boolean isVoid, boolean acceptsGzip, String origin) {
@@ -161,6 +173,14 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     private void onHeaders(ChannelHandlerContext ctx, Http2HeadersFrame h) {
         int id = h.stream().id();
+        Call up = uplinks.get(id);
+        if (up != null) {
+            if (h.isEndStream()) { // trailers end the caller's stream
+                up.uplink.ended = true;
+                pump(ctx, up);
+            }
+            return;
+        }
         Arriving a = arriving.get(id);
         if (a != null) {
             if (h.isEndStream()) {
@@ -184,6 +204,19 @@ final class Http2Calls extends ChannelDuplexHandler {
                     "permission_denied",
                     "origin " + origin + " is not allowed to call this server (httpAllowedOrigins)");
             return;
+        }
+        if (a.grpc) {
+            a.target = grpc.resolve(h.headers());
+            if (a.target.refused != null) {
+                arriving.remove(id, a);
+                a.drop();
+                refuseGrpc(ctx, a.stream, a.target.refused);
+                return;
+            }
+            if (a.target.rpc.clientStreaming()) {
+                openUplink(ctx, a, h.isEndStream());
+                return;
+            }
         }
         long length = contentLength(h.headers());
         if (length > maxBody) {
@@ -258,6 +291,11 @@ final class Http2Calls extends ChannelDuplexHandler {
     }
 
     private void onData(ChannelHandlerContext ctx, Http2DataFrame d) {
+        Call up = uplinks.get(d.stream().id());
+        if (up != null) {
+            uplinkData(ctx, up, d);
+            return;
+        }
         int flowed = d.initialFlowControlledBytes();
         if (flowed > 0) {
             // Read: the peer may send this much more (what is held is bounded below, not by the window).
@@ -348,6 +386,7 @@ final class Http2Calls extends ChannelDuplexHandler {
                         () -> {
                             c.deadline = null;
                             if (calls.remove(id, c)) {
+                                ended(c);
                                 ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)); // its answer is not sent
                                 if (c.grpc) {
                                     String why = path + " did not answer within its deadline of " + budget
@@ -381,28 +420,194 @@ final class Http2Calls extends ChannelDuplexHandler {
     private void completeGrpc(ChannelHandlerContext ctx, Arriving a, long id, ByteBuf body) {
         GrpcWire.Translated t;
         try {
-            t = grpc.request(ctx.alloc(), id, a.headers, body, true);
+            t = grpc.request(ctx.alloc(), id, a.headers, a.target, body);
         } finally {
             body.release();
-        }
-        if (t.refused == null && t.callerStream) {
-            t.frame.release();
-            t.refused = new GrpcWire.Status(
-                    GrpcWire.UNIMPLEMENTED,
-                    a.headers.path() + " takes a stream from its caller; over gRPC only unary calls and server"
-                            + " streams are served so far (an XRpc client sends streams)");
         }
         if (t.refused != null) {
             refuseGrpc(ctx, a.stream, t.refused);
             return;
         }
+        Call c = grpcCall(a, id);
+        start(ctx, id, c, String.valueOf(a.headers.path()), a.target.budgetMillis, t.frame);
+    }
+
+    private static Call grpcCall(Arriving a, long id) {
         Call c = new Call(a.stream, false, false, null);
         c.grpc = true;
-        c.server = t.serverStream;
-        c.contract = t.contract;
-        CharSequence encoding = a.headers.get("grpc-encoding");
-        c.grpcGzip = encoding != null && "gzip".contentEquals(encoding);
-        start(ctx, id, c, String.valueOf(a.headers.path()), t.budgetMillis, t.frame);
+        c.id = id;
+        c.server = a.target.rpc.serverStreaming() || a.target.rpc.clientStreaming();
+        c.contract = a.target.contract;
+        c.grpcGzip = a.target.gzip;
+        return c;
+    }
+
+    /** A gRPC caller's stream, between its DATA frames and the provider's credit. Event loop only. */
+    private static final class Uplink {
+        /** Bytes of the message not yet whole. */
+        ByteBuf partial;
+        /** STREAM_MESSAGE frames waiting for the provider's credit. */
+        final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
+        /** DATA bytes read and not yet given back to the peer's window. */
+        int unacked;
+
+        long creditMessages;
+        long creditBytes;
+        /** The caller half-closed its stream. */
+        boolean ended;
+
+        boolean endSent;
+        MemoryBudget budget;
+        long reserved;
+
+        void drop() {
+            if (partial != null) {
+                partial.release();
+                partial = null;
+            }
+            for (ByteBuf f; (f = ready.poll()) != null; ) {
+                f.release();
+            }
+            if (budget != null) {
+                budget.release(reserved);
+                reserved = 0;
+            }
+        }
+    }
+
+    /**
+     * A gRPC call whose caller streams: the provider's REQUEST goes now, and the caller's messages
+     * follow as they arrive, each only under the provider's credit. While a message waits for
+     * credit, nothing the caller sends is given back to its HTTP/2 window, so a provider that takes
+     * nothing stops the caller at one window; its frame timer is dropped (the call's deadline
+     * bounds a caller that goes quiet).
+     */
+    private void openUplink(ChannelHandlerContext ctx, Arriving a, boolean ended) {
+        arriving.remove(a.stream.id(), a);
+        a.drop();
+        long id = nextId++;
+        GrpcWire.Translated t = grpc.request(ctx.alloc(), id, a.headers, a.target, null);
+        if (t.refused != null) {
+            refuseGrpc(ctx, a.stream, t.refused);
+            return;
+        }
+        Call c = grpcCall(a, id);
+        c.uplink = new Uplink();
+        c.uplink.ended = ended;
+        uplinks.put(a.stream.id(), c);
+        start(ctx, id, c, String.valueOf(a.headers.path()), a.target.budgetMillis, t.frame);
+    }
+
+    private void uplinkData(ChannelHandlerContext ctx, Call c, Http2DataFrame d) {
+        Uplink u = c.uplink;
+        u.unacked += d.initialFlowControlledBytes();
+        ByteBuf chunk = d.content();
+        if (chunk.isReadable()) {
+            if (u.budget == null) {
+                u.budget = json.budgetFor(ctx);
+            }
+            if (!u.budget.tryReserve(chunk.readableBytes())) {
+                HttpJson.Refusal r = json.busy(u.budget);
+                failUplink(ctx, c, GrpcWire.code(r.code()), r.message());
+                return;
+            }
+            u.reserved += chunk.readableBytes();
+            if (u.partial == null) {
+                u.partial = ctx.alloc().buffer(chunk.readableBytes());
+            }
+            u.partial.writeBytes(chunk);
+            while (u.partial.readableBytes() >= 5) {
+                int at = u.partial.readerIndex();
+                int flag = u.partial.getUnsignedByte(at);
+                long length = u.partial.getUnsignedInt(at + 1);
+                if (flag > 1 || (flag == 1 && !c.grpcGzip)) {
+                    failUplink(
+                            ctx,
+                            c,
+                            flag > 1 ? GrpcWire.INVALID_ARGUMENT : GrpcWire.INTERNAL,
+                            flag > 1
+                                    ? "message flag " + flag + " is not 0 or 1"
+                                    : "a compressed message without grpc-encoding: gzip");
+                    return;
+                }
+                if (length > maxBody) {
+                    failUplink(
+                            ctx,
+                            c,
+                            GrpcWire.code("resource_exhausted"),
+                            "a message of " + length + " bytes is over the frame limit of " + maxBody
+                                    + " (maxFrameLength)");
+                    return;
+                }
+                if (u.partial.readableBytes() - 5 < length) {
+                    break;
+                }
+                u.ready.add(GrpcWire.streamMessage(ctx.alloc(), c.id, u.partial.readSlice(5 + (int) length)));
+            }
+            u.partial.discardReadBytes();
+        }
+        if (d.isEndStream()) {
+            u.ended = true;
+        }
+        pump(ctx, c);
+    }
+
+    /**
+     * Sends the provider what its credit allows, then the caller's end once all was sent; gives the
+     * caller's window back once nothing waits for credit.
+     */
+    private void pump(ChannelHandlerContext ctx, Call c) {
+        Uplink u = c.uplink;
+        while (!u.ready.isEmpty() && u.creditMessages > 0 && u.creditBytes > 0) {
+            ByteBuf f = u.ready.poll();
+            int body = f.readableBytes() - ProtocolConstants.HEADER_LENGTH;
+            u.creditMessages--;
+            u.creditBytes -= body;
+            long free = Math.min(u.reserved, body + 5L);
+            u.budget.release(free); // the frame decoder reserves the frame from here
+            u.reserved -= free;
+            ctx.fireChannelRead(f);
+        }
+        if (u.ended && !u.endSent && u.ready.isEmpty()) {
+            if (u.partial != null && u.partial.isReadable()) {
+                failUplink(
+                        ctx,
+                        c,
+                        GrpcWire.INVALID_ARGUMENT,
+                        "the caller's stream ended inside a message (" + u.partial.readableBytes() + " bytes of it)");
+                return;
+            }
+            u.endSent = true;
+            ctx.fireChannelRead(StreamCodec.encodeEnd(ctx.alloc(), c.id, GrpcWire.PROTOBUF_SERIALIZER));
+        }
+        if (u.ready.isEmpty() && u.unacked > 0) {
+            ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(u.unacked).stream(c.stream));
+            u.unacked = 0;
+        }
+    }
+
+    /** Ends a call whose caller sent what cannot be passed on: the provider gets a CANCEL, the caller the status. */
+    private void failUplink(ChannelHandlerContext ctx, Call c, int code, String message) {
+        if (!calls.remove(c.id, c)) {
+            return;
+        }
+        ended(c);
+        ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), c.id));
+        endGrpc(ctx, c, code, message, ctx.newPromise());
+        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(c.stream));
+        goneAway();
+    }
+
+    /** A call is over: its timer and anything of its caller's stream still held go. */
+    private void ended(Call c) {
+        if (c.deadline != null) {
+            c.deadline.cancel(false);
+            c.deadline = null;
+        }
+        if (c.uplink != null) {
+            uplinks.remove(c.stream.id(), c);
+            c.uplink.drop();
+        }
     }
 
     /** A gRPC call refused before the XRpc path: a trailers-only answer, then what is left of the stream reset. */
@@ -464,9 +669,7 @@ final class Http2Calls extends ChannelDuplexHandler {
             if (e.getValue().stream.id() == stream) {
                 long id = e.getKey();
                 Call c = calls.remove(id);
-                if (c.deadline != null) {
-                    c.deadline.cancel(false);
-                }
+                ended(c);
                 ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)); // the call is cancelled as any
                 goneAway();
                 return;
@@ -555,9 +758,7 @@ final class Http2Calls extends ChannelDuplexHandler {
                 promise.trySuccess(); // its stream was reset, or its deadline answered it
                 return;
             }
-            if (c.deadline != null) {
-                c.deadline.cancel(false);
-            }
+            ended(c);
             if (c.grpc) {
                 answerGrpc(ctx, c, f, promise.isVoid() ? ctx.newPromise() : promise);
                 goneAway();
@@ -632,6 +833,17 @@ final class Http2Calls extends ChannelDuplexHandler {
                 c.accepted = true;
                 ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.responseHeaders(c.grpcGzip), false).stream(c.stream));
             }
+            ByteBuf credit = GrpcWire.body(f);
+            if (c.uplink != null && credit.readableBytes() == StreamCodec.CREDIT_BODY) {
+                c.uplink.creditMessages += Math.max(0, credit.getInt(credit.readerIndex()));
+                c.uplink.creditBytes += Math.max(0, credit.getInt(credit.readerIndex() + 4));
+                // The frame decoder may be below on this stack: the messages go in from the event loop's queue.
+                ctx.executor().execute(() -> {
+                    if (calls.get(id) == c) {
+                        pump(ctx, c);
+                    }
+                });
+            }
             return;
         }
         if (type == MessageType.STREAM_MESSAGE) {
@@ -645,9 +857,7 @@ final class Http2Calls extends ChannelDuplexHandler {
             return;
         }
         calls.remove(id, c);
-        if (c.deadline != null) {
-            c.deadline.cancel(false);
-        }
+        ended(c);
         Http2Headers end = GrpcWire.status(f) == 0
                 ? (c.accepted ? GrpcWire.trailers(0, null, null, null) : GrpcWire.trailersOnly(0, null, null, null))
                 : GrpcWire.failure(f, c.contract, !c.accepted);
@@ -762,9 +972,7 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
         arriving.clear();
         for (Call c : calls.values()) {
-            if (c.deadline != null) {
-                c.deadline.cancel(false);
-            }
+            ended(c);
         }
         calls.clear();
         if (goAway != null) {
