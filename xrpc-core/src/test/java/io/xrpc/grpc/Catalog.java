@@ -46,7 +46,12 @@ public interface Catalog {
         }
     }
 
+    /** A generic class: each parameterization is a message of its own. */
+    record Page<T>(int number, List<T> items) {}
+
     Item get(long id);
+
+    Page<Item> page(int number);
 
     Item save(Item item);
 

@@ -158,6 +158,16 @@ class GrpcJavaClientTest {
     }
 
     @Test
+    void aGenericClassIsAMessagePerParameterization() {
+        DynamicMessage page = call("page", deadline(), request("page", "number", 3));
+        assertThat(page.getDescriptorForType().getName()).isEqualTo("PageOfItem");
+        assertThat(field(page, "number")).isEqualTo(3);
+        @SuppressWarnings("unchecked")
+        List<DynamicMessage> items = (List<DynamicMessage>) field(page, "items");
+        assertThat(items).extracting(i -> field(i, "id")).containsExactly(3L, 4L);
+    }
+
+    @Test
     void nullAndZeroStayApartThroughOptionalFields() {
         DynamicMessage item = call("get", deadline(), request("get", "id", 3L)); // rank null, note empty
         Descriptors.Descriptor d = item.getDescriptorForType();

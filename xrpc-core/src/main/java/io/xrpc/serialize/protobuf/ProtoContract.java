@@ -73,7 +73,7 @@ public final class ProtoContract {
     private final String serviceName;
     private final Map<String, Rpc> rpcs = new TreeMap<>();
     private final List<String> problems = new ArrayList<>();
-    private final Map<Class<?>, String> names = new HashMap<>();
+    private final Map<Type, String> names = new HashMap<>();
     private final Set<String> taken = new HashSet<>();
     private final Map<String, MessageDef> messages = new LinkedHashMap<>();
     private final Map<String, EnumDef> enums = new LinkedHashMap<>();
@@ -151,7 +151,7 @@ public final class ProtoContract {
         } else if (wire.length == 0) {
             input = use(EMPTY);
         } else if (wire.length == 1 && ProtoTypes.isMessage(ProtoTypes.raw(wire[0]))) {
-            input = messageName(ProtoTypes.raw(wire[0]));
+            input = messageName(wire[0]);
         } else {
             Parameter[] ps = m.getParameters();
             List<FieldLine> fields = new ArrayList<>();
@@ -177,7 +177,7 @@ public final class ProtoContract {
     private String single(Type t, String wrapper) {
         Class<?> raw = ProtoTypes.raw(t);
         if (ProtoTypes.isMessage(raw)) {
-            return messageName(raw);
+            return messageName(t);
         }
         return define(wrapper, List.of(line("value", 1, t)), "a value of " + t.getTypeName());
     }
@@ -233,18 +233,18 @@ public final class ProtoContract {
     }
 
     /** The name of class {@code c}'s message, defining it (and what it holds) the first time. */
-    private String messageName(Class<?> c) {
+    private String messageName(Type c) {
         String known = names.get(c);
         if (known != null) {
             return known;
         }
         String name = free(simpleName(c));
         names.put(c, name);
-        ProtoTypes.MessageValue m = TYPES.message(c);
+        ProtoTypes.MessageValue m = TYPES.messageOf(c);
         if (m.broken != null) {
             throw new ProtoTypes.Unsupported(m.broken);
         }
-        MessageDef def = new MessageDef(name, new ArrayList<>(), c.getName());
+        MessageDef def = new MessageDef(name, new ArrayList<>(), c.getTypeName());
         messages.put(name, def);
         for (ProtoTypes.Field f : m.fields.fields) {
             def.fields().add(line(f));
@@ -267,8 +267,20 @@ public final class ProtoContract {
         return name;
     }
 
-    private static String simpleName(Class<?> c) {
-        return c.getSimpleName();
+    /** A class's simple name; a parameterization's adds its arguments' ({@code Page<User>}: {@code PageOfUser}). */
+    private static String simpleName(Type t) {
+        if (t instanceof java.lang.reflect.ParameterizedType p) {
+            StringBuilder b = new StringBuilder(ProtoTypes.raw(p).getSimpleName()).append("Of");
+            for (Type a : p.getActualTypeArguments()) {
+                b.append(simpleName(a));
+            }
+            return b.toString();
+        }
+        Class<?> c = ProtoTypes.raw(t);
+        return c.isArray()
+                ? simpleName(c.getComponentType()) + "Array"
+                : Character.toUpperCase(c.getSimpleName().charAt(0))
+                        + c.getSimpleName().substring(1);
     }
 
     private FieldLine line(String name, int number, Type type) {
@@ -305,7 +317,7 @@ public final class ProtoContract {
             return enumName(e.type);
         }
         if (v instanceof ProtoTypes.MessageValue m) {
-            return messageName(m.type);
+            return messageName(m.declared);
         }
         return switch (v.descriptorType) {
             case ProtoTypes.T_BOOL -> "bool";

@@ -97,7 +97,9 @@ final class ProtoTypes {
 
     private final ClassAllowList allowList;
     private final int maxDepth;
-    private final Map<Class<?>, MessageValue> messages = new ConcurrentHashMap<>();
+    /** By class, or by parameterized type for a generic class ({@code Page<User>}). */
+    private final Map<Type, MessageValue> messages = new ConcurrentHashMap<>();
+
     private final Map<List<Type>, Fields> argumentMessages = new ConcurrentHashMap<>();
 
     ProtoTypes(ClassAllowList allowList, ReadLimits limits) {
@@ -471,7 +473,9 @@ final class ProtoTypes {
         /** {@code Optional<T>}. */
         OPTIONAL,
         REPEATED,
-        MAP
+        MAP,
+        /** A field of an unbound type variable: written as its value's class says; not read. */
+        DYNAMIC
     }
 
     /** Which Java container a repeated or map field fills. */
@@ -496,6 +500,8 @@ final class ProtoTypes {
         final Value key;
         /** An array's element class. */
         final Class<?> component;
+        /** What a {@link Kind#DYNAMIC} field asks how its value travels. */
+        ProtoTypes types;
 
         Field(String name, int number, Kind kind, Container container, Value value, Value key, Class<?> component) {
             this.name = name;
@@ -529,6 +535,14 @@ final class ProtoTypes {
                 }
                 case REPEATED -> writeRepeated(w, v, depth);
                 case MAP -> writeMap(w, (Map<?, ?>) v, depth);
+                case DYNAMIC -> {
+                    if (v != null) {
+                        Field f = types.runtimeField(number, v);
+                        if (f != null) {
+                            f.write(w, v, depth);
+                        }
+                    }
+                }
             }
         }
 
@@ -585,6 +599,9 @@ final class ProtoTypes {
         void read(ProtoReader r, int tag, Object[] values, int index) throws IOException {
             int wire = tag & 7;
             r.guard.count(1);
+            if (kind == Kind.DYNAMIC) {
+                throw new SerializationException("field " + name + " is of a type variable no declaration binds");
+            }
             if (kind == Kind.REPEATED) {
                 List<Object> list = (List<Object>) values[index];
                 if (list == null) {
@@ -649,7 +666,7 @@ final class ProtoTypes {
             switch (kind) {
                 case PLAIN:
                     return read != null ? read : value.zero();
-                case NULLABLE:
+                case NULLABLE, DYNAMIC:
                     return read;
                 case OPTIONAL:
                     return read != null ? read : Optional.empty();
@@ -764,7 +781,7 @@ final class ProtoTypes {
         if (why != null) {
             throw new Unsupported(why);
         }
-        MessageValue m = message(raw);
+        MessageValue m = messageOf(type);
         if (m.broken != null) {
             throw new Unsupported(m.broken);
         }
@@ -800,6 +817,93 @@ final class ProtoTypes {
             return p.getActualTypeArguments()[i];
         }
         throw new Unsupported(type.getTypeName() + " without type arguments: protobuf needs its element type");
+    }
+
+    /** {@code type} with the type variables {@code bindings} names replaced ({@code ? extends X} read as {@code X}). */
+    static Type substitute(Type type, Map<java.lang.reflect.TypeVariable<?>, Type> bindings) {
+        if (type instanceof java.lang.reflect.TypeVariable<?> v) {
+            return bindings.getOrDefault(v, v);
+        }
+        if (type instanceof java.lang.reflect.WildcardType w) {
+            return w.getLowerBounds().length == 0 ? substitute(w.getUpperBounds()[0], bindings) : w;
+        }
+        if (type instanceof GenericArrayType g) {
+            Type c = substitute(g.getGenericComponentType(), bindings);
+            return c instanceof Class<?> k ? Array.newInstance(k, 0).getClass() : (GenericArrayType) () -> c;
+        }
+        if (type instanceof ParameterizedType p) {
+            Type[] args = p.getActualTypeArguments().clone();
+            boolean changed = false;
+            for (int i = 0; i < args.length; i++) {
+                Type a = substitute(args[i], bindings);
+                changed |= a != args[i];
+                args[i] = a;
+            }
+            return changed ? new Parameterized((Class<?>) p.getRawType(), p.getOwnerType(), args) : p;
+        }
+        return type;
+    }
+
+    static boolean hasVariable(Type type) {
+        if (type instanceof java.lang.reflect.TypeVariable<?> || type instanceof java.lang.reflect.WildcardType) {
+            return true;
+        }
+        if (type instanceof GenericArrayType g) {
+            return hasVariable(g.getGenericComponentType());
+        }
+        if (type instanceof ParameterizedType p) {
+            for (Type a : p.getActualTypeArguments()) {
+                if (hasVariable(a)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** A parameterized type built here, equal to the JDK's own for the same raw type and arguments. */
+    record Parameterized(Class<?> raw, Type owner, Type[] args) implements ParameterizedType {
+        @Override
+        public Type[] getActualTypeArguments() {
+            return args.clone();
+        }
+
+        @Override
+        public Type getRawType() {
+            return raw;
+        }
+
+        @Override
+        public Type getOwnerType() {
+            return owner;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ParameterizedType p
+                    && raw.equals(p.getRawType())
+                    && java.util.Objects.equals(owner, p.getOwnerType())
+                    && java.util.Arrays.equals(args, p.getActualTypeArguments());
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(args) ^ java.util.Objects.hashCode(owner) ^ raw.hashCode();
+        }
+
+        @Override
+        public String getTypeName() {
+            StringBuilder b = new StringBuilder(raw.getTypeName()).append('<');
+            for (int i = 0; i < args.length; i++) {
+                b.append(i == 0 ? "" : ", ").append(args[i].getTypeName());
+            }
+            return b.append('>').toString();
+        }
+
+        @Override
+        public String toString() {
+            return getTypeName();
+        }
     }
 
     static Class<?> raw(Type type) {
@@ -869,6 +973,11 @@ final class ProtoTypes {
     /** An application class as a message. */
     final class MessageValue extends Value {
         final Class<?> type;
+        /** The class, or its parameterization. */
+        final Type declared;
+        /** What the class's type variables stand for here (none for a plain class, or a generic one written as itself). */
+        final Map<java.lang.reflect.TypeVariable<?>, Type> bindings;
+
         final Fields fields = new Fields();
         String broken;
         private boolean record;
@@ -877,9 +986,17 @@ final class ProtoTypes {
         private java.lang.reflect.Field[] javaFields;
         private volatile boolean ready;
 
-        MessageValue(Class<?> type) {
+        MessageValue(Type declared) {
             super(ProtoWriter.LEN, T_MESSAGE);
-            this.type = type;
+            this.declared = declared;
+            this.type = raw(declared);
+            this.bindings = new HashMap<>();
+            if (declared instanceof ParameterizedType p) {
+                java.lang.reflect.TypeVariable<?>[] vars = type.getTypeParameters();
+                for (int i = 0; i < vars.length && i < p.getActualTypeArguments().length; i++) {
+                    bindings.put(vars[i], p.getActualTypeArguments()[i]);
+                }
+            }
         }
 
         private void resolve() {
@@ -894,7 +1011,7 @@ final class ProtoTypes {
                         types[i] = components[i].getType();
                         accessors[i] = components[i].getAccessor();
                         accessors[i].setAccessible(true);
-                        list.add(field(components[i].getName(), i + 1, components[i].getGenericType()));
+                        list.add(member(components[i].getName(), i + 1, components[i].getGenericType()));
                     }
                     constructor = type.getDeclaredConstructor(types);
                 } else {
@@ -903,7 +1020,7 @@ final class ProtoTypes {
                     javaFields = all.toArray(new java.lang.reflect.Field[0]);
                     for (int i = 0; i < javaFields.length; i++) {
                         javaFields[i].setAccessible(true);
-                        list.add(field(javaFields[i].getName(), i + 1, javaFields[i].getGenericType()));
+                        list.add(member(javaFields[i].getName(), i + 1, javaFields[i].getGenericType()));
                     }
                     try {
                         constructor = type.getDeclaredConstructor();
@@ -920,6 +1037,21 @@ final class ProtoTypes {
             } catch (NoSuchMethodException | RuntimeException e) {
                 broken = type.getName() + " cannot be built or read: " + e;
             }
+        }
+
+        /**
+         * A field of this class, its type variables bound; one left unbound (a generic class written
+         * as itself, where no declaration says what it holds) is written as its value's class says,
+         * and cannot be read.
+         */
+        private Field member(String name, int number, Type generic) {
+            Type t = substitute(generic, bindings);
+            if (hasVariable(t)) {
+                Field f = new Field(name, number, Kind.DYNAMIC, Container.NONE, null, null, null);
+                f.types = ProtoTypes.this;
+                return f;
+            }
+            return field(name, number, t);
         }
 
         private void collectFields(Class<?> c, List<java.lang.reflect.Field> into) {
@@ -1015,6 +1147,11 @@ final class ProtoTypes {
 
     /** The message of class {@code c} (which {@link #isMessage} accepts); its fields resolved once. */
     MessageValue message(Class<?> c) {
+        return messageOf(c);
+    }
+
+    /** The message of a class or of a parameterization of a generic class. */
+    MessageValue messageOf(Type c) {
         MessageValue m = messages.get(c);
         if (m != null && m.ready) {
             return m;

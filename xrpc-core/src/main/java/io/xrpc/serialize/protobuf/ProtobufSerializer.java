@@ -138,7 +138,7 @@ final class ProtobufSerializer implements Serializer {
         try {
             Object[] values;
             if (parameterTypes.length == 1 && ProtoTypes.isMessage(parameterTypes[0])) {
-                values = new Object[] {types.message(parameterTypes[0]).readTop(r)};
+                values = new Object[] {types.messageOf(genericTypes[0]).readTop(r)};
             } else {
                 values = types.arguments(genericTypes, null).readValues(r);
             }
@@ -167,7 +167,7 @@ final class ProtobufSerializer implements Serializer {
         try {
             Object value;
             if (ProtoTypes.isMessage(type)) {
-                value = types.message(type).readTop(r);
+                value = types.messageOf(genericType).readTop(r);
             } else {
                 value = types.arguments(new Type[] {genericType}, null).readValues(r)[0];
             }
