@@ -21,7 +21,7 @@ public final class ProviderMain {
     private ProviderMain() {}
 
     /** XRpc's provider of UserService on loopback, its calls run as {@code dispatch} (pool, virtual or direct) says. */
-    static RpcServer.Builder xrpcProvider(String dispatch) {
+    public static RpcServer.Builder xrpcProvider(String dispatch) {
         if (!List.of("pool", "virtual", "direct").contains(dispatch)) {
             throw new IllegalArgumentException("--dispatch " + dispatch + " (expected: pool, virtual or direct)");
         }
