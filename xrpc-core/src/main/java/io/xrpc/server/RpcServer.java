@@ -86,6 +86,13 @@ public final class RpcServer implements AutoCloseable {
                     new Reflection(dispatcher, serializerNames),
                     ServiceOptions.builder().build(),
                     false);
+            if (c.http()) { // gRPC's own reflection, for grpcurl and its kind (docs/GRPC.md)
+                dispatcher.export(
+                        GrpcReflection.class,
+                        new GrpcReflectionService(dispatcher),
+                        ServiceOptions.builder().build(),
+                        false);
+            }
         }
         this.transport = new NettyServerTransport(
                 c, dispatcher, new CallPolicy(c.authenticator, c.errorDetails), serializers, CompressorRegistry.load());

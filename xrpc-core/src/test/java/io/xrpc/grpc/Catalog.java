@@ -71,6 +71,9 @@ public interface Catalog {
 
     Flow.Publisher<String> echo(Flow.Publisher<String> words);
 
+    /** Subscribes to the caller's stream and takes nothing from it: a provider that is stuck. */
+    CompletableFuture<Integer> hoard(Flow.Publisher<Item> items);
+
     Object anything(Object value);
 
     String over(String a);

@@ -13,7 +13,7 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** What the gRPC tests call. */
-class CatalogImpl implements Catalog {
+public class CatalogImpl implements Catalog {
     static final Instant ADDED = Instant.parse("2026-11-28T10:15:30.123456789Z");
 
     static Item item(long id) {
@@ -122,6 +122,24 @@ class CatalogImpl implements Catalog {
     @Override
     public Flow.Publisher<String> echo(Flow.Publisher<String> words) {
         return Streams.map(words, w -> w.toUpperCase(java.util.Locale.ROOT));
+    }
+
+    @Override
+    public CompletableFuture<Integer> hoard(Flow.Publisher<Item> items) {
+        items.subscribe(new Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {} // requests nothing
+
+            @Override
+            public void onNext(Item item) {}
+
+            @Override
+            public void onError(Throwable t) {}
+
+            @Override
+            public void onComplete() {}
+        });
+        return new CompletableFuture<>(); // the call's deadline ends it
     }
 
     @Override

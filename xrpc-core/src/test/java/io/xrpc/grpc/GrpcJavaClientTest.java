@@ -379,6 +379,37 @@ class GrpcJavaClientTest {
         assertThat(s.getDescription()).contains("claims");
     }
 
+    @Test
+    void aProviderThatTakesNothingStopsItsCallerAtAWindowAndServesOthersMeanwhile() {
+        Received answer = new Received();
+        io.grpc.stub.ClientCallStreamObserver<DynamicMessage> up =
+                (io.grpc.stub.ClientCallStreamObserver<DynamicMessage>)
+                        ClientCalls.asyncClientStreamingCall(channel.newCall(method("hoard"), deadline()), answer);
+        DynamicMessage item = call("get", deadline(), request("get", "id", 2L));
+        DynamicMessage big = item.toBuilder()
+                .setField(item.getDescriptorForType().findFieldByName("sku"), "x".repeat(1024))
+                .build();
+        java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+        // Push whenever grpc-java's transport takes messages: it stops once the provider's credit
+        // (256 KiB) and this stream's HTTP/2 window (64 KiB) are full, and stays stopped.
+        java.util.concurrent.Callable<Boolean> stopped = () -> {
+            while (up.isReady() && sent.get() < 20_000) {
+                up.onNext(big);
+                sent.incrementAndGet();
+            }
+            return !up.isReady();
+        };
+        org.awaitility.Awaitility.await()
+                .during(java.time.Duration.ofMillis(1500))
+                .atMost(java.time.Duration.ofSeconds(15))
+                .until(stopped);
+        assertThat(sent.get()).as("messages of 1 KiB the caller could send").isBetween(256, 1_000);
+        assertThat(field(call("get", deadline(), request("get", "id", 5L)), "id"))
+                .isEqualTo(5L);
+        up.cancel("done", null);
+        assertThat(answer.await().getCode()).isEqualTo(Status.Code.CANCELLED);
+    }
+
     /** The first version of a service, as an old client was built against. */
     public interface ShelfV1 {
         record Book(long id, String title) {}

@@ -49,12 +49,17 @@ final class RawH2 {
     }
 
     void headers(int stream, String path, boolean endStream, boolean endHeaders, byte[]... more) throws IOException {
+        headers(stream, path, "application/json", endStream, endHeaders, more);
+    }
+
+    void headers(int stream, String path, String contentType, boolean endStream, boolean endHeaders, byte[]... more)
+            throws IOException {
         ByteArrayOutputStream block = new ByteArrayOutputStream();
         block.writeBytes(literal(":method", "POST"));
         block.writeBytes(literal(":scheme", "http"));
         block.writeBytes(literal(":path", path));
         block.writeBytes(literal(":authority", "x"));
-        block.writeBytes(literal("content-type", "application/json"));
+        block.writeBytes(literal("content-type", contentType));
         for (byte[] m : more) {
             block.writeBytes(m);
         }

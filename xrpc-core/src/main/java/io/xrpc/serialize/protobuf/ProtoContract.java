@@ -712,4 +712,72 @@ public final class ProtoContract {
         }
         return null;
     }
+
+    // ---------------------------------------------------------------- reflection
+
+    /** The well-known files a derived contract may import, by file name. */
+    private static final Map<String, byte[]> WELL_KNOWN = Map.of(
+            "google/protobuf/empty.proto", wellKnown("google/protobuf/empty.proto", "Empty"),
+            "google/protobuf/timestamp.proto",
+                    wellKnown("google/protobuf/timestamp.proto", "Timestamp", "seconds", "nanos"),
+            "google/protobuf/duration.proto",
+                    wellKnown("google/protobuf/duration.proto", "Duration", "seconds", "nanos"));
+
+    /** A {@code FileDescriptorProto} of one message of {@code int64 seconds = 1; int32 nanos = 2;} or none. */
+    private static byte[] wellKnown(String file, String message, String... fields) {
+        ProtoWriter w = new ProtoWriter();
+        w.tag(1, ProtoWriter.LEN);
+        w.string(file);
+        w.tag(2, ProtoWriter.LEN);
+        w.string("google.protobuf");
+        w.tag(4, ProtoWriter.LEN);
+        int m = w.beginLen();
+        w.tag(1, ProtoWriter.LEN);
+        w.string(message);
+        for (int i = 0; i < fields.length; i++) {
+            w.tag(2, ProtoWriter.LEN);
+            int f = w.beginLen();
+            field(w, fields[i], i + 1, 1, i == 0 ? ProtoTypes.T_INT64 : ProtoTypes.T_INT32, null, -1);
+            w.endLen(f);
+        }
+        w.endLen(m);
+        w.tag(12, ProtoWriter.LEN);
+        w.string("proto3");
+        return w.toByteArray();
+    }
+
+    /**
+     * The serialized {@code FileDescriptorProto} of a well-known file a derived contract imports
+     * ({@code google/protobuf/empty.proto}, {@code timestamp.proto}, {@code duration.proto}), or
+     * {@code null}.
+     */
+    public static byte[] wellKnownFile(String name) {
+        byte[] b = WELL_KNOWN.get(name);
+        return b == null ? null : b.clone();
+    }
+
+    /** The files this one imports, by name. */
+    public List<String> imports() {
+        return List.copyOf(imports);
+    }
+
+    /**
+     * Whether {@code symbol} (a full name: the service, one of its methods, a message or an enum)
+     * is defined in this contract's file.
+     */
+    public boolean defines(String symbol) {
+        String service = fullServiceName();
+        if (symbol.equals(service)) {
+            return true;
+        }
+        if (symbol.startsWith(service + ".") && rpcs.containsKey(symbol.substring(service.length() + 1))) {
+            return true;
+        }
+        String prefix = packageName.isEmpty() ? "" : packageName + ".";
+        if (!symbol.startsWith(prefix)) {
+            return false;
+        }
+        String local = symbol.substring(prefix.length());
+        return messages.containsKey(local) || enums.containsKey(local);
+    }
 }

@@ -924,8 +924,12 @@ final class ProtoTypes {
     /** A list of fields read into and written from an {@code Object[]} (a method's arguments, a wrapped value). */
     static class Fields {
         Field[] fields = new Field[0];
-        /** By field number - 1 (numbers are 1..n). */
-        Field[] byNumber = new Field[0];
+        /** Position in {@link #fields} by field number - 1, for numbers up to {@value #DENSE}; -1 for none. */
+        int[] byNumber = new int[0];
+        /** Position by field number, where some number is above {@value #DENSE}. */
+        Map<Integer, Integer> sparse;
+
+        static final int DENSE = 4096;
 
         void set(List<Field> list) {
             this.fields = list.toArray(new Field[0]);
@@ -933,11 +937,34 @@ final class ProtoTypes {
             for (Field f : fields) {
                 max = Math.max(max, f.number);
             }
-            Field[] by = new Field[max];
-            for (Field f : fields) {
-                by[f.number - 1] = f;
+            Map<Integer, Integer> seen = new HashMap<>();
+            for (int i = 0; i < fields.length; i++) {
+                Integer clash = seen.put(fields[i].number, i);
+                if (clash != null) {
+                    throw new Unsupported("fields " + fields[clash].name + " and " + fields[i].name
+                            + " are both numbered " + fields[i].number);
+                }
+            }
+            if (max > DENSE) {
+                this.sparse = seen;
+                this.byNumber = new int[0];
+                return;
+            }
+            int[] by = new int[max];
+            java.util.Arrays.fill(by, -1);
+            for (int i = 0; i < fields.length; i++) {
+                by[fields[i].number - 1] = i;
             }
             this.byNumber = by;
+        }
+
+        /** The position of field number {@code n}, or -1. */
+        int position(int n) {
+            if (sparse != null) {
+                Integer i = sparse.get(n);
+                return i == null ? -1 : i;
+            }
+            return n <= byNumber.length ? byNumber[n - 1] : -1;
         }
 
         void writeValues(ProtoWriter w, Object[] values, int depth) {
@@ -951,22 +978,17 @@ final class ProtoTypes {
             Object[] values = new Object[fields.length];
             while (!r.atEnd()) {
                 int tag = r.tag();
-                int n = tag >>> 3;
-                Field f = n <= byNumber.length ? byNumber[n - 1] : null;
-                if (f == null) {
+                int i = position(tag >>> 3);
+                if (i < 0) {
                     r.skip(tag);
                 } else {
-                    f.read(r, tag, values, index(f));
+                    fields[i].read(r, tag, values, i);
                 }
             }
             for (int i = 0; i < fields.length; i++) {
                 values[i] = fields[i].complete(values[i]);
             }
             return values;
-        }
-
-        int index(Field f) {
-            return f.number - 1; // fields are numbered in order
         }
     }
 
@@ -1007,20 +1029,24 @@ final class ProtoTypes {
                     RecordComponent[] components = type.getRecordComponents();
                     Class<?>[] types = new Class<?>[components.length];
                     accessors = new Method[components.length];
+                    int number = 0;
                     for (int i = 0; i < components.length; i++) {
                         types[i] = components[i].getType();
                         accessors[i] = components[i].getAccessor();
                         accessors[i].setAccessible(true);
-                        list.add(member(components[i].getName(), i + 1, components[i].getGenericType()));
+                        number = number(components[i].getAnnotation(ProtoField.class), number, components[i].getName());
+                        list.add(member(components[i].getName(), number, components[i].getGenericType()));
                     }
                     constructor = type.getDeclaredConstructor(types);
                 } else {
                     List<java.lang.reflect.Field> all = new ArrayList<>();
                     collectFields(type, all);
                     javaFields = all.toArray(new java.lang.reflect.Field[0]);
+                    int number = 0;
                     for (int i = 0; i < javaFields.length; i++) {
                         javaFields[i].setAccessible(true);
-                        list.add(member(javaFields[i].getName(), i + 1, javaFields[i].getGenericType()));
+                        number = number(javaFields[i].getAnnotation(ProtoField.class), number, javaFields[i].getName());
+                        list.add(member(javaFields[i].getName(), number, javaFields[i].getGenericType()));
                     }
                     try {
                         constructor = type.getDeclaredConstructor();
@@ -1052,6 +1078,15 @@ final class ProtoTypes {
                 return f;
             }
             return field(name, number, t);
+        }
+
+        private int number(ProtoField pinned, int previous, String name) {
+            int n = pinned == null ? previous + 1 : pinned.value();
+            if (n < 1 || n > 536_870_911 || (n >= 19_000 && n <= 19_999)) {
+                throw new Unsupported("field " + name + " of " + type.getName() + " would be numbered " + n
+                        + " (protobuf numbers are 1 to 536,870,911, not 19,000 to 19,999)");
+            }
+            return n;
         }
 
         private void collectFields(Class<?> c, List<java.lang.reflect.Field> into) {

@@ -68,6 +68,11 @@ final class GrpcWire {
     /** The {@code protobuf} serializer's id on the wire. */
     static final byte PROTOBUF_SERIALIZER = 6;
 
+    /** gRPC's own services XRpc serves as an interface of its own: reflection (io.xrpc.server.GrpcReflection). */
+    private static final Map<String, String> ALIASES = Map.of(
+            "grpc.reflection.v1.ServerReflection", "io.xrpc.server.GrpcReflection",
+            "grpc.reflection.v1alpha.ServerReflection", "io.xrpc.server.GrpcReflection");
+
     /** Headers that are the protocol's, not the caller's metadata. */
     private static final List<String> RESERVED = List.of("content-type", "te", "user-agent", "content-length");
 
@@ -138,6 +143,7 @@ final class GrpcWire {
             return t;
         }
         String service = path.substring(1, slash);
+        service = ALIASES.getOrDefault(service, service);
         String method = path.substring(slash + 1);
         String version = header(headers, HttpJson.VERSION_HEADER);
         String group = header(headers, HttpJson.GROUP_HEADER);

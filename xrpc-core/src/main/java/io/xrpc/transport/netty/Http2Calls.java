@@ -50,6 +50,13 @@ final class Http2Calls extends ChannelDuplexHandler {
     static final int MAX_CONCURRENT_STREAMS = ServerChannelHandler.MAX_STREAMS;
     /** Each stream's receive window: what a peer may send ahead before this side reads it. */
     static final int WINDOW = 64 * 1024;
+    /**
+     * The connection's receive window: room for every stream's, so that streams whose provider
+     * takes nothing (each held at its own window) cannot stop the others on the connection.
+     */
+    static final int CONNECTION_WINDOW = MAX_CONCURRENT_STREAMS * WINDOW;
+    /** HTTP/2's initial connection window, which only a WINDOW_UPDATE changes. */
+    private static final int INITIAL_CONNECTION_WINDOW = 65_535;
     /** The bit of the channel's writability that answers held by the peer's flow control clear. */
     private static final int HELD_BACK = 1;
 
@@ -156,8 +163,14 @@ final class Http2Calls extends ChannelDuplexHandler {
         this.lowMark = server.settings().transport().writeBufferLowWaterMark();
     }
 
+    private boolean connectionWindowOpened;
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!connectionWindowOpened) {
+            connectionWindowOpened = true; // after the codec's own preface, before any stream's DATA is taken
+            ctx.write(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - INITIAL_CONNECTION_WINDOW));
+        }
         try {
             if (msg instanceof Http2HeadersFrame h) {
                 onHeaders(ctx, h);
