@@ -192,6 +192,16 @@ class GrpcJavaClientTest {
     }
 
     @Test
+    void textOfEveryUtf8LengthArrivesAsProtobufJavaWritesIt() {
+        DynamicMessage sent = call("get", deadline(), request("get", "id", 6L));
+        Descriptors.FieldDescriptor sku = sent.getDescriptorForType().findFieldByName("sku");
+        for (String text : List.of("plain", "Grüße", "日本語", "emoji \uD83D\uDE00 end", "x".repeat(300) + "é")) {
+            DynamicMessage back = call("save", deadline(), sent.toBuilder().setField(sku, text).build());
+            assertThat(field(back, "sku")).isEqualTo(text);
+        }
+    }
+
+    @Test
     void aListResultIsTheRepeatedValueOfTheResponseAndVoidIsEmpty() {
         DynamicMessage found = call("search", deadline(), request("search", "text", "tea", "limit", 3));
         assertThat(found.getDescriptorForType().getName()).isEqualTo("SearchResponse");

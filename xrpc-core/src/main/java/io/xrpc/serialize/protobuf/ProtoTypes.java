@@ -1102,19 +1102,15 @@ final class ProtoTypes {
             }
         }
 
-        Object[] valuesOf(Object o) {
-            Object[] values = new Object[fields.fields.length];
+        Object valueOf(Object o, int i) {
             try {
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = record ? accessors[i].invoke(o) : javaFields[i].get(o);
-                }
+                return record ? accessors[i].invoke(o) : javaFields[i].get(o);
             } catch (IllegalAccessException e) {
                 throw new IllegalStateException("reading " + type.getName() + ": " + e, e);
             } catch (InvocationTargetException e) {
                 throw new IllegalStateException(
                         "an accessor of " + type.getName() + " threw " + e.getCause(), e.getCause());
             }
-            return values;
         }
 
         /** Writes the fields of {@code o} without a length: a message on its own. */
@@ -1125,7 +1121,10 @@ final class ProtoTypes {
             }
             MessageValue m = o.getClass() == type ? this : messageOrThis(o.getClass());
             m.check();
-            m.fields.writeValues(w, m.valuesOf(o), depth + 1);
+            Field[] fs = m.fields.fields;
+            for (int i = 0; i < fs.length; i++) {
+                fs[i].write(w, m.valueOf(o, i), depth + 1);
+            }
         }
 
         private MessageValue messageOrThis(Class<?> actual) {

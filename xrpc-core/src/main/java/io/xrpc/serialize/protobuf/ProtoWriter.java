@@ -99,8 +99,71 @@ final class ProtoWriter {
         pos += len;
     }
 
+    /** A string as its UTF-8 length and bytes, encoded in place (no intermediate array). */
     void string(String s) {
-        bytes(s.getBytes(StandardCharsets.UTF_8));
+        int n = s.length();
+        int bytes = n;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                bytes = utf8Length(s, i);
+                break;
+            }
+        }
+        if (bytes < 0) { // an unpaired surrogate: let the JDK replace it, as getBytes does
+            bytes(s.getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        varint32(bytes);
+        ensure(bytes);
+        if (bytes == n) {
+            for (int i = 0; i < n; i++) {
+                buf[pos++] = (byte) s.charAt(i);
+            }
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                buf[pos++] = (byte) c;
+            } else if (c < 0x800) {
+                buf[pos++] = (byte) (0xC0 | (c >>> 6));
+                buf[pos++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c)) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                buf[pos++] = (byte) (0xF0 | (cp >>> 18));
+                buf[pos++] = (byte) (0x80 | ((cp >>> 12) & 0x3F));
+                buf[pos++] = (byte) (0x80 | ((cp >>> 6) & 0x3F));
+                buf[pos++] = (byte) (0x80 | (cp & 0x3F));
+            } else {
+                buf[pos++] = (byte) (0xE0 | (c >>> 12));
+                buf[pos++] = (byte) (0x80 | ((c >>> 6) & 0x3F));
+                buf[pos++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+    }
+
+    /** UTF-8 bytes of {@code s}, whose first {@code from} chars are ASCII; -1 when a surrogate is unpaired. */
+    private static int utf8Length(String s, int from) {
+        int bytes = from;
+        int n = s.length();
+        for (int i = from; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isSurrogate(c)) {
+                if (!Character.isHighSurrogate(c) || i + 1 >= n || !Character.isLowSurrogate(s.charAt(i + 1))) {
+                    return -1;
+                }
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 
     /** Starts a length-delimited value; pass what it returns to {@link #endLen}. */
