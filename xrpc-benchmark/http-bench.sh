@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# JSON over HTTP beside XRpc's binary protocol, against the demo provider, in one run:
+# JSON over HTTP and gRPC beside XRpc's binary protocol, against the demo provider, in one run:
 #  - the same call (UserService.getUser(1)) over XRpc's binary protocol (the stress tool, callers in
 #    a JVM of their own), over HTTP/1.1 and over HTTP/2 (h2load, JSON bodies), rounds taking turns;
 #  - the binary calls also against a second provider with HTTP off (--no-http), so that what the
-#    port's protocol detection costs binary callers shows as a ratio in the same run.
+#    port's protocol detection costs binary callers shows as a ratio in the same run;
+#  - gRPC (protobuf, the contract XRpc derives) from the same h2load callers to XRpc's port and,
+#    with -Ppeers, to grpc-java's own server: the request GetUser{id: 1} is the same bytes to both.
 # Needs xrpc-benchmark/target/benchmarks.jar (mvn -q -pl xrpc-benchmark -am -DskipTests package)
 # and h2load (Debian: apt-get install nghttp2-client). Writes $OUT/results.md.
 set -euo pipefail
@@ -28,6 +30,7 @@ xrpc-benchmark/xrpc list --address "127.0.0.1:$ON" --wait 60s > /dev/null
 xrpc-benchmark/xrpc list --address "127.0.0.1:$OFF" --wait 60s > /dev/null
 URL="http://127.0.0.1:$ON/io.xrpc.benchmark.model.UserService/getUser"
 printf '1' > "$OUT/body.json"
+printf '\x00\x00\x00\x00\x02\x08\x01' > "$OUT/body.grpc" # a gRPC message: 5-byte prefix, then id = 1
 # grpc-java's own server of the same service (built with -Ppeers), where the jar has it: the same
 # h2load callers send it GetUser(UserId{id: 1}) in protobuf, a gRPC message (5-byte prefix).
 GRPC=
@@ -38,7 +41,6 @@ if unzip -l "$JAR" | grep 'io/xrpc/benchmark/peers/GrpcContender.class' > /dev/n
   exec 9> "$OUT/grpc.stdin" # held open: the provider serves until it closes
   for _ in $(seq 1 600); do grep -q READY "$OUT/provider-grpc.log" && break; sleep 0.1; done
   GRPC=$(awk '/READY/ {print $2}' "$OUT/provider-grpc.log")
-  printf '\x00\x00\x00\x00\x02\x08\x01' > "$OUT/body.grpc"
 fi
 # CPU of a process (user + system), in clock ticks: what each provider spends over a run.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -58,8 +60,10 @@ h1() { h2load --h1 -c "$CONNECTIONS" -m 1 -D "$1" -d "$OUT/body.json" -H 'conten
 h2() { h2load -c 4 -m $((CONNECTIONS / 4)) -D "$1" -d "$OUT/body.json" -H 'content-type: application/json' "${@:2}" "$URL"; }
 grpc() { h2load -c 4 -m $((CONNECTIONS / 4)) -D "$1" -d "$OUT/body.grpc" -H 'content-type: application/grpc' \
   -H 'te: trailers' "${@:2}" "http://127.0.0.1:$GRPC/xrpc.benchmark.UserService/GetUser"; }
-export JAR OUT URL CONNECTIONS DURATION GRPC
-export -f stress h1 h2 grpc
+xgrpc() { h2load -c 4 -m $((CONNECTIONS / 4)) -D "$1" -d "$OUT/body.grpc" -H 'content-type: application/grpc' \
+  -H 'te: trailers' "${@:2}" "http://127.0.0.1:$ON/io.xrpc.benchmark.model.UserService/getUser"; }
+export JAR OUT URL CONNECTIONS DURATION GRPC ON
+export -f stress h1 h2 grpc xgrpc
 for r in $(seq 1 "$ROUNDS"); do
   echo "round $r"
   measure "$P1" "r$r-binary" bash -c "stress $ON $OUT/r$r-binary"
@@ -68,6 +72,8 @@ for r in $(seq 1 "$ROUNDS"); do
   measure "$P1" "r$r-h1" bash -c "h1 $DURATION --log-file $OUT/r$r-h1.tsv > $OUT/r$r-h1.txt"
   h2 3 > /dev/null
   measure "$P1" "r$r-h2" bash -c "h2 $DURATION --log-file $OUT/r$r-h2.tsv > $OUT/r$r-h2.txt"
+  xgrpc 3 > /dev/null
+  measure "$P1" "r$r-xgrpc" bash -c "xgrpc $DURATION --log-file $OUT/r$r-xgrpc.tsv > $OUT/r$r-xgrpc.txt"
   if [ -n "$GRPC" ]; then
     grpc 3 > /dev/null
     measure "$P3" "r$r-grpc" bash -c "grpc $DURATION --log-file $OUT/r$r-grpc.tsv > $OUT/r$r-grpc.txt"
@@ -93,7 +99,8 @@ def h2load(name):
     pct = lambda p: lat[min(len(lat) - 1, int(len(lat) * p))]
     p, c = cpu(name, done)
     return rps, pct(0.5), pct(0.99), failed, p, c
-rows = {"binary": [], "binary, provider without HTTP": [], "HTTP/1.1 JSON": [], "HTTP/2 JSON": []}
+rows = {"binary": [], "binary, provider without HTTP": [], "HTTP/1.1 JSON": [], "HTTP/2 JSON": [],
+        "XRpc's gRPC side, protobuf over HTTP/2": []}
 import os
 if os.path.exists(f"{out}/r1-grpc.txt"):
     rows["grpc-java's own server, protobuf over HTTP/2 (same h2load callers)"] = []
@@ -102,7 +109,8 @@ for r in range(1, rounds + 1):
     rows["binary, provider without HTTP"].append(binary(f"r{r}-binary-no-http"))
     rows["HTTP/1.1 JSON"].append(h2load(f"r{r}-h1"))
     rows["HTTP/2 JSON"].append(h2load(f"r{r}-h2"))
-    if len(rows) > 4:
+    rows["XRpc's gRPC side, protobuf over HTTP/2"].append(h2load(f"r{r}-xgrpc"))
+    if len(rows) > 5:
         rows["grpc-java's own server, protobuf over HTTP/2 (same h2load callers)"].append(h2load(f"r{r}-grpc"))
 base = [x[0] for x in rows["binary"]]
 lines = [f"getUser(1) against the demo provider, {conc} callers (HTTP/2: 4 connections x {int(conc)//4} streams), "

@@ -61,6 +61,9 @@ public interface Catalog {
 
     Flow.Publisher<Item> watch(int count);
 
+    /** As many items as the caller takes, up to {@code count}, each made only when asked for. */
+    Flow.Publisher<Item> flood(int count);
+
     Item reserve(String sku, int quantity) throws OutOfStock;
 
     String secret();

@@ -68,6 +68,18 @@ public class CatalogImpl implements Catalog {
         return Streams.fromIterable(items);
     }
 
+    /** Items {@link #flood} has made so far. */
+    public static final AtomicInteger FLOODED = new AtomicInteger();
+
+    @Override
+    public Flow.Publisher<Item> flood(int count) {
+        return Streams.fromStream(
+                () -> java.util.stream.IntStream.range(0, count).mapToObj(i -> {
+                    FLOODED.incrementAndGet();
+                    return item(i);
+                }));
+    }
+
     @Override
     public Item reserve(String sku, int quantity) throws OutOfStock {
         if (quantity > 10) {

@@ -196,7 +196,8 @@ class GrpcJavaClientTest {
         DynamicMessage sent = call("get", deadline(), request("get", "id", 6L));
         Descriptors.FieldDescriptor sku = sent.getDescriptorForType().findFieldByName("sku");
         for (String text : List.of("plain", "Grüße", "日本語", "emoji \uD83D\uDE00 end", "x".repeat(300) + "é")) {
-            DynamicMessage back = call("save", deadline(), sent.toBuilder().setField(sku, text).build());
+            DynamicMessage back = call(
+                    "save", deadline(), sent.toBuilder().setField(sku, text).build());
             assertThat(field(back, "sku")).isEqualTo(text);
         }
     }
@@ -418,6 +419,61 @@ class GrpcJavaClientTest {
                 .isEqualTo(5L);
         up.cancel("done", null);
         assertThat(answer.await().getCode()).isEqualTo(Status.Code.CANCELLED);
+    }
+
+    @Test
+    void aServerStreamWhoseReaderStopsCostsTheProviderAWindowNotTheStream() throws Exception {
+        CatalogImpl.FLOODED.set(0);
+        int clientWindow = 64 * 1024; // grpc-java reads ahead this much for a stream whatever its listener asks
+        ManagedChannel small = NettyChannelBuilder.forAddress(
+                        "127.0.0.1", server.endpoint().port())
+                .usePlaintext()
+                .flowControlWindow(clientWindow)
+                .build();
+        try {
+            io.grpc.ClientCall<DynamicMessage, DynamicMessage> c = small.newCall(method("flood"), deadline());
+            List<DynamicMessage> got = new CopyOnWriteArrayList<>();
+            c.start(
+                    new io.grpc.ClientCall.Listener<>() {
+                        @Override
+                        public void onMessage(DynamicMessage message) {
+                            got.add(message); // and asks for no more
+                        }
+                    },
+                    new Metadata());
+            c.request(1);
+            c.sendMessage(request("flood", "count", 1_000_000));
+            c.halfClose();
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(15))
+                    .until(() -> got.size() == 1);
+            // The provider makes items only under credit, and credit comes back only as the socket
+            // takes them, which the caller's HTTP/2 window stops: production stops, and stays stopped.
+            int[] last = {-1};
+            org.awaitility.Awaitility.await()
+                    .during(java.time.Duration.ofMillis(1500))
+                    .atMost(java.time.Duration.ofSeconds(15))
+                    .until(() -> {
+                        int now = CatalogImpl.FLOODED.get();
+                        boolean still = now == last[0];
+                        last[0] = now;
+                        return still;
+                    });
+            long itemBytes = got.get(0).getSerializedSize() + 5L;
+            long held = CatalogImpl.FLOODED.get() * itemBytes;
+            // The client's window and the provider's stream credit (256 KiB), and room for what sits
+            // between them in the codec's and the socket's buffers: half a megabyte, where a reader
+            // that stops would otherwise cost the whole million items.
+            long bound = clientWindow + 256 * 1024 + 192 * 1024;
+            assertThat(held)
+                    .as("bytes of items made for a reader that took one")
+                    .isLessThan(bound);
+            assertThat(field(call("get", deadline(), request("get", "id", 5L)), "id"))
+                    .isEqualTo(5L);
+            c.cancel("done", null);
+        } finally {
+            small.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        }
     }
 
     /** The first version of a service, as an old client was built against. */
