@@ -155,7 +155,16 @@ public final class RpcServer implements AutoCloseable {
                 || (!options.serializers().isEmpty() && !options.serializers().contains("protobuf"))) {
             return;
         }
-        List<String> left = ProtoContract.of(serviceInterface).problems();
+        List<String> left;
+        try {
+            left = ProtoContract.of(serviceInterface).problems();
+        } catch (RuntimeException | LinkageError e) {
+            log.warn(
+                    "Exporting {}: its gRPC contract could not be derived, so gRPC callers cannot reach it: {}",
+                    serviceInterface.getName(),
+                    e.toString());
+            return;
+        }
         if (!left.isEmpty()) {
             log.info(
                     "Exporting {}: over gRPC, {} of its methods are left out (callable over JSON and binary): {}",

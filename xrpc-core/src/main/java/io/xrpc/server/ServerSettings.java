@@ -94,8 +94,9 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
      * Whether the server's port also answers HTTP/1.1 and HTTP/2 (with prior knowledge in plaintext,
      * through ALPN inside TLS) with JSON calls, told apart from XRpc's own protocol by a connection's first
      * bytes: {@code POST /{service}/{method}} with a JSON body, as Connect's unary protocol has it
-     * (docs/HTTP.md). Every such call goes through the same path as a binary one: authenticator,
-     * interceptors, allow-list, limits, memory budget. Default on; off for a provider that must
+     * (docs/HTTP.md), and gRPC ({@code application/grpc}: protobuf laid out as the contract derived from
+     * the interface, docs/GRPC.md). Every such call goes through the same path as a binary one:
+     * authenticator, interceptors, allow-list, limits, memory budget. Default on; off for a provider that must
      * speak XRpc alone (an HTTP peer is then closed as any peer with a wrong magic is).
      */
     public B http(boolean enabled) {

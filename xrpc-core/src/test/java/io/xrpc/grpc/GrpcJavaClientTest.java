@@ -240,6 +240,18 @@ class GrpcJavaClientTest {
     }
 
     @Test
+    void aLongExceptionMessageStillArrivesAsItsStatusWithinTheTrailersLimit() {
+        String sku = "s".repeat(5_000); // the message and the carried field each about 5 KB
+        StatusRuntimeException e = (StatusRuntimeException) org.assertj.core.api.Assertions.catchThrowable(
+                () -> call("reserve", deadline(), request("reserve", "sku", sku, "quantity", 50)));
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN); // not a reset for oversized trailers
+        assertThat(e.getStatus().getDescription()).startsWith("sss").hasSize(1_000);
+        com.google.rpc.Status details = StatusProto.fromThrowable(e);
+        assertThat(details).isNotNull();
+        assertThat(details.getDetailsCount()).isEqualTo(1); // the fields left out, the class kept
+    }
+
+    @Test
     void theTokenInMetadataReachesTheAuthenticatorAndOtherMetadataTheInterceptors() {
         assertThatThrownBy(() -> call("secret", deadline(), request("secret")))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {

@@ -95,6 +95,23 @@ class GrpcRawTest {
     }
 
     @Test
+    void aCallerStreamMessageBegunAndNeverFinishedEndsTheCallAfterTheFrameTimeout() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
+            s.setSoTimeout(20_000);
+            RawH2 h2 = new RawH2(s);
+            DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false);
+            h2.preface();
+            // A long deadline, a message that claims 1,000 bytes, 10 of them, then silence: what
+            // it holds must not outlive the frame timeout (1 s here), whatever the deadline.
+            h2.headers(1, COUNT, "application/grpc", false, true, RawH2.literal("grpc-timeout", "60S"));
+            h2.data(1, new byte[] {0, 0, 0, 3, (byte) 0xE8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, false);
+            assertThat(status(answer(h2, hpack, 1)))
+                    .startsWith("1 ")
+                    .contains("did not arrive whole within 1000 ms (frameTimeout)");
+        }
+    }
+
+    @Test
     void aMessageFlagThatIsNeither0Nor1AndAnUnknownContentTypeAreNamed() throws Exception {
         try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
             s.setSoTimeout(20_000);

@@ -113,9 +113,7 @@ public final class ProtoContract {
             Method m = e.getValue().get(0);
             try {
                 rpcs.put(m.getName(), rpc(m));
-            } catch (ProtoTypes.Unsupported u) {
-                problems.add(MethodDescriptor.signatureOf(m) + ": " + u.getMessage());
-            } catch (IllegalArgumentException u) {
+            } catch (RuntimeException u) { // Unsupported, or a signature MethodDescriptor refuses
                 problems.add(MethodDescriptor.signatureOf(m) + ": " + u.getMessage());
             }
         }
@@ -188,6 +186,14 @@ public final class ProtoContract {
         }
         List<java.lang.reflect.Field> carried = RemoteExceptions.carriedFields(exception);
         try {
+            if (carried.size() == 1
+                    && ProtoTypes.isMessage(ProtoTypes.raw(carried.get(0).getGenericType()))) {
+                // One message-valued field travels as that message itself (the serializer's rule for one argument).
+                details.put(
+                        exception.getName(),
+                        qualified(messageName(carried.get(0).getGenericType())));
+                return;
+            }
             List<FieldLine> fields = new ArrayList<>();
             for (java.lang.reflect.Field f : carried) {
                 TYPES.field(f.getName(), fields.size() + 1, f.getGenericType());
@@ -288,6 +294,10 @@ public final class ProtoContract {
     }
 
     private FieldLine line(ProtoTypes.Field f) {
+        if (f.kind == ProtoTypes.Kind.DYNAMIC) {
+            throw new ProtoTypes.Unsupported("field " + f.name + " is of a type variable no declaration binds (a raw"
+                    + " generic class, or a method's own type variable)");
+        }
         String label = switch (f.kind) {
             case REPEATED -> "repeated";
             case NULLABLE, OPTIONAL -> f.value.isMessage() ? "" : "optional";
@@ -649,6 +659,18 @@ public final class ProtoContract {
      *                {@code ExceptionValue}, or {@code null}
      */
     public byte[] statusDetails(int code, String message, String exceptionClass, byte[] carried) {
+        byte[] all = details(code, message, exceptionClass, carried);
+        // Trailers must fit the peer's header list (8 KiB is common): the fields go first if they would not.
+        return all.length <= MAX_DETAILS || carried == null ? all : details(code, message, exceptionClass, null);
+    }
+
+    /** The most bytes of {@code grpc-status-details-bin} sent (before base64), so that trailers fit 8 KiB. */
+    static final int MAX_DETAILS = 3 * 1024;
+
+    private byte[] details(int code, String message, String exceptionClass, byte[] carried) {
+        if (message != null && message.length() > 1000) {
+            message = message.substring(0, 1000);
+        }
         ProtoWriter w = new ProtoWriter();
         if (code != 0) {
             w.tag(1, ProtoWriter.VARINT);

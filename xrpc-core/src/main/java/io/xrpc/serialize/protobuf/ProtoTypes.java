@@ -133,6 +133,11 @@ final class ProtoTypes {
             return false;
         }
 
+        /** A map entry's value when the entry holds none: protobuf's default for the type. */
+        Object mapDefault() {
+            return zero();
+        }
+
         boolean packable() {
             return wireType != ProtoWriter.LEN;
         }
@@ -288,6 +293,11 @@ final class ProtoTypes {
         Object read(ProtoReader r) throws IOException {
             return r.string("a string");
         }
+
+        @Override
+        Object mapDefault() {
+            return "";
+        }
     };
 
     private static final Value BYTES = new Value(ProtoWriter.LEN, T_BYTES) {
@@ -299,6 +309,11 @@ final class ProtoTypes {
         @Override
         Object read(ProtoReader r) {
             return r.bytes("bytes");
+        }
+
+        @Override
+        Object mapDefault() {
+            return new byte[0];
         }
     };
 
@@ -422,6 +437,11 @@ final class ProtoTypes {
                         n + " is not a value of " + type.getName() + " (0 to " + (constants.length - 1) + ")");
             }
             return constants[(int) n];
+        }
+
+        @Override
+        Object mapDefault() {
+            return constants.length == 0 ? null : constants[0];
         }
     }
 
@@ -645,7 +665,8 @@ final class ProtoTypes {
                     }
                 }
                 r.popLimit(outer);
-                map.put(k != null ? k : key.zero() != null ? key.zero() : "", v != null ? v : value.zero());
+                r.guard.count(1); // hashing, counted again as for a set
+                map.put(k != null ? k : key.zero() != null ? key.zero() : "", v != null ? v : value.mapDefault());
                 return;
             }
             expect(wire);
@@ -662,7 +683,7 @@ final class ProtoTypes {
 
         /** The Java value of the field when it did not arrive, or finished from what arrived. */
         @SuppressWarnings("unchecked")
-        Object complete(Object read) {
+        Object complete(Object read, io.xrpc.serialize.ReadGuard guard) {
             switch (kind) {
                 case PLAIN:
                     return read != null ? read : value.zero();
@@ -677,8 +698,24 @@ final class ProtoTypes {
                 default:
                     List<Object> list = read != null ? (List<Object>) read : List.of();
                     return switch (container) {
-                        case SET -> new LinkedHashSet<>(list);
-                        case SORTED_SET -> new TreeSet<>(list);
+                        case SET -> {
+                            // Hashing is counted again, element by element, so that the clock is
+                            // looked at while a set of colliding elements is built.
+                            Set<Object> set = new LinkedHashSet<>();
+                            for (Object e : list) {
+                                guard.count(1);
+                                set.add(e);
+                            }
+                            yield set;
+                        }
+                        case SORTED_SET -> {
+                            Set<Object> set = new TreeSet<>();
+                            for (Object e : list) {
+                                guard.count(1);
+                                set.add(e);
+                            }
+                            yield set;
+                        }
                         case ARRAY -> {
                             Object array = Array.newInstance(component, list.size());
                             for (int i = 0; i < list.size(); i++) {
@@ -986,7 +1023,7 @@ final class ProtoTypes {
                 }
             }
             for (int i = 0; i < fields.length; i++) {
-                values[i] = fields[i].complete(values[i]);
+                values[i] = fields[i].complete(values[i], r.guard);
             }
             return values;
         }
@@ -1151,6 +1188,7 @@ final class ProtoTypes {
                 throw new SerializationException("protobuf cannot carry " + broken);
             }
             allowList.check(type.getName());
+            r.guard.count(fields.fields.length); // what building it makes: a value, a collection, a default a field
             Object[] values = fields.readValues(r);
             try {
                 if (record) {

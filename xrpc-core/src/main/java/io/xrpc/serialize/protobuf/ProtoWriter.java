@@ -50,7 +50,12 @@ final class ProtoWriter {
     }
 
     void tag(int number, int wireType) {
-        varint32((number << 3) | wireType);
+        int tag = (number << 3) | wireType;
+        if (tag < 0) {
+            varint(tag & 0xFFFFFFFFL); // numbers from 2^28: the tag is an unsigned 32-bit value
+        } else {
+            varint32(tag);
+        }
     }
 
     void varint32(int v) {

@@ -162,7 +162,15 @@ final class GrpcWire {
             return t;
         }
         Routes.Route route = named.get(0);
-        ProtoContract contract = contract(route);
+        ProtoContract contract;
+        try {
+            contract = contract(route);
+        } catch (RuntimeException | LinkageError e) { // never thrown on the event loop: the call is refused
+            t.refused = new Status(
+                    UNIMPLEMENTED,
+                    serviceKey + " has no gRPC contract: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return t;
+        }
         ProtoContract.Rpc rpc = named.size() == 1 ? contract.rpc(method) : null;
         if (rpc == null) {
             t.refused = new Status(
@@ -457,7 +465,8 @@ final class GrpcWire {
     private static void fill(Http2Headers h, int code, String message, byte[] details, String exception) {
         h.set("grpc-status", Integer.toString(code));
         if (message != null && !message.isEmpty()) {
-            h.set("grpc-message", percentEncode(message.length() > 4096 ? message.substring(0, 4096) : message));
+            // At most 1,000 characters (3,000 bytes encoded): trailers must fit the peer's header list.
+            h.set("grpc-message", percentEncode(message.length() > 1000 ? message.substring(0, 1000) : message));
         }
         if (details != null) {
             h.set(

@@ -457,10 +457,19 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     /** A gRPC caller's stream, between its DATA frames and the provider's credit. Event loop only. */
     private static final class Uplink {
-        /** Bytes of the message not yet whole. */
+        /** What one waiting message costs beyond its bytes: its frame's header and buffer object. */
+        static final int FRAME_OVERHEAD = ProtocolConstants.HEADER_LENGTH + 128;
+
+        /** Bytes of the message not yet whole (null when none). */
         ByteBuf partial;
+        /** What {@link #partial}'s memory reserves: its capacity. */
+        long partialReserved;
+        /** Ends the call when a message does not arrive whole within the frame timeout. */
+        ScheduledFuture<?> partialTimer;
         /** STREAM_MESSAGE frames waiting for the provider's credit. */
         final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
+        /** What {@link #ready} reserves: each frame's capacity and overhead. */
+        long readyReserved;
         /** DATA bytes read and not yet given back to the peer's window. */
         int unacked;
 
@@ -471,7 +480,6 @@ final class Http2Calls extends ChannelDuplexHandler {
 
         boolean endSent;
         MemoryBudget budget;
-        long reserved;
 
         void drop() {
             if (partial != null) {
@@ -481,9 +489,14 @@ final class Http2Calls extends ChannelDuplexHandler {
             for (ByteBuf f; (f = ready.poll()) != null; ) {
                 f.release();
             }
+            if (partialTimer != null) {
+                partialTimer.cancel(false);
+                partialTimer = null;
+            }
             if (budget != null) {
-                budget.release(reserved);
-                reserved = 0;
+                budget.release(partialReserved + readyReserved);
+                partialReserved = 0;
+                readyReserved = 0;
             }
         }
     }
@@ -492,8 +505,9 @@ final class Http2Calls extends ChannelDuplexHandler {
      * A gRPC call whose caller streams: the provider's REQUEST goes now, and the caller's messages
      * follow as they arrive, each only under the provider's credit. While a message waits for
      * credit, nothing the caller sends is given back to its HTTP/2 window, so a provider that takes
-     * nothing stops the caller at one window; its frame timer is dropped (the call's deadline
-     * bounds a caller that goes quiet).
+     * nothing stops the caller at one window. Between messages the call's deadline bounds a caller
+     * that goes quiet; a message begun must arrive whole within the frame timeout, as a frame must.
+     * Everything held is reserved in the memory budget by what it occupies.
      */
     private void openUplink(ChannelHandlerContext ctx, Arriving a, boolean ended) {
         arriving.remove(a.stream.id(), a);
@@ -507,6 +521,7 @@ final class Http2Calls extends ChannelDuplexHandler {
         Call c = grpcCall(a, id);
         c.uplink = new Uplink();
         c.uplink.ended = ended;
+        c.uplink.budget = json.budgetFor(ctx);
         uplinks.put(a.stream.id(), c);
         start(ctx, id, c, String.valueOf(a.headers.path()), a.target.budgetMillis, t.frame);
     }
@@ -516,19 +531,13 @@ final class Http2Calls extends ChannelDuplexHandler {
         u.unacked += d.initialFlowControlledBytes();
         ByteBuf chunk = d.content();
         if (chunk.isReadable()) {
-            if (u.budget == null) {
-                u.budget = json.budgetFor(ctx);
-            }
-            if (!u.budget.tryReserve(chunk.readableBytes())) {
-                HttpJson.Refusal r = json.busy(u.budget);
-                failUplink(ctx, c, GrpcWire.code(r.code()), r.message());
-                return;
-            }
-            u.reserved += chunk.readableBytes();
             if (u.partial == null) {
                 u.partial = ctx.alloc().buffer(chunk.readableBytes());
             }
             u.partial.writeBytes(chunk);
+            if (!reservePartial(ctx, c)) {
+                return;
+            }
             while (u.partial.readableBytes() >= 5) {
                 int at = u.partial.readerIndex();
                 int flag = u.partial.getUnsignedByte(at);
@@ -555,14 +564,85 @@ final class Http2Calls extends ChannelDuplexHandler {
                 if (u.partial.readableBytes() - 5 < length) {
                     break;
                 }
-                u.ready.add(GrpcWire.streamMessage(ctx.alloc(), c.id, u.partial.readSlice(5 + (int) length)));
+                ByteBuf f = GrpcWire.streamMessage(ctx.alloc(), c.id, u.partial.readSlice(5 + (int) length));
+                long cost = f.capacity() + (long) Uplink.FRAME_OVERHEAD;
+                if (!u.budget.tryReserve(cost)) {
+                    f.release();
+                    HttpJson.Refusal r = json.busy(u.budget);
+                    failUplink(ctx, c, GrpcWire.code(r.code()), r.message());
+                    return;
+                }
+                u.readyReserved += cost;
+                u.ready.add(f);
             }
-            u.partial.discardReadBytes();
+            if (!u.partial.isReadable()) {
+                u.partial.release(); // nothing begun: hold no buffer between messages
+                u.partial = null;
+                u.budget.release(u.partialReserved);
+                u.partialReserved = 0;
+            } else {
+                u.partial.discardReadBytes();
+            }
+            timePartial(ctx, c);
         }
         if (d.isEndStream()) {
             u.ended = true;
         }
         pump(ctx, c);
+    }
+
+    /** Reserves what the partial message's buffer occupies; false (and the call ended) when the budget is full. */
+    private boolean reservePartial(ChannelHandlerContext ctx, Call c) {
+        Uplink u = c.uplink;
+        long more = u.partial.capacity() - u.partialReserved;
+        if (more <= 0) {
+            return true;
+        }
+        if (!u.budget.tryReserve(more)) {
+            HttpJson.Refusal r = json.busy(u.budget);
+            failUplink(ctx, c, GrpcWire.code(r.code()), r.message());
+            return false;
+        }
+        u.partialReserved += more;
+        return true;
+    }
+
+    /** A message begun must arrive whole within the frame timeout; the timer runs only while one is begun. */
+    private void timePartial(ChannelHandlerContext ctx, Call c) {
+        Uplink u = c.uplink;
+        if (u.partial == null) {
+            if (u.partialTimer != null) {
+                u.partialTimer.cancel(false);
+                u.partialTimer = null;
+            }
+            return;
+        }
+        if (u.partialTimer == null) {
+            u.partialTimer =
+                    ctx.executor().schedule(() -> partialTimedOut(ctx, c), timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void partialTimedOut(ChannelHandlerContext ctx, Call c) {
+        Uplink u = c.uplink;
+        u.partialTimer = null;
+        if (calls.get(c.id) != c || u.partial == null) {
+            return;
+        }
+        if (!ctx.channel().config().isAutoRead()) {
+            timePartial(ctx, c); // this side stopped reading: the silence is not the peer's
+            return;
+        }
+        server.closeLog()
+                .warn(
+                        "Ending a gRPC stream from {}: a message of it did not arrive whole within {} ms (frameTimeout)",
+                        ctx.channel().remoteAddress(),
+                        timeoutMillis);
+        failUplink(
+                ctx,
+                c,
+                GrpcWire.code("canceled"),
+                "a message of the caller's stream did not arrive whole within " + timeoutMillis + " ms (frameTimeout)");
     }
 
     /**
@@ -576,9 +656,9 @@ final class Http2Calls extends ChannelDuplexHandler {
             int body = f.readableBytes() - ProtocolConstants.HEADER_LENGTH;
             u.creditMessages--;
             u.creditBytes -= body;
-            long free = Math.min(u.reserved, body + 5L);
-            u.budget.release(free); // the frame decoder reserves the frame from here
-            u.reserved -= free;
+            long cost = Math.min(u.readyReserved, f.capacity() + (long) Uplink.FRAME_OVERHEAD);
+            u.budget.release(cost); // the frame decoder reserves the frame from here
+            u.readyReserved -= cost;
             ctx.fireChannelRead(f);
         }
         if (u.ended && !u.endSent && u.ready.isEmpty()) {
@@ -606,8 +686,16 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
         ended(c);
         ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), c.id));
-        endGrpc(ctx, c, code, message, ctx.newPromise());
-        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(c.stream));
+        ChannelPromise sent = ctx.newPromise();
+        // Reset once the status is out: answers held by the peer's window go first, and a reset
+        // written now would drop them and the status with them.
+        sent.addListener(f -> {
+            if (c.stream.state() != Http2Stream.State.CLOSED) {
+                ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(c.stream));
+            }
+        });
+        endGrpc(ctx, c, code, message, sent);
+        ctx.flush();
         goneAway();
     }
 
@@ -651,10 +739,22 @@ final class Http2Calls extends ChannelDuplexHandler {
                     promise);
             return;
         }
+        ByteBuf message = grpcMessage(ctx, c, f);
+        if (message == null) {
+            ctx.write(
+                    new DefaultHttp2HeadersFrame(
+                                    GrpcWire.trailersOnly(GrpcWire.INTERNAL, UNINFLATABLE, null, null), true)
+                            .stream(c.stream),
+                    promise);
+            return;
+        }
         ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.responseHeaders(c.grpcGzip), false).stream(c.stream));
-        data(ctx, c.stream, grpcMessage(ctx, c, f), false, ctx.newPromise());
+        data(ctx, c.stream, message, false, ctx.newPromise());
         ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.trailers(0, null, null, null), true).stream(c.stream), promise);
     }
+
+    private static final String UNINFLATABLE =
+            "the provider's gzip answer could not be inflated within the frame limit (maxFrameLength)";
 
     /** A frame's body as a gRPC message, compressed as it came when the answer said gzip, else plain. */
     private ByteBuf grpcMessage(ChannelHandlerContext ctx, Call c, ByteBuf f) {
@@ -665,8 +765,7 @@ final class Http2Calls extends ChannelDuplexHandler {
             }
             ByteBuf plain = HttpJson.inflate(
                     ctx.alloc(), body, server.settings().transport().maxFrameLength());
-            return GrpcWire.message(
-                    ctx.alloc(), plain != null ? plain : ctx.alloc().buffer(0), false);
+            return plain == null ? null : GrpcWire.message(ctx.alloc(), plain, false);
         }
         return GrpcWire.message(ctx.alloc(), body.retain(), false);
     }
@@ -861,6 +960,15 @@ final class Http2Calls extends ChannelDuplexHandler {
         }
         if (type == MessageType.STREAM_MESSAGE) {
             ByteBuf part = grpcMessage(ctx, c, f);
+            if (part == null) {
+                calls.remove(id, c);
+                ended(c);
+                // The frame decoder may be below on this stack: the CANCEL goes in from the event loop's queue.
+                ctx.executor().execute(() -> ctx.fireChannelRead(RpcCodec.encodeCancel(ctx.alloc(), id)));
+                endGrpc(ctx, c, GrpcWire.INTERNAL, UNINFLATABLE, ctx.newPromise());
+                goneAway();
+                return;
+            }
             int bytes = part.readableBytes();
             data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
                 if (done.isSuccess()) {

@@ -168,7 +168,7 @@ public record XrpcProperties(
      * @param ssl                       TLS of the provider, from a Spring Boot SSL bundle (spring.ssl.bundle.*).
      * @param adaptiveConcurrency       Whether each method's calls are admitted under an adaptive concurrency
      *                                  limit that follows their latency, the excess answered SERVER_BUSY at once.
-     * @param http                      JSON calls over HTTP/1.1 and HTTP/2 on the same port (docs/HTTP.md).
+     * @param http                      JSON calls over HTTP/1.1 and HTTP/2, and gRPC, on the same port (docs/HTTP.md, docs/GRPC.md).
      */
     public record Server(
             @DefaultValue("0.0.0.0") String host,
@@ -226,7 +226,8 @@ public record XrpcProperties(
 
     /**
      * @param enabled        Whether the port also answers JSON calls over HTTP/1.1 and HTTP/2 (curl, browsers,
-     *                       Connect clients), through the same authenticator, interceptors and limits as
+     *                       Connect clients) and gRPC (any gRPC client; docs/GRPC.md), through the same
+     *                       authenticator, interceptors and limits as
      *                       binary calls; false for a port that speaks XRpc alone.
      * @param allowedOrigins Browser origins allowed to call from another origin (CORS); empty refuses every
      *                       cross-origin call, "*" allows all.
