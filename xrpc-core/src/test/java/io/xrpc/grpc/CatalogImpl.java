@@ -16,6 +16,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class CatalogImpl implements Catalog {
     static final Instant ADDED = Instant.parse("2026-11-28T10:15:30.123456789Z");
 
+    /** A server of this Catalog on 127.0.0.1 whose {@code secret} asks for {@code authorization: Bearer good}. */
+    public static io.xrpc.server.RpcServer.Builder guarded() {
+        return io.xrpc.server.RpcServer.builder()
+                .host("127.0.0.1")
+                .service(Catalog.class, new CatalogImpl())
+                .authenticator((credentials, svc, method, peer) ->
+                        method.name().equals("secret") && !"Bearer good".equals(credentials)
+                                ? "a valid bearer token is required"
+                                : null);
+    }
+
     static Item item(long id) {
         return new Item(
                 id,

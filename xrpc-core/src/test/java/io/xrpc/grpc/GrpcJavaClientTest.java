@@ -50,13 +50,7 @@ class GrpcJavaClientTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = RpcServer.builder()
-                .host("127.0.0.1")
-                .service(Catalog.class, new CatalogImpl())
-                .authenticator((credentials, svc, method, peer) ->
-                        method.name().equals("secret") && !"Bearer good".equals(credentials)
-                                ? "a valid bearer token is required"
-                                : null)
+        server = CatalogImpl.guarded()
                 .interceptor((inv, next) -> {
                     intercepted.add(
                             inv.method().name() + " " + inv.attachments().get("x-team"));
@@ -313,34 +307,9 @@ class GrpcJavaClientTest {
                 });
     }
 
-    /** Observes a stream of answers: every message, then how it ended. */
-    static final class Received implements io.grpc.stub.StreamObserver<DynamicMessage> {
-        final List<DynamicMessage> messages = new CopyOnWriteArrayList<>();
-        final java.util.concurrent.CompletableFuture<Status> ended = new java.util.concurrent.CompletableFuture<>();
-
-        @Override
-        public void onNext(DynamicMessage value) {
-            messages.add(value);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            ended.complete(Status.fromThrowable(t));
-        }
-
-        @Override
-        public void onCompleted() {
-            ended.complete(Status.OK);
-        }
-
-        Status await() {
-            return ended.orTimeout(30, TimeUnit.SECONDS).join();
-        }
-    }
-
     @Test
     void aClientStreamPastTheProvidersWindowArrivesWholeUnderHttp2FlowControl() {
-        Received answer = new Received();
+        Received<DynamicMessage> answer = new Received<>();
         io.grpc.stub.StreamObserver<DynamicMessage> up =
                 ClientCalls.asyncClientStreamingCall(channel.newCall(method("count"), deadline()), answer);
         DynamicMessage item = call("get", deadline(), request("get", "id", 2L));
@@ -356,7 +325,7 @@ class GrpcJavaClientTest {
 
     @Test
     void aBidirectionalStreamAnswersEachMessageAsItComes() {
-        Received answer = new Received();
+        Received<DynamicMessage> answer = new Received<>();
         io.grpc.stub.StreamObserver<DynamicMessage> up =
                 ClientCalls.asyncBidiStreamingCall(channel.newCall(method("echo"), deadline()), answer);
         Descriptors.Descriptor in = service.findMethodByName("echo").getInputType();
@@ -379,32 +348,19 @@ class GrpcJavaClientTest {
                 .setResponseMarshaller(GrpcHostileTest.RAW)
                 .build();
         // grpc-java frames each message itself; a message that is not a protobuf Item fails reading it.
-        java.util.concurrent.CompletableFuture<Status> ended = new java.util.concurrent.CompletableFuture<>();
-        io.grpc.stub.StreamObserver<byte[]> up = ClientCalls.asyncClientStreamingCall(
-                channel.newCall(raw, deadline()), new io.grpc.stub.StreamObserver<>() {
-                    @Override
-                    public void onNext(byte[] value) {}
-
-                    @Override
-                    public void onError(Throwable t) {
-                        ended.complete(Status.fromThrowable(t));
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        ended.complete(Status.OK);
-                    }
-                });
+        Received<byte[]> answer = new Received<>();
+        io.grpc.stub.StreamObserver<byte[]> up =
+                ClientCalls.asyncClientStreamingCall(channel.newCall(raw, deadline()), answer);
         up.onNext(new byte[] {0x12, (byte) 0xFF, 0x7F}); // sku claims 16,383 bytes
         up.onCompleted();
-        Status s = ended.orTimeout(30, TimeUnit.SECONDS).join();
+        Status s = answer.await();
         assertThat(s.getCode()).isNotEqualTo(Status.Code.OK);
         assertThat(s.getDescription()).contains("claims");
     }
 
     @Test
     void aProviderThatTakesNothingStopsItsCallerAtAWindowAndServesOthersMeanwhile() {
-        Received answer = new Received();
+        Received<DynamicMessage> answer = new Received<>();
         io.grpc.stub.ClientCallStreamObserver<DynamicMessage> up =
                 (io.grpc.stub.ClientCallStreamObserver<DynamicMessage>)
                         ClientCalls.asyncClientStreamingCall(channel.newCall(method("hoard"), deadline()), answer);

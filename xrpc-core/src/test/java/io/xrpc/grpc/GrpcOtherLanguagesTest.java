@@ -1,11 +1,13 @@
 package io.xrpc.grpc;
 
+import static io.xrpc.testing.ExternalTools.NODE_MODULES;
+import static io.xrpc.testing.ExternalTools.hasNodePackage;
+import static io.xrpc.testing.ExternalTools.runs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.xrpc.serialize.protobuf.ProtoContract;
 import io.xrpc.server.RpcServer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,30 +41,12 @@ class GrpcOtherLanguagesTest {
 
     @BeforeAll
     static void start() {
-        server = RpcServer.builder()
-                .host("127.0.0.1")
-                .service(Catalog.class, new CatalogImpl())
-                .authenticator((credentials, svc, method, peer) ->
-                        method.name().equals("secret") && !"Bearer good".equals(credentials)
-                                ? "a valid bearer token is required"
-                                : null)
-                .build()
-                .start();
+        server = CatalogImpl.guarded().build().start();
     }
 
     @AfterAll
     static void stop() {
         server.close();
-    }
-
-    static boolean runs(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
     }
 
     static Map<String, JsonNode> run(List<String> command, Map<String, String> env) throws Exception {
@@ -92,8 +76,7 @@ class GrpcOtherLanguagesTest {
     void nodeCallsThroughTheExportedProto(@TempDir Path dir) throws Exception {
         assumeTrue(runs("node", "--version"), "node is not installed here: the Node gRPC client is skipped");
         assumeTrue(
-                Files.isDirectory(NODE_MODULES.resolve("@grpc/grpc-js"))
-                        && Files.isDirectory(NODE_MODULES.resolve("@grpc/proto-loader")),
+                hasNodePackage("@grpc/grpc-js") && hasNodePackage("@grpc/proto-loader"),
                 "@grpc/grpc-js and @grpc/proto-loader are not in " + NODE_MODULES
                         + " (.ci/run installs them: npm install --prefix ~/.cache/xrpc-node @grpc/grpc-js"
                         + " @grpc/proto-loader): the Node gRPC client is skipped");

@@ -22,8 +22,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,33 +71,17 @@ class GrpcReflectionTest {
 
     /** Asks each question on one reflection stream, as grpcurl does; the answers in order, or the status it ended with. */
     static List<ServerReflectionResponse> ask(ManagedChannel ch, List<ServerReflectionRequest> questions) {
-        List<ServerReflectionResponse> answers = new CopyOnWriteArrayList<>();
-        CompletableFuture<Status> ended = new CompletableFuture<>();
+        Received<ServerReflectionResponse> answers = new Received<>();
         StreamObserver<ServerReflectionRequest> up = ServerReflectionGrpc.newStub(ch)
                 .withDeadlineAfter(20, TimeUnit.SECONDS)
-                .serverReflectionInfo(new StreamObserver<>() {
-                    @Override
-                    public void onNext(ServerReflectionResponse value) {
-                        answers.add(value);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                        ended.complete(Status.fromThrowable(t));
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        ended.complete(Status.OK);
-                    }
-                });
+                .serverReflectionInfo(answers);
         questions.forEach(up::onNext);
         up.onCompleted();
-        Status s = ended.orTimeout(30, TimeUnit.SECONDS).join();
+        Status s = answers.await();
         if (!s.isOk()) {
             throw s.asRuntimeException();
         }
-        return answers;
+        return answers.messages;
     }
 
     @Test
@@ -181,34 +163,17 @@ class GrpcReflectionTest {
 
     @Test
     void theOlderV1alphaNameIsServedToo() {
-        io.grpc.reflection.v1alpha.ServerReflectionResponse[] got =
-                new io.grpc.reflection.v1alpha.ServerReflectionResponse[1];
-        CompletableFuture<Status> ended = new CompletableFuture<>();
+        Received<io.grpc.reflection.v1alpha.ServerReflectionResponse> got = new Received<>();
         StreamObserver<io.grpc.reflection.v1alpha.ServerReflectionRequest> up =
                 io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(channel)
                         .withDeadlineAfter(20, TimeUnit.SECONDS)
-                        .serverReflectionInfo(new StreamObserver<>() {
-                            @Override
-                            public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse value) {
-                                got[0] = value;
-                            }
-
-                            @Override
-                            public void onError(Throwable t) {
-                                ended.complete(Status.fromThrowable(t));
-                            }
-
-                            @Override
-                            public void onCompleted() {
-                                ended.complete(Status.OK);
-                            }
-                        });
+                        .serverReflectionInfo(got);
         up.onNext(io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder()
                 .setListServices("*")
                 .build());
         up.onCompleted();
-        assertThat(ended.orTimeout(30, TimeUnit.SECONDS).join().getCode()).isEqualTo(Status.Code.OK);
-        assertThat(got[0].getListServicesResponse().getServiceList())
+        assertThat(got.await().getCode()).isEqualTo(Status.Code.OK);
+        assertThat(got.messages.get(0).getListServicesResponse().getServiceList())
                 .extracting(io.grpc.reflection.v1alpha.ServiceResponse::getName)
                 .contains(Catalog.class.getName());
     }

@@ -55,6 +55,26 @@ class GrpcRawTest {
         return blocks;
     }
 
+    /** A raw HTTP/2 connection to the server, its preface sent, and the HPACK table of its answers. */
+    record Peer(Socket socket, RawH2 h2, DefaultHttp2HeadersDecoder hpack) implements AutoCloseable {
+        static Peer open() throws Exception {
+            Socket s = new Socket("127.0.0.1", server.endpoint().port());
+            s.setSoTimeout(20_000);
+            RawH2 h2 = new RawH2(s);
+            h2.preface();
+            return new Peer(s, h2, new DefaultHttp2HeadersDecoder(false));
+        }
+
+        List<Http2Headers> answer(int stream) throws Exception {
+            return GrpcRawTest.answer(h2, hpack, stream);
+        }
+
+        @Override
+        public void close() throws Exception {
+            socket.close();
+        }
+    }
+
     static String status(List<Http2Headers> blocks) {
         Http2Headers last = blocks.get(blocks.size() - 1);
         return last.get("grpc-status") + " " + last.get("grpc-message");
@@ -65,17 +85,14 @@ class GrpcRawTest {
 
     @Test
     void aPrefixThatClaimsMoreThanTheBodyIsInvalidArgumentAndTheConnectionServesOn() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
-            s.setSoTimeout(20_000);
-            RawH2 h2 = new RawH2(s);
-            DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false); // one table a connection
-            h2.preface();
+        try (Peer p = Peer.open()) {
+            RawH2 h2 = p.h2();
             h2.headers(1, GET, "application/grpc", false, true);
             h2.data(1, new byte[] {0, 0, 0, 0, 100, 0x08, 0x01}, true); // claims 100, holds 2
-            assertThat(status(answer(h2, hpack, 1))).startsWith("3 ").contains("claims 100 bytes where 2 follow");
+            assertThat(status(p.answer(1))).startsWith("3 ").contains("claims 100 bytes where 2 follow");
             h2.headers(3, GET, "application/grpc", false, true);
             h2.data(3, new byte[] {0, 0, 0, 0, 2, 0x08, 0x01}, true);
-            List<Http2Headers> ok = answer(h2, hpack, 3);
+            List<Http2Headers> ok = p.answer(3);
             assertThat(ok.get(0).status().toString()).isEqualTo("200");
             assertThat(status(ok)).startsWith("0 ");
         }
@@ -83,29 +100,23 @@ class GrpcRawTest {
 
     @Test
     void aCallerStreamThatEndsInsideAMessageIsRefusedNamingIt() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
-            s.setSoTimeout(20_000);
-            RawH2 h2 = new RawH2(s);
-            DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false); // one table a connection
-            h2.preface();
+        try (Peer p = Peer.open()) {
+            RawH2 h2 = p.h2();
             h2.headers(1, COUNT, "application/grpc", false, true);
             h2.data(1, new byte[] {0, 0, 0, 0, 50, 0x08}, true); // 1 of 50 bytes, then the end
-            assertThat(status(answer(h2, hpack, 1))).startsWith("3 ").contains("ended inside a message");
+            assertThat(status(p.answer(1))).startsWith("3 ").contains("ended inside a message");
         }
     }
 
     @Test
     void aCallerStreamMessageBegunAndNeverFinishedEndsTheCallAfterTheFrameTimeout() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
-            s.setSoTimeout(20_000);
-            RawH2 h2 = new RawH2(s);
-            DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false);
-            h2.preface();
+        try (Peer p = Peer.open()) {
+            RawH2 h2 = p.h2();
             // A long deadline, a message that claims 1,000 bytes, 10 of them, then silence: what
             // it holds must not outlive the frame timeout (1 s here), whatever the deadline.
             h2.headers(1, COUNT, "application/grpc", false, true, RawH2.literal("grpc-timeout", "60S"));
             h2.data(1, new byte[] {0, 0, 0, 3, (byte) 0xE8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, false);
-            assertThat(status(answer(h2, hpack, 1)))
+            assertThat(status(p.answer(1)))
                     .startsWith("1 ")
                     .contains("did not arrive whole within 1000 ms (frameTimeout)");
         }
@@ -113,27 +124,21 @@ class GrpcRawTest {
 
     @Test
     void aMessageFlagThatIsNeither0Nor1AndAnUnknownContentTypeAreNamed() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
-            s.setSoTimeout(20_000);
-            RawH2 h2 = new RawH2(s);
-            DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false); // one table a connection
-            h2.preface();
+        try (Peer p = Peer.open()) {
+            RawH2 h2 = p.h2();
             h2.headers(1, GET, "application/grpc", false, true);
             h2.data(1, new byte[] {7, 0, 0, 0, 2, 0x08, 0x01}, true);
-            assertThat(status(answer(h2, hpack, 1))).startsWith("3 ").contains("message flag 7");
+            assertThat(status(p.answer(1))).startsWith("3 ").contains("message flag 7");
             h2.headers(3, GET, "application/grpc+json", false, true);
             h2.data(3, new byte[] {0, 0, 0, 0, 2, '{', '}'}, true);
-            assertThat(status(answer(h2, hpack, 3))).startsWith("12 ").contains("application/grpc+json is not served");
+            assertThat(status(p.answer(3))).startsWith("12 ").contains("application/grpc+json is not served");
         }
     }
 
     @Test
     void aUnaryRequestThatNeverEndsIsResetAfterTheFrameTimeout() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
-            s.setSoTimeout(20_000);
-            RawH2 h2 = new RawH2(s);
-            DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false); // one table a connection
-            h2.preface();
+        try (Peer p = Peer.open()) {
+            RawH2 h2 = p.h2();
             h2.headers(1, GET, "application/grpc", false, true);
             h2.data(1, new byte[] {0, 0, 0, 0, 2}, false); // the message never follows
             boolean reset = false;

@@ -1,5 +1,8 @@
 package io.xrpc.benchmark.stress;
 
+import static io.xrpc.testing.ExternalTools.NODE_MODULES;
+import static io.xrpc.testing.ExternalTools.hasNodePackage;
+import static io.xrpc.testing.ExternalTools.runs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -7,7 +10,6 @@ import io.xrpc.benchmark.cli.XrpcCli;
 import io.xrpc.benchmark.demo.Orders;
 import io.xrpc.benchmark.demo.OrdersImpl;
 import io.xrpc.server.RpcServer;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -84,16 +86,6 @@ class ReadmeGrpcTest {
         return out;
     }
 
-    static boolean runs(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
-
     @Test
     void theExportedProtoDescribesTheDemoOrders() throws Exception {
         String proto = Files.readString(dir.resolve("Orders.proto"));
@@ -108,7 +100,7 @@ class ReadmeGrpcTest {
         String line = line("node -e \"const g = require('@grpc/grpc-js')");
         assumeTrue(runs("node", "--version"), "node is not installed here: the README's gRPC line was not run");
         assumeTrue(
-                Files.isDirectory(NODE_MODULES.resolve("@grpc/grpc-js")),
+                hasNodePackage("@grpc/grpc-js"),
                 "@grpc/grpc-js is not in " + NODE_MODULES + ": the README's gRPC line was not run");
         String script = port(line).substring("node -e \"".length(), port(line).length() - 1);
         String out = run(List.of("node", "-e", script), NODE_MODULES.toString());

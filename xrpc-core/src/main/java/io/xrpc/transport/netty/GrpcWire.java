@@ -17,7 +17,6 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.GzipCompressor;
 import io.xrpc.compress.IdentityCompressor;
 import io.xrpc.protocol.MessageType;
-import io.xrpc.protocol.ProtocolConstants;
 import io.xrpc.protocol.codec.ErrorCodec;
 import io.xrpc.protocol.codec.RpcCodec;
 import io.xrpc.serialize.protobuf.ProtoContract;
@@ -346,41 +345,25 @@ final class GrpcWire {
             ByteBuf body,
             int messageAt,
             int messageLength) {
-        List<Map.Entry<CharSequence, CharSequence>> attached = new ArrayList<>();
-        int head = 2 + ByteBufUtil.utf8Bytes(serviceKey) + 2 + ByteBufUtil.utf8Bytes(signature) + 2;
+        List<String> attached = new ArrayList<>();
         for (Map.Entry<CharSequence, CharSequence> h : headers) {
             if (isMetadata(h.getKey())) {
-                attached.add(h);
-                head += 4 + ByteBufUtil.utf8Bytes(h.getKey()) + ByteBufUtil.utf8Bytes(h.getValue());
+                attached.add(h.getKey().toString());
+                attached.add(h.getValue().toString());
             }
         }
-        if (stream) {
-            head += 4 + ProtocolConstants.STREAM_ATTACHMENT.length() + 1;
-        }
-        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + head + messageLength);
-        RpcCodec.writeHeader(
-                f,
-                MessageType.REQUEST,
-                PROTOBUF_SERIALIZER,
-                compressed ? GzipCompressor.ID : IdentityCompressor.ID,
-                (byte) 0,
+        ByteBuf f = HttpJson.requestHead(
+                alloc,
                 id,
-                budget);
-        if (compressed) {
-            f.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
-        }
-        RpcCodec.writeShortString(f, serviceKey);
-        RpcCodec.writeShortString(f, signature);
-        int count = attached.size() + (stream ? 1 : 0);
-        f.writeShort(count);
-        for (Map.Entry<CharSequence, CharSequence> h : attached) {
-            RpcCodec.writeShortString(f, h.getKey().toString());
-            RpcCodec.writeShortString(f, h.getValue().toString());
-        }
-        if (stream) {
-            RpcCodec.writeShortString(f, ProtocolConstants.STREAM_ATTACHMENT);
-            RpcCodec.writeShortString(f, "1");
-        }
+                budget,
+                PROTOBUF_SERIALIZER,
+                compressed,
+                compressed,
+                serviceKey,
+                signature,
+                attached,
+                stream,
+                messageLength);
         if (messageLength > 0) {
             f.writeBytes(body, messageAt, messageLength);
         }

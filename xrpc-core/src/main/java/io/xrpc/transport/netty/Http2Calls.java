@@ -920,22 +920,24 @@ final class Http2Calls extends ChannelDuplexHandler {
             return;
         }
         if (type == MessageType.STREAM_MESSAGE) {
-            ByteBuf part = json.messagePart(ctx.alloc(), f, c.sse);
-            int bytes = part.readableBytes();
-            data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
-                if (done.isSuccess()) {
-                    c.taken.add(ctx, id, bytes, () -> calls.get(id) == c);
-                }
-            });
+            sendPart(ctx, id, c, json.messagePart(ctx.alloc(), f, c.sse));
             return;
         }
         calls.remove(id, c);
-        if (c.deadline != null) {
-            c.deadline.cancel(false);
-        }
+        ended(c);
         ByteBuf last = json.endPart(ctx.alloc(), f, c.sse);
         data(ctx, c.stream, last == null ? ctx.alloc().buffer(0) : last, true, ctx.newPromise());
         goneAway();
+    }
+
+    /** One message of a provider's stream as a DATA frame; its credit goes back once the socket took it. */
+    private void sendPart(ChannelHandlerContext ctx, long id, Call c, ByteBuf part) {
+        int bytes = part.readableBytes();
+        data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
+            if (done.isSuccess()) {
+                c.taken.add(ctx, id, bytes, () -> calls.get(id) == c);
+            }
+        });
     }
 
     /** A gRPC server stream's frame: acceptance sends the headers, each message a DATA frame, its end the trailers. */
@@ -969,12 +971,7 @@ final class Http2Calls extends ChannelDuplexHandler {
                 goneAway();
                 return;
             }
-            int bytes = part.readableBytes();
-            data(ctx, c.stream, part, false, ctx.newPromise()).addListener(done -> {
-                if (done.isSuccess()) {
-                    c.taken.add(ctx, id, bytes, () -> calls.get(id) == c);
-                }
-            });
+            sendPart(ctx, id, c, part);
             return;
         }
         calls.remove(id, c);

@@ -483,16 +483,13 @@ final class HttpJson {
             Function<String, String> headers,
             ByteBuf body,
             int parameters) {
-        // Sized exactly, so what the budget counts is what is held.
-        int head = 2 + ByteBufUtil.utf8Bytes(serviceKey) + 2 + ByteBufUtil.utf8Bytes(signature) + 2;
+        List<String> attached = new ArrayList<>(2 * ATTACHED_HEADERS.size());
         for (String h : ATTACHED_HEADERS) {
             String v = headers.apply(h);
             if (v != null) {
-                head += 4 + ByteBufUtil.utf8Bytes(h) + ByteBufUtil.utf8Bytes(v);
+                attached.add(h);
+                attached.add(v);
             }
-        }
-        if (stream) {
-            head += 4 + ProtocolConstants.STREAM_ATTACHMENT.length() + 1;
         }
         int args = parameters == 0
                 ? 0
@@ -501,37 +498,8 @@ final class HttpJson {
                         : compressed
                                 ? GZIP_OPEN.length + body.readableBytes() + GZIP_CLOSE.length
                                 : Math.max(4, body.readableBytes()) + 2;
-        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + head + args);
-        RpcCodec.writeHeader(
-                f,
-                MessageType.REQUEST,
-                JSON_SERIALIZER,
-                gzip ? GzipCompressor.ID : IdentityCompressor.ID,
-                (byte) 0,
-                id,
-                budget);
-        if (compressed) {
-            f.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
-        }
-        RpcCodec.writeShortString(f, serviceKey);
-        RpcCodec.writeShortString(f, signature);
-        int countAt = f.writerIndex();
-        f.writeShort(0);
-        int count = 0;
-        for (String h : ATTACHED_HEADERS) {
-            String v = headers.apply(h);
-            if (v != null) {
-                RpcCodec.writeShortString(f, h);
-                RpcCodec.writeShortString(f, v);
-                count++;
-            }
-        }
-        if (stream) {
-            RpcCodec.writeShortString(f, ProtocolConstants.STREAM_ATTACHMENT);
-            RpcCodec.writeShortString(f, "1");
-            count++;
-        }
-        f.setShort(countAt, count);
+        ByteBuf f = requestHead(
+                alloc, id, budget, JSON_SERIALIZER, gzip, compressed, serviceKey, signature, attached, stream, args);
         if (parameters == 1 && compressed) {
             f.writeBytes(GZIP_OPEN)
                     .writeBytes(body, body.readerIndex(), body.readableBytes())
@@ -548,6 +516,56 @@ final class HttpJson {
             f.writeBytes(body, body.readerIndex(), body.readableBytes());
         }
         f.setInt(OFFSET_BODY_LENGTH, f.readableBytes() - HEADER_LENGTH);
+        return f;
+    }
+
+    /**
+     * An XRpc REQUEST frame's header and head, as any client writes them, in a buffer sized
+     * exactly for them and {@code bodyLength} more bytes (so that what the memory budget counts is
+     * what is held); the caller writes the body and sets the body length. {@code attachments}
+     * alternates names and values; a stream call adds the stream attachment.
+     */
+    static ByteBuf requestHead(
+            ByteBufAllocator alloc,
+            long id,
+            int budget,
+            byte serializer,
+            boolean gzip,
+            boolean compressed,
+            String serviceKey,
+            String signature,
+            List<String> attachments,
+            boolean stream,
+            int bodyLength) {
+        int head = 2 + ByteBufUtil.utf8Bytes(serviceKey) + 2 + ByteBufUtil.utf8Bytes(signature) + 2;
+        for (String a : attachments) {
+            head += 2 + ByteBufUtil.utf8Bytes(a);
+        }
+        if (stream) {
+            head += 4 + ProtocolConstants.STREAM_ATTACHMENT.length() + 1;
+        }
+        ByteBuf f = alloc.ioBuffer(HEADER_LENGTH + head + bodyLength);
+        RpcCodec.writeHeader(
+                f,
+                MessageType.REQUEST,
+                serializer,
+                gzip ? GzipCompressor.ID : IdentityCompressor.ID,
+                (byte) 0,
+                id,
+                budget);
+        if (compressed) {
+            f.setByte(OFFSET_FLAGS, FLAG_COMPRESSED);
+        }
+        RpcCodec.writeShortString(f, serviceKey);
+        RpcCodec.writeShortString(f, signature);
+        f.writeShort(attachments.size() / 2 + (stream ? 1 : 0));
+        for (String a : attachments) {
+            RpcCodec.writeShortString(f, a);
+        }
+        if (stream) {
+            RpcCodec.writeShortString(f, ProtocolConstants.STREAM_ATTACHMENT);
+            RpcCodec.writeShortString(f, "1");
+        }
         return f;
     }
 
