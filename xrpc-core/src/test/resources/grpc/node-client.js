@@ -47,5 +47,23 @@ function unary(method, request, options = {}, metadata = new grpc.Metadata()) {
     call.on('end', resolve);
   });
   out('watch', {ids});
+
+  const counted = await new Promise((resolve) => {
+    const call = client.count({deadline: soon()}, (err, value) => resolve({err, value}));
+    for (let i = 1; i <= 5; i++) call.write({id: i, sku: 'sku-' + i});
+    call.end();
+  });
+  out('count', {value: counted.value && counted.value.value, error: counted.err && counted.err.message});
+
+  const echoed = [];
+  await new Promise((resolve) => {
+    const call = client.echo({deadline: soon()});
+    call.on('data', (m) => echoed.push(m.value));
+    call.on('error', (e) => { out('echo-error', {message: e.message}); resolve(); });
+    call.on('end', resolve);
+    for (const w of ['tea', 'coffee']) call.write({value: w});
+    call.end();
+  });
+  out('echo', {words: echoed});
   client.close();
 })().catch((e) => { console.log(JSON.stringify({step: 'crash', message: String(e && e.stack || e)})); process.exit(1); });

@@ -57,4 +57,12 @@ out("secret", refused=refused, value=allowed.value)
 
 ids = [m.id for m in method("watch", pb.WatchRequest, pb.Item, stream=True)(pb.WatchRequest(count=3), timeout=20)]
 out("watch", ids=ids)
+
+count = channel.stream_unary("/%s/count" % service, request_serializer=pb.Item.SerializeToString,
+                             response_deserializer=pb.CountResponse.FromString)
+out("count", value=count(iter([pb.Item(id=i, sku="sku-%d" % i) for i in range(1, 6)]), timeout=20).value)
+
+echo = channel.stream_stream("/%s/echo" % service, request_serializer=pb.EchoRequest.SerializeToString,
+                             response_deserializer=pb.EchoResponse.FromString)
+out("echo", words=[m.value for m in echo(iter([pb.EchoRequest(value=w) for w in ("tea", "coffee")]), timeout=20)])
 channel.close()

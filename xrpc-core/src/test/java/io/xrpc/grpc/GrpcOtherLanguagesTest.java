@@ -27,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Node's {@code @grpc/grpc-js} with {@code @grpc/proto-loader}, and Python's {@code grpcio} with
  * classes {@code protoc} generated, call a provider through nothing but the {@code .proto} XRpc
  * exported from the Java interface: a unary call, a declared exception as a status with details,
- * a deadline, a token, a server stream. Each is skipped, saying what is missing, where its tools
+ * a deadline, a token, a server stream, a client stream and a bidirectional one. Each is skipped, saying what is missing, where its tools
  * are not installed ({@code .ci/run} installs them on Debian).
  */
 @Timeout(120)
@@ -105,6 +105,8 @@ class GrpcOtherLanguagesTest {
         assertThat(steps.get("secret").get("refused").asInt()).isEqualTo(16); // UNAUTHENTICATED
         assertThat(steps.get("secret").get("value").asString()).isEqualTo("the secret");
         assertThat(steps.get("watch").get("ids").toString()).isEqualTo("[\"1\",\"2\",\"3\"]");
+        assertThat(steps.get("count").get("value").asInt()).isEqualTo(5); // a client stream
+        assertThat(steps.get("echo").get("words").toString()).isEqualTo("[\"TEA\",\"COFFEE\"]"); // bidirectional
     }
 
     @Test
@@ -153,5 +155,7 @@ class GrpcOtherLanguagesTest {
         assertThat(steps.get("secret").get("refused").asString()).isEqualTo("UNAUTHENTICATED");
         assertThat(steps.get("secret").get("value").asString()).isEqualTo("the secret");
         assertThat(steps.get("watch").get("ids").toString()).isEqualTo("[1,2,3]");
+        assertThat(steps.get("count").get("value").asInt()).isEqualTo(5); // a client stream
+        assertThat(steps.get("echo").get("words").toString()).isEqualTo("[\"TEA\",\"COFFEE\"]"); // bidirectional
     }
 }
