@@ -76,6 +76,8 @@ final class GrpcWire {
     private static final List<String> RESERVED = List.of("content-type", "te", "user-agent", "content-length");
 
     private final NettyServerTransport server;
+    /** The service key of each gRPC service name a call reached without version or group (bounded by the exports). */
+    private final Map<String, String> keys = new ConcurrentHashMap<>();
     /** The contract of each interface a gRPC call reached, by interface name (bounded by the exports). */
     private final Map<String, ProtoContract> contracts = new ConcurrentHashMap<>();
 
@@ -300,6 +302,21 @@ final class GrpcWire {
      * nested in a class (whose proto package holds the outer class), with the last dots as '$'.
      */
     private String serviceKey(String service, String version, String group) {
+        boolean plain = version == null && group == null;
+        if (plain) {
+            String known = keys.get(service);
+            if (known != null && server.routes().hasService(known)) {
+                return known;
+            }
+        }
+        String key = findServiceKey(service, version, group);
+        if (plain && server.routes().hasService(key)) {
+            keys.put(service, key); // only exported keys: as many as the server's exports
+        }
+        return key;
+    }
+
+    private String findServiceKey(String service, String version, String group) {
         String name = service;
         for (int i = 0; i < 4; i++) {
             String key = new ServiceKey(name, version, group).toString();
