@@ -197,6 +197,28 @@ class GrpcJavaClientTest {
     }
 
     @Test
+    void aGzipCallIsReadAndAnsweredInGzip() {
+        // grpc-java compresses each message it sends with gzip and says so in grpc-encoding; a
+        // large answer comes back compressed by the provider (over its compression threshold).
+        java.util.concurrent.atomic.AtomicReference<Metadata> headers =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Metadata> trailers =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        io.grpc.Channel capturing = io.grpc.ClientInterceptors.intercept(
+                channel, MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+        DynamicMessage found = ClientCalls.blockingUnaryCall(
+                capturing,
+                method("search"),
+                deadline().withCompression("gzip"),
+                request("search", "text", "tea", "limit", 200));
+        assertThat((List<?>) field(found, "value")).hasSize(200);
+        assertThat(headers.get().get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
+                .isEqualTo("gzip");
+        DynamicMessage one = call("get", deadline().withCompression("gzip"), request("get", "id", 8L));
+        assertThat(field(one, "sku")).isEqualTo("sku-8");
+    }
+
+    @Test
     void aListResultIsTheRepeatedValueOfTheResponseAndVoidIsEmpty() {
         DynamicMessage found = call("search", deadline(), request("search", "text", "tea", "limit", 3));
         assertThat(found.getDescriptorForType().getName()).isEqualTo("SearchResponse");
