@@ -340,11 +340,6 @@ public final class ProtoContract {
         };
     }
 
-    /** The interface this contract describes. */
-    public Class<?> serviceInterface() {
-        return service;
-    }
-
     /** The full name of the gRPC service: {@code package.Service}. */
     public String fullServiceName() {
         return qualified(serviceName);
@@ -776,11 +771,6 @@ public final class ProtoContract {
     public static byte[] wellKnownFile(String name) {
         byte[] b = WELL_KNOWN.get(name);
         return b == null ? null : b.clone();
-    }
-
-    /** The files this one imports, by name. */
-    public List<String> imports() {
-        return List.copyOf(imports);
     }
 
     /**

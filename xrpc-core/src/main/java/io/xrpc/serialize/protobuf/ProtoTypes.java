@@ -478,11 +478,6 @@ final class ProtoTypes {
         SCALARS.put(ZonedDateTime.class, new Text(ZonedDateTime.class, ZonedDateTime::parse));
     }
 
-    /** The JDK classes mapped to a scalar or well-known type, for the documentation and the contract. */
-    static boolean isMappedScalar(Class<?> c) {
-        return SCALARS.containsKey(c);
-    }
-
     // ---------------------------------------------------------------- fields
 
     enum Kind {

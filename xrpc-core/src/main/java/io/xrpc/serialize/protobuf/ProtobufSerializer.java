@@ -38,10 +38,6 @@ final class ProtobufSerializer implements Serializer {
         this.limits = limits;
     }
 
-    ProtoTypes types() {
-        return types;
-    }
-
     @Override
     public String name() {
         return NAME;

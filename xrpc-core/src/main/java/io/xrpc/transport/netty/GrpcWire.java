@@ -1,17 +1,16 @@
 package io.xrpc.transport.netty;
 
 import static io.xrpc.protocol.ProtocolConstants.FLAG_COMPRESSED;
-import static io.xrpc.protocol.ProtocolConstants.FLAG_TIMESTAMPED;
 import static io.xrpc.protocol.ProtocolConstants.HEADER_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_BODY_LENGTH;
 import static io.xrpc.protocol.ProtocolConstants.OFFSET_FLAGS;
-import static io.xrpc.protocol.ProtocolConstants.TIMESTAMP_LENGTH;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import io.xrpc.common.RpcStatus;
 import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.GzipCompressor;
@@ -25,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -87,11 +85,39 @@ final class GrpcWire {
 
     /** Whether a content type is gRPC's: {@code application/grpc}, with {@code +proto} or none. */
     static boolean isGrpc(CharSequence type) {
-        if (type == null) {
+        return subtypeAt(type) >= 0;
+    }
+
+    private static final String GRPC = "application/grpc";
+
+    /**
+     * Where what follows {@code application/grpc} starts in a content type (its length when
+     * nothing does), or -1 when it is not gRPC's; compared in place, without a copy per request.
+     */
+    private static int subtypeAt(CharSequence type) {
+        if (type == null || !AsciiString.regionMatches(type, true, 0, GRPC, 0, GRPC.length())) {
+            return -1;
+        }
+        int n = GRPC.length();
+        if (type.length() == n) {
+            return n;
+        }
+        char next = type.charAt(n);
+        return next == '+' || next == ';' ? n : -1;
+    }
+
+    /** Whether a gRPC content type carries protobuf: no subtype, or {@code +proto}. */
+    private static boolean isProtobuf(CharSequence type) {
+        int at = subtypeAt(type);
+        if (at < 0) {
             return false;
         }
-        String t = type.toString().toLowerCase(Locale.ROOT);
-        return t.equals("application/grpc") || t.startsWith("application/grpc+") || t.startsWith("application/grpc;");
+        if (at == type.length() || type.charAt(at) == ';') {
+            return true;
+        }
+        int end = at + 1 + "proto".length();
+        return AsciiString.regionMatches(type, true, at + 1, "proto", 0, "proto".length())
+                && (type.length() == end || type.charAt(end) == ';');
     }
 
     /** gRPC's status code for Connect's (and so XRpc's) error code. */
@@ -128,10 +154,8 @@ final class GrpcWire {
     /** Looks up what a gRPC request's headers name, and reads its deadline and encoding. */
     Target resolve(Http2Headers headers) {
         Target t = new Target();
-        String type = String.valueOf(headers.get("content-type")).toLowerCase(Locale.ROOT);
-        if (!type.equals("application/grpc")
-                && !type.startsWith("application/grpc+proto")
-                && !type.startsWith("application/grpc;")) {
+        CharSequence type = headers.get("content-type");
+        if (!isProtobuf(type)) {
             t.refused = new Status(
                     UNIMPLEMENTED, "content-type " + type + " is not served: application/grpc (protobuf) is");
             return t;
@@ -139,8 +163,8 @@ final class GrpcWire {
         String path = String.valueOf(headers.path());
         int slash = path.lastIndexOf('/');
         if (!path.startsWith("/") || slash <= 1 || slash == path.length() - 1) {
-            t.refused =
-                    new Status(UNIMPLEMENTED, "no method at " + quote(path) + ": expected /{package.Service}/{method}");
+            t.refused = new Status(
+                    UNIMPLEMENTED, "no method at " + HttpJson.quote(path) + ": expected /{package.Service}/{method}");
             return t;
         }
         String service = path.substring(1, slash);
@@ -154,7 +178,7 @@ final class GrpcWire {
             t.refused = new Status(
                     UNIMPLEMENTED,
                     server.routes().hasService(serviceKey)
-                            ? serviceKey + " has no method " + quote(method)
+                            ? serviceKey + " has no method " + HttpJson.quote(method)
                             : "no service " + serviceKey + " on this server"
                                     + (server.routes().exportedAs(serviceKey).isEmpty()
                                             ? ""
@@ -191,15 +215,16 @@ final class GrpcWire {
             if (budget < 0) {
                 t.refused = new Status(
                         INVALID_ARGUMENT,
-                        "grpc-timeout " + quote(timeout) + " is not 1 to 8 digits and a unit of H, M, S, m, u or n");
+                        "grpc-timeout " + HttpJson.quote(timeout)
+                                + " is not 1 to 8 digits and a unit of H, M, S, m, u or n");
                 return t;
             }
         }
         t.budgetMillis = budget;
         String encoding = header(headers, "grpc-encoding");
         if (encoding != null && !encoding.equalsIgnoreCase("identity") && !encoding.equalsIgnoreCase("gzip")) {
-            t.refused =
-                    new Status(UNIMPLEMENTED, "grpc-encoding " + quote(encoding) + " is not served: gzip or identity");
+            t.refused = new Status(
+                    UNIMPLEMENTED, "grpc-encoding " + HttpJson.quote(encoding) + " is not served: gzip or identity");
             return t;
         }
         t.gzip = encoding != null && encoding.equalsIgnoreCase("gzip");
@@ -448,16 +473,13 @@ final class GrpcWire {
         return alloc.compositeBuffer(2).addComponents(true, prefix, message);
     }
 
-    /** The trailers of a call that ended with {@code code} (and, unless 0, a message and details). */
-    static Http2Headers trailers(int code, String message, byte[] details, String exception) {
-        Http2Headers h = new DefaultHttp2Headers();
-        fill(h, code, message, details, exception);
-        return h;
-    }
-
-    /** A trailers-only answer: the status in the one HEADERS frame that ends the stream. */
-    static Http2Headers trailersOnly(int code, String message, byte[] details, String exception) {
-        Http2Headers h = responseHeaders(false);
+    /**
+     * The HEADERS that end a call with {@code code} (and, unless 0, a message and details): its
+     * trailers once its response headers were sent, else a trailers-only answer, the status in the
+     * one HEADERS frame of the stream.
+     */
+    static Http2Headers ending(boolean headersSent, int code, String message, byte[] details, String exception) {
+        Http2Headers h = headersSent ? new DefaultHttp2Headers() : responseHeaders(false);
         fill(h, code, message, details, exception);
         return h;
     }
@@ -495,13 +517,6 @@ final class GrpcWire {
         return out.toString();
     }
 
-    /** The body of an XRpc answer frame {@code f} (a view, not retained). */
-    static ByteBuf body(ByteBuf f) {
-        int at = f.readerIndex();
-        int stamp = (f.getByte(at + 7) & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0;
-        return f.slice(at + HEADER_LENGTH + stamp, f.getInt(at + 20) - stamp);
-    }
-
     static boolean compressed(ByteBuf f) {
         return (f.getByte(f.readerIndex() + 7) & FLAG_COMPRESSED) != 0;
     }
@@ -511,17 +526,15 @@ final class GrpcWire {
     }
 
     /** The trailers of a failed answer or stream end {@code f}: its status, message and details. */
-    static Http2Headers failure(ByteBuf f, ProtoContract contract, boolean trailersOnly) {
+    static Http2Headers failure(ByteBuf f, ProtoContract contract, boolean headersSent) {
         RpcStatus s = RpcStatus.fromCode((byte) status(f));
         int code = code(s);
-        ByteBuf body = body(f);
+        ByteBuf body = HttpJson.body(f);
         ErrorCodec.RemoteError e;
         try {
             e = ErrorCodec.readError(body);
         } catch (RuntimeException malformed) {
-            return trailersOnly
-                    ? trailersOnly(INTERNAL, "the provider's error could not be read", null, null)
-                    : trailers(INTERNAL, "the provider's error could not be read", null, null);
+            return ending(headersSent, INTERNAL, "the provider's error could not be read", null, null);
         }
         String message = e.message() == null ? s.name() : e.message();
         byte[] details = null;
@@ -532,17 +545,11 @@ final class GrpcWire {
             }
             details = contract.statusDetails(code, message, e.className(), carried);
         }
-        return trailersOnly
-                ? trailersOnly(code, message, details, e.className())
-                : trailers(code, message, details, e.className());
+        return ending(headersSent, code, message, details, e.className());
     }
 
     private static String header(Http2Headers headers, String name) {
         CharSequence v = headers.get(name);
         return v == null ? null : v.toString();
-    }
-
-    private static String quote(String s) {
-        return "'" + (s.length() > 200 ? s.substring(0, 200) + "..." : s) + "'";
     }
 }

@@ -163,14 +163,8 @@ final class Http2Calls extends ChannelDuplexHandler {
         this.lowMark = server.settings().transport().writeBufferLowWaterMark();
     }
 
-    private boolean connectionWindowOpened;
-
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!connectionWindowOpened) {
-            connectionWindowOpened = true; // after the codec's own preface, before any stream's DATA is taken
-            ctx.write(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - INITIAL_CONNECTION_WINDOW));
-        }
         try {
             if (msg instanceof Http2HeadersFrame h) {
                 onHeaders(ctx, h);
@@ -713,7 +707,7 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     /** A gRPC call refused before the XRpc path: a trailers-only answer, then what is left of the stream reset. */
     private void refuseGrpc(ChannelHandlerContext ctx, Http2FrameStream stream, GrpcWire.Status s) {
-        ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.trailersOnly(s.code(), s.message(), null, null), true)
+        ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.ending(false, s.code(), s.message(), null, null), true)
                         .stream(stream))
                 .addListener(f -> {
                     if (stream.state() != Http2Stream.State.CLOSED) {
@@ -725,17 +719,17 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     /** Ends a gRPC call with {@code code}: trailers after its headers, or trailers only. */
     private void endGrpc(ChannelHandlerContext ctx, Call c, int code, String message, ChannelPromise promise) {
-        Http2Headers h = c.accepted
-                ? GrpcWire.trailers(code, message, null, null)
-                : GrpcWire.trailersOnly(code, message, null, null);
-        ctx.write(new DefaultHttp2HeadersFrame(h, true).stream(c.stream), promise);
+        ctx.write(
+                new DefaultHttp2HeadersFrame(GrpcWire.ending(c.accepted, code, message, null, null), true)
+                        .stream(c.stream),
+                promise);
     }
 
     /** A gRPC call's answer frame: its message and OK, or its status as trailers only. */
     private void answerGrpc(ChannelHandlerContext ctx, Call c, ByteBuf f, ChannelPromise promise) {
         if (GrpcWire.status(f) != 0) {
             ctx.write(
-                    new DefaultHttp2HeadersFrame(GrpcWire.failure(f, c.contract, true), true).stream(c.stream),
+                    new DefaultHttp2HeadersFrame(GrpcWire.failure(f, c.contract, false), true).stream(c.stream),
                     promise);
             return;
         }
@@ -743,14 +737,16 @@ final class Http2Calls extends ChannelDuplexHandler {
         if (message == null) {
             ctx.write(
                     new DefaultHttp2HeadersFrame(
-                                    GrpcWire.trailersOnly(GrpcWire.INTERNAL, UNINFLATABLE, null, null), true)
+                                    GrpcWire.ending(false, GrpcWire.INTERNAL, UNINFLATABLE, null, null), true)
                             .stream(c.stream),
                     promise);
             return;
         }
         ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.responseHeaders(c.grpcGzip), false).stream(c.stream));
         data(ctx, c.stream, message, false, ctx.newPromise());
-        ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.trailers(0, null, null, null), true).stream(c.stream), promise);
+        ctx.write(
+                new DefaultHttp2HeadersFrame(GrpcWire.ending(true, 0, null, null, null), true).stream(c.stream),
+                promise);
     }
 
     private static final String UNINFLATABLE =
@@ -758,7 +754,7 @@ final class Http2Calls extends ChannelDuplexHandler {
 
     /** A frame's body as a gRPC message, compressed as it came when the answer said gzip, else plain. */
     private ByteBuf grpcMessage(ChannelHandlerContext ctx, Call c, ByteBuf f) {
-        ByteBuf body = GrpcWire.body(f);
+        ByteBuf body = HttpJson.body(f);
         if (GrpcWire.compressed(f)) {
             if (c.grpcGzip) {
                 return GrpcWire.message(ctx.alloc(), body.retain(), true);
@@ -900,6 +896,8 @@ final class Http2Calls extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        // Added behind the codec, which has sent its preface: the connection's window grows once, here.
+        ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - INITIAL_CONNECTION_WINDOW));
     }
 
     /** A server stream's frame: its acceptance sends the headers, each message a DATA frame, its end the last. */
@@ -947,7 +945,7 @@ final class Http2Calls extends ChannelDuplexHandler {
                 c.accepted = true;
                 ctx.write(new DefaultHttp2HeadersFrame(GrpcWire.responseHeaders(c.grpcGzip), false).stream(c.stream));
             }
-            ByteBuf credit = GrpcWire.body(f);
+            ByteBuf credit = HttpJson.body(f);
             if (c.uplink != null && credit.readableBytes() == StreamCodec.CREDIT_BODY) {
                 c.uplink.creditMessages += Math.max(0, credit.getInt(credit.readerIndex()));
                 c.uplink.creditBytes += Math.max(0, credit.getInt(credit.readerIndex() + 4));
@@ -977,8 +975,8 @@ final class Http2Calls extends ChannelDuplexHandler {
         calls.remove(id, c);
         ended(c);
         Http2Headers end = GrpcWire.status(f) == 0
-                ? (c.accepted ? GrpcWire.trailers(0, null, null, null) : GrpcWire.trailersOnly(0, null, null, null))
-                : GrpcWire.failure(f, c.contract, !c.accepted);
+                ? GrpcWire.ending(c.accepted, 0, null, null, null)
+                : GrpcWire.failure(f, c.contract, c.accepted);
         ctx.write(new DefaultHttp2HeadersFrame(end, true).stream(c.stream));
         goneAway();
     }

@@ -156,7 +156,8 @@ final class HttpJson {
         return f.getLong(f.readerIndex() + 8);
     }
 
-    private static ByteBuf body(ByteBuf f) {
+    /** The body of the XRpc frame {@code f}, after its timestamp if it has one (a view, not retained). */
+    static ByteBuf body(ByteBuf f) {
         int at = f.readerIndex();
         int stamp = (f.getByte(at + 7) & FLAG_TIMESTAMPED) != 0 ? TIMESTAMP_LENGTH : 0;
         return f.slice(at + HEADER_LENGTH + stamp, f.getInt(at + 20) - stamp);
@@ -847,7 +848,7 @@ final class HttpJson {
         return true;
     }
 
-    private static String quote(String s) {
+    static String quote(String s) {
         return "'" + (s.length() > 200 ? s.substring(0, 200) + "..." : s) + "'";
     }
 }
