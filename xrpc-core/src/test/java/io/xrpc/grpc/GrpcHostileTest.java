@@ -8,7 +8,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.PayloadLimitException;
@@ -51,9 +50,7 @@ class GrpcHostileTest {
                 .service(Trees.class, root -> root)
                 .build()
                 .start();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.endpoint().port())
-                .usePlaintext()
-                .build();
+        channel = GrpcChannels.to(server);
     }
 
     @AfterAll

@@ -17,7 +17,6 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ClientCalls;
@@ -58,9 +57,7 @@ class GrpcJavaClientTest {
                 })
                 .build()
                 .start();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.endpoint().port())
-                .usePlaintext()
-                .build();
+        channel = GrpcChannels.to(server);
         file = descriptor(ProtoContract.of(Catalog.class));
         service = file.findServiceByName("Catalog");
     }
@@ -415,11 +412,8 @@ class GrpcJavaClientTest {
     void aServerStreamWhoseReaderStopsCostsTheProviderAWindowNotTheStream() throws Exception {
         CatalogImpl.FLOODED.set(0);
         int clientWindow = 64 * 1024; // grpc-java reads ahead this much for a stream whatever its listener asks
-        ManagedChannel small = NettyChannelBuilder.forAddress(
-                        "127.0.0.1", server.endpoint().port())
-                .usePlaintext()
-                .flowControlWindow(clientWindow)
-                .build();
+        ManagedChannel small =
+                GrpcChannels.builder(server).flowControlWindow(clientWindow).build();
         try {
             io.grpc.ClientCall<DynamicMessage, DynamicMessage> c = small.newCall(method("flood"), deadline());
             List<DynamicMessage> got = new CopyOnWriteArrayList<>();
@@ -489,10 +483,7 @@ class GrpcJavaClientTest {
                         book -> new ShelfV2.Book(book.id(), book.title(), book.pages() + 100, List.of("Ada")))
                 .build()
                 .start()) {
-            ManagedChannel ch = NettyChannelBuilder.forAddress(
-                            "127.0.0.1", both.endpoint().port())
-                    .usePlaintext()
-                    .build();
+            ManagedChannel ch = GrpcChannels.to(both);
             try {
                 Descriptors.Descriptor v1 =
                         descriptor(ProtoContract.of(ShelfV1.class)).findMessageTypeByName("Book");

@@ -9,7 +9,6 @@ import com.google.protobuf.DynamicMessage;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.reflection.v1.ServerReflectionGrpc;
 import io.grpc.reflection.v1.ServerReflectionRequest;
@@ -57,9 +56,7 @@ class GrpcReflectionTest {
     }
 
     static ManagedChannel channel(RpcServer s) {
-        return NettyChannelBuilder.forAddress("127.0.0.1", s.endpoint().port())
-                .usePlaintext()
-                .build();
+        return GrpcChannels.to(s);
     }
 
     @AfterAll

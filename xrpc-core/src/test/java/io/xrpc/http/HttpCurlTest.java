@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.xrpc.server.RpcServer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,11 +43,7 @@ class HttpCurlTest {
     }
 
     static boolean hasCurl() {
-        try {
-            return new ProcessBuilder("curl", "--version").start().waitFor(10, TimeUnit.SECONDS);
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
+        return io.xrpc.testing.ExternalTools.runs("curl", "--version");
     }
 
     /** curl's output: the body, then a line with the HTTP version and status it saw. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.xrpc.server.RpcServer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,11 +18,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class HttpNodeTest {
     static boolean hasNode() {
-        try {
-            return new ProcessBuilder("node", "--version").start().waitFor(10, TimeUnit.SECONDS);
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
+        return io.xrpc.testing.ExternalTools.runs("node", "--version");
     }
 
     @Test

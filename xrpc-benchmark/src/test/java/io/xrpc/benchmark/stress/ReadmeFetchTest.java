@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.server.RpcServer;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.concurrent.TimeUnit;
@@ -44,10 +43,6 @@ class ReadmeFetchTest {
     }
 
     static boolean hasNode() {
-        try {
-            return new ProcessBuilder("node", "--version").start().waitFor(10, TimeUnit.SECONDS);
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
+        return io.xrpc.testing.ExternalTools.runs("node", "--version");
     }
 }
