@@ -9,6 +9,7 @@ import io.xrpc.serialize.TypeCheck;
 import io.xrpc.transport.ServerTransport;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -35,6 +36,7 @@ final class ServerConfig implements ServerTransport.Settings {
     private final int executorThreads;
     private final int executorQueue;
     private final ThreadFactory callThreads;
+    private final Executor executor;
     private final Duration frameTimeout;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
@@ -77,6 +79,7 @@ final class ServerConfig implements ServerTransport.Settings {
         this.executorThreads = b.executorThreads;
         this.executorQueue = b.executorQueue;
         this.callThreads = b.callThreads.factory("xrpc-server-call");
+        this.executor = b.executor;
         this.frameTimeout = b.frameTimeout;
         this.maxConnections = b.maxConnections;
         this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
@@ -118,6 +121,11 @@ final class ServerConfig implements ServerTransport.Settings {
     @Override
     public ThreadFactory callThreads() {
         return callThreads;
+    }
+
+    @Override
+    public Executor executor() {
+        return executor;
     }
 
     @Override

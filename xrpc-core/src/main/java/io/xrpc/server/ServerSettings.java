@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * What a server is set up with besides its services: where it listens and what it registers, the
@@ -26,6 +27,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
     int executorQueue = RpcServer.DEFAULT_EXECUTOR_QUEUE;
     boolean adaptiveConcurrency;
     CallThreads callThreads = CallThreads.PLATFORM;
+    Executor executor;
     Duration shutdownGrace = Duration.ofSeconds(10);
     Duration unregisterDelay = Duration.ZERO;
     Duration frameTimeout = RpcServer.DEFAULT_FRAME_TIMEOUT;
@@ -231,6 +233,21 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
      */
     public B callThreads(CallThreads kind) {
         this.callThreads = Objects.requireNonNull(kind, "callThreads");
+        return self();
+    }
+
+    /**
+     * Runs calls on {@code executor} instead of the server's own call threads, as gRPC's
+     * {@code ServerBuilder.executor} does: for a pool the application already sizes and watches, or
+     * one that carries its context to each call. The server neither shuts it down nor bounds it:
+     * {@link #executorThreads} and {@link #executorQueue} then only size the adaptive limit and the
+     * busy message; when it throws {@link java.util.concurrent.RejectedExecutionException} the call is
+     * answered {@code SERVER_BUSY}; calls it still holds when the server closes run against closed
+     * connections and their answers are dropped. Default: none, the server's own pool, which wakes a
+     * thread only when no awake one will take the call (docs/BENCHMARKS.md measures both).
+     */
+    public B executor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
         return self();
     }
 

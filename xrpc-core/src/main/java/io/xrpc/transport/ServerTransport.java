@@ -4,6 +4,7 @@ import io.xrpc.common.Endpoint;
 import io.xrpc.config.TransportConfig;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -34,6 +35,11 @@ public interface ServerTransport {
 
         /** Makes the call executor's threads, or {@code null} for the transport's own platform threads. */
         ThreadFactory callThreads();
+
+        /** The application's executor for calls, or {@code null} for the transport's own pool. */
+        default Executor executor() {
+            return null;
+        }
 
         /** How long one frame may take to arrive once begun; zero for no limit. */
         Duration frameTimeout();

@@ -13,6 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -127,6 +130,91 @@ class CallThreadsTest {
                 assertThat(f.get(10, TimeUnit.SECONDS)).startsWith("b");
             }
             assertThat(last.get(10, TimeUnit.SECONDS)).isEqualTo("last");
+        }
+    }
+
+    /**
+     * The default call threads keep as many threads awake as there are cores and wake no other
+     * while those will take the next call; calls that block must still not hold others back: here
+     * four times the cores block from one connection, each has a thread of its own, and another
+     * connection's call is answered while they stay blocked.
+     */
+    @Test
+    void byDefaultBlockedCallsEachHaveAThreadAndAnotherConnectionIsStillServed() throws Exception {
+        GateServiceImpl impl = new GateServiceImpl();
+        int blockedCalls = 4 * Runtime.getRuntime().availableProcessors();
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .service(GateService.class, impl)
+                        .build()
+                        .start();
+                RpcClient first = RpcClient.builder().build();
+                RpcClient second = RpcClient.builder().build()) {
+            ReferenceOptions options = ReferenceOptions.builder()
+                    .address(server.endpoint())
+                    .timeout(Duration.ofSeconds(30))
+                    .retries(0)
+                    .build();
+            GateService blocking = first.proxy(GateService.class, options);
+            List<CompletableFuture<String>> blocked = new ArrayList<>();
+            for (int i = 0; i < blockedCalls; i++) {
+                blocked.add(blocking.passAsync("b" + i));
+            }
+            assertThat(impl.entered.tryAcquire(blockedCalls, 20, TimeUnit.SECONDS))
+                    .as("every blocking call runs at once")
+                    .isTrue();
+            assertThat(second.proxy(GateService.class, options).quick("other connection"))
+                    .isEqualTo("other connection");
+            assertThat(blocking.quick("same connection")).isEqualTo("same connection");
+            assertThat(blocked).allSatisfy(f -> assertThat(f).isNotDone());
+            impl.gate.countDown();
+            for (CompletableFuture<String> f : blocked) {
+                assertThat(f.get(20, TimeUnit.SECONDS)).startsWith("b");
+            }
+        }
+    }
+
+    @Test
+    void anApplicationsExecutorRunsTheCallsAndItsRefusalIsAnsweredServerBusy() {
+        ExecutorService app = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "app-call");
+            t.setDaemon(true);
+            return t;
+        });
+        try (RpcServer server = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .executor(app)
+                        .service(ThreadKind.class, new ThreadKindImpl())
+                        .build()
+                        .start();
+                RpcServer refusing = RpcServer.builder()
+                        .host("127.0.0.1")
+                        .executor(call -> {
+                            throw new RejectedExecutionException("the application's pool is full");
+                        })
+                        .service(ThreadKind.class, new ThreadKindImpl())
+                        .build()
+                        .start();
+                RpcClient client = RpcClient.builder().build()) {
+            ThreadKind kind = client.proxy(
+                    ThreadKind.class,
+                    ReferenceOptions.builder().address(server.endpoint()).build());
+            assertThat(kind.name()).isEqualTo("app-call");
+            ThreadKind refused = client.proxy(
+                    ThreadKind.class,
+                    ReferenceOptions.builder()
+                            .address(refusing.endpoint())
+                            .retries(0)
+                            .build());
+            assertThatThrownBy(refused::name).isInstanceOfSatisfying(RpcException.class, e -> {
+                assertThat(e.status()).isEqualTo(RpcStatus.SERVER_BUSY);
+                assertThat(e.getMessage()).contains("its executor refused the call (the application's pool is full)");
+            });
+        } finally {
+            assertThat(app.isShutdown())
+                    .as("the server leaves the application's executor alone")
+                    .isFalse();
+            app.shutdownNow();
         }
     }
 

@@ -54,6 +54,11 @@ public final class Access {
     @Option(names = "--tls-key", description = "PEM PKCS#8 private key of --tls-cert.")
     Path key;
 
+    /** Whether --tls was given (for the stress tool's own provider and callers without --target). */
+    public boolean tls() {
+        return tls;
+    }
+
     /** {@code iface} in the version and group given. */
     public ServiceKey key(String iface) {
         return new ServiceKey(iface, version, group);

@@ -1,5 +1,6 @@
 package io.xrpc.benchmark.stress;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.xrpc.benchmark.model.UserService;
 import io.xrpc.benchmark.model.UserServiceImpl;
 import io.xrpc.config.ServiceOptions;
@@ -8,11 +9,15 @@ import io.xrpc.server.RpcServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A provider in a JVM of its own, started by the stress tool:
- * {@code ProviderMain xrpc|raw-netty <zookeeper connect string or -> [pool|virtual|direct]}. Prints {@code READY <port>},
+ * {@code ProviderMain xrpc|raw-netty <zookeeper connect string or -> [pool|tpe|virtual|direct] [TLS key store]}. Prints {@code READY <port>},
  * then serves until its standard input closes (so it never outlives the tool). Each line
  * {@code alloc} on its input is answered {@code ALLOC <bytes>}: the heap bytes this JVM has
  * allocated so far (see {@link HeapAllocation}).
@@ -20,21 +25,43 @@ import java.util.List;
 public final class ProviderMain {
     private ProviderMain() {}
 
-    /** XRpc's provider of UserService on loopback, its calls run as {@code dispatch} (pool, virtual or direct) says. */
+    /**
+     * XRpc's provider of UserService on loopback, its calls run as {@code dispatch} (pool, tpe,
+     * virtual or direct) says.
+     */
     public static RpcServer.Builder xrpcProvider(String dispatch) {
-        if (!List.of("pool", "virtual", "direct").contains(dispatch)) {
-            throw new IllegalArgumentException("--dispatch " + dispatch + " (expected: pool, virtual or direct)");
+        if (!List.of("pool", "tpe", "virtual", "direct").contains(dispatch)) {
+            throw new IllegalArgumentException("--dispatch " + dispatch + " (expected: pool, tpe, virtual or direct)");
         }
-        return RpcServer.builder()
+        RpcServer.Builder b = RpcServer.builder()
                 .host("127.0.0.1")
                 .port(0)
-                .callThreads(dispatch.equals("virtual") ? CallThreads.VIRTUAL : CallThreads.PLATFORM)
-                .service(
-                        UserService.class,
-                        new UserServiceImpl(),
-                        ServiceOptions.builder()
-                                .nonBlocking(dispatch.equals("direct"))
-                                .build());
+                .callThreads(dispatch.equals("virtual") ? CallThreads.VIRTUAL : CallThreads.PLATFORM);
+        if (dispatch.equals("tpe")) {
+            b.executor(threadPoolExecutor());
+        }
+        return b.service(
+                UserService.class,
+                new UserServiceImpl(),
+                ServiceOptions.builder().nonBlocking(dispatch.equals("direct")).build());
+    }
+
+    /**
+     * The call executor XRpc's server had before issue 40, kept to measure against: a
+     * ThreadPoolExecutor of 200 threads and a queue of 1,024, which wakes a parked thread for every
+     * call.
+     */
+    static ThreadPoolExecutor threadPoolExecutor() {
+        ThreadPoolExecutor e = new ThreadPoolExecutor(
+                200,
+                200,
+                60,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(RpcServer.DEFAULT_EXECUTOR_QUEUE),
+                new DefaultThreadFactory("xrpc-server-call", true),
+                new ThreadPoolExecutor.AbortPolicy());
+        e.allowCoreThreadTimeOut(true);
+        return e;
     }
 
     public static void main(String[] args) throws Exception {
@@ -56,6 +83,9 @@ public final class ProviderMain {
             RpcServer.Builder b = xrpcProvider(dispatch);
             if (!registry.equals("-")) {
                 b.registry("zookeeper://" + registry);
+            }
+            if (args.length > 3) {
+                b.tls(BenchTls.server(Path.of(args[3])));
             }
             RpcServer s = b.build().start();
             server = s;

@@ -120,6 +120,9 @@ final class Rig implements AutoCloseable {
         if (zk != null) {
             b.registry("zookeeper://" + zk.connectString());
         }
+        if (o.tlsKeyStore != null) {
+            b.tls(BenchTls.server(o.tlsKeyStore));
+        }
         RpcServer s = b.build().start();
         resources.add(s);
         return s.port();
@@ -130,6 +133,9 @@ final class Rig implements AutoCloseable {
         cmd.add(contender);
         cmd.add(zk != null && contender.equals("xrpc") ? zk.connectString() : "-");
         cmd.add(dispatch);
+        if (o.tlsKeyStore != null && contender.equals("xrpc")) {
+            cmd.add(o.tlsKeyStore.toString());
+        }
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         providerPid = p.pid();
         providerInput = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.US_ASCII);
@@ -197,6 +203,9 @@ final class Rig implements AutoCloseable {
                 .timeout(o.timeout);
         if (zk != null) {
             b.registry("zookeeper://" + zk.connectString());
+        }
+        if (o.tlsKeyStore != null) {
+            b.tls(BenchTls.client(o.tlsKeyStore));
         }
         RpcClient client = b.build();
         resources.add(client);

@@ -145,8 +145,9 @@ abstract class StressOptions {
             names = "--dispatch",
             split = ",",
             description =
-                    "Where XRpc's provider runs UserService: pool (platform"
-                            + " call threads), virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked"
+                    "Where XRpc's provider runs UserService: pool (its own"
+                            + " call threads, the default), tpe (a ThreadPoolExecutor of 200 threads and 1,024 queued calls,"
+                            + " the call threads before issue 40), virtual (virtual call threads, JDK 21+) or direct (the event loop, as for methods marked"
                             + " NonBlocking), or several: XRpc is then measured once per choice, as xrpc-<choice> (default: pool).")
     List<String> dispatches = List.of("pool");
 
@@ -220,6 +221,13 @@ abstract class StressOptions {
 
     /** The resolved --target call; null when the built-in model is measured. */
     TargetCall resolvedTarget;
+
+    @Option(
+            names = "--tls-key-store",
+            hidden = true,
+            description = "Without --target, with --tls: the key store XRpc's provider serves and its callers trust,"
+                    + " made once per run by the tool (see BenchTls).")
+    Path tlsKeyStore;
 
     @Option(
             names = "--agent",

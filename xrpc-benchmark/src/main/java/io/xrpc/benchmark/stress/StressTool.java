@@ -73,6 +73,9 @@ public final class StressTool extends StressOptions implements Callable<Integer>
         if (target != null) {
             aimAtTarget();
         }
+        if (target == null && access.tls() && tlsKeyStore == null) {
+            tlsKeyStore = BenchTls.createKeyStore(); // XRpc's provider and callers talk TLS
+        }
         if (agent) {
             serveAsAgent();
             return 0;
@@ -281,6 +284,9 @@ public final class StressTool extends StressOptions implements Callable<Integer>
                 cmd.addAll(List.of("--args", targetArgs));
             }
             cmd.addAll(access.argsWithoutToken());
+        }
+        if (tlsKeyStore != null) {
+            cmd.addAll(List.of("--tls", "--tls-key-store", tlsKeyStore.toString()));
         }
         return cmd;
     }

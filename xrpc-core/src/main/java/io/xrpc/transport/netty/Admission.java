@@ -144,10 +144,7 @@ final class Admission {
         try {
             server.executor().execute(call);
         } catch (RejectedExecutionException e) {
-            call.refuse(
-                    RpcStatus.SERVER_BUSY,
-                    "server " + server.endpoint() + " is busy: all " + server.executorThreads() + " threads and "
-                            + server.executorQueue() + " queue slots in use");
+            call.refuse(RpcStatus.SERVER_BUSY, server.busy(e));
         }
     }
 

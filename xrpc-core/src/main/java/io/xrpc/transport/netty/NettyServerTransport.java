@@ -25,11 +25,8 @@ import io.xrpc.transport.ServerTransport;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,7 +59,11 @@ public final class NettyServerTransport implements ServerTransport {
     private final RequestHandler requestHandler;
     private final SerializerRegistry serializers;
     private final CompressorRegistry compressors;
-    private final ThreadPoolExecutor executor;
+    /** Where calls run: {@link #pool}, or the application's executor. */
+    private final Executor executor;
+    /** The transport's own call threads; null when the application gave an executor. */
+    private final CallPool pool;
+
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConnectionLimits limits;
     private final RequestRouter router = new RequestRouter(this);
@@ -98,7 +99,8 @@ public final class NettyServerTransport implements ServerTransport {
         this.requestHandler = requestHandler;
         this.serializers = serializers;
         this.compressors = compressors;
-        this.executor = callExecutor(settings);
+        this.pool = settings.executor() != null ? null : callPool(settings);
+        this.executor = pool != null ? pool : settings.executor();
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerAddress());
         this.memoryBudget = new MemoryBudget(settings.maxRequestMemory());
         // At least one whole frame: a new connection's first call may be the largest there is.
@@ -258,10 +260,8 @@ public final class NettyServerTransport implements ServerTransport {
         }
         // Calls that never started are answered UNAVAILABLE (safe to retry elsewhere), and every
         // connection closes only after what is queued for it, those answers included, is written.
-        for (Runnable dropped : executor.shutdownNow()) {
-            if (dropped instanceof ServerCall call) {
-                call.abandon();
-            }
+        if (pool != null) {
+            pool.shutdownNow().forEach(NettyServerTransport::abandon);
         }
         if (children != null) {
             for (Channel ch : children) {
@@ -284,7 +284,9 @@ public final class NettyServerTransport implements ServerTransport {
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         try {
-            executor.awaitTermination(interrupted ? 0 : 5, TimeUnit.SECONDS);
+            if (pool != null) {
+                pool.awaitTermination(interrupted ? 0 : 5, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             interrupted = true;
         }
@@ -418,31 +420,42 @@ public final class NettyServerTransport implements ServerTransport {
     }
 
     /**
-     * The bounded call executor: {@code executorThreads} threads (which time out when idle) and a
-     * queue of {@code executorQueue} (a hand-off when 0); a call that fits neither is answered
-     * {@code SERVER_BUSY}.
+     * The transport's call threads: {@code executorThreads} threads at most (which end when idle for
+     * a minute) and {@code executorQueue} calls waiting beside them; a call that fits neither is
+     * answered {@code SERVER_BUSY}. As many threads as cores are kept awake for calls while they
+     * come ({@link CallPool}).
      */
-    private static ThreadPoolExecutor callExecutor(ServerTransport.Settings s) {
-        BlockingQueue<Runnable> queue =
-                s.executorQueue() == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(s.executorQueue());
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(
+    private static CallPool callPool(ServerTransport.Settings s) {
+        return new CallPool(
                 s.executorThreads(),
-                s.executorThreads(),
-                60,
-                TimeUnit.SECONDS,
-                queue,
+                s.executorQueue(),
+                Runtime.getRuntime().availableProcessors(),
+                TimeUnit.SECONDS.toNanos(60),
                 s.callThreads() != null ? s.callThreads() : NettyTransport.callThreadFactory("xrpc-server-call"),
-                new ThreadPoolExecutor.AbortPolicy());
-        executor.allowCoreThreadTimeOut(true);
+                NettyServerTransport::abandon);
+    }
+
+    /** A call accepted as the server shut down, which will not run. */
+    private static void abandon(Runnable dropped) {
+        if (dropped instanceof ServerCall call) {
+            call.abandon();
+        }
+    }
+
+    Executor executor() {
         return executor;
     }
 
-    ExecutorService executor() {
-        return executor;
+    /** Why a call the executor refused is answered SERVER_BUSY. */
+    String busy(RejectedExecutionException e) {
+        return pool != null
+                ? "server " + endpoint() + " is busy: all " + settings.executorThreads() + " threads and "
+                        + settings.executorQueue() + " queue slots in use"
+                : "server " + endpoint() + " is busy: its executor refused the call (" + e.getMessage() + ")";
     }
 
     int executorThreads() {
-        return executor.getMaximumPoolSize();
+        return settings.executorThreads();
     }
 
     int executorQueue() {
