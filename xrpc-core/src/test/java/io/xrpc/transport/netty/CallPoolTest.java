@@ -15,6 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -165,6 +167,82 @@ class CallPoolTest {
         assertThat(checked.await(20, TimeUnit.SECONDS)).isTrue();
         assertThat(interrupted.get()).isZero();
         assertThat(threads).hasSize(1); // the one thread there may be ran all three
+    }
+
+    /**
+     * Before: the interrupt a call left (catching InterruptedException and restoring the flag) was
+     * cleared only as the next call began, so the idle thread's every park returned at once and it
+     * spun on a core until its keep-alive ended (an outside review found it).
+     */
+    @Test
+    void aThreadLeftInterruptedByItsCallParksInsteadOfSpinning() {
+        CallPool p = pool(1, 4, 1, TimeUnit.SECONDS.toNanos(60));
+        AtomicReference<Thread> ran = new AtomicReference<>();
+        p.execute(() -> {
+            ran.set(Thread.currentThread());
+            Thread.currentThread().interrupt();
+        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> ran.get() != null);
+        await().atMost(Duration.ofSeconds(20))
+                .during(Duration.ofMillis(300))
+                .until(() -> ran.get().getState() == Thread.State.TIMED_WAITING);
+    }
+
+    /**
+     * Before: calls that each blocked for less than a millisecond (a database round trip) were never
+     * seen running at two looks, so the pool kept its one awake thread and the calls queued behind
+     * it while the rest of the threads slept (an outside review found it). Most calls being long now
+     * makes every call wake a thread, as a plain pool does.
+     */
+    @Test
+    void callsThatEachBlockBrieflyAreSpreadOverThreads() {
+        CallPool p = pool(64, 4096, 1, TimeUnit.SECONDS.toNanos(60));
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        int calls = 3000;
+        for (int i = 0; i < calls; i++) {
+            p.execute(() -> {
+                most.accumulateAndGet(running.incrementAndGet(), Math::max);
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(400)); // waits, as on I/O
+                running.decrementAndGet();
+                done.incrementAndGet();
+            });
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> most.get() >= 8);
+        await().atMost(Duration.ofSeconds(30)).until(() -> done.get() == calls);
+    }
+
+    /** Before: a call whose thread could not be started waited until another call came. */
+    @Test
+    void aCallWhoseThreadCouldNotStartRunsOnceOneCan() throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        DefaultThreadFactory threads = new DefaultThreadFactory("call-pool-test", true);
+        pool = new CallPool(
+                4,
+                4,
+                1,
+                TimeUnit.SECONDS.toNanos(60),
+                r -> {
+                    if (asked.incrementAndGet() == 1) {
+                        throw new OutOfMemoryError("unable to create native thread (the test's)");
+                    }
+                    return threads.newThread(r);
+                },
+                abandoned::add);
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown);
+        assertThat(ran.await(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(asked.get()).isGreaterThanOrEqualTo(2);
+    }
+
+    /** Before: threads + queue past Integer.MAX_VALUE came out negative, and every call was refused. */
+    @Test
+    void aQueueAsLargeAsAnIntTakesCalls() throws Exception {
+        CallPool p = pool(200, Integer.MAX_VALUE, 2, TimeUnit.SECONDS.toNanos(60));
+        CountDownLatch ran = new CountDownLatch(1);
+        p.execute(ran::countDown);
+        assertThat(ran.await(20, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
