@@ -13,9 +13,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -33,14 +33,17 @@ import org.slf4j.LoggerFactory;
  * it parks. Under load the awake threads take one call after another and nobody is woken; with
  * one caller each call wakes one thread, as before.
  *
- * <p>Any call may still block. A watchdog looks every {@link #TICK_NANOS} while calls wait, run
- * long or block: a thread whose call it saw running at two looks in a row is presumed blocked and
- * another is woken in its place; when most calls finished in a tick took longer than
- * {@link #LONG_CALL_NANOS} (calls that wait on a database, say), a wake-up is small beside them and
- * every call wakes a thread again, as a plain pool does; and when no waiting call was taken between
- * two looks, a thread is woken for each one that waits. Calls behind blocked ones thus wait about
- * two ticks at most, for as long as the pool has threads to give (at most {@code maxThreads}).
- * Threads are kept LIFO, so the same few stay warm; one idle for {@code keepAliveNanos} ends.
+ * <p>Any call may still block. A watchdog looks every {@link #TICK_NANOS} while calls wait: a
+ * thread it saw waiting (on a lock, a sleep, a future) in the same call at two looks in a row is
+ * presumed blocked and another is woken in its place; and when calls that were waiting at one look
+ * are still waiting at the next, so that the awake threads do not keep up (their calls wait on a
+ * socket, say, however briefly), it wakes up to as many again as are awake, for as long as more
+ * threads take more calls per tick (when the last ones added did not, the cores are the limit, and
+ * more threads would only take turns on them). A call behind blocked ones waits a tick or two, and
+ * a burst of blocking calls has a thread each within a few ticks, for as long as the pool has
+ * threads to give (at most {@code maxThreads}). While calls block and none waits, it looks every
+ * {@link #SLOW_TICK_NANOS}, so that its count of blocked threads stays true. Threads are kept LIFO,
+ * so the same few stay warm; one idle for {@code keepAliveNanos} ends.
  *
  * <p>Bounded: at most {@code maxThreads} threads, and at most {@code maxThreads + queue} calls
  * accepted and not finished (waiting or running); past that {@link #execute} throws
@@ -50,12 +53,16 @@ import org.slf4j.LoggerFactory;
 final class CallPool extends AbstractExecutorService {
     private static final Logger log = LoggerFactory.getLogger(CallPool.class);
 
-    /** How often the watchdog looks at the calls while it has reason to. */
+    /** How often the watchdog looks while calls wait. */
     static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** A call that takes longer than this (wall time) is long: a wake-up costs it little. */
-    static final long LONG_CALL_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** How often it looks while calls block and none waits. */
+    static final long SLOW_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** Waiting calls the pool keeps in a preallocated ring; beyond this a linked queue. */
     private static final int RING_LIMIT = 1 << 16;
+
+    private static final int OFF = 0;
+    private static final int SLOW = 1;
+    private static final int FAST = 2;
 
     private static final int RUNNING = 0;
     private static final int IDLE = 1;
@@ -70,6 +77,10 @@ final class CallPool extends AbstractExecutorService {
     private final Queue<Runnable> queue;
     /** Calls accepted and not finished: waiting in {@link #queue} or running. */
     private final AtomicInteger pending = new AtomicInteger();
+    /** Calls accepted so far. */
+    private final LongAdder accepted = new LongAdder();
+    /** Calls taken by threads that have ended. */
+    private final AtomicLong takenByEnded = new AtomicLong();
     /** Threads not parked: running a call or about to look for one. */
     private final AtomicInteger awake = new AtomicInteger();
     /** Threads started and not ended. */
@@ -80,13 +91,10 @@ final class CallPool extends AbstractExecutorService {
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     /** Awake threads whose call the watchdog saw running at its last two looks. */
     private volatile int blocked;
-    /** Whether most calls the watchdog saw finish lately were long: then every call wakes a thread. */
-    private volatile boolean longCalls;
 
     private final Thread watchdog;
-    private final AtomicBoolean watching = new AtomicBoolean();
-    /** The call at the head of the queue at the watchdog's last look; the watchdog's own. */
-    private Runnable stalled;
+    /** How often the watchdog looks: OFF, SLOW or FAST. */
+    private final AtomicInteger watching = new AtomicInteger(OFF);
 
     private volatile boolean shutdown;
     /** Set by {@link #shutdownNow}: waiting calls are given back, not run. */
@@ -135,6 +143,7 @@ final class CallPool extends AbstractExecutorService {
             pending.decrementAndGet();
             throw new RejectedExecutionException("all " + maxPending + " places taken");
         }
+        accepted.increment();
         if (stopped || shutdown && threads.get() == 0) {
             abandonQueued(); // the pool ended before this call was in its queue: nobody will take it
             return;
@@ -144,10 +153,10 @@ final class CallPool extends AbstractExecutorService {
 
     /** Wakes a thread if too few are awake for the calls that wait, else makes sure the watchdog looks. */
     private void signal() {
-        if ((longCalls || awake.get() - blocked < parallelism) && wake()) {
+        if (awake.get() - blocked < parallelism && wake()) {
             return;
         }
-        if (!watching.get() && watching.compareAndSet(false, true)) {
+        if (watching.get() != FAST && watching.getAndSet(FAST) != FAST) {
             LockSupport.unpark(watchdog);
         }
     }
@@ -159,6 +168,10 @@ final class CallPool extends AbstractExecutorService {
             if (w.wake()) {
                 return true;
             }
+        }
+        if (stopped) {
+            awake.decrementAndGet();
+            return false; // what waits was given back or abandoned, not to be run
         }
         if (threads.incrementAndGet() > maxThreads) {
             threads.decrementAndGet();
@@ -184,17 +197,13 @@ final class CallPool extends AbstractExecutorService {
     private final class Worker implements Runnable {
         final AtomicInteger state = new AtomicInteger(RUNNING);
         volatile Thread thread;
-        /** Odd while a call runs: incremented as each call starts and as it ends. The worker's own. */
+        /**
+         * Odd while a call runs: incremented as each call starts and as it ends, so that it also
+         * counts the calls this thread took. The worker's own.
+         */
         final AtomicLong calls = new AtomicLong();
-        /** Calls finished, and of those the long ones. The worker's own. */
-        final AtomicLong finished = new AtomicLong();
-
-        final AtomicLong finishedLong = new AtomicLong();
-        /** What the watchdog saw at its last look ({@link #calls}, {@link #finished}, {@link #finishedLong}). */
+        /** {@link #calls} at the watchdog's last look; the watchdog's own. */
         long seenCalls;
-
-        long seenFinished;
-        long seenLong;
 
         boolean wake() {
             if (state.compareAndSet(IDLE, RUNNING)) {
@@ -221,6 +230,7 @@ final class CallPool extends AbstractExecutorService {
                 if (countedAwake) {
                     awake.decrementAndGet(); // ended by a Throwable outside a call
                 }
+                takenByEnded.addAndGet((calls.get() + 1) >>> 1);
                 workers.remove(this);
                 int left = threads.decrementAndGet();
                 if (shutdown) {
@@ -239,29 +249,26 @@ final class CallPool extends AbstractExecutorService {
         private void run(Runnable call) {
             long c = calls.get();
             calls.lazySet(c + 1);
-            long start = System.nanoTime();
             try {
                 call.run();
             } catch (Throwable e) {
                 log.warn("A task on {} threw", Thread.currentThread().getName(), e);
             } finally {
-                long took = System.nanoTime() - start;
                 calls.lazySet(c + 2);
-                finished.lazySet(finished.get() + 1);
-                if (took > LONG_CALL_NANOS) {
-                    finishedLong.lazySet(finishedLong.get() + 1);
-                }
                 pending.decrementAndGet();
                 if (!stopped) {
-                    // A call that left its thread interrupted (catching InterruptedException and
-                    // restoring the flag) would make every park return at once: this thread spin.
-                    Thread.interrupted();
+                    Thread.interrupted(); // a call's interrupt does not reach the next call
                 }
             }
         }
 
         /** Parks until woken (true), or until idle too long or the pool ends (false, no longer counted awake). */
         private boolean park() {
+            if (!stopped) {
+                // An interrupt left by a call (catching InterruptedException and restoring the
+                // flag) or sent from outside would make every park return at once: a spinning thread.
+                Thread.interrupted();
+            }
             awake.decrementAndGet();
             // A caller that saw this thread awake woke nobody: look at the queue once more.
             if (!queue.isEmpty()) {
@@ -287,6 +294,9 @@ final class CallPool extends AbstractExecutorService {
                     return false;
                 }
                 LockSupport.parkNanos(this, left);
+                if (!stopped) {
+                    Thread.interrupted(); // interrupted while it waited for calls: wait on
+                }
             }
             // Woken, and counted awake by whoever woke it.
             if (shutdown && queue.isEmpty()) {
@@ -297,53 +307,88 @@ final class CallPool extends AbstractExecutorService {
         }
     }
 
-    /**
-     * The watchdog: while calls wait, run long or block, counts the blocked ones, tells long calls
-     * from short, and wakes threads for what waits.
-     */
+    /** The watchdog: while calls wait or block, counts the blocked threads and wakes others for what waits. */
     private void watch() {
+        long lastLook = 0;
+        long acceptedAtLook = 0;
+        long takenAtLook = 0;
+        /** Calls taken in the tick before the last wake-ups for late calls; -1 when none were made. */
+        long rateBeforeGrowth = -1;
+        boolean fresh = true;
         while (!stopped && !(shutdown && threads.get() == 0)) {
-            if (!watching.get()) {
+            Thread.interrupted(); // an interrupt from outside would make each park return at once
+            int mode = watching.get();
+            if (mode == OFF) {
                 LockSupport.park(this);
+                fresh = true;
                 continue;
             }
-            LockSupport.parkNanos(this, TICK_NANOS);
+            long now = System.nanoTime();
+            if (fresh) { // what happened before this round of looks is not a reason to wake anyone
+                fresh = false;
+                lastLook = now;
+                rateBeforeGrowth = -1;
+                takenAtLook = takenByEnded.get();
+                for (Worker w : workers) {
+                    long c = w.calls.get();
+                    w.seenCalls = c;
+                    takenAtLook += (c + 1) >>> 1;
+                }
+                acceptedAtLook = accepted.sum();
+                continue;
+            }
+            long next = lastLook + (mode == FAST ? TICK_NANOS : SLOW_TICK_NANOS);
+            if (now < next) {
+                LockSupport.parkNanos(this, next - now);
+                continue;
+            }
+            lastLook = now;
             int b = 0;
-            long done = 0;
-            long doneLong = 0;
+            long taken = 0;
             for (Worker w : workers) {
                 long c = w.calls.get();
-                if ((c & 1) != 0 && c == w.seenCalls) {
+                // A thread that runs one call from one look to the next, waiting (a lock, a sleep, a
+                // future): blocked. One that runs is only slow, or not given a core.
+                if ((c & 1) != 0 && c == w.seenCalls && w.thread.getState() != Thread.State.RUNNABLE) {
                     b++;
                 }
                 w.seenCalls = c;
-                long f = w.finished.get();
-                long l = w.finishedLong.get();
-                done += f - w.seenFinished;
-                doneLong += l - w.seenLong;
-                w.seenFinished = f;
-                w.seenLong = l;
+                taken += (c + 1) >>> 1;
             }
+            taken += takenByEnded.get(); // after the threads: one that ended meanwhile counts twice, not never
             blocked = b;
-            if (done > 0) {
-                longCalls = doneLong * 2 > done;
+            long rate = taken - takenAtLook;
+            takenAtLook = taken;
+            // Calls accepted before the last look and not taken since waited a tick or more: the
+            // awake threads do not keep up (their calls wait on I/O, however briefly, or the cores
+            // are all busy). Up to as many threads again as are awake, for as long as more threads
+            // take more calls; when the last ones added did not, the cores are the limit, and
+            // more threads would only take turns on them.
+            long late = acceptedAtLook - taken;
+            acceptedAtLook = accepted.sum();
+            if (late <= 0) {
+                rateBeforeGrowth = -1;
+            } else if (rateBeforeGrowth < 0 || rate > rateBeforeGrowth + (rateBeforeGrowth >> 2)) {
+                rateBeforeGrowth = rate;
+                for (long n = Math.min(late, Math.max(parallelism, awake.get())); n > 0 && wake(); n--) {
+                    // one more thread for a call that waited
+                }
             }
-            // When nothing was taken for a whole tick, every awake thread is blocked (or not given
-            // a core): a thread for each call that waits, not one per tick, so that a burst of
-            // blocking calls starts as it would on a thread per call.
-            Runnable head = queue.peek();
-            boolean stall = head != null && head == stalled;
-            stalled = head;
-            for (int n = queue.size(); n > 0 && (stall || longCalls || awake.get() - b < parallelism) && wake(); n--) {
-                // one more thread for a call that waits
+            while (!queue.isEmpty() && awake.get() - b < parallelism && wake()) {
+                // one more thread in place of a blocked one
             }
-            if (queue.isEmpty() && b == 0 && !(longCalls && awake.get() > 0)) {
-                // Nothing waits, blocks or runs long: the next caller that finds too few threads
-                // awake starts the looks again.
-                longCalls = false;
-                watching.set(false);
+            if (!queue.isEmpty()) {
+                watching.set(FAST);
+            } else if (b > 0) {
+                if (watching.compareAndSet(FAST, SLOW) && !queue.isEmpty()) {
+                    watching.compareAndSet(SLOW, FAST); // a caller skipped the wake-up meanwhile
+                }
+            } else if (watching.compareAndSet(mode, OFF)) {
+                // Nothing waits or blocks: the next caller that finds too few threads awake
+                // starts the looks again.
+                blocked = 0;
                 if (!queue.isEmpty()) {
-                    watching.compareAndSet(false, true); // a caller skipped the wake-up meanwhile
+                    watching.compareAndSet(OFF, FAST); // a caller skipped the wake-up meanwhile
                 }
             }
         }

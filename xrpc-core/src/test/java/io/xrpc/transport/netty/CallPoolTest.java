@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -172,10 +174,11 @@ class CallPoolTest {
     /**
      * Before: the interrupt a call left (catching InterruptedException and restoring the flag) was
      * cleared only as the next call began, so the idle thread's every park returned at once and it
-     * spun on a core until its keep-alive ended (an outside review found it).
+     * spun on a core until its keep-alive ended (an outside review found it). The same for an
+     * interrupt sent to an idle thread from outside.
      */
     @Test
-    void aThreadLeftInterruptedByItsCallParksInsteadOfSpinning() {
+    void aThreadLeftInterruptedParksInsteadOfSpinning() {
         CallPool p = pool(1, 4, 1, TimeUnit.SECONDS.toNanos(60));
         AtomicReference<Thread> ran = new AtomicReference<>();
         p.execute(() -> {
@@ -183,16 +186,26 @@ class CallPoolTest {
             Thread.currentThread().interrupt();
         });
         await().atMost(Duration.ofSeconds(20)).until(() -> ran.get() != null);
+        assertParked(ran.get());
+        ran.get().interrupt(); // from outside, while it waits for calls
+        assertParked(ran.get());
+    }
+
+    /** The thread waits without using CPU: a spinning one would use most of a core meanwhile. */
+    private static void assertParked(Thread t) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        await().atMost(Duration.ofSeconds(20)).until(() -> t.getState() == Thread.State.TIMED_WAITING);
+        long before = mx.getThreadCpuTime(t.getId());
         await().atMost(Duration.ofSeconds(20))
                 .during(Duration.ofMillis(300))
-                .until(() -> ran.get().getState() == Thread.State.TIMED_WAITING);
+                .until(() -> mx.getThreadCpuTime(t.getId()) - before < TimeUnit.MILLISECONDS.toNanos(30));
     }
 
     /**
      * Before: calls that each blocked for less than a millisecond (a database round trip) were never
      * seen running at two looks, so the pool kept its one awake thread and the calls queued behind
-     * it while the rest of the threads slept (an outside review found it). Most calls being long now
-     * makes every call wake a thread, as a plain pool does.
+     * it while the rest of the threads slept (an outside review found it). Calls still waiting a
+     * tick after they were seen waiting now wake more threads.
      */
     @Test
     void callsThatEachBlockBrieflyAreSpreadOverThreads() {
