@@ -2,8 +2,10 @@ package io.xrpc.serialize.kryo;
 
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
+import io.xrpc.internal.ByteBufferInputStream;
 import io.xrpc.serialize.ReadGuard;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * Kryo's input with every length it reads checked against the bytes left in the message before
@@ -35,6 +37,22 @@ final class GuardedInput extends Input {
             }
         }
         return r;
+    }
+
+    /**
+     * Reads a message held in {@code message} (its position to its limit), which this leaves at its
+     * limit. One that fits the buffer is copied into it whole, so that Kryo reads from an array as
+     * it does on its own (through a stream, refilling and asking the stream what is left took a
+     * fifth of reading a page); a larger one is read through a stream.
+     */
+    void attach(ByteBuffer message) {
+        int n = message.remaining();
+        if (n <= buffer.length) {
+            message.get(buffer, 0, n);
+            setBuffer(buffer, 0, n);
+        } else {
+            setInputStream(new ByteBufferInputStream(message));
+        }
     }
 
     /** The next {@link #readVarInt(boolean)} is the element count (plus one) of a {@code what}. */

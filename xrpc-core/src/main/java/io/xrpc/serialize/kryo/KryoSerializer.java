@@ -2,7 +2,6 @@ package io.xrpc.serialize.kryo;
 
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Output;
-import io.xrpc.internal.ByteBufferInputStream;
 import io.xrpc.serialize.ClassAllowList;
 import io.xrpc.serialize.ReadGuard;
 import io.xrpc.serialize.ReadLimits;
@@ -75,10 +74,21 @@ final class KryoSerializer implements Serializer {
     @Override
     public Object[] readArguments(InputStream in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         Slot s = slots.get();
+        s.input.setInputStream(in);
+        return readArguments(s, parameterTypes, deadlineNanos);
+    }
+
+    @Override
+    public Object[] readArguments(ByteBuffer in, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
+        Slot s = slots.get();
+        s.input.attach(in);
+        return readArguments(s, parameterTypes, deadlineNanos);
+    }
+
+    private Object[] readArguments(Slot s, Class<?>[] parameterTypes, long deadlineNanos) throws IOException {
         boolean ok = false;
         try {
             GuardedInput i = s.input;
-            i.setInputStream(in);
             s.kryo.guard.begin(deadlineNanos);
             Object[] args = new Object[parameterTypes.length];
             for (int n = 0; n < args.length; n++) {
@@ -143,7 +153,7 @@ final class KryoSerializer implements Serializer {
         Slot s = slots.get();
         boolean ok = false;
         try {
-            s.input.setInputStream(new ByteBufferInputStream(in));
+            s.input.attach(in);
             s.kryo.guard.begin(deadlineNanos);
             byte mark = s.input.readByte();
             Object value;
@@ -168,9 +178,20 @@ final class KryoSerializer implements Serializer {
     @Override
     public Object readResult(InputStream in, Class<?> type, long deadlineNanos) throws IOException {
         Slot s = slots.get();
+        s.input.setInputStream(in);
+        return readResult(s, deadlineNanos);
+    }
+
+    @Override
+    public Object readResult(ByteBuffer in, Class<?> type, long deadlineNanos) throws IOException {
+        Slot s = slots.get();
+        s.input.attach(in);
+        return readResult(s, deadlineNanos);
+    }
+
+    private Object readResult(Slot s, long deadlineNanos) throws IOException {
         boolean ok = false;
         try {
-            s.input.setInputStream(in);
             s.kryo.guard.begin(deadlineNanos);
             Object value = s.kryo.readClassAndObject(s.input);
             checkConsumed(s.input, -1);
