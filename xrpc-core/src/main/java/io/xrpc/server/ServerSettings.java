@@ -193,7 +193,11 @@ abstract class ServerSettings<B extends ServerSettings<B>> extends EndpointBuild
         return self();
     }
 
-    /** Threads that run calls: default 200. */
+    /**
+     * Threads that may run calls at once: default 200. As many as cores are kept awake while calls
+     * come, each taking the next call as it finishes one, so that handing a call over wakes no
+     * thread under load; others are woken as calls block or wait (docs/BENCHMARKS.md, issue 40).
+     */
     public B executorThreads(int n) {
         this.executorThreads = Checks.atLeast("executorThreads", n, 1);
         return self();
