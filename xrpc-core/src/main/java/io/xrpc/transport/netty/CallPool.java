@@ -89,7 +89,7 @@ final class CallPool extends AbstractExecutorService {
     private final ConcurrentLinkedDeque<Worker> idle = new ConcurrentLinkedDeque<>();
 
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
-    /** Awake threads whose call the watchdog saw running at its last two looks. */
+    /** Awake threads the watchdog saw waiting in the same call at its last two looks. */
     private volatile int blocked;
 
     private final Thread watchdog;
