@@ -41,9 +41,12 @@ import org.slf4j.LoggerFactory;
  * threads take more calls per tick (when the last ones added did not, the cores are the limit, and
  * more threads would only take turns on them). A call behind blocked ones waits a tick or two, and
  * a burst of blocking calls has a thread each within a few ticks, for as long as the pool has
- * threads to give (at most {@code maxThreads}). While calls block and none waits, it looks every
- * {@link #SLOW_TICK_NANOS}, so that its count of blocked threads stays true. Threads are kept LIFO,
- * so the same few stay warm; one idle for {@code keepAliveNanos} ends.
+ * threads to give (at most {@code maxThreads}). It also estimates how long a call takes (calls
+ * under way over calls finished per tick, Little's law): while calls take over
+ * {@link #LONG_CALL_NANOS} they wait on something else than the cores, a wake-up is small beside
+ * them, and every call wakes a thread, as in a plain pool. While calls block or run long and none
+ * waits, it looks every {@link #SLOW_TICK_NANOS}, so that what it knows stays true. Threads are
+ * kept LIFO, so the same few stay warm; one idle for {@code keepAliveNanos} ends.
  *
  * <p>Bounded: at most {@code maxThreads} threads, and at most {@code maxThreads + queue} calls
  * accepted and not finished (waiting or running); past that {@link #execute} throws
@@ -57,6 +60,12 @@ final class CallPool extends AbstractExecutorService {
     static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How often it looks while calls block and none waits. */
     static final long SLOW_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * Calls that take longer than this (wall time, as the watchdog estimates it) wait on something
+     * else than the cores: each is worth a wake-up (about 10 µs), as in a plain pool. Well above
+     * what short calls come to when 256 callers keep the cores busy (about 75 µs measured).
+     */
+    static final long LONG_CALL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Waiting calls the pool keeps in a preallocated ring; beyond this a linked queue. */
     private static final int RING_LIMIT = 1 << 16;
 
@@ -91,6 +100,10 @@ final class CallPool extends AbstractExecutorService {
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     /** Awake threads the watchdog saw waiting in the same call at its last two looks. */
     private volatile int blocked;
+    /** How long a call has taken lately (wall time), as the watchdog estimates it; 0 when it does not look. */
+    private volatile long callNanos;
+    /** Whether calls are long lately ({@link #LONG_CALL_NANOS}): then each call wakes a thread. */
+    private volatile boolean longCalls;
 
     private final Thread watchdog;
     /** How often the watchdog looks: OFF, SLOW or FAST. */
@@ -153,7 +166,8 @@ final class CallPool extends AbstractExecutorService {
 
     /** Wakes a thread if too few are awake for the calls that wait, else makes sure the watchdog looks. */
     private void signal() {
-        if (awake.get() - blocked < parallelism && wake()) {
+        // Too few awake for the cores, or calls so long (they wait on I/O) that each is worth a wake-up.
+        if ((awake.get() - blocked < parallelism || longCalls) && wake()) {
             return;
         }
         if (watching.get() != FAST && watching.getAndSet(FAST) != FAST) {
@@ -342,11 +356,14 @@ final class CallPool extends AbstractExecutorService {
                 LockSupport.parkNanos(this, next - now);
                 continue;
             }
+            long interval = now - lastLook;
             lastLook = now;
             int b = 0;
+            int inCall = 0;
             long taken = 0;
             for (Worker w : workers) {
                 long c = w.calls.get();
+                inCall += (int) (c & 1);
                 // A thread that runs one call from one look to the next, waiting (a lock, a sleep, a
                 // future): blocked. One that runs is only slow, or not given a core.
                 if ((c & 1) != 0 && c == w.seenCalls && w.thread.getState() != Thread.State.RUNNABLE) {
@@ -359,6 +376,18 @@ final class CallPool extends AbstractExecutorService {
             blocked = b;
             long rate = taken - takenAtLook;
             takenAtLook = taken;
+            // How long a call takes, by Little's law (calls under way = calls a second x their
+            // time), smoothed over looks: where calls are long (they wait on I/O), a caller wakes a
+            // thread rather than wait for one of the awake ones to finish.
+            long sample = rate > 0 ? inCall * interval / rate : inCall > 0 ? interval : 0;
+            long estimate = (callNanos + sample) >>> 1;
+            callNanos = estimate;
+            // Long from above LONG_CALL_NANOS until below half of it: one noisy look does not flip it.
+            if (estimate > LONG_CALL_NANOS) {
+                longCalls = true;
+            } else if (estimate < LONG_CALL_NANOS / 2) {
+                longCalls = false;
+            }
             // Calls accepted before the last look and not taken since waited a tick or more: the
             // awake threads do not keep up (their calls wait on I/O, however briefly, or the cores
             // are all busy). Up to as many threads again as are awake, for as long as more threads
@@ -379,14 +408,16 @@ final class CallPool extends AbstractExecutorService {
             }
             if (!queue.isEmpty()) {
                 watching.set(FAST);
-            } else if (b > 0) {
+            } else if (b > 0 || inCall > 0 && longCalls) {
                 if (watching.compareAndSet(FAST, SLOW) && !queue.isEmpty()) {
                     watching.compareAndSet(SLOW, FAST); // a caller skipped the wake-up meanwhile
                 }
             } else if (watching.compareAndSet(mode, OFF)) {
-                // Nothing waits or blocks: the next caller that finds too few threads awake
-                // starts the looks again.
+                // Nothing waits, blocks or runs long: the next caller that finds too few threads
+                // awake starts the looks again.
                 blocked = 0;
+                callNanos = 0;
+                longCalls = false;
                 if (!queue.isEmpty()) {
                     watching.compareAndSet(OFF, FAST); // a caller skipped the wake-up meanwhile
                 }
