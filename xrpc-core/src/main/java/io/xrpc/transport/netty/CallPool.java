@@ -166,8 +166,9 @@ final class CallPool extends AbstractExecutorService {
 
     /** Wakes a thread if too few are awake for the calls that wait, else makes sure the watchdog looks. */
     private void signal() {
-        // Too few awake for the cores, or calls so long (they wait on I/O) that each is worth a wake-up.
-        if ((awake.get() - blocked < parallelism || longCalls) && wake()) {
+        // Too few awake for the cores, or calls so long (they wait on I/O) that each is worth
+        // waking an idle thread for (not starting one: the watchdog adds threads while more take more).
+        if ((awake.get() - blocked < parallelism ? wake() : longCalls && wakeIdle())) {
             return;
         }
         if (watching.get() != FAST && watching.getAndSet(FAST) != FAST) {
@@ -175,14 +176,24 @@ final class CallPool extends AbstractExecutorService {
         }
     }
 
-    /** Wakes the thread that parked last, or starts one; false when none can be (all awake, or none starts). */
-    private boolean wake() {
+    /** Wakes the thread that parked last, if one is parked. */
+    private boolean wakeIdle() {
         awake.incrementAndGet();
         for (Worker w; (w = idle.pollFirst()) != null; ) {
             if (w.wake()) {
                 return true;
             }
         }
+        awake.decrementAndGet();
+        return false;
+    }
+
+    /** Wakes the thread that parked last, or starts one; false when none can be (all awake, or none starts). */
+    private boolean wake() {
+        if (wakeIdle()) {
+            return true;
+        }
+        awake.incrementAndGet();
         if (stopped) {
             awake.decrementAndGet();
             return false; // what waits was given back or abandoned, not to be run
@@ -379,10 +390,16 @@ final class CallPool extends AbstractExecutorService {
             // How long a call takes, by Little's law (calls under way = calls a second x their
             // time), smoothed over looks: where calls are long (they wait on I/O), a caller wakes a
             // thread rather than wait for one of the awake ones to finish.
-            long sample = rate > 0 ? inCall * interval / rate : inCall > 0 ? interval : 0;
-            long estimate = (callNanos + sample) >>> 1;
-            callNanos = estimate;
-            // Long from above LONG_CALL_NANOS until below half of it: one noisy look does not flip it.
+            // Only looks at which calls finished count (one with none would read as one long
+            // call), each at most twice the threshold, so that one look (a GC pause) cannot make
+            // calls long on its own.
+            long estimate = callNanos;
+            if (rate > 0) {
+                long sample = Math.min(inCall * interval / rate, 2 * LONG_CALL_NANOS);
+                estimate = (estimate + sample) >>> 1;
+                callNanos = estimate;
+            }
+            // Long from above LONG_CALL_NANOS until below half of it.
             if (estimate > LONG_CALL_NANOS) {
                 longCalls = true;
             } else if (estimate < LONG_CALL_NANOS / 2) {
