@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * threads to give (at most {@code maxThreads}). It also estimates how long a call takes (calls
  * under way over calls finished per tick, Little's law): while calls take over
  * {@link #LONG_CALL_NANOS} they wait on something else than the cores, a wake-up is small beside
- * them, and every call wakes a thread, as in a plain pool. While calls block or run long and none
+ * them, and every call wakes an idle thread, as in a plain pool. While calls block or run long and none
  * waits, it looks every {@link #SLOW_TICK_NANOS}, so that what it knows stays true. Threads are
  * kept LIFO, so the same few stay warm; one idle for {@code keepAliveNanos} ends.
  *
