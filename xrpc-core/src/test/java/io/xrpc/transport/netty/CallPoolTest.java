@@ -136,7 +136,7 @@ class CallPoolTest {
 
     @Test
     void idleThreadsEnd() {
-        CallPool p = pool(4, 4, 2, TimeUnit.MILLISECONDS.toNanos(20));
+        CallPool p = pool(4, 16, 2, TimeUnit.MILLISECONDS.toNanos(20)); // room for all ten at once
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 10; i++) {
             p.execute(ran::incrementAndGet);
