@@ -100,8 +100,6 @@ final class CallPool extends AbstractExecutorService {
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     /** Awake threads the watchdog saw waiting in the same call at its last two looks. */
     private volatile int blocked;
-    /** How long a call has taken lately (wall time), as the watchdog estimates it; 0 when it does not look. */
-    private volatile long callNanos;
     /** Whether calls are long lately ({@link #LONG_CALL_NANOS}): then each call wakes a thread. */
     private volatile boolean longCalls;
 
@@ -289,11 +287,6 @@ final class CallPool extends AbstractExecutorService {
 
         /** Parks until woken (true), or until idle too long or the pool ends (false, no longer counted awake). */
         private boolean park() {
-            if (!stopped) {
-                // An interrupt left by a call (catching InterruptedException and restoring the
-                // flag) or sent from outside would make every park return at once: a spinning thread.
-                Thread.interrupted();
-            }
             awake.decrementAndGet();
             // A caller that saw this thread awake woke nobody: look at the queue once more.
             if (!queue.isEmpty()) {
@@ -320,7 +313,9 @@ final class CallPool extends AbstractExecutorService {
                 }
                 LockSupport.parkNanos(this, left);
                 if (!stopped) {
-                    Thread.interrupted(); // interrupted while it waited for calls: wait on
+                    // Interrupted from outside while it waited for calls: a flag left set would make
+                    // every park return at once (a spinning thread). Wait on.
+                    Thread.interrupted();
                 }
             }
             // Woken, and counted awake by whoever woke it.
@@ -337,7 +332,9 @@ final class CallPool extends AbstractExecutorService {
         long lastLook = 0;
         long acceptedAtLook = 0;
         long takenAtLook = 0;
-        /** Calls taken in the tick before the last wake-ups for late calls; -1 when none were made. */
+        // How long a call has taken lately (wall time), by Little's law; 0 while it does not look.
+        long callNanos = 0;
+        // Calls taken in the tick before the last wake-ups for late calls; -1 when none were made.
         long rateBeforeGrowth = -1;
         boolean fresh = true;
         while (!stopped && !(shutdown && threads.get() == 0)) {
