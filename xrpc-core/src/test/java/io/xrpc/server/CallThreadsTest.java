@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -45,18 +46,26 @@ class CallThreadsTest {
         }
     }
 
+    /** A ThreadKind provider on loopback, its builder first given {@code setUp}. */
+    private static RpcServer threadKindServer(UnaryOperator<RpcServer.Builder> setUp) {
+        return setUp.apply(RpcServer.builder().host("127.0.0.1"))
+                .service(ThreadKind.class, new ThreadKindImpl())
+                .build()
+                .start();
+    }
+
+    /** The ThreadKind {@code server} exports, called without retries. */
+    private static ThreadKind threadKind(RpcClient client, RpcServer server) {
+        return client.proxy(
+                ThreadKind.class,
+                ReferenceOptions.builder().address(server.endpoint()).retries(0).build());
+    }
+
     @Test
     void platformThreadsAreTheDefault() {
-        try (RpcServer server = RpcServer.builder()
-                        .host("127.0.0.1")
-                        .service(ThreadKind.class, new ThreadKindImpl())
-                        .build()
-                        .start();
+        try (RpcServer server = threadKindServer(b -> b);
                 RpcClient client = RpcClient.builder().build()) {
-            ThreadKind kind = client.proxy(
-                    ThreadKind.class,
-                    ReferenceOptions.builder().address(server.endpoint()).build());
-            assertThat(kind.name()).startsWith("xrpc-server-call");
+            assertThat(threadKind(client, server).name()).startsWith("xrpc-server-call");
         }
     }
 
@@ -77,16 +86,9 @@ class CallThreadsTest {
     @Test
     @EnabledForJreRange(min = JRE.JAVA_21)
     void onJdk21CallsRunOnVirtualThreadsNamedAfterTheServer() {
-        try (RpcServer server = RpcServer.builder()
-                        .host("127.0.0.1")
-                        .callThreads(CallThreads.VIRTUAL)
-                        .service(ThreadKind.class, new ThreadKindImpl())
-                        .build()
-                        .start();
+        try (RpcServer server = threadKindServer(b -> b.callThreads(CallThreads.VIRTUAL));
                 RpcClient client = RpcClient.builder().build()) {
-            ThreadKind kind = client.proxy(
-                    ThreadKind.class,
-                    ReferenceOptions.builder().address(server.endpoint()).build());
+            ThreadKind kind = threadKind(client, server);
             assertThat(kind.virtual()).isTrue();
             assertThat(kind.name()).startsWith("xrpc-server-call-");
         }
@@ -181,32 +183,13 @@ class CallThreadsTest {
             t.setDaemon(true);
             return t;
         });
-        try (RpcServer server = RpcServer.builder()
-                        .host("127.0.0.1")
-                        .executor(app)
-                        .service(ThreadKind.class, new ThreadKindImpl())
-                        .build()
-                        .start();
-                RpcServer refusing = RpcServer.builder()
-                        .host("127.0.0.1")
-                        .executor(call -> {
-                            throw new RejectedExecutionException("the application's pool is full");
-                        })
-                        .service(ThreadKind.class, new ThreadKindImpl())
-                        .build()
-                        .start();
+        try (RpcServer server = threadKindServer(b -> b.executor(app));
+                RpcServer refusing = threadKindServer(b -> b.executor(call -> {
+                    throw new RejectedExecutionException("the application's pool is full");
+                }));
                 RpcClient client = RpcClient.builder().build()) {
-            ThreadKind kind = client.proxy(
-                    ThreadKind.class,
-                    ReferenceOptions.builder().address(server.endpoint()).build());
-            assertThat(kind.name()).isEqualTo("app-call");
-            ThreadKind refused = client.proxy(
-                    ThreadKind.class,
-                    ReferenceOptions.builder()
-                            .address(refusing.endpoint())
-                            .retries(0)
-                            .build());
-            assertThatThrownBy(refused::name).isInstanceOfSatisfying(RpcException.class, e -> {
+            assertThat(threadKind(client, server).name()).isEqualTo("app-call");
+            assertThatThrownBy(threadKind(client, refusing)::name).isInstanceOfSatisfying(RpcException.class, e -> {
                 assertThat(e.status()).isEqualTo(RpcStatus.SERVER_BUSY);
                 assertThat(e.getMessage()).contains("its executor refused the call (the application's pool is full)");
             });
