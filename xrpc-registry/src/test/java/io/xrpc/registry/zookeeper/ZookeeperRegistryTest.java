@@ -82,6 +82,11 @@ class ZookeeperRegistryTest {
         return c;
     }
 
+    /** {@code registered} as a consumer of the per-instance layout sees it: shared between services, without a key. */
+    private static ServiceInstance discovered(ServiceInstance registered) {
+        return ServiceInstance.shared(registered.endpoint(), registered);
+    }
+
     @Test
     void registersDiscoversAndUnregistersWithVersionAndGroupIsolation() {
         try (ZookeeperRegistry provider = registry();
@@ -96,7 +101,7 @@ class ZookeeperRegistryTest {
             provider.register(instance(ServiceKey.of(GateService.class, "2.0", "blue"), 20002));
             await().atMost(Duration.ofSeconds(10)).until(() -> blue.instances().size() == 1);
             ServiceInstance seen = blue.instances().get(0);
-            assertThat(seen).isEqualTo(one);
+            assertThat(seen).as("what it says of the service, shared: no key").isEqualTo(discovered(one));
             assertThat(seen.metadata()).containsEntry("zone", "eu 1");
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> otherVersion.instances().size() == 1);
@@ -116,7 +121,7 @@ class ZookeeperRegistryTest {
             ServiceInstance one = instance(KEY, 20007);
             provider.register(one);
             // No waiting: a reference made right after subscribing must be able to call at once.
-            assertThat(consumer.subscribe(KEY, l -> {}).instances()).containsExactly(one);
+            assertThat(consumer.subscribe(KEY, l -> {}).instances()).containsExactly(discovered(one));
         }
     }
 
@@ -326,7 +331,7 @@ class ZookeeperRegistryTest {
                 Stat s = look.checkExists().forPath(path);
                 return s != null && s.getEphemeralOwner() != firstSession;
             });
-            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().equals(List.of(one)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> sub.instances().equals(List.of(discovered(one))));
         }
     }
 

@@ -2,21 +2,48 @@ package io.xrpc.registry.zookeeper.discover;
 
 import io.xrpc.common.Endpoint;
 import io.xrpc.registry.ServiceInstance;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A provider list kept for changes one address at a time: the list itself, a {@link ChunkedList}
- * replaced (never changed) on every change so that a published list can be a view of it, and
- * where each address is in it, an open-addressing table of positions (-1: empty) at most three
- * quarters full, about 8 bytes per provider. An arrival or a departure finds its place in O(1)
- * and copies about P/64 + 128 references. Not thread-safe: its {@link ProviderList} guards it.
+ * A provider list kept for changes one address at a time, immutable: the list itself, a
+ * {@link ChunkedList} (a published list is a view of it), and where each address is in it, an
+ * open-addressing table of positions (-1: empty) at most three quarters full, about 8 bytes per
+ * provider. A change makes a new index: it finds its place in O(1), copies about P/64 + 128
+ * references of the list and the table's ints (P = 2,000: 16 KB).
+ *
+ * <p><b>Shared between services.</b> The lists of services that the same instances serve alike
+ * (every service of an application, most often) are one index: {@link AppWatch} starts a new
+ * subscription on an equal index, and each index remembers its last change and what it made, so
+ * that the next list making the same change from the same index takes the same result. A consumer
+ * following 20 services of 2,000 instances then holds one list of 2,000 entries, not twenty.
+ * The memory is racy by design: a list that misses it makes its own equal index.
  */
 final class AddressIndex {
-    private ChunkedList<ServiceInstance> listed = ChunkedList.empty();
-    private int[] slots = emptySlots(16);
+    static final AddressIndex EMPTY = new AddressIndex(ChunkedList.empty(), emptySlots(16));
 
-    /** The list now; it never changes, later changes make a new one. */
+    /** A change and its result: {@code arg} the instance put, or the address removed. */
+    private record Step(Object arg, AddressIndex result) {}
+
+    private final ChunkedList<ServiceInstance> listed;
+    private final int[] slots;
+    /** This index's last change (racy, see above). */
+    private volatile Step next;
+
+    private AddressIndex(ChunkedList<ServiceInstance> listed, int[] slots) {
+        this.listed = listed;
+        this.slots = slots;
+    }
+
+    /** An index of {@code list}. O(list). */
+    static AddressIndex of(List<ServiceInstance> list) {
+        return list.isEmpty() ? EMPTY : indexed(ChunkedList.of(list));
+    }
+
+    /** The list; it never changes. */
     ChunkedList<ServiceInstance> list() {
         return listed;
     }
@@ -29,51 +56,110 @@ final class AddressIndex {
         return listed.isEmpty();
     }
 
-    /** The whole list is {@code next} now. O(list). */
-    void replaceAll(List<ServiceInstance> next) {
-        listed = next.isEmpty() ? ChunkedList.empty() : ChunkedList.of(next);
-        index();
+    /** The entry listed at {@code e}, or null. */
+    ServiceInstance get(Endpoint e) {
+        int slot = slotOf(slots, listed, e);
+        return slot < 0 ? null : listed.get(slots[slot]);
     }
 
-    /** Lists {@code i} in its address's place, or at the end; whether anything changed. */
-    boolean put(ServiceInstance i) {
-        int slot = slotOf(i.endpoint());
-        if (slot >= 0) {
-            int at = slots[slot];
-            if (listed.get(at).equals(i)) {
+    /** Whether this index lists exactly {@code items} (the same entries, in any order). O(items). */
+    boolean listsExactly(List<ServiceInstance> items) {
+        if (items.size() != listed.size()) {
+            return false;
+        }
+        for (ServiceInstance i : items) {
+            if (get(i.endpoint()) != i) {
                 return false;
-            }
-            listed = listed.with(at, i);
-        } else {
-            listed = listed.plus(i);
-            if ((listed.size() << 2) > slots.length * 3) {
-                index(); // grown past three quarters: a table twice the size
-            } else {
-                slots[-slot - 1] = listed.size() - 1;
             }
         }
         return true;
     }
 
-    /**
-     * Takes {@code e} out of the list, the last entry taking its place (the new list shares every
-     * chunk but two with the last); returns what it was, or null when it was not listed.
-     */
-    ServiceInstance remove(Endpoint e) {
-        int slot = slotOf(e);
+    /** This index with {@code i} in its address's place, or at the end; {@code this} when it is listed so already. */
+    AddressIndex put(ServiceInstance i) {
+        Step s = next;
+        if (s != null && s.arg == i) {
+            return s.result;
+        }
+        AddressIndex r = putting(i);
+        if (r != this) {
+            next = new Step(i, r);
+        }
+        return r;
+    }
+
+    private AddressIndex putting(ServiceInstance i) {
+        int slot = slotOf(slots, listed, i.endpoint());
+        if (slot >= 0) {
+            int at = slots[slot];
+            if (listed.get(at).equals(i)) {
+                return this;
+            }
+            return new AddressIndex(listed.with(at, i), slots); // same places
+        }
+        ChunkedList<ServiceInstance> l = listed.plus(i);
+        if ((l.size() << 2) > slots.length * 3) {
+            return indexed(l); // grown past three quarters: a table twice the size
+        }
+        int[] t = slots.clone();
+        t[-slot - 1] = l.size() - 1;
+        return new AddressIndex(l, t);
+    }
+
+    /** This index with every one of {@code items} put, made at once (a subscription joining a followed application). */
+    AddressIndex putAll(List<ServiceInstance> items) {
+        if (items.size() <= Math.max(16, listed.size() >> 4)) {
+            AddressIndex r = this;
+            for (ServiceInstance i : items) {
+                r = r.put(i);
+            }
+            return r;
+        }
+        List<ServiceInstance> all = new ArrayList<>(listed.size() + items.size());
+        all.addAll(listed);
+        Map<Endpoint, Integer> added = new HashMap<>();
+        boolean changed = false;
+        for (ServiceInstance i : items) {
+            int slot = slotOf(slots, listed, i.endpoint());
+            Integer at = slot >= 0 ? Integer.valueOf(slots[slot]) : added.get(i.endpoint());
+            if (at == null) {
+                added.put(i.endpoint(), all.size());
+                all.add(i);
+                changed = true;
+            } else if (!all.get(at).equals(i)) {
+                all.set(at, i);
+                changed = true;
+            }
+        }
+        return changed ? indexed(ChunkedList.of(all)) : this;
+    }
+
+    /** This index without {@code e}, the last entry taking its place; {@code this} when {@code e} is not listed. */
+    AddressIndex remove(Endpoint e) {
+        Step s = next;
+        if (s != null && s.arg == e) {
+            return s.result;
+        }
+        int slot = slotOf(slots, listed, e);
         if (slot < 0) {
-            return null;
+            return this;
         }
         int at = slots[slot];
         int last = listed.size() - 1;
-        ServiceInstance gone = listed.get(at);
-        ChunkedList<ServiceInstance> next = listed.minusSwapped(at);
-        deleteSlot(slot);
-        if (at != last) {
-            slots[slotOf(listed.get(last).endpoint())] = at;
+        ChunkedList<ServiceInstance> l = listed.minusSwapped(at);
+        AddressIndex r;
+        if (l.isEmpty()) {
+            r = EMPTY;
+        } else {
+            int[] t = slots.clone();
+            deleteSlot(t, listed, slot);
+            if (at != last) {
+                t[slotOf(t, listed, listed.get(last).endpoint())] = at;
+            }
+            r = new AddressIndex(l, t);
         }
-        listed = next;
-        return gone;
+        next = new Step(e, r);
+        return r;
     }
 
     private static int[] emptySlots(int n) {
@@ -82,15 +168,15 @@ final class AddressIndex {
         return t;
     }
 
-    private int home(Endpoint e) {
+    private static int home(int[] slots, Endpoint e) {
         int h = e.hashCode();
         return (h ^ (h >>> 16)) & (slots.length - 1);
     }
 
-    /** The slot holding {@code e}'s position, or {@code -(free slot) - 1} when it is not listed. */
-    private int slotOf(Endpoint e) {
+    /** The slot holding {@code e}'s position in {@code listed}, or {@code -(free slot) - 1} when it is not listed. */
+    private static int slotOf(int[] slots, ChunkedList<ServiceInstance> listed, Endpoint e) {
         int mask = slots.length - 1;
-        for (int h = home(e); ; h = (h + 1) & mask) {
+        for (int h = home(slots, e); ; h = (h + 1) & mask) {
             int at = slots[h];
             if (at < 0) {
                 return -h - 1;
@@ -102,10 +188,10 @@ final class AddressIndex {
     }
 
     /** Empties slot {@code i}, moving back the entries after it that would no longer be found. */
-    private void deleteSlot(int i) {
+    private static void deleteSlot(int[] slots, ChunkedList<ServiceInstance> listed, int i) {
         int mask = slots.length - 1;
         for (int j = (i + 1) & mask; slots[j] >= 0; j = (j + 1) & mask) {
-            int k = home(listed.get(slots[j]).endpoint());
+            int k = home(slots, listed.get(slots[j]).endpoint());
             boolean stays = i <= j ? i < k && k <= j : i < k || k <= j;
             if (!stays) {
                 slots[i] = slots[j];
@@ -115,18 +201,19 @@ final class AddressIndex {
         slots[i] = -1;
     }
 
-    /** Builds {@link #slots} for {@link #listed} anew. */
-    private void index() {
+    /** An index of {@code l}. */
+    private static AddressIndex indexed(ChunkedList<ServiceInstance> l) {
         int size = 16;
-        while (size * 3 < (listed.size() << 2)) {
+        while (size * 3 < (l.size() << 2)) {
             size <<= 1;
         }
-        slots = emptySlots(size);
-        for (int at = 0; at < listed.size(); at++) {
-            int s = slotOf(listed.get(at).endpoint());
+        int[] t = emptySlots(size);
+        for (int at = 0; at < l.size(); at++) {
+            int s = slotOf(t, l, l.get(at).endpoint());
             if (s < 0) {
-                slots[-s - 1] = at;
+                t[-s - 1] = at;
             }
         }
+        return new AddressIndex(l, t);
     }
 }

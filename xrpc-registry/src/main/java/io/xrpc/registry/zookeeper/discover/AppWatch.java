@@ -7,8 +7,10 @@ import io.xrpc.registry.zookeeper.session.Trust;
 import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -47,7 +49,10 @@ final class AppWatch {
     private final Trust trust;
     final String app;
     final String dir;
-    final Map<Endpoint, Member> members = new HashMap<>();
+    final MemberTable members = new MemberTable();
+    /** Members whose current node carries the leaving mark: their deletion is a departure. */
+    final Set<Endpoint> leaving = new HashSet<>();
+
     final Map<String, Used> revisions = new HashMap<>();
     /** Revisions that could not be read, and when (nanoTime): not asked for again for a while. */
     final Map<String, Long> unreadable = new HashMap<>();
@@ -110,15 +115,24 @@ final class AppWatch {
             return;
         }
         List<ServiceInstance> all = new ArrayList<>(members.size());
-        members.forEach((e, m) -> {
-            ServiceInstance i = m.revision.instance(t.key(), e);
+        members.forEach(m -> {
+            ServiceInstance i = m.entry(t.key());
             if (i != null) {
                 all.add(i);
             }
         });
-        if (!all.isEmpty()) {
-            t.arrivedAll(all);
+        if (all.isEmpty()) {
+            return;
         }
+        for (InstanceDirectory.Target u : targets) {
+            // Another service these instances serve alike: one list for both (AddressIndex).
+            AddressIndex l = u == t ? null : u.listing();
+            if (l != null && t.listing().isEmpty() && l.listsExactly(all)) {
+                t.adopt(l);
+                return;
+            }
+        }
+        t.arrivedAll(all);
     }
 
     /** {@code t} stops following this application: what it had from here leaves its list. */
@@ -126,9 +140,9 @@ final class AppWatch {
         if (!believed) {
             return;
         }
-        members.forEach((e, m) -> {
-            if (m.revision.services().containsKey(t.key())) {
-                directory.depart(t, e, true, this);
+        members.forEach(m -> {
+            if (m.serves(t.key())) {
+                directory.depart(t, m.endpoint, true, false, this);
             }
         });
     }
@@ -154,29 +168,30 @@ final class AppWatch {
                 now.computeIfAbsent(e, x -> new ArrayList<>(1)).add(NodeCodec.instanceRevision(n));
             }
         }
-        for (Endpoint e : new ArrayList<>(members.keySet())) {
-            if (!now.containsKey(e)) {
-                drop(e, true);
+        for (Member m : members.all()) {
+            if (!now.containsKey(m.endpoint)) {
+                // Gone while this consumer was away: its leaving unseen, held as if its session ended.
+                drop(m.endpoint, true, !leaving.remove(m.endpoint));
             }
         }
         now.forEach((e, revs) -> {
             Member m = members.get(e);
             // The one known stays current when it is still there; else the first readable.
             String current = null;
-            if (m != null && revs.contains(m.revision.id())) {
-                current = m.revision.id();
+            if (m != null && revs.contains(m.revision().id())) {
+                current = m.revision().id();
             } else {
                 for (String r : revs) {
                     set(e, r);
                     Member after = members.get(e);
-                    if (after != null && after.revision.id().equals(r)) {
+                    if (after != null && after.revision().id().equals(r)) {
                         current = r;
                         break;
                     }
                 }
             }
             if (current == null) {
-                drop(e, true); // none of its nodes can be read now (a second look is scheduled)
+                drop(e, true, false); // none of its nodes can be read now (a second look is scheduled)
                 return;
             }
             members.get(e).setOthers(revs, current);
@@ -221,8 +236,8 @@ final class AppWatch {
                     st.getAversion(),
                     trust.identity(),
                     ZookeeperAcl.hiddenDigests(acl));
-            for (Endpoint e : new ArrayList<>(members.keySet())) {
-                drop(e, false);
+            for (Member m : members.all()) {
+                drop(m.endpoint, false, false);
             }
         }
     }
@@ -252,17 +267,24 @@ final class AppWatch {
                 return;
             }
             String revision = NodeCodec.instanceRevision(name);
-            if (event.getType() == Watcher.Event.EventType.NodeCreated) {
+            if (event.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                // An instance node has no data but the leaving mark its provider writes before it
+                // deletes the node: what follows is a departure, not a session's end.
                 Member m = members.get(e);
-                String before = m == null ? null : m.revision.id();
+                if (m != null && m.revision().id().equals(revision)) {
+                    leaving.add(m.endpoint);
+                }
+            } else if (event.getType() == Watcher.Event.EventType.NodeCreated) {
+                Member m = members.get(e);
+                String before = m == null ? null : m.revision().id();
                 set(e, revision);
                 if (m != null) {
                     // The newest node of the address is current (or, unreadable, known as another
                     // node of it); the older stays known until deleted. Replayed after a re-read,
                     // a creation of the current node changes nothing.
-                    m.removeOther(m.revision.id());
+                    m.removeOther(m.revision().id());
                     if (!before.equals(revision)) {
-                        m.addOther(m.revision.id().equals(revision) ? before : revision);
+                        m.addOther(m.revision().id().equals(revision) ? before : revision);
                     }
                 }
             } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
@@ -276,7 +298,7 @@ final class AppWatch {
     /** {@code e} serves {@code revision} now. */
     private void set(Endpoint e, String revision) {
         Member m = members.get(e);
-        if (m != null && m.revision.id().equals(revision)) {
+        if (m != null && m.revision().id().equals(revision)) {
             return;
         }
         if (m == null && members.size() >= InstanceDirectory.MAX_INSTANCES_PER_APP) {
@@ -293,19 +315,21 @@ final class AppWatch {
         if (r == null) {
             return; // unreadable: the address keeps what it served, or stays unknown
         }
-        NodeCodec.Revision old = m == null ? null : m.revision;
+        NodeCodec.Revision old = m == null ? null : m.revision();
         if (m == null) {
-            members.put(e, new Member(r));
+            m = new Member(e, r);
+            members.add(m);
         } else {
-            m.revision = r;
+            m.revision(r);
             release(old);
+            leaving.remove(e); // a mark was the old node's
         }
         for (InstanceDirectory.Target t : targets) {
-            ServiceInstance i = r.instance(t.key(), e);
+            ServiceInstance i = m.entry(t.key());
             if (i != null) {
                 t.arrived(i);
             } else if (old != null && old.services().containsKey(t.key())) {
-                directory.depart(t, e, true, this);
+                directory.depart(t, m.endpoint, true, false, this);
             }
         }
     }
@@ -316,32 +340,39 @@ final class AppWatch {
         if (m == null) {
             return;
         }
-        if (!m.revision.id().equals(revision)) {
+        if (!m.revision().id().equals(revision)) {
             m.removeOther(revision); // the older node of a revision change: nothing changes for consumers
             return;
         }
+        boolean marked = leaving.remove(e); // the mark was the deleted node's: not another's that takes over
         for (String next = m.takeOther(); next != null; next = m.takeOther()) {
             if (next.equals(revision)) {
                 continue; // the deleted node itself
             }
             set(e, next);
-            if (members.get(e) == m && m.revision.id().equals(next)) {
+            if (members.get(e) == m && m.revision().id().equals(next)) {
                 return;
             }
         }
-        drop(e, true);
+        // Marked before it went (a provider leaving), or gone with its session: then held until it
+        // registers again under its next one (ShrinkGuard), never published as a departure.
+        drop(e, true, !marked);
     }
 
-    /** {@code e} left; {@code guarded}: through the shrink guard (false: no longer believed). */
-    private void drop(Endpoint e, boolean guarded) {
+    /**
+     * {@code e} left; {@code guarded}: through the shrink guard (false: no longer believed);
+     * {@code expired}: its node went without its leaving mark.
+     */
+    private void drop(Endpoint e, boolean guarded, boolean expired) {
+        leaving.remove(e);
         Member m = members.remove(e);
         if (m == null) {
             return;
         }
-        release(m.revision);
+        release(m.revision());
         for (InstanceDirectory.Target t : targets) {
-            if (m.revision.services().containsKey(t.key())) {
-                directory.depart(t, e, guarded, this);
+            if (m.serves(t.key())) {
+                directory.depart(t, m.endpoint, guarded, expired, this);
             }
         }
     }

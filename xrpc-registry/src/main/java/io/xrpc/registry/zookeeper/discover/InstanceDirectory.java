@@ -56,11 +56,23 @@ public final class InstanceDirectory {
         /** Many arrived at once (a subscription joining an application already followed): one list published. */
         void arrivedAll(List<ServiceInstance> instances);
 
-        /** An instance left; {@code guarded}: through the shrink guard (false: no longer believed). */
-        void departed(Endpoint endpoint, boolean guarded);
+        /**
+         * An instance left; {@code guarded}: through the shrink guard (false: no longer believed);
+         * {@code expired}: its node went with its session, not its leaving (held until it is back).
+         */
+        void departed(Endpoint endpoint, boolean guarded, boolean expired);
 
         /** The first list is known (perhaps empty): the subscription may return. */
         void ready();
+
+        /** The list as the registry gives it now (immutable). */
+        AddressIndex listing();
+
+        /**
+         * Takes {@code shared}, another subscription's equal list, as its own while it lists
+         * nothing yet: the two then stay one object while they change alike.
+         */
+        void adopt(AddressIndex shared);
     }
 
     final CuratorFramework client;
@@ -188,20 +200,20 @@ public final class InstanceDirectory {
      * {@code e} no longer serves {@code t}'s service through application {@code from}; another
      * application {@code t} follows may list the same address (a reused IP), and then keeps it.
      */
-    void depart(Target t, Endpoint e, boolean guarded, AppWatch from) {
+    void depart(Target t, Endpoint e, boolean guarded, boolean expired, AppWatch from) {
         MappingWatch m = mappings.get(t.key().interfaceName());
         for (String name : m == null ? Set.<String>of() : m.apps) { // the applications t can follow, not all
             AppWatch w = apps.get(name);
             if (w != null && w != from && w.believed && w.targets.contains(t)) {
                 Member other = w.members.get(e);
-                ServiceInstance i = other == null ? null : other.revision.instance(t.key(), e);
+                ServiceInstance i = other == null ? null : other.entry(t.key());
                 if (i != null) {
                     t.arrived(i);
                     return;
                 }
             }
         }
-        t.departed(e, guarded);
+        t.departed(e, guarded, expired);
     }
 
     boolean connected() {

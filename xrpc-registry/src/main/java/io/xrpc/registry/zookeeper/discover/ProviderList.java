@@ -6,9 +6,7 @@ import io.xrpc.registry.ServiceDiscovery.Listener;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.zookeeper.session.ZookeeperSession;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +28,11 @@ final class ProviderList implements InstanceDirectory.Target {
     private final Listener listener;
     private final ZookeeperSession session;
     private final long emptyListGraceMillis;
-    /** The list as the registry last gave it, believed; {@link #instances} adds what the guard holds. */
-    private final AddressIndex listed = new AddressIndex();
+    /**
+     * The list as the registry last gave it, believed; {@link #instances} adds what the guard
+     * holds. Immutable, and often the same object as other services' lists (AddressIndex).
+     */
+    private AddressIndex listed = AddressIndex.EMPTY; // guarded by this
 
     private final ShrinkGuard guard;
     private final CountDownLatch initialized = new CountDownLatch(1);
@@ -85,26 +86,26 @@ final class ProviderList implements InstanceDirectory.Target {
         }
         if (!believed) {
             guard.releaseAll();
-            listed.replaceAll(List.of());
+            listed = AddressIndex.EMPTY;
             emit(List.of(), graceOver, true);
             return;
         }
+        AddressIndex index = AddressIndex.of(next);
         if (guard.enabled() && (!listed.isEmpty() || !guard.isEmpty())) {
-            Map<Endpoint, ServiceInstance> now = new HashMap<>(next.size() * 2);
-            for (ServiceInstance i : next) {
-                now.put(i.endpoint(), i);
-            }
-            now.keySet().forEach(guard::back); // a restart, not a departure
+            next.forEach(i -> guard.back(i.endpoint())); // a restart, not a departure
             List<ServiceInstance> departed = new ArrayList<>();
             for (ServiceInstance i : listed.list()) {
-                if (!now.containsKey(i.endpoint())) {
+                if (index.get(i.endpoint()) == null && !guard.isHeld(i.endpoint())) {
                     departed.add(i);
                 }
             }
-            guard.departed(departed, listed.size());
+            guard.departed(departed, listed.size() - guard.size(), false);
+            if (!guard.isEmpty()) {
+                index = index.putAll(guard.heldInstances());
+            }
         }
-        listed.replaceAll(next);
-        emit(guard.withHeld(listed.list()), graceOver, true);
+        listed = index;
+        emit(listed.list(), graceOver, true);
     }
 
     /**
@@ -114,56 +115,89 @@ final class ProviderList implements InstanceDirectory.Target {
     @Override
     public synchronized void arrived(ServiceInstance i) {
         if (!closed && put(i)) {
-            emit(guard.withHeld(listed.list()), false, false);
+            emit(listed.list(), false, false);
         }
     }
 
     /** Many arrived at once (a subscription joining a followed application): published once. */
     @Override
     public synchronized void arrivedAll(List<ServiceInstance> all) {
-        boolean changed = false;
-        for (ServiceInstance i : all) {
-            changed |= !closed && put(i);
-        }
-        if (changed) {
-            emit(guard.withHeld(listed.list()), false, false);
-        }
-    }
-
-    private boolean put(ServiceInstance i) {
-        if (!listed.put(i)) {
-            return false;
-        }
-        guard.back(i.endpoint());
-        return true;
-    }
-
-    /** One instance left (the instance directory); {@code guarded}: the shrink guard may keep it. */
-    @Override
-    public synchronized void departed(Endpoint e, boolean guarded) {
         if (closed) {
             return;
         }
-        int before = listed.size();
-        ServiceInstance gone = listed.remove(e);
+        AddressIndex next = listed.putAll(all);
+        all.forEach(i -> guard.back(i.endpoint()));
+        if (next != listed) {
+            listed = next;
+            emit(listed.list(), false, false);
+        }
+    }
+
+    @Override
+    public synchronized AddressIndex listing() {
+        return listed;
+    }
+
+    @Override
+    public synchronized void adopt(AddressIndex shared) {
+        if (!closed && listed.isEmpty() && guard.isEmpty() && !shared.isEmpty()) {
+            listed = shared;
+            emit(listed.list(), false, false);
+        }
+    }
+
+    /** Lists {@code i}; a provider the guard held is the registry's again. Whether the list changed. */
+    private boolean put(ServiceInstance i) {
+        guard.back(i.endpoint());
+        AddressIndex next = listed.put(i);
+        if (next == listed) {
+            return false;
+        }
+        listed = next;
+        return true;
+    }
+
+    /**
+     * One instance left (the instance directory); {@code guarded}: the shrink guard may keep it
+     * (false: no longer believed); {@code expired}: its node went with its session, not with its
+     * leaving, and it is held until it registers again (ShrinkGuard).
+     */
+    @Override
+    public synchronized void departed(Endpoint e, boolean guarded, boolean expired) {
+        if (closed || guard.isHeld(e) && guarded) {
+            return; // held already: the registry had stopped listing it
+        }
+        ServiceInstance gone = listed.get(e);
         if (gone == null) {
             return;
         }
         if (guarded && guard.enabled()) {
-            guard.departed(List.of(gone), before);
-        } else {
-            guard.forget(e);
+            List<ServiceInstance> held = guard.departed(List.of(gone), listed.size() - guard.size(), expired);
+            AddressIndex next = guard.isHeld(e) ? listed : listed.remove(e);
+            for (ServiceInstance h : held) {
+                if (h != gone) {
+                    next = next.put(h); // left earlier in the window: back in the list
+                }
+            }
+            if (next != listed) {
+                listed = next;
+                emit(listed.list(), false, false);
+            }
+            return;
         }
-        emit(guard.withHeld(listed.list()), false, false);
+        guard.forget(e);
+        listed = listed.remove(e);
+        emit(listed.list(), false, false);
     }
 
     /** The guard's release may be due (the session's worker). */
     private synchronized void releaseIfStable() {
-        if (guard.release(closed)) {
-            emit(
-                    guard.withHeld(listed.list()),
-                    true,
-                    true); // a list the registry has kept for a window needs no further grace
+        List<Endpoint> gone = guard.release(closed);
+        if (!gone.isEmpty()) {
+            for (Endpoint e : gone) {
+                listed = listed.remove(e);
+            }
+            emit(listed.list(), true, true); // a list the registry has kept for a window needs no further grace
         }
     }
 
@@ -198,7 +232,7 @@ final class ProviderList implements InstanceDirectory.Target {
     private synchronized void emptyGraceOver() {
         pendingEmpty = null;
         if (!closed) {
-            emit(guard.withHeld(listed.list()), true, true);
+            emit(listed.list(), true, true);
         }
     }
 

@@ -5,7 +5,6 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.zookeeper.session.ZookeeperSession;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,14 +18,19 @@ import org.slf4j.LoggerFactory;
 /**
  * One list's shrink guard: providers that vanish while the registry is disturbed (this client's
  * connection down or just back), or more of them within the window than the guard's share of the
- * list, are held in the list. They are let go once the registry has listed no further departure
- * for a window and is not disturbed, and each after three windows whatever happens (a connection
- * that keeps dropping does not hold them for ever); one that comes back meanwhile is the
- * registry's again. A held provider that is really gone refuses its connection, which failover
- * retries elsewhere and outlier detection sets aside. O(departed) per change.
+ * list, are held in the list; so is, within three windows of such a disturbance, a provider whose
+ * node went with its session rather than with its leaving ({@link #departed}'s {@code expired}: a
+ * provider replaces such a node under its new session once it reaches ZooKeeper again, and that
+ * must not be published as a departure). They
+ * are let go once the registry has listed no further departure, and brought back none of those
+ * held, for a window and is not disturbed, and each after three windows whatever happens (a
+ * connection that keeps dropping does not hold them for ever); one that comes back meanwhile is
+ * the registry's again. A held provider that is really gone refuses its connection, which
+ * failover retries elsewhere and outlier detection sets aside. O(departed) per change.
  *
- * <p>Not thread-safe: its {@link ProviderList} guards it, and runs {@code releaseDue} (under its
- * lock) when a release may be due.
+ * <p>Held providers stay in their {@link ProviderList}'s index (nothing is copied per change while
+ * many are held); the guard says which. Not thread-safe: its list guards it, and runs
+ * {@code releaseDue} (under its lock) when a release may be due.
  */
 final class ShrinkGuard {
     private static final Logger log = LoggerFactory.getLogger(ZookeeperSession.LOGGER);
@@ -51,8 +55,8 @@ final class ShrinkGuard {
     private final Runnable releaseDue;
     /** Providers that vanished while the guard held departures, by address. */
     private final Map<Endpoint, Held> held = new LinkedHashMap<>();
-    /** When the registry last listed a provider gone (nanoTime). */
-    private long lastDeparture;
+    /** When the registry last listed a provider gone, or brought back one held (nanoTime). */
+    private long lastChange;
     /** The guard's window: when it began, the list's size then, and who left since and is not back. */
     private long windowStart;
 
@@ -85,16 +89,35 @@ final class ShrinkGuard {
         return held.isEmpty();
     }
 
+    /** How many are held. */
+    int size() {
+        return held.size();
+    }
+
+    /** Whether {@code e} is held: gone from the registry, still in the list. */
+    boolean isHeld(Endpoint e) {
+        return !held.isEmpty() && held.containsKey(e);
+    }
+
+    /** What is held now. */
+    List<ServiceInstance> heldInstances() {
+        List<ServiceInstance> all = new ArrayList<>(held.size());
+        held.values().forEach(h -> all.add(h.instance()));
+        return all;
+    }
+
     /**
-     * These providers left a list of {@code before} entries: held when the registry is disturbed
-     * or they are many within the window.
+     * These providers left a list the registry gave as {@code before} entries: held when their
+     * sessions ended rather than they left ({@code expired}), when the registry is disturbed, or
+     * when they are many within the window. Returns what is newly held: these, and those that left
+     * earlier in the window (the share was reached only now); the list keeps or takes them back.
      */
-    void departed(List<ServiceInstance> departed, int before) {
+    List<ServiceInstance> departed(List<ServiceInstance> departed, int before, boolean expired) {
         if (departed.isEmpty()) {
-            return;
+            return List.of();
         }
         long t = System.nanoTime();
-        lastDeparture = t;
+        lastChange = t;
         if (windowGone.isEmpty() || t - windowStart > windowNanos) {
             windowStart = t;
             windowBase = before;
@@ -105,33 +128,57 @@ final class ShrinkGuard {
         }
         boolean mass = windowGone.size() >= MASS_DEPARTURE && windowGone.size() > share * windowBase;
         boolean disturbed = session.disturbed(windowNanos);
+        List<ServiceInstance> now = new ArrayList<>();
         if (disturbed || mass) {
             // Those that left earlier in the window too: the share was reached only now.
             for (ServiceInstance i : windowGone.values()) {
-                held.putIfAbsent(i.endpoint(), new Held(i, t));
+                if (held.putIfAbsent(i.endpoint(), new Held(i, t)) == null) {
+                    now.add(i);
+                }
             }
-            if (holdLogged.compareAndSet(false, true)) {
-                log.warn(
-                        "ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until the registry"
-                                + " has been stable for {} ms (calls to any that are really gone fail over; logged once"
-                                + " per episode)",
-                        session.connectString(),
-                        disturbed ? "was disconnected just now" : "lists many providers gone at once",
-                        windowGone.size(),
-                        windowBase,
-                        key,
-                        TimeUnit.NANOSECONDS.toMillis(windowNanos));
+        } else if (expired && session.disturbed(3 * windowNanos)) {
+            // Sessions end in numbers after an outage, and their providers write their nodes again
+            // as they reconnect, over tens of seconds on a loaded ensemble. Outside such times a
+            // session's end is a provider gone (killed, frozen) and is believed at once.
+            for (ServiceInstance i : departed) {
+                if (held.putIfAbsent(i.endpoint(), new Held(i, t)) == null) {
+                    now.add(i);
+                }
             }
-            if (release == null) {
-                scheduleRelease(windowNanos);
-            }
+        } else {
+            return now;
         }
+        if (!now.isEmpty() && holdLogged.compareAndSet(false, true)) {
+            log.warn(
+                    "ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until they register"
+                            + " again or the registry has been stable for {} ms (calls to any that are really gone"
+                            + " fail over; logged once per episode)",
+                    session.connectString(),
+                    disturbed
+                            ? "was disconnected just now"
+                            : mass ? "lists many providers gone at once" : "lists providers whose sessions ended",
+                    disturbed || mass ? windowGone.size() : departed.size(),
+                    windowBase,
+                    key,
+                    TimeUnit.NANOSECONDS.toMillis(windowNanos));
+        }
+        if (release == null) {
+            scheduleRelease(windowNanos);
+        }
+        return now;
     }
 
     /** {@code e} is listed by the registry again: no longer held, and not counted as gone in the window. */
     void back(Endpoint e) {
-        if (held.remove(e) != null && held.isEmpty()) {
-            heldGone();
+        if (held.isEmpty()) {
+            windowGone.remove(e);
+            return;
+        }
+        if (held.remove(e) != null) {
+            lastChange = System.nanoTime(); // the registry is still healing: hold the rest a window more
+            if (held.isEmpty()) {
+                heldGone();
+            }
         }
         windowGone.remove(e);
     }
@@ -141,24 +188,14 @@ final class ShrinkGuard {
         held.remove(e);
     }
 
-    /** Lets go of everything held. */
-    void releaseAll() {
-        boolean had = !held.isEmpty();
+    /** Lets go of everything held; returns it (the list drops it). */
+    List<Endpoint> releaseAll() {
+        List<Endpoint> all = new ArrayList<>(held.keySet());
         held.clear();
-        if (had) {
+        if (!all.isEmpty()) {
             heldGone();
         }
-    }
-
-    /** {@code listed} itself, plus what is held (rarely anything). */
-    List<ServiceInstance> withHeld(List<ServiceInstance> listed) {
-        if (held.isEmpty()) {
-            return listed;
-        }
-        List<ServiceInstance> all = new ArrayList<>(listed.size() + held.size());
-        all.addAll(listed);
-        held.values().forEach(h -> all.add(h.instance()));
-        return Collections.unmodifiableList(all);
+        return all;
     }
 
     private void scheduleRelease(long delayNanos) {
@@ -166,27 +203,35 @@ final class ShrinkGuard {
     }
 
     /**
-     * Lets go of what is held once the registry has listed no departure for a window and this
-     * client is connected, and of each provider held three windows; else looks again when that
-     * may be. A call that finds nothing due (one overtaken by a later departure) only
-     * reschedules, so a stale one does no harm. Returns whether it let any go.
+     * Lets go of what is held once the registry has listed no departure and brought back none of
+     * those held for a window and this client is connected, and of each provider held three
+     * windows; else looks again when that may be. A call that finds nothing due (one overtaken by
+     * a later change) only reschedules, so a stale one does no harm. Returns what it let go.
      *
      * @param closed whether the list is closed: then nothing more is done
      */
-    boolean release(boolean closed) {
+    List<Endpoint> release(boolean closed) {
         release = null;
         if (closed || held.isEmpty()) {
-            return false;
+            return List.of();
         }
         long t = System.nanoTime();
-        long quiet = t - lastDeparture;
+        long quiet = t - lastChange;
         int before = held.size();
+        List<Endpoint> gone = new ArrayList<>();
         if (quiet >= windowNanos && !session.disturbed(windowNanos)) {
+            gone.addAll(held.keySet());
             held.clear();
         } else {
-            held.values().removeIf(h -> t - h.since() >= 3 * windowNanos);
+            held.values().removeIf(h -> {
+                boolean due = t - h.since() >= 3 * windowNanos;
+                if (due) {
+                    gone.add(h.instance().endpoint());
+                }
+                return due;
+            });
         }
-        boolean released = held.size() < before;
+        boolean released = !gone.isEmpty();
         if (released) {
             log.info(
                     "ZooKeeper {}: letting go of {} providers of {} it no longer lists ({} ms since a provider"
@@ -198,7 +243,7 @@ final class ShrinkGuard {
         }
         if (held.isEmpty()) {
             heldGone();
-            return released;
+            return gone;
         }
         long oldest = Long.MAX_VALUE;
         for (Held h : held.values()) {
@@ -206,7 +251,7 @@ final class ShrinkGuard {
         }
         scheduleRelease(
                 Math.max(1_000_000, Math.min(oldest, windowNanos - quiet > 0 ? windowNanos - quiet : windowNanos)));
-        return released;
+        return gone;
     }
 
     /** Nothing is held any more: the next hold starts a new episode, logged again. */

@@ -11,6 +11,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -209,21 +210,68 @@ public final class NodeCodec {
                 services.put(key, instance(key, PLACEHOLDER, p));
             }
         }
-        return new Revision(revision, Map.copyOf(services));
+        return new Revision(revision, services);
     }
 
     /** The address of a revision's entries, which stand for every instance serving it. */
     private static final Endpoint PLACEHOLDER = new Endpoint("0.0.0.0", 1);
 
     /**
-     * The services one revision serves, each as an instance at a placeholder address: an instance's
-     * entry is this with its own address, sharing the lists and maps.
+     * The services one revision serves, each as an instance at a placeholder address, and the
+     * distinct things it says of them (weight, serializers, metadata; usually one for all its
+     * services): an instance's entry in a consumer's lists is one of those with its own address,
+     * shared by every service it says it of.
      */
-    public record Revision(String id, Map<ServiceKey, ServiceInstance> services) {
-        /** {@code endpoint}'s instance of {@code key}, or {@code null} when this revision does not serve it. */
-        public ServiceInstance instance(ServiceKey key, Endpoint endpoint) {
-            ServiceInstance t = services.get(key);
-            return t == null ? null : new ServiceInstance(key, endpoint, t.weight(), t.serializers(), t.metadata());
+    public static final class Revision {
+        private final String id;
+        private final Map<ServiceKey, ServiceInstance> services;
+        /** The distinct templates, in first-seen order of the sorted keys. */
+        private final ServiceInstance[] specs;
+        /** Each service's index in {@link #specs}. */
+        private final Map<ServiceKey, Integer> specOf;
+
+        public Revision(String id, Map<ServiceKey, ServiceInstance> services) {
+            this.id = id;
+            this.services = Map.copyOf(services);
+            List<ServiceInstance> distinct = new ArrayList<>(1);
+            Map<List<Object>, Integer> seen = new HashMap<>();
+            Map<ServiceKey, Integer> index = new HashMap<>();
+            List<ServiceKey> keys = new ArrayList<>(this.services.keySet());
+            keys.sort(Comparator.comparing(ServiceKey::toString));
+            for (ServiceKey k : keys) {
+                ServiceInstance t = this.services.get(k);
+                Integer at = seen.computeIfAbsent(List.of(t.weight(), t.serializers(), t.metadata()), x -> {
+                    distinct.add(t);
+                    return distinct.size() - 1;
+                });
+                index.put(k, at);
+            }
+            this.specs = distinct.toArray(new ServiceInstance[0]);
+            this.specOf = Map.copyOf(index);
+        }
+
+        public String id() {
+            return id;
+        }
+
+        public Map<ServiceKey, ServiceInstance> services() {
+            return services;
+        }
+
+        /** How many distinct things the revision says of its services (what a consumer keeps per instance). */
+        public int specs() {
+            return specs.length;
+        }
+
+        /** Which of them it says of {@code key}, or -1 when it does not serve it. */
+        public int specOf(ServiceKey key) {
+            Integer at = specOf.get(key);
+            return at == null ? -1 : at;
+        }
+
+        /** Spec {@code k} at {@code endpoint}, without a service key: the entry every service of that spec shares. */
+        public ServiceInstance shared(int k, Endpoint endpoint) {
+            return ServiceInstance.shared(endpoint, specs[k]);
         }
     }
 

@@ -146,8 +146,16 @@ final class InstanceLayout implements NodeKeeper.Hook, ZookeeperSession.Listener
             }
         }
         if (oldNode != null) {
+            if (node == null) {
+                keeper.markLeaving(oldNode); // gone, not replaced: consumers publish it at once
+            }
             keeper.unregister(oldNode);
         }
+    }
+
+    @Override
+    public boolean marksLeaving(String path) {
+        return path.startsWith(instancesPrefix);
     }
 
     /** An instance node's revision is written before the node. */

@@ -36,7 +36,19 @@ final class NodeKeeper implements ZookeeperSession.Listener {
 
         /** After {@code path} was created (or found ours): what it refers to is checked again. */
         void afterCreate(String path) throws Exception;
+
+        /** Whether {@code path} gets the leaving mark before it goes (an instance node). */
+        default boolean marksLeaving(String path) {
+            return false;
+        }
     }
+
+    /**
+     * What a provider writes into its instance node just before the node goes, when it leaves:
+     * consumers then publish the deletion as a departure, where a node that went without it (its
+     * session ended) is held until the provider registers it again under its next session.
+     */
+    static final byte[] LEAVING = "leaving".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private static final Hook NONE = new Hook() {
         @Override
@@ -153,10 +165,33 @@ final class NodeKeeper implements ZookeeperSession.Listener {
         return closed;
     }
 
-    /** Keeps nothing more; the session's end removes the nodes. */
+    /** Keeps nothing more; the session's end removes the nodes, each instance node marked as leaving first. */
     void close() {
         closed = true;
+        Hook h = hook;
+        for (String path : registrations.keySet()) {
+            if (h.marksLeaving(path)) {
+                markLeaving(path);
+            }
+        }
         registrations.clear();
+    }
+
+    /**
+     * Writes the leaving mark into {@code path}, without waiting: through ZooKeeper's own queue, so
+     * that it reaches the server before the deletion or the session's close that follows it.
+     * Best effort: while disconnected nothing is written, and consumers hold the node's provider
+     * as one whose session ended.
+     */
+    void markLeaving(String path) {
+        if (!session.isConnected()) {
+            return;
+        }
+        try {
+            client.getZookeeperClient().getZooKeeper().setData(path, LEAVING, -1, (rc, p, ctx, stat) -> {}, null);
+        } catch (Exception e) {
+            log.debug("Could not mark {} as leaving", path, e);
+        }
     }
 
     /** Creates the node, replacing one left by an earlier session, and watches for its deletion. */

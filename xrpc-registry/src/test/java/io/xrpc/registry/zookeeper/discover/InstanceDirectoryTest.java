@@ -100,6 +100,12 @@ class InstanceDirectoryTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> s.instances().size() == expectedSize);
     }
 
+    /** Deletes {@code path} as a provider that stops does: the leaving mark first (NodeKeeper.LEAVING). */
+    private void leave(String path) throws Exception {
+        writer.setData().forPath(path, "leaving".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        writer.delete().forPath(path);
+    }
+
     @Test
     void anAddressWithTwoNodesLeavesOnlyWithTheLast() throws Exception {
         String r1 = revision("shop", 100);
@@ -117,7 +123,7 @@ class InstanceDirectoryTest {
             assertThat(weightOf(s))
                     .as("the old node's deletion is not a departure")
                     .isEqualTo(200);
-            writer.delete().forPath(node("shop", r2));
+            leave(node("shop", r2));
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == -1);
 
             // The other way round: the newer node goes first; the older one then serves again.
@@ -126,7 +132,7 @@ class InstanceDirectoryTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == 200);
             writer.delete().forPath(node("shop", r2));
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == 100);
-            writer.delete().forPath(node("shop", r1));
+            leave(node("shop", r1));
             await().atMost(Duration.ofSeconds(10)).until(() -> weightOf(s) == -1);
         }
     }
@@ -163,7 +169,7 @@ class InstanceDirectoryTest {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> !told.isEmpty() && told.get(told.size() - 1).size() == 1);
             assertThat(failing.instances()).hasSize(1);
-            writer.delete().forPath(node("shop", r));
+            leave(node("shop", r));
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> told.get(told.size() - 1).isEmpty());
             assertThat(failing.instances()).isEmpty();
@@ -232,6 +238,143 @@ class InstanceDirectoryTest {
                     .noneMatch(i -> i.weight() == 10_000)
                     .noneMatch(i -> i.endpoint().host().equals("10.0.0.9")
                             || i.endpoint().host().equals("10.0.0.11"));
+        }
+    }
+
+    /**
+     * A consumer of 20 services that the same instances serve alike holds one list and one entry
+     * per instance, not 20 (issue 41: 1,239 bytes an instance before, 61 of them per list entry):
+     * the 20 subscriptions show the same list object, through arrivals and departures.
+     */
+    @Test
+    void servicesServedAlikeShareOneListAndOneEntryPerInstance() throws Exception {
+        List<ServiceKey> keys = new java.util.ArrayList<>();
+        List<ServiceInstance> served = new java.util.ArrayList<>();
+        for (int k = 0; k < 20; k++) {
+            ServiceKey key = new ServiceKey("com.acme.S" + k, "1.0", "");
+            keys.add(key);
+            served.add(new ServiceInstance(key, A, 100, List.of("kryo"), Map.of("zone", "eu-1")));
+        }
+        byte[] content = NodeCodec.encodeRevision(served);
+        String r = NodeCodec.revisionOf(content);
+        writer.create().creatingParentsIfNeeded().forPath(NodeCodec.revisionPath("/xrpc", "shop", r), content);
+        for (ServiceKey k : keys) {
+            writer.create()
+                    .creatingParentsIfNeeded()
+                    .forPath(NodeCodec.mappingPath("/xrpc", k.interfaceName()) + "/shop");
+        }
+        String dir = NodeCodec.instancesPath("/xrpc", "shop");
+        for (int i = 0; i < 50; i++) {
+            writer.create()
+                    .creatingParentsIfNeeded()
+                    .forPath(dir + "/" + NodeCodec.instanceName(new Endpoint("10.2.0." + i, 20880), r));
+        }
+        try (ZookeeperRegistry consumer = consumer()) {
+            List<ServiceDiscovery.Subscription> subs = new java.util.ArrayList<>();
+            for (ServiceKey k : keys) {
+                subs.add(consumer.subscribe(k, l -> {}));
+            }
+            assertThat(subs.get(0).instances()).hasSize(50);
+            assertThat(subs)
+                    .allSatisfy(
+                            s -> assertThat(s.instances()).isSameAs(subs.get(0).instances()));
+            assertThat(subs.get(0).instances())
+                    .allSatisfy(i -> assertThat(i.serviceKey())
+                            .as("shared: no one service's key")
+                            .isNull())
+                    .allSatisfy(i -> assertThat(i.metadata()).containsEntry("zone", "eu-1"));
+
+            writer.create().forPath(dir + "/" + NodeCodec.instanceName(new Endpoint("10.2.1.1", 20880), r));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> subs.stream().allMatch(s -> s.instances().size() == 51));
+            assertThat(subs)
+                    .allSatisfy(
+                            s -> assertThat(s.instances()).isSameAs(subs.get(0).instances()));
+
+            leave(dir + "/" + NodeCodec.instanceName(new Endpoint("10.2.0.7", 20880), r));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> subs.stream().allMatch(s -> s.instances().size() == 50));
+            assertThat(subs)
+                    .allSatisfy(
+                            s -> assertThat(s.instances()).isSameAs(subs.get(0).instances()));
+            assertThat(subs.get(0).instances())
+                    .extracting(ServiceInstance::endpoint)
+                    .doesNotContain(new Endpoint("10.2.0.7", 20880))
+                    .contains(new Endpoint("10.2.1.1", 20880))
+                    .doesNotHaveDuplicates();
+        }
+    }
+
+    /**
+     * Issue 41: after a storm, providers whose sessions expired replaced their nodes 34-42 s after
+     * the kill, and consumers published each deletion before its creation (116,800 list dips).
+     * After an outage, a node that goes with its session is held until its provider writes it
+     * again; one that goes with the leaving mark (a provider stopping) is a departure at once; one
+     * that never comes back is let go once the registry has been stable for the guard's window.
+     * (Outside an outage a session's end is believed at once:
+     * {@code ZookeeperRegistryTest.providerKilledWithoutWarningDisappearsWithinTheSessionTimeout}.)
+     */
+    @Test
+    void aNodeGoneWithItsSessionIsHeldUntilItComesBackAndALeavingOneGoesAtOnce() throws Exception {
+        String r = revision("shop", 100);
+        String dir = NodeCodec.instancesPath("/xrpc", "shop");
+        writer.create().creatingParentsIfNeeded().forPath(dir);
+        Endpoint b = new Endpoint("10.0.0.8", 20880);
+        String nodeB = dir + "/" + NodeCodec.instanceName(b, r);
+        writer.create().forPath(nodeB); // stays: the list is never empty
+        List<List<ServiceInstance>> seen = new CopyOnWriteArrayList<>();
+        try (ZookeeperRegistry consumer = new ZookeeperRegistry(
+                ZookeeperSettings.defaults()
+                        .withConnectTimeout(Duration.ofSeconds(10))
+                        .withEmptyListGrace(Duration.ZERO)
+                        .withShrinkGuard(0.5, Duration.ofSeconds(5)),
+                zk.getConnectString(),
+                null)) {
+            ServiceDiscovery.Subscription s = consumer.subscribe(KEY, seen::add);
+            // A's provider: a session of its own, which ends without the provider leaving.
+            CuratorFramework provider = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+            provider.start();
+            provider.create()
+                    .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+                    .forPath(node("shop", r));
+            await().atMost(Duration.ofSeconds(10)).until(() -> s.instances().size() == 2);
+            // An outage: every client reconnects (the sessions survive a short one).
+            zk.restart();
+            await().atMost(Duration.ofSeconds(20)).until(consumer::isConnected);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> provider.getZookeeperClient().isConnected());
+            seen.clear();
+            provider.close(); // the session ends: ZooKeeper deletes the node, unmarked
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> writer.checkExists().forPath(node("shop", r)) == null);
+            barrier(s, "shop", r, 3);
+            // Its next session writes it again.
+            writer.create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath(node("shop", r));
+            barrier(s, "shop", r, 4);
+            assertThat(seen)
+                    .as("no list published without A while its session was replaced")
+                    .allSatisfy(l ->
+                            assertThat(l).extracting(ServiceInstance::endpoint).contains(A));
+
+            // Leaving: the mark, then the deletion: gone at once.
+            leave(node("shop", r));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            s.instances().stream().noneMatch(i -> i.endpoint().equals(A)));
+
+            // Gone with its session and never back: let go after the window of quiet (5 s here).
+            writer.create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath(node("shop", r));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            s.instances().stream().anyMatch(i -> i.endpoint().equals(A)));
+            writer.delete().forPath(node("shop", r));
+            long gone = System.nanoTime();
+            barrier(s, "shop", r, 5); // applied, and A still held
+            assertThat(s.instances()).extracting(ServiceInstance::endpoint).contains(A);
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() ->
+                            s.instances().stream().noneMatch(i -> i.endpoint().equals(A)));
+            assertThat(Duration.ofNanos(System.nanoTime() - gone)).isGreaterThan(Duration.ofMillis(4000));
         }
     }
 }
