@@ -130,7 +130,7 @@ final class References {
     private boolean pruneConnections() {
         Set<Endpoint> keep = new HashSet<>();
         for (Made m : made) {
-            for (ServiceInstance i : m.providers().directory().instances()) {
+            for (ServiceInstance i : m.providers().subset()) {
                 keep.add(i.endpoint());
             }
         }

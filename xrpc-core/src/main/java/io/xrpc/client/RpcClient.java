@@ -8,9 +8,12 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
 import io.xrpc.compress.CompressorRegistry;
 import io.xrpc.config.ReferenceOptions;
+import io.xrpc.config.Subsetting;
 import io.xrpc.internal.NamedExtensions;
+import io.xrpc.loadbalance.Aperture;
 import io.xrpc.loadbalance.LoadBalancer;
 import io.xrpc.loadbalance.LoadBalancerProvider;
+import io.xrpc.registry.PeerPosition;
 import io.xrpc.registry.Registries;
 import io.xrpc.registry.ServiceDiscovery;
 import io.xrpc.serialize.ClassAllowList;
@@ -28,6 +31,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -211,6 +215,41 @@ public final class RpcClient implements AutoCloseable {
         }
     }
 
+    /**
+     * The reference's subset ({@link Subsetting}): placed as configured, else by the registry
+     * (which learns of this consumer only once a list is large enough to subset); never for
+     * fixed addresses or {@code consistent-hash}.
+     */
+    private Aperture aperture(ReferenceOptions options) {
+        Subsetting s = options.subsetting();
+        if (!s.enabled() || options.loadBalancer().equals("consistent-hash")) {
+            return Aperture.off();
+        }
+        if (s.position() != null) {
+            PeerPosition fixed = s.position();
+            return new Aperture(s, () -> fixed, made::pruneSoon);
+        }
+        if (!options.addresses().isEmpty() || discovery == null) {
+            return Aperture.off();
+        }
+        return new Aperture(
+                s,
+                new Supplier<>() {
+                    private volatile Supplier<PeerPosition> peers;
+
+                    @Override
+                    public PeerPosition get() {
+                        Supplier<PeerPosition> p = peers;
+                        if (p == null) {
+                            p = discovery.peers(); // the registry returns the same one to every reference
+                            peers = p;
+                        }
+                        return p.get();
+                    }
+                },
+                made::pruneSoon);
+    }
+
     /** Distinct generic references one client holds at most ({@link #generic}). */
     public static final int MAX_GENERIC_REFERENCES = 1024;
     /** Generic references by interface and options, shared. */
@@ -257,8 +296,16 @@ public final class RpcClient implements AutoCloseable {
         Duration timeout = options.timeout() != null ? options.timeout() : config.timeout;
         String source =
                 options.addresses().isEmpty() ? "registry" : options.addresses().toString();
-        Providers providers =
-                new Providers(key, directory, serializer, compressor, transport, balancer, options, this::hedgeTimer);
+        Providers providers = new Providers(
+                key,
+                directory,
+                serializer,
+                compressor,
+                transport,
+                balancer,
+                options,
+                aperture(options),
+                this::hedgeTimer);
         made.add(new References.Made(
                 providers,
                 typeName,

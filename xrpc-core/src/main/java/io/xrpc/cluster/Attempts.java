@@ -43,25 +43,30 @@ public final class Attempts {
     }
 
     /**
-     * A provider for the call chosen by the load balancer among the current providers, skipping
-     * {@code excluded} and, while others remain, providers whose connections keep failing.
+     * A provider for the call chosen by the load balancer among the current providers (within the
+     * reference's subset when it has one, and outside it when none there can take the call),
+     * skipping {@code excluded} and, while others remain, providers whose connections keep failing.
      *
      * @throws RpcException UNAVAILABLE naming the service when no provider is left
      */
     public ServiceInstance select(Invocation inv, Set<Endpoint> excluded) {
         List<ServiceInstance> all = providers.directory.instances();
-        List<ServiceInstance> usable = all;
+        List<ServiceInstance> window = providers.aperture.window(all);
+        List<ServiceInstance> usable = window;
         String serializer = providers.serializer.name();
         // Drop what the caller excluded, what does not take our serializer, and (while others
         // remain) what is set aside after failed connects; allocate only when dropping.
-        for (int i = 0; i < all.size(); i++) {
-            ServiceInstance c = all.get(i);
+        for (int i = 0; i < window.size(); i++) {
+            ServiceInstance c = window.get(i);
             if (excluded.contains(c.endpoint())
                     || !c.accepts(serializer)
                     || providers.transport.isSetAside(c.endpoint())) {
-                usable = filter(all, excluded);
+                usable = filter(window, excluded, window != all);
                 break;
             }
+        }
+        if (usable.isEmpty() && window != all) {
+            usable = filter(all, excluded, false); // failover outside the subset
         }
         if (usable.isEmpty()) {
             throw new RpcException(
@@ -75,18 +80,21 @@ public final class Attempts {
         return chosen;
     }
 
-    private List<ServiceInstance> filter(List<ServiceInstance> all, Set<Endpoint> excluded) {
-        List<ServiceInstance> healthy = new ArrayList<>(all.size());
+    /**
+     * What of {@code list} may take the call: the healthy ones, else (unless {@code healthyOnly},
+     * for a subset that the whole list backs) those set aside, probed again when nothing else is left.
+     */
+    private List<ServiceInstance> filter(List<ServiceInstance> list, Set<Endpoint> excluded, boolean healthyOnly) {
+        List<ServiceInstance> healthy = new ArrayList<>(list.size());
         List<ServiceInstance> setAside = new ArrayList<>(2);
         String serializer = providers.serializer.name();
-        for (ServiceInstance c : all) {
+        for (ServiceInstance c : list) {
             if (excluded.contains(c.endpoint()) || !c.accepts(serializer)) {
                 continue;
             }
             (providers.transport.isSetAside(c.endpoint()) ? setAside : healthy).add(c);
         }
-        // Providers set aside are probed again when nothing else is left.
-        return healthy.isEmpty() ? setAside : healthy;
+        return healthy.isEmpty() && !healthyOnly ? setAside : healthy;
     }
 
     /** Sends one attempt to {@code provider}. */

@@ -4,10 +4,13 @@ import io.xrpc.common.ServiceKey;
 import io.xrpc.compress.Compressor;
 import io.xrpc.config.Hedging;
 import io.xrpc.config.ReferenceOptions;
+import io.xrpc.loadbalance.Aperture;
 import io.xrpc.loadbalance.LoadBalancer;
+import io.xrpc.registry.ServiceInstance;
 import io.xrpc.serialize.Serializer;
 import io.xrpc.transport.CallTarget;
 import io.xrpc.transport.ClientTransport;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -27,6 +30,9 @@ public final class Providers {
     final Compressor compressor;
     final ClientTransport transport;
     final LoadBalancer loadBalancer;
+    /** The subset of the providers calls go to first (Subsetting). */
+    final Aperture aperture;
+
     private final ReferenceOptions options;
     private final RetryBudget budget;
     private final CallCounters counters = new CallCounters();
@@ -46,6 +52,7 @@ public final class Providers {
             ClientTransport transport,
             LoadBalancer loadBalancer,
             ReferenceOptions options,
+            Aperture aperture,
             Supplier<ScheduledExecutorService> timer) {
         this.key = Objects.requireNonNull(key, "key");
         this.directory = Objects.requireNonNull(directory, "directory");
@@ -54,6 +61,7 @@ public final class Providers {
         this.transport = Objects.requireNonNull(transport, "transport");
         this.loadBalancer = Objects.requireNonNull(loadBalancer, "loadBalancer");
         this.options = Objects.requireNonNull(options, "options");
+        this.aperture = Objects.requireNonNull(aperture, "aperture");
         this.timer = Objects.requireNonNull(timer, "timer");
         this.budget = options.retryBudgetTokens() == 0
                 ? RetryBudget.UNLIMITED
@@ -72,6 +80,11 @@ public final class Providers {
         // Only idempotent methods are hedged, and never a stream: its first attempt may have delivered messages.
         Hedging hedging = idempotent && !stream ? options.hedging(methodName) : null;
         return new Attempts(this, target, timeoutMillis, idempotent, hedging);
+    }
+
+    /** The providers calls go to first: the reference's subset of the current list, or all of it (Subsetting). */
+    public List<ServiceInstance> subset() {
+        return aperture.window(directory.instances());
     }
 
     /** The service these providers serve. */

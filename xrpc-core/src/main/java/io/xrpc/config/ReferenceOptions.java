@@ -38,6 +38,7 @@ public final class ReferenceOptions {
     private final double retryBudgetRatio;
     private final Hedging hedging;
     private final Map<String, Hedging> methodHedging;
+    private final Subsetting subsetting;
 
     private ReferenceOptions(Builder b) {
         this.version = b.version;
@@ -56,6 +57,7 @@ public final class ReferenceOptions {
         this.retryBudgetRatio = b.retryBudgetRatio;
         this.hedging = b.hedging;
         this.methodHedging = Map.copyOf(b.methodHedging);
+        this.subsetting = b.subsetting;
     }
 
     public static Builder builder() {
@@ -81,7 +83,8 @@ public final class ReferenceOptions {
                 && Objects.equals(cluster, r.cluster)
                 && Arrays.equals(hashArguments, r.hashArguments)
                 && Objects.equals(hedging, r.hedging)
-                && methodHedging.equals(r.methodHedging);
+                && methodHedging.equals(r.methodHedging)
+                && subsetting.equals(r.subsetting);
     }
 
     @Override
@@ -102,7 +105,8 @@ public final class ReferenceOptions {
                 retryBudgetTokens,
                 retryBudgetRatio,
                 hedging,
-                methodHedging);
+                methodHedging,
+                subsetting);
     }
 
     public String version() {
@@ -169,6 +173,14 @@ public final class ReferenceOptions {
         return attemptTimeout;
     }
 
+    /**
+     * Which of a large service's providers this consumer calls ({@link Subsetting}): by default an
+     * aperture of at least 16 over lists of more than 64, placed by the registry.
+     */
+    public Subsetting subsetting() {
+        return subsetting;
+    }
+
     /** Argument positions that key {@code consistent-hash}: default the first. */
     public int[] hashArguments() {
         return hashArguments.clone();
@@ -212,6 +224,7 @@ public final class ReferenceOptions {
         private int retries = 2;
         private Duration attemptTimeout;
         private int[] hashArguments = {0};
+        private Subsetting subsetting = Subsetting.defaults();
         private int retryBudgetTokens = DEFAULT_RETRY_BUDGET_TOKENS;
         private double retryBudgetRatio = DEFAULT_RETRY_BUDGET_RATIO;
         private Hedging hedging;
@@ -268,6 +281,12 @@ public final class ReferenceOptions {
         }
 
         /** Argument positions (0-based) whose values key {@code consistent-hash}. */
+        /** Subsetting of large provider lists ({@link Subsetting}); {@link Subsetting#off()} to call every provider. */
+        public Builder subsetting(Subsetting subsetting) {
+            this.subsetting = Objects.requireNonNull(subsetting, "subsetting");
+            return this;
+        }
+
         public Builder hashArguments(int... positions) {
             if (positions.length == 0) {
                 throw new IllegalArgumentException("hashArguments: none (expected: at least one position)");

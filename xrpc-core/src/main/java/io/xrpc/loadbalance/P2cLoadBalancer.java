@@ -14,7 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * nothing in flight, so one that recovered is tried again. A provider not yet answered is
  * compared by calls in flight alone. Two random draws and two reads per call; no lock.
  *
- * <p>Composes with outlier ejection: providers set aside are not among the candidates.
+ * <p>Composes with outlier ejection: providers set aside are not among the candidates. Within a
+ * subset ({@link Aperture.Window}) the two are drawn as points of the window, so that a provider
+ * the window covers in part is drawn in that proportion.
  * Providers of unequal weights (a canary given a small share) are chosen as {@code random} chooses,
  * in proportion to their weights, since latency balancing would override the share the operator
  * set; whether a list's weights are equal is found once per list.
@@ -64,10 +66,25 @@ public final class P2cLoadBalancer implements LoadBalancerProvider {
             return candidates.get(0);
         }
         ThreadLocalRandom r = ThreadLocalRandom.current();
-        int i = r.nextInt(n);
-        int j = r.nextInt(n - 1);
-        if (j >= i) {
-            j++;
+        int i;
+        int j;
+        if (candidates instanceof Aperture.Window w) {
+            // Two points of the window: a provider it covers in part is drawn in that proportion,
+            // which is what keeps every provider's share equal across consumers (Subsetting).
+            i = w.pick(r);
+            j = w.pick(r);
+            if (j == i) {
+                j = w.pick(r);
+            }
+            if (j == i) {
+                j = (i + 1 + r.nextInt(n - 1)) % n;
+            }
+        } else {
+            i = r.nextInt(n);
+            j = r.nextInt(n - 1);
+            if (j >= i) {
+                j++;
+            }
         }
         ServiceInstance a = candidates.get(i);
         ServiceInstance b = candidates.get(j);

@@ -3,6 +3,7 @@ package io.xrpc.registry;
 import io.xrpc.common.ServiceKey;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Where consumers find providers. A subscription keeps the last known list in memory: while the
@@ -48,6 +49,17 @@ public interface ServiceDiscovery extends AutoCloseable {
      */
     default List<ServiceKey> keysOf(String interfaceName) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot list the keys registered in it");
+    }
+
+    /**
+     * This consumer's place among the consumers of its application that use this registry, for
+     * subsetting: the supplier answers null while it is not known. The first call makes this
+     * consumer known to the others (the ZooKeeper registry writes one ephemeral node for it and
+     * follows the others with one watch); later calls return the same supplier. The default knows
+     * no peers: subsetting then needs a position configured.
+     */
+    default Supplier<PeerPosition> peers() {
+        return () -> null;
     }
 
     @Override

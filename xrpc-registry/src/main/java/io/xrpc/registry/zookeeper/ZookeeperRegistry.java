@@ -1,9 +1,11 @@
 package io.xrpc.registry.zookeeper;
 
 import io.xrpc.common.ServiceKey;
+import io.xrpc.registry.PeerPosition;
 import io.xrpc.registry.Registry;
 import io.xrpc.registry.ServiceInstance;
 import io.xrpc.registry.zookeeper.discover.Catalog;
+import io.xrpc.registry.zookeeper.discover.PeerGroup;
 import io.xrpc.registry.zookeeper.discover.Subscriptions;
 import io.xrpc.registry.zookeeper.publish.Publisher;
 import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
@@ -13,7 +15,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.LoggerFactory;
 
 /**
  * Service registry and discovery on ZooKeeper through Curator: one {@link ZookeeperSession}, a
@@ -32,6 +36,9 @@ import org.apache.curator.framework.CuratorFramework;
 public final class ZookeeperRegistry implements Registry {
     private final ZookeeperSettings.Mode mode;
     private final String application;
+    private final String rootPath;
+    private PeerGroup peers; // guarded by this
+    private final long placeWaitMillis;
     private final ZookeeperSession session;
     private final Publisher publisher;
     private final Subscriptions subscriptions;
@@ -56,6 +63,8 @@ public final class ZookeeperRegistry implements Registry {
             ZookeeperSettings config, String connectString, String username, String password, Runnable onClose) {
         this.mode = config.mode();
         this.application = config.application();
+        this.rootPath = config.rootPath();
+        this.placeWaitMillis = config.connectTimeout().toMillis();
         this.onClose = onClose;
         this.session = new ZookeeperSession(new ZookeeperSession.Settings(
                 connectString,
@@ -165,6 +174,12 @@ public final class ZookeeperRegistry implements Registry {
      */
     @Override
     public void registerAll(List<ServiceInstance> instances) {
+        for (ServiceInstance i : instances) {
+            if (i.serviceKey() == null) {
+                throw new IllegalArgumentException("cannot register " + i.endpoint()
+                        + " without a service key: a shared, discovered instance names no service");
+            }
+        }
         publisher.registerAll(instances);
     }
 
@@ -195,6 +210,32 @@ public final class ZookeeperRegistry implements Registry {
     }
 
     /**
+     * This consumer's place among the consumers of its application ({@code application=}) for
+     * subsetting: the first call writes an EPHEMERAL node for it under
+     * {@code {root}/consumers/{application}} and follows the others (docs/REGISTRY.md).
+     */
+    @Override
+    public synchronized Supplier<PeerPosition> peers() {
+        if (peers == null) {
+            peers = new PeerGroup(session, rootPath, application);
+            session.listen(peers);
+            peers.start();
+            try {
+                if (!peers.awaitPlace(Math.min(placeWaitMillis, 5_000))) {
+                    LoggerFactory.getLogger(ZookeeperSession.LOGGER)
+                            .warn(
+                                    "ZooKeeper {}: this consumer's place among its peers is not known yet; large"
+                                            + " provider lists are used whole until it is",
+                                    session.connectString());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return peers;
+    }
+
+    /**
      * Ends the session, which removes every node it registered at once (or, while ZooKeeper is
      * unreachable, when the session times out), and stops the subscriptions.
      */
@@ -204,6 +245,11 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         publisher.close();
+        synchronized (this) {
+            if (peers != null) {
+                peers.close();
+            }
+        }
         subscriptions.close();
         session.close();
         if (onClose != null) {

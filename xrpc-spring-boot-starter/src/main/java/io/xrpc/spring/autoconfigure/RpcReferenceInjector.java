@@ -160,7 +160,8 @@ public class RpcReferenceInjector implements InstantiationAwareBeanPostProcessor
                 .loadBalancer(r.loadBalancer().isEmpty() ? c.loadBalancer() : r.loadBalancer())
                 .cluster(r.cluster().isEmpty() ? c.cluster() : r.cluster())
                 .serializer(r.serializer().isEmpty() ? c.serializer() : r.serializer())
-                .compressor(r.compressor().isEmpty() ? c.compressor() : r.compressor());
+                .compressor(r.compressor().isEmpty() ? c.compressor() : r.compressor())
+                .subsetting(c.subsetting().toSubsetting());
         Duration attempt =
                 r.attemptTimeoutMillis() > 0 ? Duration.ofMillis(r.attemptTimeoutMillis()) : c.attemptTimeout();
         if (attempt != null) {

@@ -287,6 +287,8 @@ public record XrpcProperties(
      * @param attemptTimeout            The longest one attempt of a call may take, so that a failover retry
      *                                  has time left within the call's timeout; unset (the default): an
      *                                  attempt may take what is left of the call's deadline.
+     * @param subsetting                Which of a large service's providers each consumer calls (an
+     *                                  aperture, on by default over lists of more than 64).
      */
     public record Client(
             @DefaultValue("kryo") String serializer,
@@ -305,7 +307,8 @@ public record XrpcProperties(
             @DefaultValue("") String hedging,
             @DefaultValue("true") boolean cancelOnProvider,
             @DefaultValue("100ms") Duration pingTimeout,
-            Duration attemptTimeout) {
+            Duration attemptTimeout,
+            @DefaultValue Subset subsetting) {
 
         /** The consumer's own options on {@code b}; the shared ones come from {@link #applyShared}. */
         void applyTo(RpcClient.Builder b) {
@@ -322,6 +325,39 @@ public record XrpcProperties(
                     .credentialsOverPlaintext(credentialsOverPlaintext)
                     .cancelOnProvider(cancelOnProvider)
                     .pingTimeout(pingTimeout);
+        }
+    }
+
+    /**
+     * @param enabled      Whether references subset large provider lists: each consumer calls an even
+     *                     slice of them (docs/REGISTRY.md, Subsetting).
+     * @param minProviders The fewest providers a consumer's slice covers.
+     * @param threshold    Lists of at most this many providers are used whole.
+     * @param peerIndex    This consumer's place among its application's consumers (a StatefulSet
+     *                     ordinal, say), with peer-count; -1 (the default): the registry places it.
+     * @param peerCount    How many consumers the application has, with peer-index.
+     */
+    public record Subset(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("16") int minProviders,
+            @DefaultValue("64") int threshold,
+            @DefaultValue("-1") int peerIndex,
+            @DefaultValue("0") int peerCount) {
+
+        /** As the reference option; a peer index without a count (or out of it) fails naming both. */
+        io.xrpc.config.Subsetting toSubsetting() {
+            if (!enabled) {
+                return io.xrpc.config.Subsetting.off();
+            }
+            io.xrpc.config.Subsetting s = io.xrpc.config.Subsetting.aperture(minProviders, threshold);
+            if (peerIndex < 0) {
+                return s;
+            }
+            if (peerIndex >= peerCount) {
+                throw new IllegalArgumentException("xrpc.client.subsetting.peer-index " + peerIndex
+                        + " needs xrpc.client.subsetting.peer-count above it (is " + peerCount + ")");
+            }
+            return s.position(peerIndex, peerCount);
         }
     }
 
