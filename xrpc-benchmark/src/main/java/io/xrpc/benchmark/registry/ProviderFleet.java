@@ -30,6 +30,9 @@ import java.util.concurrent.Future;
 public final class ProviderFleet {
     private ProviderFleet() {}
 
+    /** The application every instance registers under. */
+    static final String APPLICATION = "scale";
+
     /** Instance {@code k}'s address: a distinct host per instance, as a fleet has. */
     static Endpoint endpoint(int k) {
         return new Endpoint("10." + (k >> 16 & 255) + "." + (k >> 8 & 255) + "." + (k & 255), 20880);
@@ -45,7 +48,7 @@ public final class ProviderFleet {
         int services = Integer.parseInt(args[1]);
         ZookeeperSettings.Mode mode = ZookeeperSettings.Mode.valueOf(args[2].toUpperCase(Locale.ROOT));
         ZookeeperSettings settings = ZookeeperSettings.defaults()
-                .withMode(mode, "scale")
+                .withMode(mode, APPLICATION)
                 .withSessionTimeout(Duration.ofSeconds(Integer.parseInt(args[3])))
                 .withConnectTimeout(Duration.ofMinutes(5));
         Map<Integer, ZookeeperRegistry> live = new ConcurrentHashMap<>();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.xrpc.registry.zookeeper.ZookeeperRegistry;
 import io.xrpc.registry.zookeeper.ZookeeperSettings;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -24,6 +25,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -77,6 +81,13 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             description = "seconds the lists are watched after the leader kill")
     int stormWatch;
 
+    @Option(
+            names = "--storm-outage",
+            defaultValue = "0",
+            description = "with --storm: seconds the ensemble has no quorum (the leader and a follower killed,"
+                    + " both started again after it); 0: only the leader, started again after 5 s")
+    int stormOutage;
+
     @Option(names = "--session-timeout", defaultValue = "30", description = "seconds")
     int sessionTimeout;
 
@@ -119,8 +130,18 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             long heapPerConsumer,
             Storm storm) {}
 
-    /** A leader kill: how long until a leader answered, the smallest list seen and how long until whole. */
-    public record Storm(long electionMillis, int minListSize, int listsBelowTrueSize, long wholeAfterMillis) {}
+    /**
+     * A leader kill (or an outage): how long until a leader answered, the smallest list seen, how
+     * many times a list fell below the true size, when every consumer's every list was whole again
+     * (0: none fell below), and when ZooKeeper itself listed every instance again (0: it never
+     * lacked one; -1: not within the watch). Times from the kill.
+     */
+    public record Storm(
+            long electionMillis,
+            int minListSize,
+            int listsBelowTrueSize,
+            long wholeAfterMillis,
+            long zkWholeAfterMillis) {}
 
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
@@ -319,29 +340,52 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             c.trackMinimum(p);
         }
         int leader = zk.leader();
+        int follower = (leader + 1) % zk.size();
         long t0 = System.nanoTime();
         zk.kill(leader);
+        if (stormOutage > 0) {
+            zk.kill(follower); // no quorum: every session times out unless the outage is short
+            Thread.sleep(TimeUnit.SECONDS.toMillis(stormOutage));
+            zk.start(leader);
+            zk.start(follower);
+        }
         long elected = -1;
-        while (System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(120)) {
+        while (System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(120 + stormOutage)) {
             if (zk.leader() >= 0) {
                 elected = (System.nanoTime() - t0) / 1_000_000;
                 break;
             }
             Thread.sleep(50);
         }
-        Thread.sleep(Math.max(0, 5_000 - (System.nanoTime() - t0) / 1_000_000));
-        zk.start(leader);
+        if (stormOutage == 0) {
+            Thread.sleep(Math.max(0, 5_000 - (System.nanoTime() - t0) / 1_000_000));
+            zk.start(leader);
+        }
         long wholeAt = -1;
+        long zkWholeAt = -1;
+        boolean zkLacked = false;
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(stormWatch);
-        while (System.nanoTime() < end) {
-            boolean whole = true;
-            for (ScaleConsumer c : cs) {
-                whole &= c.allAt(p);
+        try (CuratorFramework look =
+                CuratorFrameworkFactory.newClient(zk.connectString(), 60_000, 15_000, new RetryNTimes(3, 200))) {
+            look.start();
+            while (System.nanoTime() < end) {
+                boolean whole = true;
+                for (ScaleConsumer c : cs) {
+                    whole &= c.allAt(p);
+                }
+                if (whole && wholeAt < 0 && cs.stream().anyMatch(c -> c.minimum.get() < p)) {
+                    wholeAt = (System.nanoTime() - t0) / 1_000_000;
+                }
+                if (zkWholeAt < 0) {
+                    int n = instancesInZooKeeper(look);
+                    if (n >= 0 && n < p) {
+                        zkLacked = true;
+                    } else if (n >= p && zkLacked) {
+                        zkWholeAt = (System.nanoTime() - t0) / 1_000_000;
+                    }
+                }
+                Thread.sleep(200);
             }
-            if (whole && wholeAt < 0 && cs.stream().anyMatch(c -> c.minimum.get() < p)) {
-                wholeAt = (System.nanoTime() - t0) / 1_000_000;
-            }
-            Thread.sleep(200);
         }
         int min = Integer.MAX_VALUE;
         int below = 0;
@@ -351,10 +395,28 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
         }
         zk.awaitQuorum(120_000);
         progress(
-                "storm: leader %d killed, a leader again after %d ms; smallest list %d of %d; %d lists below;"
-                        + " whole after %d ms",
-                leader + 1, elected, min, p, below, wholeAt);
-        return new Storm(elected, min, below, min < p ? wholeAt : 0);
+                "storm: leader %d killed%s, a leader again after %d ms; smallest list %d of %d; %d lists below;"
+                        + " whole after %d ms; ZooKeeper listed every instance again after %d ms",
+                leader + 1,
+                stormOutage > 0 ? " with follower " + (follower + 1) + " for " + stormOutage + " s" : "",
+                elected,
+                min,
+                p,
+                below,
+                wholeAt,
+                zkWholeAt);
+        return new Storm(elected, min, below, min < p ? wholeAt : 0, zkLacked ? zkWholeAt : 0);
+    }
+
+    /** The instance nodes ZooKeeper lists now under the fleet's application, -1 when it cannot tell. */
+    private static int instancesInZooKeeper(CuratorFramework look) {
+        try {
+            return look.getChildren()
+                    .forPath(NodeCodec.instancesPath("/xrpc", ProviderFleet.APPLICATION))
+                    .size();
+        } catch (Exception e) {
+            return -1;
+        }
     }
 
     /** The CPU this JVM uses per second while idle (ZooKeeper pings, timers). */

@@ -10,12 +10,13 @@ final class ScaleReport {
     static String markdown(List<RegistryScaleTool.Row> rows) {
         StringBuilder sb = new StringBuilder();
         sb.append("| mode | P x S x C | znodes | watches | subscribe p50 / p99 (ms) | join seen p50 / p99 / max (ms)"
-                + " | leave seen p50 / p99 / max (ms) | consumer CPU per join (us) | heap per consumer (KB) |\n");
-        sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | leave seen p50 / p99 / max (ms) | consumer CPU per join (us) | heap per consumer (KB)"
+                + " | heap per instance (bytes) |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (RegistryScaleTool.Row r : rows) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "| %s | %,d x %d x %d | %,d | %,d | %.0f / %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | %,d |%n",
+                    "| %s | %,d x %d x %d | %,d | %,d | %.0f / %.0f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.0f | %,d | %,d |%n",
                     r.mode(),
                     r.instances(),
                     r.services(),
@@ -31,18 +32,20 @@ final class ScaleReport {
                     r.leaveP99(),
                     r.leaveMax(),
                     r.cpuMicrosPerJoin(),
-                    r.heapPerConsumer() / 1024));
+                    r.heapPerConsumer() / 1024,
+                    r.heapPerConsumer() / r.instances()));
         }
         boolean storms = rows.stream().anyMatch(r -> r.storm() != null);
         if (storms) {
             sb.append("\n| mode | P x S x C | leader again after (ms) | smallest list seen | lists below the true size"
-                    + " | whole again after (ms) |\n|---|---|---:|---:|---:|---:|\n");
+                    + " | consumers whole again after (ms) | ZooKeeper whole again after (ms) |\n"
+                    + "|---|---|---:|---:|---:|---:|---:|\n");
             for (RegistryScaleTool.Row r : rows) {
                 if (r.storm() != null) {
                     RegistryScaleTool.Storm s = r.storm();
                     sb.append(String.format(
                             Locale.ROOT,
-                            "| %s | %,d x %d x %d | %,d | %,d of %,d | %d | %d |%n",
+                            "| %s | %,d x %d x %d | %,d | %,d of %,d | %,d | %,d | %,d |%n",
                             r.mode(),
                             r.instances(),
                             r.services(),
@@ -51,7 +54,8 @@ final class ScaleReport {
                             s.minListSize(),
                             r.instances(),
                             s.listsBelowTrueSize(),
-                            s.wholeAfterMillis()));
+                            s.wholeAfterMillis(),
+                            s.zkWholeAfterMillis()));
                 }
             }
         }
