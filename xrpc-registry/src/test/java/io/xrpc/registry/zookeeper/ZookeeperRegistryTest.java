@@ -335,6 +335,31 @@ class ZookeeperRegistryTest {
         }
     }
 
+    /**
+     * Issue 41: each registry costs threads, and threads are pids (32,768 on the scale tool's
+     * machine). A provider that subscribes to nothing starts no discovery thread, not even when
+     * its session is replaced (a reconnect used to start one to read again what it never followed).
+     */
+    @Test
+    void aProviderKeepsNoDiscoveryThreadThroughASessionExpiry() throws Exception {
+        try (ZookeeperRegistry provider = registry();
+                CuratorFramework look = inspector()) {
+            ServiceInstance one = instance(KEY, 20009);
+            provider.register(one);
+            String path = Nodes.node(one);
+            long firstSession = look.checkExists().forPath(path).getEphemeralOwner();
+            provider.curator().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                Stat s = look.checkExists().forPath(path);
+                return s != null && s.getEphemeralOwner() != firstSession;
+            });
+            String name = "xrpc-discovery-" + provider.connectString();
+            assertThat(Thread.getAllStackTraces().keySet())
+                    .as("threads of this registry's discovery")
+                    .noneMatch(t -> t.getName().equals(name));
+        }
+    }
+
     @Test
     void nodeLeftByAnEarlierSessionIsReplaced() throws Exception {
         ServiceInstance one = instance(KEY, 20004);

@@ -2,6 +2,7 @@ package io.xrpc.registry.zookeeper.discover;
 
 import io.xrpc.common.Endpoint;
 import io.xrpc.registry.ServiceInstance;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,8 +26,12 @@ import java.util.Map;
 final class AddressIndex {
     static final AddressIndex EMPTY = new AddressIndex(ChunkedList.empty(), emptySlots(16));
 
-    /** A change and its result: {@code arg} the instance put, or the address removed. */
-    private record Step(Object arg, AddressIndex result) {}
+    /**
+     * A change and its result: {@code arg} the instance put, or the address removed. Weakly: the
+     * lists that took the result hold it; a memory must not keep every later version of a list
+     * alive from an old one (or from {@link #EMPTY}, where every list starts).
+     */
+    private record Step(Object arg, WeakReference<AddressIndex> result) {}
 
     private final ChunkedList<ServiceInstance> listed;
     private final int[] slots;
@@ -78,12 +83,13 @@ final class AddressIndex {
     /** This index with {@code i} in its address's place, or at the end; {@code this} when it is listed so already. */
     AddressIndex put(ServiceInstance i) {
         Step s = next;
-        if (s != null && s.arg == i) {
-            return s.result;
+        AddressIndex known = s != null && s.arg == i ? s.result.get() : null;
+        if (known != null) {
+            return known;
         }
         AddressIndex r = putting(i);
         if (r != this) {
-            next = new Step(i, r);
+            next = new Step(i, new WeakReference<>(r));
         }
         return r;
     }
@@ -137,8 +143,9 @@ final class AddressIndex {
     /** This index without {@code e}, the last entry taking its place; {@code this} when {@code e} is not listed. */
     AddressIndex remove(Endpoint e) {
         Step s = next;
-        if (s != null && s.arg == e) {
-            return s.result;
+        AddressIndex known = s != null && s.arg == e ? s.result.get() : null;
+        if (known != null) {
+            return known;
         }
         int slot = slotOf(slots, listed, e);
         if (slot < 0) {
@@ -158,7 +165,7 @@ final class AddressIndex {
             }
             r = new AddressIndex(l, t);
         }
-        next = new Step(e, r);
+        next = new Step(e, new WeakReference<>(r));
         return r;
     }
 

@@ -86,6 +86,8 @@ public final class InstanceDirectory {
     private final Map<String, MappingWatch> mappings = new HashMap<>();
     private final Map<String, AppWatch> apps = new HashMap<>();
     private volatile boolean closed;
+    /** Whether anything was ever attached: a provider that subscribes to nothing starts no thread here. */
+    private volatile boolean used;
 
     InstanceDirectory(ZookeeperSession session, String root) {
         this.client = session.curator();
@@ -109,6 +111,7 @@ public final class InstanceDirectory {
 
     /** Starts following {@code t}'s service; {@link Target#ready()} once its first list is known. */
     void attach(Target t) {
+        used = true;
         thread.execute(() -> {
             try {
                 MappingWatch m = mappings.computeIfAbsent(t.key().interfaceName(), i -> new MappingWatch(this, i));
@@ -161,6 +164,9 @@ public final class InstanceDirectory {
      * has none).
      */
     void resync() {
+        if (!used) {
+            return; // nothing followed: a provider process keeps no discovery thread
+        }
         thread.execute(() -> {
             if (!connected()) {
                 return; // a later reconnect comes
@@ -185,6 +191,9 @@ public final class InstanceDirectory {
 
     /** Instances known, over all applications followed, and how many applications: for describe() and tests. */
     int[] followed() {
+        if (!used) {
+            return new int[] {0, 0};
+        }
         try {
             // Bounded: describe() must answer while the directory's thread waits on ZooKeeper.
             return thread.submit(() -> new int[] {

@@ -92,6 +92,7 @@ final class ProviderList implements InstanceDirectory.Target {
         }
         AddressIndex index = AddressIndex.of(next);
         if (guard.enabled() && (!listed.isEmpty() || !guard.isEmpty())) {
+            int registryListed = listed.size() - guard.size(); // before any held one is back
             next.forEach(i -> guard.back(i.endpoint())); // a restart, not a departure
             List<ServiceInstance> departed = new ArrayList<>();
             for (ServiceInstance i : listed.list()) {
@@ -99,7 +100,7 @@ final class ProviderList implements InstanceDirectory.Target {
                     departed.add(i);
                 }
             }
-            guard.departed(departed, listed.size() - guard.size(), false);
+            guard.departed(departed, registryListed, false);
             if (!guard.isEmpty()) {
                 index = index.putAll(guard.heldInstances());
             }
@@ -141,6 +142,7 @@ final class ProviderList implements InstanceDirectory.Target {
     @Override
     public synchronized void adopt(AddressIndex shared) {
         if (!closed && listed.isEmpty() && guard.isEmpty() && !shared.isEmpty()) {
+            shared.list().forEach(i -> guard.back(i.endpoint())); // listed again: not gone in the window
             listed = shared;
             emit(listed.list(), false, false);
         }

@@ -186,6 +186,7 @@ final class ShrinkGuard {
     /** {@code e} left and is not to be held (no longer believed). */
     void forget(Endpoint e) {
         held.remove(e);
+        windowGone.remove(e); // not to be held back by a later mass departure either
     }
 
     /** Lets go of everything held; returns it (the list drops it). */
