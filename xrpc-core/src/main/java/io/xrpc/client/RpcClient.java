@@ -220,34 +220,37 @@ public final class RpcClient implements AutoCloseable {
      * (which learns of this consumer only once a list is large enough to subset); never for
      * fixed addresses or {@code consistent-hash}.
      */
-    private Aperture aperture(ReferenceOptions options) {
+    private Aperture aperture(ServiceKey key, ReferenceOptions options, Directory directory) {
         Subsetting s = options.subsetting();
-        if (!s.enabled() || options.loadBalancer().equals("consistent-hash")) {
+        if (!s.enabled()
+                || options.loadBalancer().equals("consistent-hash")
+                || !options.addresses().isEmpty()) {
             return Aperture.off();
         }
-        if (s.position() != null) {
-            PeerPosition fixed = s.position();
+        if (s.positioned()) {
+            PeerPosition fixed = new PeerPosition(s.peerIndex(), s.peerCount());
             return new Aperture(s, () -> fixed, made::pruneSoon);
         }
-        if (!options.addresses().isEmpty() || discovery == null) {
+        if (discovery == null) {
             return Aperture.off();
         }
-        return new Aperture(
-                s,
-                new Supplier<>() {
-                    private volatile Supplier<PeerPosition> peers;
+        Supplier<PeerPosition> lazy = new Supplier<>() {
+            private volatile Supplier<PeerPosition> peers;
 
-                    @Override
-                    public PeerPosition get() {
-                        Supplier<PeerPosition> p = peers;
-                        if (p == null) {
-                            p = discovery.peers(); // the registry returns the same one to every reference
-                            peers = p;
-                        }
-                        return p.get();
-                    }
-                },
-                made::pruneSoon);
+            @Override
+            public PeerPosition get() {
+                Supplier<PeerPosition> p = peers;
+                if (p == null) {
+                    p = discovery.peers(key); // returns at once; the registry keeps one per service
+                    peers = p;
+                }
+                return p.get();
+            }
+        };
+        if (directory.instances().size() > s.threshold()) {
+            lazy.get(); // large already: be placed before the first calls, not after them
+        }
+        return new Aperture(s, lazy, made::pruneSoon);
     }
 
     /** Distinct generic references one client holds at most ({@link #generic}). */
@@ -304,7 +307,7 @@ public final class RpcClient implements AutoCloseable {
                 transport,
                 balancer,
                 options,
-                aperture(options),
+                aperture(key, options, directory),
                 this::hedgeTimer);
         made.add(new References.Made(
                 providers,

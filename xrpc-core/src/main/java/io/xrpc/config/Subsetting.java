@@ -1,13 +1,12 @@
 package io.xrpc.config;
 
-import io.xrpc.registry.PeerPosition;
 import java.util.Objects;
 
 /**
  * Which of a large service's providers one consumer calls: a deterministic aperture, as Finagle
  * has it. The providers are placed on a ring in an order every consumer computes alike (a hash of
  * each address), each taking an equal slice; the consumers of an application, which know their
- * place among one another ({@link PeerPosition}, from the registry or configured), take equal,
+ * place among one another ({@code io.xrpc.registry.PeerPosition}, from the registry or configured), take equal,
  * evenly spaced windows of the ring, each a whole number of consumer slices wide and covering at
  * least {@link #minProviders()} providers. The windows then cover every point of the ring equally
  * often, so with {@code p2c} picking points within the window (an edge provider in proportion to
@@ -27,15 +26,18 @@ public final class Subsetting {
     /** Lists up to this many providers are used whole by default: connecting to all of them is cheap. */
     public static final int DEFAULT_THRESHOLD = 64;
 
-    private static final Subsetting DEFAULTS = new Subsetting(true, DEFAULT_MIN_PROVIDERS, DEFAULT_THRESHOLD, null);
-    private static final Subsetting OFF = new Subsetting(false, DEFAULT_MIN_PROVIDERS, DEFAULT_THRESHOLD, null);
+    private static final Subsetting DEFAULTS = new Subsetting(true, DEFAULT_MIN_PROVIDERS, DEFAULT_THRESHOLD, -1, 0);
+    private static final Subsetting OFF = new Subsetting(false, DEFAULT_MIN_PROVIDERS, DEFAULT_THRESHOLD, -1, 0);
 
     private final boolean enabled;
     private final int minProviders;
     private final int threshold;
-    private final PeerPosition position;
+    /** The configured place, -1 when the registry places this consumer. */
+    private final int peerIndex;
 
-    private Subsetting(boolean enabled, int minProviders, int threshold, PeerPosition position) {
+    private final int peerCount;
+
+    private Subsetting(boolean enabled, int minProviders, int threshold, int peerIndex, int peerCount) {
         if (minProviders < 1) {
             throw new IllegalArgumentException("minProviders: " + minProviders + " (expected: at least 1)");
         }
@@ -45,7 +47,8 @@ public final class Subsetting {
         this.enabled = enabled;
         this.minProviders = minProviders;
         this.threshold = threshold;
-        this.position = position;
+        this.peerIndex = peerIndex;
+        this.peerCount = peerCount;
     }
 
     /** The default: an aperture of at least 16 providers over lists of more than 64, placed by the registry. */
@@ -60,7 +63,7 @@ public final class Subsetting {
 
     /** An aperture covering at least {@code minProviders} providers, over lists of more than {@code threshold}. */
     public static Subsetting aperture(int minProviders, int threshold) {
-        return new Subsetting(true, minProviders, threshold, null);
+        return new Subsetting(true, minProviders, threshold, -1, 0);
     }
 
     /**
@@ -69,7 +72,11 @@ public final class Subsetting {
      * application must be given its own index and the same count.
      */
     public Subsetting position(int index, int count) {
-        return new Subsetting(enabled, minProviders, threshold, new PeerPosition(index, count));
+        if (count < 1 || index < 0 || index >= count) {
+            throw new IllegalArgumentException(
+                    "subsetting position " + index + " of " + count + " (expected: 0 <= index < count)");
+        }
+        return new Subsetting(enabled, minProviders, threshold, index, count);
     }
 
     public boolean enabled() {
@@ -84,9 +91,19 @@ public final class Subsetting {
         return threshold;
     }
 
-    /** The configured place, or null: then the registry's. */
-    public PeerPosition position() {
-        return position;
+    /** Whether this consumer's place is configured ({@link #peerIndex()} of {@link #peerCount()}) rather than the registry's. */
+    public boolean positioned() {
+        return peerIndex >= 0;
+    }
+
+    /** The configured place, -1 when the registry gives it. */
+    public int peerIndex() {
+        return peerIndex;
+    }
+
+    /** How many consumers the configured place is among, 0 when the registry gives it. */
+    public int peerCount() {
+        return peerCount;
     }
 
     @Override
@@ -95,12 +112,13 @@ public final class Subsetting {
                 && s.enabled == enabled
                 && s.minProviders == minProviders
                 && s.threshold == threshold
-                && Objects.equals(s.position, position);
+                && s.peerIndex == peerIndex
+                && s.peerCount == peerCount;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(enabled, minProviders, threshold, position);
+        return Objects.hash(enabled, minProviders, threshold, peerIndex, peerCount);
     }
 
     @Override
@@ -109,8 +127,6 @@ public final class Subsetting {
             return "off";
         }
         return "aperture(min " + minProviders + ", over " + threshold
-                + (position == null
-                        ? ", placed by the registry)"
-                        : ", " + position.index() + " of " + position.count() + ")");
+                + (peerIndex < 0 ? ", placed by the registry)" : ", " + peerIndex + " of " + peerCount + ")");
     }
 }

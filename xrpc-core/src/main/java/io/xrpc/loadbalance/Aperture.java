@@ -32,8 +32,8 @@ public final class Aperture {
     /**
      * @param position this consumer's place now, or null while unknown; asked only for lists
      *                 larger than the threshold
-     * @param moved    run when this consumer's place changed (its window moved: connections to
-     *                 providers it no longer covers may close)
+     * @param moved    run when a new window was made (a new list or place: connections to providers it
+     *                 no longer covers may close)
      */
     public Aperture(Subsetting settings, Supplier<PeerPosition> position, Runnable moved) {
         this.settings = settings;
@@ -60,12 +60,9 @@ public final class Aperture {
         }
         Window w = last;
         if (w == null || w.source != all || !w.position.equals(p)) {
-            boolean move = w != null && !w.position.equals(p);
             w = Window.of(all, p, settings.minProviders());
             last = w;
-            if (move) {
-                moved.run();
-            }
+            moved.run(); // a new window: connections it no longer covers may close (coalesced by the caller)
         }
         return w.whole ? all : w;
     }
@@ -116,13 +113,16 @@ public final class Aperture {
             int n = all.size();
             long c = p.count();
             long m = Math.min(c, (minProviders * c + n - 1) / n); // ceil(minProviders * c / n)
-            double start = (double) p.index() * n / c;
-            double width = (double) m * n / c;
-            int first = (int) Math.floor(start);
-            int count = (int) Math.ceil(start + width) - first;
+            // In units of 1/c provider slices, exactly: the window is [index * n, (index + m) * n).
+            long from = p.index() * (long) n;
+            long to = (p.index() + m) * n;
+            int first = (int) (from / c);
+            int count = (int) ((to + c - 1) / c - first);
             if (m >= c || count >= n) {
                 return new Window(all, p, true, null, 0, 0);
             }
+            double start = (double) (from - first * c) / c + first;
+            double width = (double) (m * n) / c;
             long[] keys = new long[n];
             for (int i = 0; i < n; i++) {
                 keys[i] = (ringKey(all.get(i).endpoint()) & ~INDEX_MASK) | i;

@@ -38,7 +38,8 @@ public final class RandomLoadBalancer implements LoadBalancer, LoadBalancerProvi
         }
         ThreadLocalRandom r = ThreadLocalRandom.current();
         if (same) {
-            return candidates.get(r.nextInt(n));
+            // Within a subset, a provider the window covers in part is drawn in that proportion.
+            return candidates.get(candidates instanceof Aperture.Window w ? w.pick(r) : r.nextInt(n));
         }
         int x = r.nextInt(total);
         for (int i = 0; i < n; i++) {

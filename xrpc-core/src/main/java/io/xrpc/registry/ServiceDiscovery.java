@@ -52,13 +52,14 @@ public interface ServiceDiscovery extends AutoCloseable {
     }
 
     /**
-     * This consumer's place among the consumers of its application that use this registry, for
-     * subsetting: the supplier answers null while it is not known. The first call makes this
-     * consumer known to the others (the ZooKeeper registry writes one ephemeral node for it and
-     * follows the others with one watch); later calls return the same supplier. The default knows
-     * no peers: subsetting then needs a position configured.
+     * This consumer's place among the consumers of its application that subset {@code key}
+     * through this registry: the supplier answers null while it is not known. The first call for
+     * a service makes this consumer known to the others (the ZooKeeper registry writes one
+     * ephemeral node for it and follows the others with one watch) without waiting; later calls
+     * return the same supplier. The default knows no peers: subsetting then needs a place
+     * configured.
      */
-    default Supplier<PeerPosition> peers() {
+    default Supplier<PeerPosition> peers(ServiceKey key) {
         return () -> null;
     }
 

@@ -10,6 +10,9 @@ import io.xrpc.registry.zookeeper.discover.Subscriptions;
 import io.xrpc.registry.zookeeper.publish.Publisher;
 import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import io.xrpc.registry.zookeeper.session.ZookeeperSession;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.slf4j.LoggerFactory;
 
 /**
  * Service registry and discovery on ZooKeeper through Curator: one {@link ZookeeperSession}, a
@@ -37,8 +39,9 @@ public final class ZookeeperRegistry implements Registry {
     private final ZookeeperSettings.Mode mode;
     private final String application;
     private final String rootPath;
-    private PeerGroup peers; // guarded by this
-    private final long placeWaitMillis;
+    /** Each service's peer group, made when a reference to it first subsets. */
+    private final Map<ServiceKey, PeerGroup> peers = new HashMap<>(); // guarded by itself
+
     private final ZookeeperSession session;
     private final Publisher publisher;
     private final Subscriptions subscriptions;
@@ -64,7 +67,6 @@ public final class ZookeeperRegistry implements Registry {
         this.mode = config.mode();
         this.application = config.application();
         this.rootPath = config.rootPath();
-        this.placeWaitMillis = config.connectTimeout().toMillis();
         this.onClose = onClose;
         this.session = new ZookeeperSession(new ZookeeperSession.Settings(
                 connectString,
@@ -174,13 +176,18 @@ public final class ZookeeperRegistry implements Registry {
      */
     @Override
     public void registerAll(List<ServiceInstance> instances) {
+        requireKeys(instances);
+        publisher.registerAll(instances);
+    }
+
+    /** A registration names its service: a discovered instance shared between services names none. */
+    private static void requireKeys(List<ServiceInstance> instances) {
         for (ServiceInstance i : instances) {
             if (i.serviceKey() == null) {
-                throw new IllegalArgumentException("cannot register " + i.endpoint()
+                throw new IllegalArgumentException("cannot register or unregister " + i.endpoint()
                         + " without a service key: a shared, discovered instance names no service");
             }
         }
-        publisher.registerAll(instances);
     }
 
     @Override
@@ -191,6 +198,7 @@ public final class ZookeeperRegistry implements Registry {
     /** Withdraws several at once: in the per-instance layout one node per address, not one revision per service. */
     @Override
     public void unregisterAll(List<ServiceInstance> instances) {
+        requireKeys(instances);
         publisher.unregisterAll(instances);
     }
 
@@ -210,29 +218,25 @@ public final class ZookeeperRegistry implements Registry {
     }
 
     /**
-     * This consumer's place among the consumers of its application ({@code application=}) for
-     * subsetting: the first call writes an EPHEMERAL node for it under
-     * {@code {root}/consumers/{application}} and follows the others (docs/REGISTRY.md).
+     * This consumer's place among the consumers of its application ({@code application=}) that
+     * subset {@code key}: the first call for a service writes an EPHEMERAL node for this consumer
+     * under {@code {root}/consumers/{service}/{application}} and follows the others, on the
+     * session's worker; it returns at once, and the place is null until known (docs/REGISTRY.md).
      */
     @Override
-    public synchronized Supplier<PeerPosition> peers() {
-        if (peers == null) {
-            peers = new PeerGroup(session, rootPath, application);
-            session.listen(peers);
-            peers.start();
-            try {
-                if (!peers.awaitPlace(Math.min(placeWaitMillis, 5_000))) {
-                    LoggerFactory.getLogger(ZookeeperSession.LOGGER)
-                            .warn(
-                                    "ZooKeeper {}: this consumer's place among its peers is not known yet; large"
-                                            + " provider lists are used whole until it is",
-                                    session.connectString());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+    public Supplier<PeerPosition> peers(ServiceKey key) {
+        synchronized (peers) {
+            if (closing.get()) {
+                return () -> null;
             }
+            return peers.computeIfAbsent(key, k -> {
+                String service = URLEncoder.encode(k.toString(), StandardCharsets.UTF_8);
+                PeerGroup g = new PeerGroup(session, rootPath + "/consumers/" + service + "/" + application);
+                session.listen(g);
+                g.start();
+                return g;
+            });
         }
-        return peers;
     }
 
     /**
@@ -245,10 +249,8 @@ public final class ZookeeperRegistry implements Registry {
             return;
         }
         publisher.close();
-        synchronized (this) {
-            if (peers != null) {
-                peers.close();
-            }
+        synchronized (peers) {
+            peers.values().forEach(PeerGroup::close);
         }
         subscriptions.close();
         session.close();

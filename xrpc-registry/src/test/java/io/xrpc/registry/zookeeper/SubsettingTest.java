@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.xrpc.client.ReferenceView;
 import io.xrpc.client.RpcClient;
+import io.xrpc.common.ServiceKey;
 import io.xrpc.config.ReferenceOptions;
 import io.xrpc.config.Subsetting;
 import io.xrpc.registry.PeerPosition;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 class SubsettingTest {
     private static final int PROVIDERS = 24;
     private static final int CONSUMERS = 4;
+    private static final ServiceKey KEY = ServiceKey.of(GateService.class, "", "");
 
     private static ZookeeperRegistry registry(String connect, String application) {
         return new ZookeeperRegistry(
@@ -74,17 +76,17 @@ class SubsettingTest {
                     clients.add(client);
                     proxies.add(client.proxy(GateService.class, options));
                 }
-                registries.forEach(ZookeeperRegistry::peers); // joined already if a list was large enough
+                registries.forEach(r -> r.peers(KEY)); // joined already: the list was large when the reference was made
                 await().atMost(Duration.ofSeconds(20))
                         .until(() -> registries.stream().allMatch(r -> {
-                            PeerPosition p = r.peers().get();
+                            PeerPosition p = r.peers(KEY).get();
                             return p != null && p.count() == CONSUMERS;
                         }));
                 await().atMost(Duration.ofSeconds(20))
                         .until(() -> clients.stream()
                                 .allMatch(c -> c.references().get(0).providers().size() == PROVIDERS));
                 Set<Integer> places = new HashSet<>();
-                registries.forEach(r -> places.add(r.peers().get().index()));
+                registries.forEach(r -> places.add(r.peers(KEY).get().index()));
                 assertThat(places).as("each consumer its own place").hasSize(CONSUMERS);
 
                 Set<String> everyone = new HashSet<>();
@@ -99,7 +101,7 @@ class SubsettingTest {
                             .count();
                     System.out.printf(
                             "consumer %s: %d providers called, %d connected of %d%n",
-                            registries.get(c).peers().get(), reached.size(), connected, PROVIDERS);
+                            registries.get(c).peers(KEY).get(), reached.size(), connected, PROVIDERS);
                     // A window of 6 provider slices starting at a slice boundary: 6 providers.
                     assertThat(reached).as("providers consumer %d called", c).hasSizeBetween(4, 7);
                     assertThat(connected).as("connections of consumer %d", c).isLessThanOrEqualTo(7);
@@ -132,30 +134,44 @@ class SubsettingTest {
                                 zk.getConnectString(), new org.apache.curator.retry.RetryOneTime(100))) {
             writer.start();
             // Names no consumer writes are not counted.
-            writer.create().creatingParentsIfNeeded().forPath("/xrpc/consumers/web/not-a-peer");
+            writer.create()
+                    .creatingParentsIfNeeded()
+                    .forPath("/xrpc/consumers/"
+                            + java.net.URLEncoder.encode(KEY.toString(), java.nio.charset.StandardCharsets.UTF_8)
+                            + "/web/not-a-peer");
             List<ZookeeperRegistry> rs = new ArrayList<>();
             try {
                 for (int c = 0; c < 3; c++) {
                     rs.add(registry(zk.getConnectString(), "web"));
                 }
-                rs.forEach(ZookeeperRegistry::peers); // each joins its application's consumers
+                rs.forEach(r -> r.peers(KEY)); // each joins the consumers of its application that subset KEY
                 await().atMost(Duration.ofSeconds(20))
                         .until(() -> rs.stream().allMatch(r -> {
-                            PeerPosition p = r.peers().get();
+                            PeerPosition p = r.peers(KEY).get();
                             return p != null && p.count() == 3;
                         }));
                 Set<Integer> places = new HashSet<>();
-                rs.forEach(r -> places.add(r.peers().get().index()));
+                rs.forEach(r -> places.add(r.peers(KEY).get().index()));
                 assertThat(places).containsExactlyInAnyOrder(0, 1, 2);
-                // Another application's consumers are placed among themselves.
+                // Another application's consumers are placed among themselves, and so are those of
+                // another service: each group's windows cover that service's providers.
                 try (ZookeeperRegistry other = registry(zk.getConnectString(), "billing")) {
-                    assertThat(other.peers().get()).isEqualTo(new PeerPosition(0, 1));
+                    other.peers(KEY);
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> other.peers(KEY).get() != null);
+                    assertThat(other.peers(KEY).get()).isEqualTo(new PeerPosition(0, 1));
                 }
+                ServiceKey another = new ServiceKey("com.acme.Other", "", "");
+                rs.get(0).peers(another);
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> rs.get(0).peers(another).get() != null);
+                assertThat(rs.get(0).peers(another).get()).isEqualTo(new PeerPosition(0, 1));
                 rs.remove(0).close(); // its node goes with it
                 await().atMost(Duration.ofSeconds(20))
-                        .until(() -> rs.stream().allMatch(r -> r.peers().get().count() == 2));
+                        .until(() ->
+                                rs.stream().allMatch(r -> r.peers(KEY).get().count() == 2));
                 Set<Integer> after = new HashSet<>();
-                rs.forEach(r -> after.add(r.peers().get().index()));
+                rs.forEach(r -> after.add(r.peers(KEY).get().index()));
                 assertThat(after).containsExactlyInAnyOrder(0, 1);
             } finally {
                 rs.forEach(ZookeeperRegistry::close);

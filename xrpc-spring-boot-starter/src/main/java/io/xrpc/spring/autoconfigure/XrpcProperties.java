@@ -351,6 +351,11 @@ public record XrpcProperties(
             }
             io.xrpc.config.Subsetting s = io.xrpc.config.Subsetting.aperture(minProviders, threshold);
             if (peerIndex < 0) {
+                if (peerCount > 0) {
+                    throw new IllegalArgumentException("xrpc.client.subsetting.peer-count " + peerCount
+                            + " needs xrpc.client.subsetting.peer-index (this consumer's place, 0 to "
+                            + (peerCount - 1) + ")");
+                }
                 return s;
             }
             if (peerIndex >= peerCount) {

@@ -39,7 +39,7 @@ public final class Catalog {
         TreeSet<String> names = new TreeSet<>();
         try {
             for (String c : childrenOrNone(root)) {
-                if (!c.equals("apps") && !c.equals("mapping")) {
+                if (!c.equals("apps") && !c.equals("mapping") && !c.equals("consumers")) {
                     names.add(c);
                 }
             }

@@ -1,33 +1,40 @@
 package io.xrpc.registry.zookeeper.discover;
 
 import io.xrpc.registry.PeerPosition;
+import io.xrpc.registry.zookeeper.session.Trust;
+import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import io.xrpc.registry.zookeeper.session.ZookeeperSession;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The consumers of one application that subset, each an EPHEMERAL node
- * {@code {root}/consumers/{application}/{16 random hex digits}} kept through session expiries by
- * Curator's {@link PersistentNode} (the same name again, so a consumer's place survives them), and
- * followed with one persistent recursive watch: a consumer joining or leaving is one event to
- * each, no read. A consumer's place is its name's rank among the names, the same order for all.
- * Made when a reference first has a list large enough to subset; until this consumer has seen
- * its own node it has no place (its lists are used whole), and once it had one it keeps the last
- * while the registry is unreachable. At most {@link #MAX_PEERS} names are kept.
+ * The consumers of one application that subset one service: each an EPHEMERAL node
+ * {@code {root}/consumers/{service}/{application}/{16 random hex digits}}, written again under the
+ * same name after a session expiry (so a consumer's place survives it), followed with one
+ * persistent recursive watch: a consumer joining or leaving is one event to each, no read. A
+ * consumer's place is its name's rank among the names, the same order for all. The nodes above
+ * are persistent (not containers, which anyone could make anew once ZooKeeper removed them) and
+ * get the registry's ACL; with credentials or {@code trust=}, the names are believed only under
+ * a node whose ACL lets none but trusted identities add to it, as a provider list's are.
+ *
+ * <p>Everything runs on the session's worker; nothing here waits. Until this consumer has seen
+ * its own node it has no place (its lists are used whole); once it had one it keeps the last
+ * while the registry is unreachable or a read fails. At most {@link #MAX_PEERS} names are kept.
  */
 public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession.Listener {
     private static final Logger log = LoggerFactory.getLogger(InstanceDirectory.LOGGER);
@@ -36,39 +43,34 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
 
     private final ZookeeperSession session;
     private final CuratorFramework client;
+    private final Trust trust;
     private final String dir;
     private final String own;
-    private final PersistentNode node;
     private final TreeSet<String> names = new TreeSet<>(); // guarded by this
     private final Watcher watcher;
     private volatile PeerPosition position;
-    private final CountDownLatch placed = new CountDownLatch(1);
     private boolean capLogged; // guarded by this
+    private boolean refusalLogged; // the worker's
     private volatile boolean closed;
 
-    public PeerGroup(ZookeeperSession session, String root, String application) {
+    /**
+     * @param dir {@code {root}/consumers/{service}/{application}}: the consumers whose windows
+     *            tile this service's providers
+     */
+    public PeerGroup(ZookeeperSession session, String dir) {
         this.session = session;
         this.client = session.curator();
-        this.dir = root + "/consumers/" + application;
+        this.trust = session.trust();
+        this.dir = dir;
         byte[] id = new byte[8];
         ThreadLocalRandom.current().nextBytes(id);
         this.own = HexFormat.of().formatHex(id);
-        this.watcher = event -> session.worker().execute(() -> onEvent(event));
-        this.node = new PersistentNode(client, CreateMode.EPHEMERAL, false, dir + "/" + own, new byte[0]);
+        this.watcher = event -> run(() -> onEvent(event));
     }
 
-    /** Writes this consumer's node and starts following the others; its place is known once both are seen. */
+    /** Writes this consumer's node and starts following the others, on the session's worker. */
     public void start() {
-        node.start();
-        session.worker().execute(this::resync);
-    }
-
-    /**
-     * Waits up to {@code millis} for this consumer's first place (its node written and seen), so
-     * that the first calls of a large list already go to its window; whether it is known.
-     */
-    public boolean awaitPlace(long millis) throws InterruptedException {
-        return placed.await(millis, TimeUnit.MILLISECONDS);
+        run(this::resync);
     }
 
     @Override
@@ -78,26 +80,52 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
 
     @Override
     public void reconnected(boolean watchesKept, boolean otherServer) {
-        session.worker().execute(this::resync);
+        run(this::resync);
     }
 
-    /** Sets the watch again (a new session has none) and reads the names once. */
+    private void run(Runnable r) {
+        try {
+            session.worker().execute(r);
+        } catch (RejectedExecutionException closing) {
+            // the registry is closing
+        }
+    }
+
+    /** Makes the nodes above ours, checks who may add to them, sets the watch, writes ours, reads the names. */
     private void resync() {
         if (closed || !session.isConnected()) {
-            return;
+            return; // a reconnect comes
         }
         try {
+            try {
+                client.create().creatingParentsIfNeeded().forPath(dir);
+            } catch (KeeperException.NodeExistsException exists) {
+                // made by another consumer
+            }
+            if (trust.verifies()) {
+                Stat st = new Stat();
+                List<ACL> acl = client.getACL().storingStatIn(st).forPath(dir);
+                if (!trust.believes(acl, st.getAversion())) {
+                    if (!refusalLogged) {
+                        refusalLogged = true;
+                        log.error(
+                                "Not subsetting through {}: its ACL ({}) does not prove that only {} add consumers"
+                                        + " there; this consumer's lists are used whole (docs/REGISTRY.md)",
+                                dir,
+                                ZookeeperAcl.describe(acl),
+                                trust.identity());
+                    }
+                    position = null;
+                    return;
+                }
+            }
             client.watchers()
                     .add()
                     .withMode(AddWatchMode.PERSISTENT_RECURSIVE)
                     .usingWatcher(watcher)
                     .forPath(dir);
-            List<String> now;
-            try {
-                now = client.getChildren().forPath(dir);
-            } catch (KeeperException.NoNodeException none) {
-                now = List.of(); // made with this consumer's node: the watch tells
-            }
+            writeOwn();
+            List<String> now = client.getChildren().forPath(dir);
             synchronized (this) {
                 names.clear();
                 for (String n : now) {
@@ -105,8 +133,32 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
                 }
                 place();
             }
+        } catch (KeeperException.NoAuthException refused) {
+            if (!refusalLogged) {
+                refusalLogged = true;
+                log.error(
+                        "This consumer may not write {} (ZooKeeper refused it: {}); its lists are used whole."
+                                + " Give consumers the providers' credentials, or xrpc.client.subsetting.peer-index"
+                                + " and peer-count",
+                        dir,
+                        refused.getMessage());
+            }
         } catch (Exception e) {
-            log.warn("Could not read the consumers under {} yet; read again on reconnecting", dir, e);
+            log.warn("Could not read the consumers under {} yet; trying again in a second", dir, e);
+            try {
+                session.worker().schedule(this::resync, 1, TimeUnit.SECONDS);
+            } catch (RejectedExecutionException closing) {
+                // the registry is closing
+            }
+        }
+    }
+
+    /** This consumer's node, unless it is there. A node of an earlier session of ours goes with it, and is written again then. */
+    private void writeOwn() throws Exception {
+        try {
+            client.create().withMode(CreateMode.EPHEMERAL).forPath(dir + "/" + own);
+        } catch (KeeperException.NodeExistsException there) {
+            // ours, of this session or of one ending: its deletion is seen and it is written again
         }
     }
 
@@ -125,6 +177,13 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
                 return;
             }
             place();
+        }
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted && name.equals(own) && session.isConnected()) {
+            try {
+                writeOwn(); // an earlier session's node of ours expired, or someone deleted it
+            } catch (Exception e) {
+                log.debug("Could not write {} again yet; the next reconnect does", dir + "/" + own, e);
+            }
         }
     }
 
@@ -158,15 +217,14 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
     private void place() {
         if (names.contains(own)) {
             position = new PeerPosition(names.headSet(own).size(), names.size());
-            placed.countDown();
         }
     }
 
-    /** Deletes this consumer's node; the session's end would too. */
+    /** Deletes this consumer's node without waiting; the session's end would too. */
     public void close() {
         closed = true;
         try {
-            node.close();
+            client.delete().quietly().inBackground().forPath(dir + "/" + own);
         } catch (Exception e) {
             log.debug("Could not delete {}", dir + "/" + own, e);
         }
