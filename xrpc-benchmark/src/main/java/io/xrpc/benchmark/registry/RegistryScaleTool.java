@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.xrpc.registry.zookeeper.ZookeeperRegistry;
 import io.xrpc.registry.zookeeper.ZookeeperSettings;
-import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -411,8 +410,9 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
     /** The instance nodes ZooKeeper lists now under the fleet's application, -1 when it cannot tell. */
     private static int instancesInZooKeeper(CuratorFramework look) {
         try {
+            // The layout as docs/REGISTRY.md gives it: the tool uses the registry's API alone.
             return look.getChildren()
-                    .forPath(NodeCodec.instancesPath("/xrpc", ProviderFleet.APPLICATION))
+                    .forPath("/xrpc/apps/" + ProviderFleet.APPLICATION + "/instances")
                     .size();
         } catch (Exception e) {
             return -1;

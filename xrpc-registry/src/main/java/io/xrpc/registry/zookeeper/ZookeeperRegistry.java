@@ -41,6 +41,8 @@ public final class ZookeeperRegistry implements Registry {
     private final String rootPath;
     /** Each service's peer group, made when a reference to it first subsets. */
     private final Map<ServiceKey, PeerGroup> peers = new HashMap<>(); // guarded by itself
+    /** This consumer's name in every peer group it joins. */
+    private final String peerName = PeerGroup.newName();
 
     private final ZookeeperSession session;
     private final Publisher publisher;
@@ -231,7 +233,7 @@ public final class ZookeeperRegistry implements Registry {
             }
             return peers.computeIfAbsent(key, k -> {
                 String service = URLEncoder.encode(k.toString(), StandardCharsets.UTF_8);
-                PeerGroup g = new PeerGroup(session, rootPath + "/consumers/" + service + "/" + application);
+                PeerGroup g = new PeerGroup(session, rootPath + "/consumers/" + service + "/" + application, peerName);
                 session.listen(g);
                 g.start();
                 return g;

@@ -166,6 +166,15 @@ class SubsettingTest {
                 await().atMost(Duration.ofSeconds(20))
                         .until(() -> rs.get(0).peers(another).get() != null);
                 assertThat(rs.get(0).peers(another).get()).isEqualTo(new PeerPosition(0, 1));
+                // A consumer has one name in every group: the same consumers, the same order.
+                rs.get(1).peers(another);
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> rs.get(0).peers(another).get().count() == 2
+                                && rs.get(1).peers(another).get() != null);
+                assertThat(rs.get(0).peers(another).get().index()
+                                < rs.get(1).peers(another).get().index())
+                        .isEqualTo(rs.get(0).peers(KEY).get().index()
+                                < rs.get(1).peers(KEY).get().index());
                 rs.remove(0).close(); // its node goes with it
                 await().atMost(Duration.ofSeconds(20))
                         .until(() ->

@@ -56,16 +56,27 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
     /**
      * @param dir {@code {root}/consumers/{service}/{application}}: the consumers whose windows
      *            tile this service's providers
+     * @param own this consumer's name ({@link #newName()}), the same in every group it joins: where
+     *            the same consumers call several services, each has the same place in each, and so
+     *            the same window over providers that serve them all (one set of connections)
      */
-    public PeerGroup(ZookeeperSession session, String dir) {
+    public PeerGroup(ZookeeperSession session, String dir, String own) {
+        if (!isPeerName(own)) {
+            throw new IllegalArgumentException("peer name " + own + " (expected: 16 lowercase hex digits)");
+        }
         this.session = session;
         this.client = session.curator();
         this.trust = session.trust();
         this.dir = dir;
+        this.own = own;
+        this.watcher = event -> run(() -> onEvent(event));
+    }
+
+    /** A consumer's name: 16 random hex digits. */
+    public static String newName() {
         byte[] id = new byte[8];
         ThreadLocalRandom.current().nextBytes(id);
-        this.own = HexFormat.of().formatHex(id);
-        this.watcher = event -> run(() -> onEvent(event));
+        return HexFormat.of().formatHex(id);
     }
 
     /** Writes this consumer's node and starts following the others, on the session's worker. */
