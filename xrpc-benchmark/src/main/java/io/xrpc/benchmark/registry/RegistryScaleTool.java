@@ -21,6 +21,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
@@ -131,9 +133,9 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
 
     /**
      * A leader kill (or an outage): how long until a leader answered, the smallest list seen, how
-     * many times a list fell below the true size, when every consumer's every list was whole again
-     * (0: none fell below), and when ZooKeeper itself listed every instance again (0: it never
-     * lacked one; -1: not within the watch). Times from the kill.
+     * many times a list fell below the true size, from when every consumer's every list was whole
+     * to the end of the watch (0: none fell below; -1: not whole at its end), and from when
+     * ZooKeeper itself listed every instance (0: it never lacked one). Times from the kill.
      */
     public record Storm(
             long electionMillis,
@@ -360,32 +362,50 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
             Thread.sleep(Math.max(0, 5_000 - (System.nanoTime() - t0) / 1_000_000));
             zk.start(leader);
         }
-        long wholeAt = -1;
-        long zkWholeAt = -1;
-        boolean zkLacked = false;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(stormWatch);
-        try (CuratorFramework look =
-                CuratorFrameworkFactory.newClient(zk.connectString(), 60_000, 15_000, new RetryNTimes(3, 200))) {
-            look.start();
-            while (System.nanoTime() < end) {
-                boolean whole = true;
-                for (ScaleConsumer c : cs) {
-                    whole &= c.allAt(p);
-                }
-                if (whole && wholeAt < 0 && cs.stream().anyMatch(c -> c.minimum.get() < p)) {
-                    wholeAt = (System.nanoTime() - t0) / 1_000_000;
-                }
-                if (zkWholeAt < 0) {
+        // Whole again: from when every list (or ZooKeeper's count) stayed whole to the watch's end.
+        // ZooKeeper is looked at on a thread of its own: a call waits out its retries while the
+        // ensemble is away, and the lists must be looked at every 200 ms all the same.
+        AtomicLong zkWholeAt = new AtomicLong(-1);
+        AtomicBoolean zkLacked = new AtomicBoolean();
+        AtomicBoolean watching = new AtomicBoolean(true);
+        Thread zkLook = new Thread(() -> {
+            try (CuratorFramework look =
+                    CuratorFrameworkFactory.newClient(zk.connectString(), 60_000, 15_000, new RetryNTimes(3, 200))) {
+                look.start();
+                while (watching.get()) {
                     int n = instancesInZooKeeper(look);
                     if (n >= 0 && n < p) {
-                        zkLacked = true;
-                    } else if (n >= p && zkLacked) {
-                        zkWholeAt = (System.nanoTime() - t0) / 1_000_000;
+                        zkLacked.set(true);
+                        zkWholeAt.set(-1);
+                    } else if (n >= p && zkLacked.get() && zkWholeAt.get() < 0) {
+                        zkWholeAt.set((System.nanoTime() - t0) / 1_000_000);
                     }
+                    Thread.sleep(200);
                 }
-                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
+        });
+        zkLook.setDaemon(true);
+        zkLook.start();
+        long wholeAt = -1;
+        boolean dipped = false;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(stormWatch);
+        while (System.nanoTime() < end) {
+            boolean whole = true;
+            for (ScaleConsumer c : cs) {
+                whole &= c.allAt(p);
+            }
+            dipped |= cs.stream().anyMatch(c -> c.minimum.get() < p);
+            if (!whole) {
+                wholeAt = -1;
+            } else if (wholeAt < 0 && dipped) {
+                wholeAt = (System.nanoTime() - t0) / 1_000_000;
+            }
+            Thread.sleep(200);
         }
+        watching.set(false);
+        zkLook.join(60_000);
         int min = Integer.MAX_VALUE;
         int below = 0;
         for (ScaleConsumer c : cs) {
@@ -403,8 +423,8 @@ public final class RegistryScaleTool implements Callable<List<RegistryScaleTool.
                 p,
                 below,
                 wholeAt,
-                zkWholeAt);
-        return new Storm(elected, min, below, min < p ? wholeAt : 0, zkLacked ? zkWholeAt : 0);
+                zkWholeAt.get());
+        return new Storm(elected, min, below, min < p ? wholeAt : 0, zkLacked.get() ? zkWholeAt.get() : 0);
     }
 
     /** The instance nodes ZooKeeper lists now under the fleet's application, -1 when it cannot tell. */

@@ -175,10 +175,10 @@ final class ShrinkGuard {
             return;
         }
         if (held.remove(e) != null) {
-            lastChange = System.nanoTime(); // the registry is still healing: hold the rest a window more
-            if (held.isEmpty()) {
-                heldGone();
-            }
+            // The registry is still healing: hold the rest a window more. The episode (and its one
+            // warning) ends only once the guard has been quiet for a window (release()): thousands
+            // of sessions coming back one by one are one episode, not thousands.
+            lastChange = System.nanoTime();
         }
         windowGone.remove(e);
     }
@@ -213,11 +213,19 @@ final class ShrinkGuard {
      */
     List<Endpoint> release(boolean closed) {
         release = null;
-        if (closed || held.isEmpty()) {
+        if (closed) {
             return List.of();
         }
         long t = System.nanoTime();
         long quiet = t - lastChange;
+        if (held.isEmpty()) {
+            if (quiet >= windowNanos) {
+                heldGone(); // everything came back and the registry is quiet: the episode is over
+            } else {
+                scheduleRelease(windowNanos - quiet);
+            }
+            return List.of();
+        }
         int before = held.size();
         List<Endpoint> gone = new ArrayList<>();
         if (quiet >= windowNanos && !session.disturbed(windowNanos)) {
