@@ -28,6 +28,11 @@ public final class Aperture {
     private final Runnable moved;
     /** The last window made, and for which list and position. */
     private volatile Window last;
+    /** The ring order of the last list: a new place reuses it (consumers come and go more often than lists change). */
+    private volatile Ring ring;
+
+    /** A list's ring keys, sorted, each with its index in the list in its low bits. */
+    private record Ring(List<ServiceInstance> source, long[] keys) {}
 
     /**
      * @param position this consumer's place now, or null while unknown; asked only for lists
@@ -60,11 +65,21 @@ public final class Aperture {
         }
         Window w = last;
         if (w == null || w.source != all || !w.position.equals(p)) {
-            w = Window.of(all, p, settings.minProviders());
+            w = Window.of(all, p, settings.minProviders(), () -> ringOf(all));
             last = w;
             moved.run(); // a new window: connections it no longer covers may close (coalesced by the caller)
         }
         return w.whole ? all : w;
+    }
+
+    /** {@code all}'s ring order, made once per list. */
+    private long[] ringOf(List<ServiceInstance> all) {
+        Ring r = ring;
+        if (r == null || r.source != all) {
+            r = new Ring(all, Window.ringOrder(all));
+            ring = r;
+        }
+        return r.keys;
     }
 
     /** Where {@code e} sits on the ring: the same for every consumer, whatever its JVM. */
@@ -109,7 +124,7 @@ public final class Aperture {
          * The window of consumer {@code p} over {@code all}: {@code m} consumer slices wide, the
          * fewest that cover {@code minProviders} provider slices, starting at the consumer's own.
          */
-        static Window of(List<ServiceInstance> all, PeerPosition p, int minProviders) {
+        static Window of(List<ServiceInstance> all, PeerPosition p, int minProviders, Supplier<long[]> rings) {
             int n = all.size();
             long c = p.count();
             long m = Math.min(c, (minProviders * c + n - 1) / n); // ceil(minProviders * c / n)
@@ -123,16 +138,23 @@ public final class Aperture {
             }
             double start = (double) (from - first * c) / c + first;
             double width = (double) (m * n) / c;
+            long[] ring = rings.get();
+            ServiceInstance[] members = new ServiceInstance[count];
+            for (int k = 0; k < count; k++) {
+                members[k] = all.get((int) (ring[(first + k) % n] & INDEX_MASK));
+            }
+            return new Window(all, p, false, members, start - first, width);
+        }
+
+        /** {@code all}'s ring: each provider's ring key with its index in the list, sorted. O(P log P). */
+        static long[] ringOrder(List<ServiceInstance> all) {
+            int n = all.size();
             long[] keys = new long[n];
             for (int i = 0; i < n; i++) {
                 keys[i] = (ringKey(all.get(i).endpoint()) & ~INDEX_MASK) | i;
             }
             Arrays.sort(keys);
-            ServiceInstance[] members = new ServiceInstance[count];
-            for (int k = 0; k < count; k++) {
-                members[k] = all.get((int) (keys[(first + k) % n] & INDEX_MASK));
-            }
-            return new Window(all, p, false, members, start - first, width);
+            return keys;
         }
 
         /** A provider's place in this window, drawn in proportion to the part of it the window covers. */

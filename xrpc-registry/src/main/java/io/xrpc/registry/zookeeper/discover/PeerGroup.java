@@ -6,7 +6,6 @@ import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import io.xrpc.registry.zookeeper.session.ZookeeperSession;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -32,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * get the registry's ACL; with credentials or {@code trust=}, the names are believed only under
  * a node whose ACL lets none but trusted identities add to it, as a provider list's are.
  *
- * <p>Everything runs on the session's worker; nothing here waits. Until this consumer has seen
- * its own node it has no place (its lists are used whole); once it had one it keeps the last
- * while the registry is unreachable or a read fails. At most {@link #MAX_PEERS} names are kept.
+ * <p>Everything runs on the session's worker (a resync is five round trips there); no call waits
+ * for it. Until this consumer has seen its own node it has no place (its lists are used whole);
+ * once it had one it keeps the last while the registry is unreachable or a read fails. At most
+ * {@link #MAX_PEERS} names are kept (ZooKeeper's 1 MB reply bounds what one read can list, as for
+ * an application's instances).
  */
 public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession.Listener {
     private static final Logger log = LoggerFactory.getLogger(InstanceDirectory.LOGGER);
@@ -46,11 +47,23 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
     private final Trust trust;
     private final String dir;
     private final String own;
-    private final TreeSet<String> names = new TreeSet<>(); // guarded by this
+    private final long ownId;
+    /**
+     * The names, as the 64-bit numbers their 16 hex digits are, sorted (unsigned: the names'
+     * order): 8 bytes a consumer in each group, where a set of strings took about 100.
+     */
+    private long[] ids = new long[16]; // guarded by this
+
+    private int size; // guarded by this
     private final Watcher watcher;
     private volatile PeerPosition position;
     private boolean capLogged; // guarded by this
     private boolean refusalLogged; // the worker's
+    /** The names are not believed (the group node's ACL): no place from them until a resync believes them. */
+    private boolean refused; // guarded by this
+
+    private boolean retrying; // the worker's
+    private boolean failureLogged; // the worker's
     private volatile boolean closed;
 
     /**
@@ -69,6 +82,7 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
         this.trust = session.trust();
         this.dir = dir;
         this.own = own;
+        this.ownId = Long.parseUnsignedLong(own, 16);
         this.watcher = event -> run(() -> onEvent(event));
     }
 
@@ -117,6 +131,10 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
                 Stat st = new Stat();
                 List<ACL> acl = client.getACL().storingStatIn(st).forPath(dir);
                 if (!trust.believes(acl, st.getAversion())) {
+                    synchronized (this) {
+                        refused = true;
+                        size = 0;
+                    }
                     if (!refusalLogged) {
                         refusalLogged = true;
                         log.error(
@@ -138,12 +156,14 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
             writeOwn();
             List<String> now = client.getChildren().forPath(dir);
             synchronized (this) {
-                names.clear();
+                refused = false;
+                size = 0;
                 for (String n : now) {
                     add(n);
                 }
                 place();
             }
+            failureLogged = false;
         } catch (KeeperException.NoAuthException refused) {
             if (!refusalLogged) {
                 refusalLogged = true;
@@ -155,12 +175,34 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
                         refused.getMessage());
             }
         } catch (Exception e) {
-            log.warn("Could not read the consumers under {} yet; trying again in a second", dir, e);
-            try {
-                session.worker().schedule(this::resync, 1, TimeUnit.SECONDS);
-            } catch (RejectedExecutionException closing) {
-                // the registry is closing
+            if (closed) {
+                return;
             }
+            if (!failureLogged) {
+                failureLogged = true; // once per streak of failures, not every second
+                log.warn("Could not read the consumers under {} yet; trying again every second", dir, e);
+            }
+            retryLater();
+        }
+    }
+
+    /** One resync a second later, however many failures ask for it. */
+    private void retryLater() {
+        if (retrying || closed) {
+            return;
+        }
+        retrying = true;
+        try {
+            session.worker()
+                    .schedule(
+                            () -> {
+                                retrying = false;
+                                resync();
+                            },
+                            1,
+                            TimeUnit.SECONDS);
+        } catch (RejectedExecutionException closing) {
+            retrying = false; // the registry is closing
         }
     }
 
@@ -183,7 +225,7 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
             if (event.getType() == Watcher.Event.EventType.NodeCreated) {
                 add(name);
             } else if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-                names.remove(name);
+                remove(name);
             } else {
                 return;
             }
@@ -193,7 +235,8 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
             try {
                 writeOwn(); // an earlier session's node of ours expired, or someone deleted it
             } catch (Exception e) {
-                log.debug("Could not write {} again yet; the next reconnect does", dir + "/" + own, e);
+                log.debug("Could not write {} again yet; trying again", dir + "/" + own, e);
+                retryLater(); // a resync writes it, and makes the group node if it went
             }
         }
     }
@@ -202,12 +245,54 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
         if (!isPeerName(name)) {
             return; // not written by a consumer: ignored
         }
-        if (names.size() < MAX_PEERS || name.equals(own)) {
-            names.add(name);
-        } else if (!capLogged) {
-            capLogged = true;
-            log.error("{} lists more than {} consumers; placing this one among the first of them", dir, MAX_PEERS);
+        long id = Long.parseUnsignedLong(name, 16);
+        int at = find(id);
+        if (at >= 0) {
+            return;
         }
+        if (size >= MAX_PEERS && id != ownId) {
+            if (!capLogged) {
+                capLogged = true;
+                log.error("{} lists more than {} consumers; placing this one among the first of them", dir, MAX_PEERS);
+            }
+            return;
+        }
+        at = -at - 1;
+        if (size == ids.length) {
+            ids = java.util.Arrays.copyOf(ids, size * 2);
+        }
+        System.arraycopy(ids, at, ids, at + 1, size - at);
+        ids[at] = id;
+        size++;
+    }
+
+    private void remove(String name) {
+        if (!isPeerName(name)) {
+            return;
+        }
+        int at = find(Long.parseUnsignedLong(name, 16));
+        if (at >= 0) {
+            System.arraycopy(ids, at + 1, ids, at, size - at - 1);
+            size--;
+        }
+    }
+
+    /** Where {@code id} is among the names, or {@code -(where it would go) - 1}. */
+    private int find(long id) {
+        int lo = 0;
+        int hi = size - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = Long.compareUnsigned(ids[mid], id);
+            if (c < 0) {
+                lo = mid + 1;
+            } else if (c > 0) {
+                hi = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        return -lo - 1;
     }
 
     /** A consumer's node name: 16 lowercase hex digits. */
@@ -226,8 +311,9 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
 
     /** This consumer's place among the names now; the last is kept while its own node is not seen. */
     private void place() {
-        if (names.contains(own)) {
-            position = new PeerPosition(names.headSet(own).size(), names.size());
+        int at = refused ? -1 : find(ownId);
+        if (at >= 0) {
+            position = new PeerPosition(at, size);
         }
     }
 

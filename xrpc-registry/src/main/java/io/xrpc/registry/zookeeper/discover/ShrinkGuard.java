@@ -57,6 +57,8 @@ final class ShrinkGuard {
     private final Map<Endpoint, Held> held = new LinkedHashMap<>();
     /** When the registry last listed a provider gone, or brought back one held (nanoTime). */
     private long lastChange;
+    /** When a provider was last held or one held came back: the episode ends a window after it. */
+    private long lastHoldChange;
     /** The guard's window: when it began, the list's size then, and who left since and is not back. */
     private long windowStart;
 
@@ -148,6 +150,9 @@ final class ShrinkGuard {
         } else {
             return now;
         }
+        if (!now.isEmpty()) {
+            lastHoldChange = t;
+        }
         if (!now.isEmpty() && holdLogged.compareAndSet(false, true)) {
             log.warn(
                     "ZooKeeper {} {}: {} of {} providers of {} vanished; keeping them until they register"
@@ -179,6 +184,7 @@ final class ShrinkGuard {
             // warning) ends only once the guard has been quiet for a window (release()): thousands
             // of sessions coming back one by one are one episode, not thousands.
             lastChange = System.nanoTime();
+            lastHoldChange = lastChange;
         }
         windowGone.remove(e);
     }
@@ -193,9 +199,7 @@ final class ShrinkGuard {
     List<Endpoint> releaseAll() {
         List<Endpoint> all = new ArrayList<>(held.keySet());
         held.clear();
-        if (!all.isEmpty()) {
-            heldGone();
-        }
+        heldGone(); // also when all came back and the episode had not ended yet
         return all;
     }
 
@@ -219,10 +223,13 @@ final class ShrinkGuard {
         long t = System.nanoTime();
         long quiet = t - lastChange;
         if (held.isEmpty()) {
-            if (quiet >= windowNanos) {
-                heldGone(); // everything came back and the registry is quiet: the episode is over
+            // Everything came back: the episode is over a window after the last hold or return
+            // (not the last departure: a busy fleet always has one, and its next outage must warn).
+            long since = t - lastHoldChange;
+            if (since >= windowNanos) {
+                heldGone();
             } else {
-                scheduleRelease(windowNanos - quiet);
+                scheduleRelease(windowNanos - since);
             }
             return List.of();
         }
