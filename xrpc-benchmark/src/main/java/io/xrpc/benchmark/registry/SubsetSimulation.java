@@ -11,6 +11,7 @@ import io.xrpc.loadbalance.P2cLoadBalancer;
 import io.xrpc.registry.PeerPosition;
 import io.xrpc.registry.ServiceInstance;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -226,12 +227,12 @@ public final class SubsetSimulation implements Callable<List<SubsetSimulation.Ro
                 maxPerConsumer,
                 (double) connections / n,
                 maxPerProvider,
-                max(expected) / mean,
-                min(expected) / mean,
-                max(sampled) / sampledMean,
-                min(sampled) / sampledMean,
+                Arrays.stream(expected).max().orElseThrow() / mean,
+                Arrays.stream(expected).min().orElseThrow() / mean,
+                Arrays.stream(sampled).max().orElseThrow() / sampledMean,
+                Arrays.stream(sampled).min().orElseThrow() / sampledMean,
                 1 / Math.sqrt(sampledMean),
-                max(randomShare) / mean,
+                Arrays.stream(randomShare).max().orElseThrow() / mean,
                 changes == 0 ? 0 : (double) movedJoin / changes,
                 changes == 0 ? 0 : (double) movedLeave / changes);
     }
@@ -261,38 +262,6 @@ public final class SubsetSimulation implements Callable<List<SubsetSimulation.Ro
                     m++;
                 }
             }
-        }
-        return m;
-    }
-
-    private static double max(double[] v) {
-        double m = Double.NEGATIVE_INFINITY;
-        for (double x : v) {
-            m = Math.max(m, x);
-        }
-        return m;
-    }
-
-    private static double min(double[] v) {
-        double m = Double.POSITIVE_INFINITY;
-        for (double x : v) {
-            m = Math.min(m, x);
-        }
-        return m;
-    }
-
-    private static double max(long[] v) {
-        long m = Long.MIN_VALUE;
-        for (long x : v) {
-            m = Math.max(m, x);
-        }
-        return m;
-    }
-
-    private static double min(long[] v) {
-        long m = Long.MAX_VALUE;
-        for (long x : v) {
-            m = Math.min(m, x);
         }
         return m;
     }
