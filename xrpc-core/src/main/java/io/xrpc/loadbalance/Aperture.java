@@ -170,11 +170,6 @@ public final class Aperture {
             return Math.max(0, hi - lo) / width;
         }
 
-        /** How many slices wide the window is (a provider is one). */
-        public double width() {
-            return width;
-        }
-
         @Override
         public ServiceInstance get(int index) {
             return members[index];

@@ -108,8 +108,7 @@ public final class SubsetSimulation implements Callable<List<SubsetSimulation.Ro
     private static final ServiceKey KEY = new ServiceKey("com.acme.Orders", "", "");
 
     static ServiceInstance provider(int k) {
-        return ServiceInstance.of(
-                KEY, new Endpoint("10." + (k >> 16 & 255) + "." + (k >> 8 & 255) + "." + (k & 255), 20880));
+        return ServiceInstance.of(KEY, ProviderFleet.endpoint(k)); // the scale tool's addresses
     }
 
     private List<List<ServiceInstance>> windows(List<ServiceInstance> all, int c) {

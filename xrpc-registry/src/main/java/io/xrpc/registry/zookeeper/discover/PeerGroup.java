@@ -1,9 +1,11 @@
 package io.xrpc.registry.zookeeper.discover;
 
 import io.xrpc.registry.PeerPosition;
+import io.xrpc.registry.zookeeper.layout.NodeCodec;
 import io.xrpc.registry.zookeeper.session.Trust;
 import io.xrpc.registry.zookeeper.session.ZookeeperAcl;
 import io.xrpc.registry.zookeeper.session.ZookeeperSession;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -49,8 +51,9 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
     private final String own;
     private final long ownId;
     /**
-     * The names, as the 64-bit numbers their 16 hex digits are, sorted (unsigned: the names'
-     * order): 8 bytes a consumer in each group, where a set of strings took about 100.
+     * The names, as the 64-bit numbers their 16 hex digits are, sorted (as signed numbers: any
+     * order every consumer shares will do): 8 bytes a consumer in each group, where a set of
+     * strings took about 100.
      */
     private long[] ids = new long[16]; // guarded by this
 
@@ -259,7 +262,7 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
         }
         at = -at - 1;
         if (size == ids.length) {
-            ids = java.util.Arrays.copyOf(ids, size * 2);
+            ids = Arrays.copyOf(ids, size * 2);
         }
         System.arraycopy(ids, at, ids, at + 1, size - at);
         ids[at] = id;
@@ -279,34 +282,12 @@ public final class PeerGroup implements Supplier<PeerPosition>, ZookeeperSession
 
     /** Where {@code id} is among the names, or {@code -(where it would go) - 1}. */
     private int find(long id) {
-        int lo = 0;
-        int hi = size - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            int c = Long.compareUnsigned(ids[mid], id);
-            if (c < 0) {
-                lo = mid + 1;
-            } else if (c > 0) {
-                hi = mid - 1;
-            } else {
-                return mid;
-            }
-        }
-        return -lo - 1;
+        return Arrays.binarySearch(ids, 0, size, id);
     }
 
     /** A consumer's node name: 16 lowercase hex digits. */
     private static boolean isPeerName(String name) {
-        if (name.length() != 16) {
-            return false;
-        }
-        for (int i = 0; i < 16; i++) {
-            char c = name.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
-                return false;
-            }
-        }
-        return true;
+        return name.length() == 16 && NodeCodec.isLowerHex(name, 0, 16);
     }
 
     /** This consumer's place among the names now; the last is kept while its own node is not seen. */

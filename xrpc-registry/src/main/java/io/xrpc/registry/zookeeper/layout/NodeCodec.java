@@ -140,6 +140,17 @@ public final class NodeCodec {
         return endpoint + "@" + revision;
     }
 
+    /** Whether {@code s} holds only lowercase hex digits from {@code from} to {@code to}: the names XRpc writes. */
+    public static boolean isLowerHex(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Hex digits of a revision. */
     public static final int REVISION_LENGTH = 32;
 
@@ -149,11 +160,8 @@ public final class NodeCodec {
         if (at <= 0 || at != name.length() - REVISION_LENGTH - 1) {
             return null;
         }
-        for (int i = at + 1; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
-                return null;
-            }
+        if (!isLowerHex(name, at + 1, name.length())) {
+            return null;
         }
         try {
             return Endpoint.parse(name.substring(0, at));
